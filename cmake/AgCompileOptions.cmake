@@ -1,0 +1,13 @@
+# Warning flags, sanitizers and -march=native for our own targets.
+# Third-party headers (LLVM, Clang, Eigen) are included as SYSTEM, so the
+# warnings apply to our code only.
+add_library(ag_compile_options INTERFACE)
+target_compile_options(ag_compile_options INTERFACE -Wall -Wextra)
+if(AG_NATIVE)
+  target_compile_options(ag_compile_options INTERFACE -march=native)
+endif()
+if(AG_SANITIZE)
+  target_compile_options(ag_compile_options INTERFACE -fsanitize=${AG_SANITIZE} -fno-omit-frame-pointer
+                                                      -fno-sanitize-recover=all)
+  target_link_options(ag_compile_options INTERFACE -fsanitize=${AG_SANITIZE})
+endif()

@@ -1,0 +1,10 @@
+// The umbrella header of the autograph-cpp runtime.
+#pragma once
+
+#include "ag/annotate.h"
+#include "ag/dtype.h"
+#include "ag/eigen.h"
+#include "ag/error.h"
+#include "ag/ops.h"
+#include "ag/shape.h"
+#include "ag/tensor.h"

@@ -1,0 +1,194 @@
+// Tensor operations. Each one is declared once in runtime/ops/ops.def with its
+// shape/dtype rule and its kernel; eager mode and the graph executor call the
+// same kernel. Binary ops broadcast as NumPy does and promote dtypes as
+// described in ag/dtype.h. C++ scalars are "weak" (`int32 tensor * 2` stays
+// int32).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ag/tensor.h"
+
+namespace ag {
+
+// A C++ scalar as a weak tensor operand (rule 2 of ag/dtype.h).
+struct Scalar {
+  template <Arithmetic T>
+  Scalar(T v)
+      : f(double(v)),
+        i(int64_t(v)),
+        kind(std::is_same_v<T, bool>       ? ScalarKind::boolean
+             : std::is_floating_point_v<T> ? ScalarKind::floating
+                                           : ScalarKind::integer) {}
+  double f;
+  int64_t i;
+  ScalarKind kind;
+};
+// The tensor a weak scalar becomes next to a tensor of dtype `like`.
+Tensor scalar_like(Scalar s, DType like);
+
+// ---- Elementwise ----------------------------------------------------------
+
+// The templates make `f(t, 2)` pick the weak-scalar form rather than an
+// ambiguous conversion of 2 to a Tensor or a Scalar.
+#define AG_DECLARE_BINARY(name)                  \
+  Tensor name(const Tensor& a, const Tensor& b); \
+  Tensor name(const Tensor& a, Scalar b);        \
+  Tensor name(Scalar a, const Tensor& b);        \
+  template <Arithmetic S>                        \
+  Tensor name(const Tensor& a, S b) {            \
+    return name(a, Scalar(b));                   \
+  }                                              \
+  template <Arithmetic S>                        \
+  Tensor name(S a, const Tensor& b) {            \
+    return name(Scalar(a), b);                   \
+  }
+AG_DECLARE_BINARY(add)
+AG_DECLARE_BINARY(sub)
+AG_DECLARE_BINARY(mul)
+// True division: integer operands are cast to float64, as TensorFlow's `/`.
+AG_DECLARE_BINARY(div)
+// Floor division and the matching modulo (the result takes the divisor's
+// sign). Integer division by zero is an InvalidArgumentError.
+AG_DECLARE_BINARY(floordiv)
+AG_DECLARE_BINARY(mod)
+AG_DECLARE_BINARY(pow)
+AG_DECLARE_BINARY(maximum)
+AG_DECLARE_BINARY(minimum)
+AG_DECLARE_BINARY(equal)
+AG_DECLARE_BINARY(not_equal)
+AG_DECLARE_BINARY(less)
+AG_DECLARE_BINARY(less_equal)
+AG_DECLARE_BINARY(greater)
+AG_DECLARE_BINARY(greater_equal)
+AG_DECLARE_BINARY(logical_and)
+AG_DECLARE_BINARY(logical_or)
+#undef AG_DECLARE_BINARY
+inline Tensor subtract(const Tensor& a, const Tensor& b) {
+  return sub(a, b);
+}
+inline Tensor multiply(const Tensor& a, const Tensor& b) {
+  return mul(a, b);
+}
+inline Tensor divide(const Tensor& a, const Tensor& b) {
+  return div(a, b);
+}
+
+Tensor neg(const Tensor& x);
+inline Tensor negative(const Tensor& x) {
+  return neg(x);
+}
+Tensor abs(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor square(const Tensor& x);
+Tensor logical_not(const Tensor& x);
+Tensor cast(const Tensor& x, DType dtype);
+Tensor identity(const Tensor& x);
+// Elementwise choice; `cond` is bool; all three broadcast.
+Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
+Tensor where(const Tensor& cond, Scalar x, const Tensor& y);
+Tensor where(const Tensor& cond, const Tensor& x, Scalar y);
+Tensor where(const Tensor& cond, Scalar x, Scalar y);
+
+// ---- Reductions -----------------------------------------------------------
+// `axes` empty reduces over every axis. Negative axes count from the end.
+// reduce_mean of an integer tensor divides with truncation, as TensorFlow.
+Tensor reduce_sum(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor reduce_mean(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor reduce_max(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor reduce_min(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor reduce_prod(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+// Index of the largest element along `axis`, as int64.
+Tensor argmax(const Tensor& x, int64_t axis = 0);
+Tensor argmin(const Tensor& x, int64_t axis = 0);
+
+// ---- Linear algebra and shapes ---------------------------------------------
+// [..., m, k] x [..., k, n] -> [..., m, n]; batch dims must match.
+Tensor matmul(const Tensor& a, const Tensor& b);
+// `perm` empty reverses the axes.
+Tensor transpose(const Tensor& x, std::vector<int64_t> perm = {});
+// One dim may be -1 (inferred).
+Tensor reshape(const Tensor& x, std::vector<int64_t> shape);
+Tensor expand_dims(const Tensor& x, int64_t axis);
+// `axes` empty removes every size-1 dim.
+Tensor squeeze(const Tensor& x, std::vector<int64_t> axes = {});
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis);
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis = 0);
+// Slices of `params` along `axis` at `indices` (int32 or int64).
+Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis = 0);
+// tf.slice: `size` -1 takes the rest of that dim.
+Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size);
+
+// ---- Creation that may be staged --------------------------------------------
+// [start, start + delta, ...) up to `limit`. Scalar bounds give the dtype
+// (int32 for C++ integers); tensor bounds stage a Range node.
+Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta = Tensor(int32_t{1}));
+Tensor range(const Tensor& limit);
+// Stateful random ops. With a seed, the sequence of values is reproducible
+// per call site: the first call gives the same values eagerly and in a graph.
+Tensor random_uniform(Shape shape, double minval = 0.0, double maxval = 1.0,
+                      DType dtype = DType::float32, std::optional<uint64_t> seed = std::nullopt);
+Tensor random_normal(Shape shape, double mean = 0.0, double stddev = 1.0,
+                     DType dtype = DType::float32, std::optional<uint64_t> seed = std::nullopt);
+// Seeds the sequence used by random ops without an explicit seed.
+void set_random_seed(uint64_t seed);
+
+// ---- Operators --------------------------------------------------------------
+#define AG_DECLARE_OPERATOR(op, fn)                             \
+  inline Tensor operator op(const Tensor& a, const Tensor& b) { \
+    return fn(a, b);                                            \
+  }                                                             \
+  template <Arithmetic S>                                       \
+  Tensor operator op(const Tensor& a, S b) {                    \
+    return fn(a, Scalar(b));                                    \
+  }                                                             \
+  template <Arithmetic S>                                       \
+  Tensor operator op(S a, const Tensor& b) {                    \
+    return fn(Scalar(a), b);                                    \
+  }
+AG_DECLARE_OPERATOR(+, add)
+AG_DECLARE_OPERATOR(-, sub)
+AG_DECLARE_OPERATOR(*, mul)
+AG_DECLARE_OPERATOR(/, div)
+AG_DECLARE_OPERATOR(%, mod)
+AG_DECLARE_OPERATOR(==, equal)
+AG_DECLARE_OPERATOR(!=, not_equal)
+AG_DECLARE_OPERATOR(<, less)
+AG_DECLARE_OPERATOR(<=, less_equal)
+AG_DECLARE_OPERATOR(>, greater)
+AG_DECLARE_OPERATOR(>=, greater_equal)
+AG_DECLARE_OPERATOR(&&, logical_and)
+AG_DECLARE_OPERATOR(||, logical_or)
+#undef AG_DECLARE_OPERATOR
+inline Tensor operator-(const Tensor& x) {
+  return neg(x);
+}
+inline Tensor operator!(const Tensor& x) {
+  return logical_not(x);
+}
+
+#define AG_DECLARE_COMPOUND(op, fn)                          \
+  inline Tensor& operator op(Tensor & a, const Tensor & b) { \
+    a = fn(a, b);                                            \
+    return a;                                                \
+  }                                                          \
+  template <Arithmetic S>                                    \
+  Tensor& operator op(Tensor & a, S b) {                     \
+    a = fn(a, Scalar(b));                                    \
+    return a;                                                \
+  }
+AG_DECLARE_COMPOUND(+=, add)
+AG_DECLARE_COMPOUND(-=, sub)
+AG_DECLARE_COMPOUND(*=, mul)
+AG_DECLARE_COMPOUND(/=, div)
+AG_DECLARE_COMPOUND(%=, mod)
+#undef AG_DECLARE_COMPOUND
+
+}  // namespace ag

@@ -1,0 +1,197 @@
+// ag::Tensor: a value-semantics handle to an n-dimensional array.
+//
+// Outside tracing a tensor holds data: reference-counted, 64-byte-aligned
+// storage that copies share until one of them is written through
+// `mutable_data()` (copy on write), so a copy never aliases a later write.
+// While a function is being traced, tensors are symbolic: each one names an
+// output of a node in the graph under construction and has no data.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ag/dtype.h"
+#include "ag/error.h"
+#include "ag/shape.h"
+
+namespace ag {
+
+// The type of a tensor: dtype and shape, the shape possibly with unknown dims.
+struct TensorSpec {
+  TensorSpec() = default;
+  TensorSpec(Shape shape, DType dtype, std::string name = {})
+      : shape(shape), dtype(dtype), name(std::move(name)) {}
+  Shape shape;
+  DType dtype = DType::float32;
+  std::string name;
+
+  // "TensorSpec(shape=(None,), dtype=int32)"
+  std::string to_string() const;
+  bool is_compatible_with(const TensorSpec& other) const;
+  friend bool operator==(const TensorSpec& a, const TensorSpec& b) {
+    return a.dtype == b.dtype && a.shape == b.shape;
+  }
+};
+
+namespace detail {
+struct TensorImpl;
+struct Storage;
+}  // namespace detail
+
+template <class T>
+concept Arithmetic = std::is_arithmetic_v<T>;
+
+class Tensor {
+ public:
+  // An undefined tensor: the value of a local declared without initializer.
+  Tensor() = default;
+  // Scalars convert implicitly, so `ag::Tensor i = 0;` works. The dtype is
+  // what ag::constant gives: bool -> bool, integers of up to 32 bits -> int32,
+  // 64-bit integers -> int64, float and double -> float32 (TensorFlow's rule
+  // for Python floats; ask ag::constant(v, ag::float64) for float64).
+  template <Arithmetic T>
+  Tensor(T v) : Tensor(scalar_impl(double(v), int64_t(v), scalar_dtype<T>())) {}
+  template <Arithmetic T>
+  static constexpr DType scalar_dtype() {
+    if constexpr (std::is_same_v<T, bool>)
+      return DType::bool_;
+    else if constexpr (std::is_floating_point_v<T>)
+      return DType::float32;
+    else if constexpr (sizeof(T) <= 4)
+      return DType::int32;
+    else
+      return DType::int64;
+  }
+
+  bool defined() const { return impl_ != nullptr; }
+  DType dtype() const;
+  const Shape& shape() const;
+  int rank() const { return shape().rank(); }
+  int64_t num_elements() const { return shape().num_elements(); }
+  // True while this tensor names a node of a graph being traced.
+  bool is_symbolic() const;
+
+  // The single element of a scalar (or size-1) tensor, cast to T.
+  template <Arithmetic T>
+  T item() const;
+  // The elements, cast to T, in row-major order.
+  template <Arithmetic T>
+  std::vector<T> to_vector() const;
+  // Raw element access; T must be the tensor's own type.
+  template <Arithmetic T>
+  const T* data() const {
+    check_access(dtype_v<T>);
+    return static_cast<const T*>(raw_data());
+  }
+  // Copies the storage first when another tensor shares it.
+  template <Arithmetic T>
+  T* mutable_data() {
+    check_access(dtype_v<T>);
+    return static_cast<T*>(raw_mutable_data());
+  }
+  const void* raw_data() const;
+  void* raw_mutable_data();
+
+  // `if (t)` on an eager scalar tests its value. On a symbolic tensor it is an
+  // error: the condition must be staged (run agc, or use ag::cond).
+  explicit operator bool() const;
+
+  // First-axis indexing, `x[i]`.
+  Tensor operator[](int64_t index) const;
+  Tensor operator[](const Tensor& index) const;
+
+  // Iteration over the first axis (eager tensors only).
+  class Iterator;
+  Iterator begin() const;
+  Iterator end() const;
+
+  // "ag::Tensor([1 2 3], shape=(3,), dtype=int32)"
+  std::string to_string() const;
+  // Just the values, as tf.print shows them: "[1 2 3]".
+  std::string values_string(int64_t edge_items = -1) const;
+  TensorSpec spec() const { return {shape(), dtype()}; }
+
+  // Identity of the underlying value (shared by copies). Used by tracing to
+  // recognise a captured tensor.
+  const void* id() const { return impl_.get(); }
+
+  // For the runtime's internals.
+  explicit Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
+  static std::shared_ptr<detail::TensorImpl> scalar_impl(double f, int64_t i, DType dtype);
+  const std::shared_ptr<detail::TensorImpl>& impl() const { return impl_; }
+
+ private:
+  void check_access(DType requested) const;
+  std::shared_ptr<detail::TensorImpl> impl_;
+};
+
+class Tensor::Iterator {
+ public:
+  Iterator(const Tensor* t, int64_t i) : t_(t), i_(i) {}
+  Tensor operator*() const { return (*t_)[i_]; }
+  Iterator& operator++() {
+    ++i_;
+    return *this;
+  }
+  bool operator!=(const Iterator& o) const { return i_ != o.i_; }
+  bool operator==(const Iterator& o) const { return i_ == o.i_; }
+
+ private:
+  const Tensor* t_;
+  int64_t i_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+std::ostream& operator<<(std::ostream& os, const TensorSpec& s);
+std::ostream& operator<<(std::ostream& os, const Shape& s);
+std::ostream& operator<<(std::ostream& os, DType d);
+
+// ---- Creation -------------------------------------------------------------
+
+// A nested initializer list of values, any depth up to Shape::kMaxRank.
+class NestedValues {
+ public:
+  struct Leaf {
+    double f;
+    int64_t i;
+    ScalarKind kind;
+  };
+  NestedValues(double v) : leaf_{v, int64_t(v), ScalarKind::floating}, is_leaf_(true) {}
+  NestedValues(float v) : leaf_{v, int64_t(v), ScalarKind::floating}, is_leaf_(true) {}
+  NestedValues(int v) : leaf_{double(v), v, ScalarKind::integer}, is_leaf_(true) {}
+  NestedValues(long v) : leaf_{double(v), v, ScalarKind::integer}, is_leaf_(true) {}
+  NestedValues(long long v) : leaf_{double(v), v, ScalarKind::integer}, is_leaf_(true) {}
+  NestedValues(bool v) : leaf_{double(v), v, ScalarKind::boolean}, is_leaf_(true) {}
+  NestedValues(std::initializer_list<NestedValues> list) : children_(list) {}
+  // The shape and the leaves in row-major order; throws on ragged nesting.
+  void flatten(Shape& shape, std::vector<Leaf>& leaves) const;
+
+ private:
+  void flatten_at(int depth, Shape& shape, std::vector<Leaf>& leaves) const;
+  Leaf leaf_{0, 0, ScalarKind::boolean};
+  bool is_leaf_ = false;
+  std::vector<NestedValues> children_;
+};
+
+// The dtype is inferred (ints -> int32, floats -> float32, bools -> bool)
+// unless given.
+Tensor constant(const NestedValues& values);
+Tensor constant(const NestedValues& values, DType dtype);
+template <Arithmetic T>
+Tensor constant(const std::vector<T>& values, Shape shape);
+Tensor zeros(Shape shape, DType dtype = DType::float32);
+Tensor ones(Shape shape, DType dtype = DType::float32);
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor fill(Shape shape, double value, DType dtype = DType::float32);
+Tensor eye(int64_t n, DType dtype = DType::float32);
+Tensor eye(int64_t rows, int64_t cols, DType dtype);
+// An uninitialised tensor; the runtime fills it.
+Tensor empty(Shape shape, DType dtype);
+
+}  // namespace ag

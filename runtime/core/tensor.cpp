@@ -1,0 +1,345 @@
+#include "ag/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+
+#include "ag/ops.h"
+#include "core/tensor_impl.h"
+#include "trace/tracer.h"
+
+namespace ag {
+namespace detail {
+
+Storage::Storage(size_t n) : bytes(n) {
+  size_t rounded = (n + kAlignment - 1) / kAlignment * kAlignment;
+  data = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+  if (!data) throw std::bad_alloc();
+}
+
+Storage::~Storage() {
+  std::free(data);
+}
+
+Tensor make_eager(DType dtype, const Shape& shape) {
+  if (!shape.is_fully_defined()) {
+    throw InternalError("eager tensor with a partially known shape " + shape.to_string());
+  }
+  auto impl = std::make_shared<TensorImpl>();
+  impl->dtype = dtype;
+  impl->shape = shape;
+  impl->storage = std::make_shared<Storage>(size_t(shape.num_elements()) * dtype_size(dtype));
+  return Tensor(std::move(impl));
+}
+
+Tensor make_symbolic(std::shared_ptr<trace::TraceState> trace, int32_t node, int32_t output,
+                     DType dtype, const Shape& shape) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->dtype = dtype;
+  impl->shape = shape;
+  impl->trace = std::move(trace);
+  impl->node = node;
+  impl->output = output;
+  return Tensor(std::move(impl));
+}
+
+}  // namespace detail
+
+namespace {
+
+[[noreturn]] void throw_undefined(std::string_view what) {
+  throw FailedPreconditionError(std::string(what) +
+                                " of an undefined ag::Tensor (declared without a value)");
+}
+
+// Writes `value` (given as double and int64) into element `index` of `data`.
+void store_element(void* data, DType dtype, int64_t index, double f, int64_t i, bool exact_int) {
+  visit_dtype(dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      static_cast<T*>(data)[index] = exact_int ? T(i) : T(f);
+    } else {
+      static_cast<T*>(data)[index] = T(f);
+    }
+  });
+}
+
+}  // namespace
+
+std::shared_ptr<detail::TensorImpl> Tensor::scalar_impl(double f, int64_t i, DType dtype) {
+  Tensor t = detail::make_eager(dtype, Shape{});
+  store_element(t.impl_->storage->data, dtype, 0, f, i, true);
+  return t.impl_;
+}
+
+DType Tensor::dtype() const {
+  if (!impl_) throw_undefined("dtype()");
+  return impl_->dtype;
+}
+
+const Shape& Tensor::shape() const {
+  if (!impl_) throw_undefined("shape()");
+  return impl_->shape;
+}
+
+bool Tensor::is_symbolic() const {
+  return impl_ && impl_->trace != nullptr;
+}
+
+void Tensor::check_access(DType requested) const {
+  if (!impl_) throw_undefined("data access");
+  if (impl_->trace) trace::throw_value_access(*impl_, "data()");
+  if (requested != impl_->dtype) {
+    throw TypeError("data<" + std::string(dtype_name(requested)) + ">() on a tensor of dtype " +
+                    std::string(dtype_name(impl_->dtype)));
+  }
+}
+
+const void* Tensor::raw_data() const {
+  if (!impl_) throw_undefined("data access");
+  if (impl_->trace) trace::throw_value_access(*impl_, "data()");
+  return impl_->storage->data;
+}
+
+void* Tensor::raw_mutable_data() {
+  if (!impl_) throw_undefined("data access");
+  if (impl_->trace) trace::throw_value_access(*impl_, "mutable_data()");
+  // Copy on write: neither the handle nor the bytes may be shared.
+  if (impl_.use_count() > 1 || impl_->storage.use_count() > 1) {
+    auto copy = std::make_shared<detail::TensorImpl>(*impl_);
+    copy->storage = std::make_shared<detail::Storage>(impl_->storage->bytes);
+    std::memcpy(copy->storage->data, impl_->storage->data, impl_->storage->bytes);
+    impl_ = std::move(copy);
+  }
+  return impl_->storage->data;
+}
+
+template <Arithmetic T>
+T Tensor::item() const {
+  if (!impl_) throw_undefined("item()");
+  if (impl_->trace) trace::throw_value_access(*impl_, "item()");
+  if (impl_->shape.num_elements() != 1) {
+    throw InvalidArgumentError("item() needs a tensor with exactly one element, got shape " +
+                               impl_->shape.to_string());
+  }
+  return visit_dtype(impl_->dtype,
+                     [&](auto v) { return T(static_cast<const decltype(v)*>(raw_data())[0]); });
+}
+
+template <Arithmetic T>
+std::vector<T> Tensor::to_vector() const {
+  const void* p = raw_data();
+  int64_t n = num_elements();
+  std::vector<T> out(size_t(n), T{});
+  visit_dtype(impl_->dtype, [&](auto v) {
+    auto* src = static_cast<const decltype(v)*>(p);
+    for (int64_t i = 0; i < n; ++i) out[size_t(i)] = T(src[i]);
+  });
+  return out;
+}
+
+#define AG_INSTANTIATE(T)             \
+  template T Tensor::item<T>() const; \
+  template std::vector<T> Tensor::to_vector<T>() const;
+AG_INSTANTIATE(float)
+AG_INSTANTIATE(double)
+AG_INSTANTIATE(int32_t)
+AG_INSTANTIATE(int64_t)
+AG_INSTANTIATE(bool)
+AG_INSTANTIATE(uint8_t)
+AG_INSTANTIATE(uint32_t)
+AG_INSTANTIATE(uint64_t)
+AG_INSTANTIATE(long long)
+#undef AG_INSTANTIATE
+
+Tensor::operator bool() const {
+  if (!impl_) throw_undefined("conversion to bool");
+  if (impl_->trace) trace::throw_value_access(*impl_, "converted to bool");
+  if (impl_->shape.num_elements() != 1) {
+    throw InvalidArgumentError(
+        "the truth value of a tensor with more than one element is ambiguous: shape " +
+        impl_->shape.to_string() + "; use ag::reduce_any-style reductions or compare a scalar");
+  }
+  return item<bool>();
+}
+
+Tensor Tensor::operator[](int64_t index) const {
+  const Shape& s = shape();
+  if (s.rank() == 0) throw InvalidArgumentError("cannot index a scalar tensor");
+  if (s[0] != kUnknownDim) {
+    if (index < -s[0] || index >= s[0]) {
+      throw OutOfRangeError("index " + std::to_string(index) +
+                            " is out of range for a first axis of size " + std::to_string(s[0]));
+    }
+    if (index < 0) index += s[0];
+  }
+  return gather(*this, Tensor(index));
+}
+
+Tensor Tensor::operator[](const Tensor& index) const {
+  return gather(*this, index);
+}
+
+Tensor::Iterator Tensor::begin() const {
+  if (is_symbolic()) trace::throw_value_access(*impl_, "iterated over with a C++ for loop");
+  return Iterator(this, 0);
+}
+
+Tensor::Iterator Tensor::end() const {
+  if (rank() == 0) throw InvalidArgumentError("cannot iterate over a scalar tensor");
+  return Iterator(this, shape()[0]);
+}
+
+// ---- TensorSpec ------------------------------------------------------------
+
+std::string TensorSpec::to_string() const {
+  return "TensorSpec(shape=" + shape.to_string() + ", dtype=" + std::string(dtype_name(dtype)) +
+         (name.empty() ? "" : ", name='" + name + "'") + ")";
+}
+
+bool TensorSpec::is_compatible_with(const TensorSpec& other) const {
+  return dtype == other.dtype && shape.is_compatible_with(other.shape);
+}
+
+std::ostream& operator<<(std::ostream& os, const TensorSpec& s) {
+  return os << s.to_string();
+}
+std::ostream& operator<<(std::ostream& os, const Shape& s) {
+  return os << s.to_string();
+}
+std::ostream& operator<<(std::ostream& os, DType d) {
+  return os << dtype_name(d);
+}
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  return os << t.to_string();
+}
+
+// ---- Creation ---------------------------------------------------------------
+
+void NestedValues::flatten(Shape& shape, std::vector<Leaf>& leaves) const {
+  shape = Shape{};
+  leaves.clear();
+  // Discover the shape along the first path, then check every path matches.
+  const NestedValues* node = this;
+  while (!node->is_leaf_) {
+    shape.push_back(int64_t(node->children_.size()));
+    if (node->children_.empty()) break;
+    node = &node->children_.front();
+  }
+  flatten_at(0, shape, leaves);
+}
+
+void NestedValues::flatten_at(int depth, Shape& shape, std::vector<Leaf>& leaves) const {
+  if (is_leaf_) {
+    if (depth != shape.rank()) {
+      throw InvalidArgumentError("ragged nested list: a value at depth " + std::to_string(depth) +
+                                 " where shape " + shape.to_string() + " expects a list");
+    }
+    leaves.push_back(leaf_);
+    return;
+  }
+  if (depth >= shape.rank() || int64_t(children_.size()) != shape[depth]) {
+    throw InvalidArgumentError("ragged nested list: expected " +
+                               (depth < shape.rank() ? std::to_string(shape[depth]) + " elements"
+                                                     : std::string("a value")) +
+                               " at depth " + std::to_string(depth) + ", got a list of " +
+                               std::to_string(children_.size()));
+  }
+  for (const auto& c : children_) c.flatten_at(depth + 1, shape, leaves);
+}
+
+namespace {
+Tensor from_leaves(const Shape& shape, const std::vector<NestedValues::Leaf>& leaves, DType dtype) {
+  Tensor t = detail::make_eager(dtype, shape);
+  void* data = t.raw_mutable_data();
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    store_element(data, dtype, int64_t(i), leaves[i].f, leaves[i].i,
+                  leaves[i].kind != ScalarKind::floating);
+  }
+  return t;
+}
+}  // namespace
+
+Tensor constant(const NestedValues& values) {
+  Shape shape;
+  std::vector<NestedValues::Leaf> leaves;
+  values.flatten(shape, leaves);
+  ScalarKind kind = ScalarKind::boolean;
+  for (const auto& l : leaves) {
+    if (int(l.kind) > int(kind)) kind = l.kind;
+  }
+  DType dtype = kind == ScalarKind::floating  ? DType::float32
+                : kind == ScalarKind::integer ? DType::int32
+                                              : DType::bool_;
+  if (leaves.empty()) dtype = DType::float32;
+  return from_leaves(shape, leaves, dtype);
+}
+
+Tensor constant(const NestedValues& values, DType dtype) {
+  Shape shape;
+  std::vector<NestedValues::Leaf> leaves;
+  values.flatten(shape, leaves);
+  return from_leaves(shape, leaves, dtype);
+}
+
+template <Arithmetic T>
+Tensor constant(const std::vector<T>& values, Shape shape) {
+  if (shape.num_elements() != int64_t(values.size())) {
+    throw InvalidArgumentError("constant: " + std::to_string(values.size()) +
+                               " values do not fill shape " + shape.to_string());
+  }
+  constexpr DType dtype = Tensor::scalar_dtype<T>();
+  Tensor t = detail::make_eager(dtype, shape);
+  void* data = t.raw_mutable_data();
+  for (size_t i = 0; i < values.size(); ++i) {
+    store_element(data, dtype, int64_t(i), double(values[i]), int64_t(values[i]),
+                  !std::is_floating_point_v<T>);
+  }
+  return t;
+}
+template Tensor constant(const std::vector<float>&, Shape);
+template Tensor constant(const std::vector<double>&, Shape);
+template Tensor constant(const std::vector<int32_t>&, Shape);
+template Tensor constant(const std::vector<int64_t>&, Shape);
+template Tensor constant(const std::vector<bool>&, Shape);
+
+Tensor empty(Shape shape, DType dtype) {
+  return detail::make_eager(dtype, shape);
+}
+
+Tensor fill(Shape shape, double value, DType dtype) {
+  Tensor t = detail::make_eager(dtype, shape);
+  void* data = t.raw_mutable_data();
+  visit_dtype(dtype, [&](auto v) {
+    using T = decltype(v);
+    std::fill_n(static_cast<T*>(data), shape.num_elements(), T(value));
+  });
+  return t;
+}
+
+Tensor zeros(Shape shape, DType dtype) {
+  return fill(shape, 0.0, dtype);
+}
+Tensor ones(Shape shape, DType dtype) {
+  return fill(shape, 1.0, dtype);
+}
+Tensor zeros_like(const Tensor& t) {
+  return zeros(t.shape(), t.dtype());
+}
+Tensor ones_like(const Tensor& t) {
+  return ones(t.shape(), t.dtype());
+}
+
+Tensor eye(int64_t rows, int64_t cols, DType dtype) {
+  Tensor t = zeros(Shape{rows, cols}, dtype);
+  void* data = t.raw_mutable_data();
+  for (int64_t i = 0; i < std::min(rows, cols); ++i)
+    store_element(data, dtype, i * cols + i, 1, 1, true);
+  return t;
+}
+
+Tensor eye(int64_t n, DType dtype) {
+  return eye(n, n, dtype);
+}
+
+}  // namespace ag

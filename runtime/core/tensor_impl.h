@@ -1,0 +1,45 @@
+// The representation behind ag::Tensor. Internal to the runtime.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "ag/tensor.h"
+
+namespace ag::trace {
+struct TraceState;
+}
+
+namespace ag::detail {
+
+inline constexpr size_t kAlignment = 64;
+
+// A 64-byte-aligned block of element data.
+struct Storage {
+  explicit Storage(size_t bytes);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+
+struct TensorImpl {
+  DType dtype = DType::float32;
+  Shape shape;
+  // Eager tensors: the data.
+  std::shared_ptr<Storage> storage;
+  // Symbolic tensors: output `output` of node `node` in the graph that
+  // `trace` is building.
+  std::shared_ptr<trace::TraceState> trace;
+  int32_t node = -1;
+  int32_t output = 0;
+};
+
+// A fresh eager tensor with uninitialised storage.
+Tensor make_eager(DType dtype, const Shape& shape);
+// A symbolic tensor naming a node output.
+Tensor make_symbolic(std::shared_ptr<trace::TraceState> trace, int32_t node, int32_t output,
+                     DType dtype, const Shape& shape);
+
+}  // namespace ag::detail

@@ -1,0 +1,291 @@
+// The public op functions of ag/ops.h: argument handling and dtype promotion
+// (ag/dtype.h), then one call into the registry. No arithmetic lives here.
+#include <string>
+
+#include "ag/ops.h"
+#include "ops/dispatch.h"
+#include "ops/random.h"
+
+namespace ag {
+
+using ops::Attrs;
+using ops::OpId;
+
+Tensor scalar_like(Scalar s, DType like) {
+  DType dtype = promote_with_scalar(like, s.kind);
+  return Tensor(Tensor::scalar_impl(s.f, s.i, dtype));
+}
+
+namespace {
+
+Tensor cast_to(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  Attrs attrs;
+  attrs.dtype = dtype;
+  return ops::apply(OpId::Cast, {t}, attrs);
+}
+
+// Rule 1: both operands to their common type.
+Tensor binary(OpId op, const Tensor& a, const Tensor& b) {
+  DType common = promote_types(a.dtype(), b.dtype());
+  return ops::apply(op, {cast_to(a, common), cast_to(b, common)});
+}
+
+// Rule 2: the weak scalar takes the tensor's dtype (or lifts it).
+Tensor binary(OpId op, const Tensor& a, Scalar b) {
+  DType common = promote_with_scalar(a.dtype(), b.kind);
+  return ops::apply(op, {cast_to(a, common), scalar_like(b, common)});
+}
+
+Tensor binary(OpId op, Scalar a, const Tensor& b) {
+  DType common = promote_with_scalar(b.dtype(), a.kind);
+  return ops::apply(op, {scalar_like(a, common), cast_to(b, common)});
+}
+
+// True division computes in floating point: integer and bool operands go to
+// float64, as in TensorFlow.
+Tensor to_floating(const Tensor& t) {
+  return is_floating(t.dtype()) ? t : cast_to(t, DType::float64);
+}
+
+Tensor as_bool(const Tensor& t, const char* op) {
+  if (t.dtype() != DType::bool_) {
+    throw InvalidArgumentError(std::string(op) + ": expected a bool tensor, got " +
+                               std::string(dtype_name(t.dtype())));
+  }
+  return t;
+}
+
+Attrs axes_attrs(std::vector<int64_t> axes, bool keepdims) {
+  Attrs attrs;
+  attrs.ints = std::move(axes);
+  attrs.keepdims = keepdims;
+  return attrs;
+}
+
+Attrs axis_attrs(int64_t axis) {
+  Attrs attrs;
+  attrs.axis = axis;
+  return attrs;
+}
+
+Attrs ints_attrs(std::vector<int64_t> ints) {
+  Attrs attrs;
+  attrs.ints = std::move(ints);
+  return attrs;
+}
+
+}  // namespace
+
+#define AG_DEFINE_BINARY(name, id)                \
+  Tensor name(const Tensor& a, const Tensor& b) { \
+    return binary(OpId::id, a, b);                \
+  }                                               \
+  Tensor name(const Tensor& a, Scalar b) {        \
+    return binary(OpId::id, a, b);                \
+  }                                               \
+  Tensor name(Scalar a, const Tensor& b) {        \
+    return binary(OpId::id, a, b);                \
+  }
+AG_DEFINE_BINARY(add, Add)
+AG_DEFINE_BINARY(sub, Sub)
+AG_DEFINE_BINARY(mul, Mul)
+AG_DEFINE_BINARY(floordiv, FloorDiv)
+AG_DEFINE_BINARY(mod, Mod)
+AG_DEFINE_BINARY(pow, Pow)
+AG_DEFINE_BINARY(maximum, Maximum)
+AG_DEFINE_BINARY(minimum, Minimum)
+AG_DEFINE_BINARY(equal, Equal)
+AG_DEFINE_BINARY(not_equal, NotEqual)
+AG_DEFINE_BINARY(less, Less)
+AG_DEFINE_BINARY(less_equal, LessEqual)
+AG_DEFINE_BINARY(greater, Greater)
+AG_DEFINE_BINARY(greater_equal, GreaterEqual)
+#undef AG_DEFINE_BINARY
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  DType common = promote_types(a.dtype(), b.dtype());
+  return ops::apply(OpId::Div, {to_floating(cast_to(a, common)), to_floating(cast_to(b, common))});
+}
+Tensor div(const Tensor& a, Scalar b) {
+  Tensor fa = to_floating(cast_to(a, promote_with_scalar(a.dtype(), b.kind)));
+  return ops::apply(OpId::Div, {fa, scalar_like(b, fa.dtype())});
+}
+Tensor div(Scalar a, const Tensor& b) {
+  Tensor fb = to_floating(cast_to(b, promote_with_scalar(b.dtype(), a.kind)));
+  return ops::apply(OpId::Div, {scalar_like(a, fb.dtype()), fb});
+}
+
+#define AG_DEFINE_LOGICAL(name, id)                                      \
+  Tensor name(const Tensor& a, const Tensor& b) {                        \
+    return ops::apply(OpId::id, {as_bool(a, #name), as_bool(b, #name)}); \
+  }                                                                      \
+  Tensor name(const Tensor& a, Scalar b) {                               \
+    return name(a, scalar_like(b, DType::bool_));                        \
+  }                                                                      \
+  Tensor name(Scalar a, const Tensor& b) {                               \
+    return name(scalar_like(a, DType::bool_), b);                        \
+  }
+AG_DEFINE_LOGICAL(logical_and, LogicalAnd)
+AG_DEFINE_LOGICAL(logical_or, LogicalOr)
+#undef AG_DEFINE_LOGICAL
+
+Tensor neg(const Tensor& x) {
+  return ops::apply(OpId::Neg, {x});
+}
+Tensor abs(const Tensor& x) {
+  return ops::apply(OpId::Abs, {x});
+}
+Tensor exp(const Tensor& x) {
+  return ops::apply(OpId::Exp, {x});
+}
+Tensor log(const Tensor& x) {
+  return ops::apply(OpId::Log, {x});
+}
+Tensor sqrt(const Tensor& x) {
+  return ops::apply(OpId::Sqrt, {x});
+}
+Tensor tanh(const Tensor& x) {
+  return ops::apply(OpId::Tanh, {x});
+}
+Tensor sigmoid(const Tensor& x) {
+  return ops::apply(OpId::Sigmoid, {x});
+}
+Tensor relu(const Tensor& x) {
+  return ops::apply(OpId::Relu, {x});
+}
+Tensor square(const Tensor& x) {
+  return mul(x, x);
+}
+Tensor logical_not(const Tensor& x) {
+  return ops::apply(OpId::LogicalNot, {as_bool(x, "logical_not")});
+}
+Tensor cast(const Tensor& x, DType dtype) {
+  return cast_to(x, dtype);
+}
+Tensor identity(const Tensor& x) {
+  return ops::apply(OpId::Identity, {x});
+}
+
+Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
+  DType common = promote_types(x.dtype(), y.dtype());
+  return ops::apply(OpId::Where, {as_bool(cond, "where"), cast_to(x, common), cast_to(y, common)});
+}
+Tensor where(const Tensor& cond, Scalar x, const Tensor& y) {
+  DType common = promote_with_scalar(y.dtype(), x.kind);
+  return where(cond, scalar_like(x, common), y);
+}
+Tensor where(const Tensor& cond, const Tensor& x, Scalar y) {
+  DType common = promote_with_scalar(x.dtype(), y.kind);
+  return where(cond, x, scalar_like(y, common));
+}
+Tensor where(const Tensor& cond, Scalar x, Scalar y) {
+  Tensor tx = scalar_like(x, x.kind == ScalarKind::floating ? DType::float32 : DType::int32);
+  return where(cond, tx, y);
+}
+
+Tensor reduce_sum(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
+  return ops::apply(OpId::ReduceSum, {x}, axes_attrs(std::move(axes), keepdims));
+}
+Tensor reduce_mean(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
+  return ops::apply(OpId::ReduceMean, {x}, axes_attrs(std::move(axes), keepdims));
+}
+Tensor reduce_max(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
+  return ops::apply(OpId::ReduceMax, {x}, axes_attrs(std::move(axes), keepdims));
+}
+Tensor reduce_min(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
+  return ops::apply(OpId::ReduceMin, {x}, axes_attrs(std::move(axes), keepdims));
+}
+Tensor reduce_prod(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
+  return ops::apply(OpId::ReduceProd, {x}, axes_attrs(std::move(axes), keepdims));
+}
+Tensor argmax(const Tensor& x, int64_t axis) {
+  return ops::apply(OpId::ArgMax, {x}, axis_attrs(axis));
+}
+Tensor argmin(const Tensor& x, int64_t axis) {
+  return ops::apply(OpId::ArgMin, {x}, axis_attrs(axis));
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  DType common = promote_types(a.dtype(), b.dtype());
+  return ops::apply(OpId::MatMul, {cast_to(a, common), cast_to(b, common)});
+}
+Tensor transpose(const Tensor& x, std::vector<int64_t> perm) {
+  return ops::apply(OpId::Transpose, {x}, ints_attrs(std::move(perm)));
+}
+Tensor reshape(const Tensor& x, std::vector<int64_t> shape) {
+  return ops::apply(OpId::Reshape, {x}, ints_attrs(std::move(shape)));
+}
+Tensor expand_dims(const Tensor& x, int64_t axis) {
+  return ops::apply(OpId::ExpandDims, {x}, axis_attrs(axis));
+}
+Tensor squeeze(const Tensor& x, std::vector<int64_t> axes) {
+  return ops::apply(OpId::Squeeze, {x}, ints_attrs(std::move(axes)));
+}
+
+namespace {
+std::vector<Tensor> promote_all(const std::vector<Tensor>& xs, const char* op) {
+  if (xs.empty()) throw InvalidArgumentError(std::string(op) + ": needs at least one tensor");
+  DType common = xs[0].dtype();
+  for (const Tensor& t : xs) common = promote_types(common, t.dtype());
+  std::vector<Tensor> out;
+  out.reserve(xs.size());
+  for (const Tensor& t : xs) out.push_back(cast_to(t, common));
+  return out;
+}
+}  // namespace
+
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
+  return ops::apply(OpId::Concat, promote_all(xs, "concat"), axis_attrs(axis));
+}
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
+  return ops::apply(OpId::Stack, promote_all(xs, "stack"), axis_attrs(axis));
+}
+Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis) {
+  return ops::apply(OpId::Gather, {params, indices}, axis_attrs(axis));
+}
+Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size) {
+  if (begin.size() != size.size()) {
+    throw InvalidArgumentError("slice: begin has " + std::to_string(begin.size()) +
+                               " entries but size has " + std::to_string(size.size()));
+  }
+  std::vector<int64_t> ints = std::move(begin);
+  ints.insert(ints.end(), size.begin(), size.end());
+  return ops::apply(OpId::Slice, {x}, ints_attrs(std::move(ints)));
+}
+
+Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta) {
+  DType common = promote_types(promote_types(start.dtype(), limit.dtype()), delta.dtype());
+  return ops::apply(OpId::Range,
+                    {cast_to(start, common), cast_to(limit, common), cast_to(delta, common)});
+}
+Tensor range(const Tensor& limit) {
+  return range(Tensor(limit.dtype() == DType::int64 ? int64_t{0} : 0), limit);
+}
+
+namespace {
+Tensor random(OpId op, Shape shape, double a, double b, DType dtype, std::optional<uint64_t> seed) {
+  if (!shape.is_fully_defined()) {
+    throw InvalidArgumentError(std::string(ops::op_def(op).name) + ": shape " + shape.to_string() +
+                               " must be fully defined");
+  }
+  Attrs attrs;
+  attrs.ints.assign(shape.begin(), shape.end());
+  attrs.lo = a;
+  attrs.hi = b;
+  attrs.dtype = dtype;
+  attrs.seed = seed ? *seed : ops::next_auto_seed();
+  return ops::apply(op, {}, attrs);
+}
+}  // namespace
+
+Tensor random_uniform(Shape shape, double minval, double maxval, DType dtype,
+                      std::optional<uint64_t> seed) {
+  return random(OpId::RandomUniform, shape, minval, maxval, dtype, seed);
+}
+Tensor random_normal(Shape shape, double mean, double stddev, DType dtype,
+                     std::optional<uint64_t> seed) {
+  return random(OpId::RandomNormal, shape, mean, stddev, dtype, seed);
+}
+
+}  // namespace ag

@@ -1,0 +1,61 @@
+#include "ops/dispatch.h"
+
+#include <string>
+
+#include "core/tensor_impl.h"
+#include "ops/random.h"
+#include "trace/tracer.h"
+
+namespace ag::ops {
+
+Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, RandomState* rng) {
+  const OpDef& def = op_def(op);
+  constexpr size_t kInline = 8;
+  ValueType types_inline[kInline];
+  const void* values_inline[kInline];
+  KernelInput kin_inline[kInline];
+  std::vector<ValueType> types_heap;
+  std::vector<const void*> values_heap;
+  std::vector<KernelInput> kin_heap;
+  ValueType* types = types_inline;
+  const void** values = values_inline;
+  KernelInput* kin = kin_inline;
+  if (inputs.size() > kInline) {
+    types_heap.resize(inputs.size());
+    values_heap.resize(inputs.size());
+    kin_heap.resize(inputs.size());
+    types = types_heap.data();
+    values = values_heap.data();
+    kin = kin_heap.data();
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined()) {
+      throw InvalidArgumentError(std::string(def.name) + ": input " + std::to_string(i) +
+                                 " is an undefined tensor");
+    }
+    types[i] = {inputs[i].dtype(), inputs[i].shape()};
+    values[i] = inputs[i].raw_data();
+    kin[i] = {values[i], &inputs[i].shape(), types[i].dtype};
+  }
+  InferContext ictx{def.name, {types, inputs.size()}, attrs, {values, inputs.size()}};
+  ValueType out = def.infer(ictx);
+  Tensor result = detail::make_eager(out.dtype, out.shape);
+  KernelContext kctx{
+      def.name, {kin, inputs.size()}, result.raw_mutable_data(), &result.shape(), out.dtype, &attrs,
+      rng};
+  def.kernel(kctx);
+  return result;
+}
+
+Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs) {
+  const OpDef& def = op_def(op);
+  bool symbolic = false;
+  for (const Tensor& t : inputs) symbolic |= t.is_symbolic();
+  if (symbolic || ((def.flags & kStateful) && trace::is_tracing())) {
+    return trace::record_op(op, inputs, attrs);
+  }
+  if (def.flags & kStateful) return run_eager(op, inputs, attrs, &eager_random_state(attrs.seed));
+  return run_eager(op, inputs, attrs, nullptr);
+}
+
+}  // namespace ag::ops

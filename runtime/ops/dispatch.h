@@ -1,0 +1,22 @@
+// Running an op: eagerly on data, or by recording a node while tracing.
+// Internal to the runtime.
+#pragma once
+
+#include <initializer_list>
+#include <span>
+
+#include "ag/tensor.h"
+#include "ops/op_registry.h"
+
+namespace ag::ops {
+
+// Records a node when an input is symbolic (or, for stateful ops, whenever
+// this thread is tracing); otherwise runs the kernel now.
+Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs = {});
+inline Tensor apply(OpId op, std::initializer_list<Tensor> inputs, const Attrs& attrs = {}) {
+  return apply(op, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs);
+}
+// Runs the kernel on eager inputs (used by constant folding as well).
+Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, RandomState* rng);
+
+}  // namespace ag::ops

@@ -1,0 +1,436 @@
+// Shape and dtype rules of every op. Unknown dims (kUnknownDim) flow through:
+// a rule computes what it can and leaves the rest unknown; the executor calls
+// the same rule again with the concrete shapes.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "ag/error.h"
+#include "ops/kernels.h"
+
+namespace ag::ops {
+namespace {
+
+std::string op_prefix(const InferContext& ctx) {
+  return std::string(ctx.op_name) + ": ";
+}
+
+[[noreturn]] void fail(const InferContext& ctx, const std::string& what) {
+  throw InvalidArgumentError(op_prefix(ctx) + what);
+}
+
+void require_dtype(const InferContext& ctx, bool ok, DType got) {
+  if (!ok)
+    throw InvalidArgumentError(op_prefix(ctx) + "unsupported dtype " +
+                               std::string(dtype_name(got)));
+}
+
+void require_known_rank(const InferContext& ctx, const Shape& s) {
+  if (s.has_unknown_rank()) fail(ctx, "needs an input of known rank");
+}
+
+// Normalises a possibly negative axis against `rank`.
+int64_t normalize_axis(const InferContext& ctx, int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    fail(ctx, "axis " + std::to_string(axis) + " is out of range for a tensor of rank " +
+                  std::to_string(rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+ValueType binary_same_dtype(const InferContext& ctx) {
+  const ValueType& a = ctx.inputs[0];
+  const ValueType& b = ctx.inputs[1];
+  if (a.dtype != b.dtype) {
+    fail(ctx, "operands have different dtypes " + std::string(dtype_name(a.dtype)) + " and " +
+                  std::string(dtype_name(b.dtype)));
+  }
+  return {a.dtype, broadcast_shapes(a.shape, b.shape)};
+}
+
+}  // namespace
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  if (a.has_unknown_rank() || b.has_unknown_rank()) return Shape::unknown_rank();
+  int rank = std::max(a.rank(), b.rank());
+  Shape out;
+  for (int i = 0; i < rank; ++i) {
+    int ia = i - (rank - a.rank());
+    int ib = i - (rank - b.rank());
+    int64_t da = ia >= 0 ? a[ia] : 1;
+    int64_t db = ib >= 0 ? b[ib] : 1;
+    int64_t d;
+    if (da == 1) {
+      d = db;
+    } else if (db == 1) {
+      d = da;
+    } else if (da == kUnknownDim || db == kUnknownDim) {
+      d = da == kUnknownDim ? db : da;
+    } else if (da == db) {
+      d = da;
+    } else {
+      throw InvalidArgumentError("Incompatible shapes: " + a.to_list_string() + " vs. " +
+                                 b.to_list_string());
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
+ValueType infer_unary_numeric(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_dtype(ctx, x.dtype != DType::bool_, x.dtype);
+  return x;
+}
+
+ValueType infer_unary_floating(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_dtype(ctx, is_floating(x.dtype), x.dtype);
+  return x;
+}
+
+ValueType infer_unary_bool(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_dtype(ctx, x.dtype == DType::bool_, x.dtype);
+  return x;
+}
+
+ValueType infer_identity(const InferContext& ctx) {
+  return ctx.inputs[0];
+}
+
+ValueType infer_cast(const InferContext& ctx) {
+  return {ctx.attrs.dtype, ctx.inputs[0].shape};
+}
+
+ValueType infer_binary_numeric(const InferContext& ctx) {
+  ValueType out = binary_same_dtype(ctx);
+  require_dtype(ctx, out.dtype != DType::bool_, out.dtype);
+  return out;
+}
+
+ValueType infer_binary_floating(const InferContext& ctx) {
+  ValueType out = binary_same_dtype(ctx);
+  require_dtype(ctx, is_floating(out.dtype), out.dtype);
+  return out;
+}
+
+ValueType infer_binary_bool(const InferContext& ctx) {
+  ValueType out = binary_same_dtype(ctx);
+  require_dtype(ctx, out.dtype == DType::bool_, out.dtype);
+  return out;
+}
+
+ValueType infer_compare(const InferContext& ctx) {
+  ValueType out = binary_same_dtype(ctx);
+  return {DType::bool_, out.shape};
+}
+
+ValueType infer_where(const InferContext& ctx) {
+  const ValueType& c = ctx.inputs[0];
+  const ValueType& x = ctx.inputs[1];
+  const ValueType& y = ctx.inputs[2];
+  if (c.dtype != DType::bool_)
+    fail(ctx, "condition must be bool, got " + std::string(dtype_name(c.dtype)));
+  if (x.dtype != y.dtype) {
+    fail(ctx, "branches have different dtypes " + std::string(dtype_name(x.dtype)) + " and " +
+                  std::string(dtype_name(y.dtype)));
+  }
+  return {x.dtype, broadcast_shapes(c.shape, broadcast_shapes(x.shape, y.shape))};
+}
+
+// The reduced axes as a bitmask over the input's rank (empty attrs: all).
+static uint32_t reduced_axes(const InferContext& ctx, int rank) {
+  if (ctx.attrs.ints.empty()) return rank >= 32 ? ~0u : (1u << rank) - 1;
+  uint32_t mask = 0;
+  for (int64_t a : ctx.attrs.ints) {
+    int64_t axis = normalize_axis(ctx, a, rank);
+    if (mask & (1u << axis)) fail(ctx, "axis " + std::to_string(a) + " appears twice");
+    mask |= 1u << axis;
+  }
+  return mask;
+}
+
+ValueType infer_reduce(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_known_rank(ctx, x.shape);
+  bool numeric_only = ctx.op_name != "reduce_max" && ctx.op_name != "reduce_min";
+  require_dtype(ctx, !numeric_only || x.dtype != DType::bool_, x.dtype);
+  uint32_t mask = reduced_axes(ctx, x.shape.rank());
+  Shape out;
+  for (int i = 0; i < x.shape.rank(); ++i) {
+    if (mask & (1u << i)) {
+      if (ctx.attrs.keepdims) out.push_back(1);
+    } else {
+      out.push_back(x.shape[i]);
+    }
+  }
+  return {x.dtype, out};
+}
+
+ValueType infer_arg_reduce(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_known_rank(ctx, x.shape);
+  require_dtype(ctx, x.dtype != DType::bool_, x.dtype);
+  if (x.shape.rank() == 0) fail(ctx, "needs a tensor of rank at least 1");
+  int64_t axis = normalize_axis(ctx, ctx.attrs.axis, x.shape.rank());
+  if (x.shape[int(axis)] == 0) fail(ctx, "cannot reduce an empty axis");
+  Shape out;
+  for (int i = 0; i < x.shape.rank(); ++i) {
+    if (i != axis) out.push_back(x.shape[i]);
+  }
+  return {DType::int64, out};
+}
+
+ValueType infer_matmul(const InferContext& ctx) {
+  const ValueType& a = ctx.inputs[0];
+  const ValueType& b = ctx.inputs[1];
+  require_known_rank(ctx, a.shape);
+  require_known_rank(ctx, b.shape);
+  if (a.dtype != b.dtype) fail(ctx, "operands have different dtypes");
+  require_dtype(ctx, a.dtype != DType::bool_, a.dtype);
+  int ra = a.shape.rank(), rb = b.shape.rank();
+  if (ra < 2 || rb < 2 || ra != rb) {
+    fail(ctx, "expects two tensors of equal rank >= 2, got " + a.shape.to_list_string() + " and " +
+                  b.shape.to_list_string());
+  }
+  int64_t k1 = a.shape[ra - 1], k2 = b.shape[rb - 2];
+  if (k1 != kUnknownDim && k2 != kUnknownDim && k1 != k2) {
+    fail(ctx, "inner dimensions must match, got " + a.shape.to_list_string() + " and " +
+                  b.shape.to_list_string());
+  }
+  Shape out;
+  for (int i = 0; i < ra - 2; ++i) {
+    int64_t da = a.shape[i], db = b.shape[i];
+    if (da != kUnknownDim && db != kUnknownDim && da != db) {
+      fail(ctx, "batch dimensions must match, got " + a.shape.to_list_string() + " and " +
+                    b.shape.to_list_string());
+    }
+    out.push_back(da == kUnknownDim ? db : da);
+  }
+  out.push_back(a.shape[ra - 2]);
+  out.push_back(b.shape[rb - 1]);
+  return {a.dtype, out};
+}
+
+ValueType infer_transpose(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_known_rank(ctx, x.shape);
+  int rank = x.shape.rank();
+  const auto& perm = ctx.attrs.ints;
+  Shape out;
+  if (perm.empty()) {
+    for (int i = rank - 1; i >= 0; --i) out.push_back(x.shape[i]);
+    return {x.dtype, out};
+  }
+  if (int(perm.size()) != rank) {
+    fail(ctx, "perm has " + std::to_string(perm.size()) + " entries for a tensor of rank " +
+                  std::to_string(rank));
+  }
+  uint32_t seen = 0;
+  for (int64_t p : perm) {
+    int64_t axis = normalize_axis(ctx, p, rank);
+    if (seen & (1u << axis)) fail(ctx, "perm is not a permutation");
+    seen |= 1u << axis;
+    out.push_back(x.shape[int(axis)]);
+  }
+  return {x.dtype, out};
+}
+
+ValueType infer_reshape(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  const auto& dims = ctx.attrs.ints;
+  int64_t known = 1;
+  int inferred = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == -1) {
+      if (inferred >= 0) fail(ctx, "only one dimension may be -1");
+      inferred = int(i);
+    } else if (dims[i] < 0) {
+      fail(ctx, "dimension " + std::to_string(i) + " is negative");
+    } else {
+      known *= dims[i];
+    }
+  }
+  Shape out(std::span<const int64_t>(dims.data(), dims.size()));
+  int64_t n = x.shape.num_elements();
+  if (n == kUnknownDim) return {x.dtype, out};
+  if (inferred >= 0) {
+    if (known == 0 || n % known != 0) {
+      fail(ctx, "cannot reshape a tensor of " + std::to_string(n) + " elements to shape " +
+                    out.to_list_string());
+    }
+    out.set_dim(inferred, n / known);
+  } else if (known != n) {
+    fail(ctx, "cannot reshape a tensor of shape " + x.shape.to_list_string() + " (" +
+                  std::to_string(n) + " elements) to shape " + out.to_list_string());
+  }
+  return {x.dtype, out};
+}
+
+ValueType infer_expand_dims(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_known_rank(ctx, x.shape);
+  int64_t axis = normalize_axis(ctx, ctx.attrs.axis, x.shape.rank() + 1);
+  Shape out;
+  for (int i = 0; i <= x.shape.rank(); ++i) {
+    if (i == axis) out.push_back(1);
+    if (i < x.shape.rank()) out.push_back(x.shape[i]);
+  }
+  return {x.dtype, out};
+}
+
+ValueType infer_squeeze(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_known_rank(ctx, x.shape);
+  int rank = x.shape.rank();
+  uint32_t mask = 0;
+  for (int64_t a : ctx.attrs.ints) {
+    int64_t axis = normalize_axis(ctx, a, rank);
+    if (x.shape[int(axis)] != 1 && x.shape[int(axis)] != kUnknownDim) {
+      fail(ctx, "cannot squeeze dim " + std::to_string(a) + ", expected a dimension of 1, got " +
+                    std::to_string(x.shape[int(axis)]));
+    }
+    mask |= 1u << axis;
+  }
+  Shape out;
+  for (int i = 0; i < rank; ++i) {
+    bool drop = ctx.attrs.ints.empty() ? x.shape[i] == 1 : (mask & (1u << i)) != 0;
+    if (!drop) out.push_back(x.shape[i]);
+  }
+  return {x.dtype, out};
+}
+
+ValueType infer_concat(const InferContext& ctx) {
+  if (ctx.inputs.empty()) fail(ctx, "needs at least one tensor");
+  const ValueType& first = ctx.inputs[0];
+  require_known_rank(ctx, first.shape);
+  int rank = first.shape.rank();
+  if (rank == 0) fail(ctx, "cannot concatenate scalars; use stack");
+  int64_t axis = normalize_axis(ctx, ctx.attrs.axis, rank);
+  Shape out = first.shape;
+  for (size_t k = 1; k < ctx.inputs.size(); ++k) {
+    const ValueType& t = ctx.inputs[k];
+    if (t.dtype != first.dtype) fail(ctx, "inputs have different dtypes");
+    if (t.shape.rank() != rank) {
+      fail(ctx, "ranks of all inputs should match: shape[0] = " + first.shape.to_list_string() +
+                    " vs. shape[" + std::to_string(k) + "] = " + t.shape.to_list_string());
+    }
+    for (int i = 0; i < rank; ++i) {
+      int64_t d = t.shape[i];
+      if (i == axis) {
+        out.set_dim(i, out[i] == kUnknownDim || d == kUnknownDim ? kUnknownDim : out[i] + d);
+      } else if (out[i] != kUnknownDim && d != kUnknownDim && out[i] != d) {
+        fail(ctx, "dimensions of inputs should match: shape[0] = " + first.shape.to_list_string() +
+                      " vs. shape[" + std::to_string(k) + "] = " + t.shape.to_list_string());
+      } else if (out[i] == kUnknownDim) {
+        out.set_dim(i, d);
+      }
+    }
+  }
+  return {first.dtype, out};
+}
+
+ValueType infer_stack(const InferContext& ctx) {
+  if (ctx.inputs.empty()) fail(ctx, "needs at least one tensor");
+  const ValueType& first = ctx.inputs[0];
+  require_known_rank(ctx, first.shape);
+  for (size_t k = 1; k < ctx.inputs.size(); ++k) {
+    const ValueType& t = ctx.inputs[k];
+    if (t.dtype != first.dtype) fail(ctx, "inputs have different dtypes");
+    if (!t.shape.is_compatible_with(first.shape)) {
+      fail(ctx,
+           "shapes of all inputs must match: values[0].shape = " + first.shape.to_list_string() +
+               " != values[" + std::to_string(k) + "].shape = " + t.shape.to_list_string());
+    }
+  }
+  int rank = first.shape.rank();
+  int64_t axis = normalize_axis(ctx, ctx.attrs.axis, rank + 1);
+  Shape out;
+  for (int i = 0; i <= rank; ++i) {
+    if (i == axis) out.push_back(int64_t(ctx.inputs.size()));
+    if (i < rank) out.push_back(first.shape[i]);
+  }
+  return {first.dtype, out};
+}
+
+ValueType infer_gather(const InferContext& ctx) {
+  const ValueType& params = ctx.inputs[0];
+  const ValueType& indices = ctx.inputs[1];
+  require_known_rank(ctx, params.shape);
+  require_known_rank(ctx, indices.shape);
+  if (!is_integer(indices.dtype))
+    fail(ctx, "indices must be int32 or int64, got " + std::string(dtype_name(indices.dtype)));
+  if (params.shape.rank() == 0) fail(ctx, "params must be at least 1-D");
+  int64_t axis = normalize_axis(ctx, ctx.attrs.axis, params.shape.rank());
+  Shape out;
+  for (int i = 0; i < axis; ++i) out.push_back(params.shape[i]);
+  for (int64_t d : indices.shape) out.push_back(d);
+  for (int i = int(axis) + 1; i < params.shape.rank(); ++i) out.push_back(params.shape[i]);
+  return {params.dtype, out};
+}
+
+ValueType infer_slice(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_known_rank(ctx, x.shape);
+  int rank = x.shape.rank();
+  const auto& ints = ctx.attrs.ints;
+  if (int(ints.size()) != 2 * rank) {
+    fail(ctx, "begin and size must each have " + std::to_string(rank) +
+                  " entries for a tensor of shape " + x.shape.to_list_string());
+  }
+  Shape out;
+  for (int i = 0; i < rank; ++i) {
+    int64_t begin = ints[size_t(i)], size = ints[size_t(i + rank)];
+    int64_t dim = x.shape[i];
+    if (begin < 0 || size < -1) fail(ctx, "begin and size must be non-negative (size may be -1)");
+    if (dim == kUnknownDim) {
+      out.push_back(size == -1 ? kUnknownDim : size);
+      continue;
+    }
+    if (size == -1) size = dim - begin;
+    if (begin > dim || begin + size > dim) {
+      fail(ctx, "expected begin[" + std::to_string(i) + "] + size[" + std::to_string(i) +
+                    "] <= " + std::to_string(dim) + ", got begin " + std::to_string(begin) +
+                    " and size " + std::to_string(size));
+    }
+    out.push_back(size);
+  }
+  return {x.dtype, out};
+}
+
+ValueType infer_range(const InferContext& ctx) {
+  for (const ValueType& t : ctx.inputs) {
+    if (t.shape.rank() != 0)
+      fail(ctx, "start, limit and delta must be scalars, got shape " + t.shape.to_string());
+    require_dtype(ctx, t.dtype != DType::bool_, t.dtype);
+  }
+  DType dtype = ctx.inputs[0].dtype;
+  if (ctx.values.empty() || !ctx.values[0] || !ctx.values[1] || !ctx.values[2]) {
+    return {dtype, Shape{kUnknownDim}};
+  }
+  auto read = [&](int i) {
+    return visit_dtype(dtype, [&](auto v) {
+      return double(static_cast<const decltype(v)*>(ctx.values[size_t(i)])[0]);
+    });
+  };
+  double start = read(0), limit = read(1), delta = read(2);
+  if (delta == 0) fail(ctx, "delta must not be zero");
+  if ((delta > 0 && limit < start) || (delta < 0 && limit > start)) {
+    return {dtype, Shape{0}};
+  }
+  double n = is_integer(dtype) ? std::ceil(std::abs((limit - start) / delta))
+                               : std::ceil(std::abs((limit - start) / delta));
+  return {dtype, Shape{int64_t(n)}};
+}
+
+ValueType infer_random(const InferContext& ctx) {
+  const auto& dims = ctx.attrs.ints;
+  bool ok = ctx.attrs.dtype != DType::bool_;
+  if (ctx.op_name == "random_normal") ok = is_floating(ctx.attrs.dtype);
+  require_dtype(ctx, ok, ctx.attrs.dtype);
+  return {ctx.attrs.dtype, Shape(std::span<const int64_t>(dims.data(), dims.size()))};
+}
+
+}  // namespace ag::ops

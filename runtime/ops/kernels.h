@@ -1,0 +1,19 @@
+// Declarations of every infer and kernel function named in ops.def. Each is
+// defined exactly once, in runtime/ops/infer.cpp or one kernels_*.cpp file.
+#pragma once
+
+#include "ops/op_registry.h"
+
+namespace ag::ops {
+
+#define AG_OP(id, name, arity, infer, kernel, flags) \
+  ValueType infer(const InferContext&);              \
+  void kernel(const KernelContext&);
+#include "ops/ops.def"
+#undef AG_OP
+
+// Shared by infer functions: the NumPy broadcast of two shapes, or an
+// InvalidArgumentError "Incompatible shapes: [2,3] vs. [4]".
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+
+}  // namespace ag::ops

@@ -1,0 +1,344 @@
+// Elementwise kernels. Each op's arithmetic is one functor below; the loops
+// that apply it (same shape, scalar operand, general broadcast) are shared.
+// Inner loops are plain indexed loops that the compiler vectorises.
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "ag/error.h"
+#include "ops/broadcast.h"
+#include "ops/kernels.h"
+
+namespace ag::ops {
+namespace {
+
+template <class T>
+constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// ---- Loops ------------------------------------------------------------------
+
+template <class In, class Out, class F>
+void unary_loop(const KernelContext& ctx, F f) {
+  const In* x = static_cast<const In*>(ctx.inputs[0].data);
+  Out* out = static_cast<Out*>(ctx.out);
+  int64_t n = ctx.out_shape->num_elements();
+  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+}
+
+template <class In, class Out, class F>
+void binary_loop(const KernelContext& ctx, F f) {
+  const In* a = static_cast<const In*>(ctx.inputs[0].data);
+  const In* b = static_cast<const In*>(ctx.inputs[1].data);
+  Out* out = static_cast<Out*>(ctx.out);
+  const Shape& os = *ctx.out_shape;
+  int64_t n = os.num_elements();
+  int64_t na = ctx.inputs[0].shape->num_elements();
+  int64_t nb = ctx.inputs[1].shape->num_elements();
+  if (na == n && nb == n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
+  } else if (nb == 1 && na == n) {
+    const In s = b[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], s);
+  } else if (na == 1 && nb == n) {
+    const In s = a[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = f(s, b[i]);
+  } else {
+    BroadcastIndexer<2> idx(os, {ctx.inputs[0].shape, ctx.inputs[1].shape});
+    idx.for_each_row([&](int64_t o, const int64_t* in, const int64_t* step, int64_t len) {
+      for (int64_t j = 0; j < len; ++j)
+        out[o + j] = f(a[in[0] + j * step[0]], b[in[1] + j * step[1]]);
+    });
+  }
+}
+
+// Dispatches on the input dtype. `Result` maps the input type to the output
+// type; `Supported` rejects types the op has no meaning for (infer already
+// rejected them, so reaching here is a bug).
+template <template <class> class Result, class Op>
+void binary_dispatch(const KernelContext& ctx, Op op) {
+  visit_dtype(ctx.inputs[0].dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (Op::template supports<T>) {
+      binary_loop<T, typename Result<T>::type>(ctx, [&](T a, T b) { return op(a, b); });
+    } else {
+      throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
+    }
+  });
+}
+
+template <template <class> class Result, class Op>
+void unary_dispatch(const KernelContext& ctx, Op op) {
+  visit_dtype(ctx.inputs[0].dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (Op::template supports<T>) {
+      unary_loop<T, typename Result<T>::type>(ctx, [&](T x) { return op(x); });
+    } else {
+      throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
+    }
+  });
+}
+
+template <class T>
+struct Same {
+  using type = T;
+};
+template <class T>
+struct Bool {
+  using type = bool;
+};
+
+struct Numeric {
+  template <class T>
+  static constexpr bool supports = !std::is_same_v<T, bool>;
+};
+struct Floating {
+  template <class T>
+  static constexpr bool supports = std::is_floating_point_v<T>;
+};
+struct Any {
+  template <class T>
+  static constexpr bool supports = true;
+};
+struct BoolOnly {
+  template <class T>
+  static constexpr bool supports = std::is_same_v<T, bool>;
+};
+
+// Signed integer arithmetic wraps (as TensorFlow's does) instead of being
+// undefined behaviour: compute in the unsigned type.
+template <class T, class F>
+T wrapping(T a, T b, F f) {
+  if constexpr (kIsInt<T>) {
+    using U = std::make_unsigned_t<T>;
+    return T(f(U(a), U(b)));
+  } else {
+    return T(f(a, b));
+  }
+}
+
+[[noreturn]] void integer_division_by_zero(const KernelContext& ctx) {
+  throw InvalidArgumentError(std::string(ctx.op_name) + ": integer division by zero");
+}
+
+// ---- The arithmetic, one functor per op --------------------------------------
+// A functor says which element types it supports (its base) and computes one
+// element. Those that can fail keep the context for the op's name.
+
+#define AG_UNARY_OP(Name, Domain, expr) \
+  struct Name : Domain {                \
+    template <class T>                  \
+    T operator()(T x) const {           \
+      return expr;                      \
+    }                                   \
+  };
+AG_UNARY_OP(NegOp, Numeric, wrapping(T(0), x, [](auto a, auto b) { return a - b; }))
+AG_UNARY_OP(AbsOp, Numeric, x < 0 ? wrapping(T(0), x, [](auto a, auto b) { return a - b; }) : x)
+AG_UNARY_OP(ExpOp, Floating, std::exp(x))
+AG_UNARY_OP(LogOp, Floating, std::log(x))
+AG_UNARY_OP(SqrtOp, Floating, std::sqrt(x))
+AG_UNARY_OP(TanhOp, Floating, std::tanh(x))
+AG_UNARY_OP(SigmoidOp, Floating, T(1) / (T(1) + std::exp(-x)))
+AG_UNARY_OP(ReluOp, Numeric, x > 0 ? x : T(0))
+AG_UNARY_OP(LogicalNotOp, BoolOnly, !x)
+AG_UNARY_OP(IdentityOp, Any, x)
+#undef AG_UNARY_OP
+
+#define AG_BINARY_OP(Name, Domain, Result, expr) \
+  struct Name : Domain {                         \
+    template <class T>                           \
+    Result operator()(T a, T b) const {          \
+      return expr;                               \
+    }                                            \
+  };
+AG_BINARY_OP(AddOp, Numeric, T, wrapping(a, b, [](auto x, auto y) { return x + y; }))
+AG_BINARY_OP(SubOp, Numeric, T, wrapping(a, b, [](auto x, auto y) { return x - y; }))
+AG_BINARY_OP(MulOp, Numeric, T, wrapping(a, b, [](auto x, auto y) { return x * y; }))
+AG_BINARY_OP(DivOp, Floating, T, a / b)
+AG_BINARY_OP(MaximumOp, Numeric, T, a > b ? a : b)
+AG_BINARY_OP(MinimumOp, Numeric, T, a < b ? a : b)
+AG_BINARY_OP(EqualOp, Any, bool, a == b)
+AG_BINARY_OP(NotEqualOp, Any, bool, a != b)
+AG_BINARY_OP(LessOp, Any, bool, a < b)
+AG_BINARY_OP(LessEqualOp, Any, bool, a <= b)
+AG_BINARY_OP(GreaterOp, Any, bool, a > b)
+AG_BINARY_OP(GreaterEqualOp, Any, bool, a >= b)
+AG_BINARY_OP(LogicalAndOp, BoolOnly, T, a&& b)
+AG_BINARY_OP(LogicalOrOp, BoolOnly, T, a || b)
+#undef AG_BINARY_OP
+
+struct FloorDivOp : Numeric {
+  const KernelContext* ctx;
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>) {
+      if (b == 0) integer_division_by_zero(*ctx);
+      if (b == T(-1)) return wrapping(T(0), a, [](auto x, auto y) { return x - y; });
+      T q = a / b;
+      return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+    } else {
+      return std::floor(a / b);
+    }
+  }
+};
+
+// The result takes the divisor's sign, matching FloorDivOp.
+struct ModOp : Numeric {
+  const KernelContext* ctx;
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>) {
+      if (b == 0) integer_division_by_zero(*ctx);
+      if (b == T(-1)) return T(0);
+      T r = a % b;
+      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+    } else {
+      T r = std::fmod(a, b);
+      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+    }
+  }
+};
+
+struct PowOp : Numeric {
+  const KernelContext* ctx;
+  template <class T>
+  T operator()(T base, T e) const {
+    if constexpr (kIsInt<T>) {
+      if (e < 0) {
+        throw InvalidArgumentError(std::string(ctx->op_name) +
+                                   ": integers to negative integer powers are not allowed");
+      }
+      // Square-and-multiply in the unsigned type, wrapping like the other ops.
+      using U = std::make_unsigned_t<T>;
+      U result = 1, b = U(base);
+      for (U k = U(e); k; k >>= 1) {
+        if (k & 1) result *= b;
+        b *= b;
+      }
+      return T(result);
+    } else {
+      return std::pow(base, e);
+    }
+  }
+};
+
+}  // namespace
+
+// ---- Kernels ------------------------------------------------------------------
+
+void kernel_neg(const KernelContext& ctx) {
+  unary_dispatch<Same>(ctx, NegOp{});
+}
+void kernel_abs(const KernelContext& ctx) {
+  unary_dispatch<Same>(ctx, AbsOp{});
+}
+void kernel_exp(const KernelContext& ctx) {
+  unary_dispatch<Same>(ctx, ExpOp{});
+}
+void kernel_log(const KernelContext& ctx) {
+  unary_dispatch<Same>(ctx, LogOp{});
+}
+void kernel_sqrt(const KernelContext& ctx) {
+  unary_dispatch<Same>(ctx, SqrtOp{});
+}
+void kernel_tanh(const KernelContext& ctx) {
+  unary_dispatch<Same>(ctx, TanhOp{});
+}
+void kernel_sigmoid(const KernelContext& ctx) {
+  unary_dispatch<Same>(ctx, SigmoidOp{});
+}
+void kernel_relu(const KernelContext& ctx) {
+  unary_dispatch<Same>(ctx, ReluOp{});
+}
+void kernel_logical_not(const KernelContext& ctx) {
+  unary_dispatch<Same>(ctx, LogicalNotOp{});
+}
+void kernel_identity(const KernelContext& ctx) {
+  unary_dispatch<Same>(ctx, IdentityOp{});
+}
+
+void kernel_cast(const KernelContext& ctx) {
+  visit_dtype(ctx.inputs[0].dtype, [&](auto in) {
+    using In = decltype(in);
+    visit_dtype(ctx.out_dtype, [&](auto out) {
+      using Out = decltype(out);
+      if constexpr (std::is_same_v<Out, bool>) {
+        unary_loop<In, Out>(ctx, [](In x) { return x != In(0); });
+      } else {
+        unary_loop<In, Out>(ctx, [](In x) { return Out(x); });
+      }
+    });
+  });
+}
+
+void kernel_add(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, AddOp{});
+}
+void kernel_sub(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, SubOp{});
+}
+void kernel_mul(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, MulOp{});
+}
+void kernel_div(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, DivOp{});
+}
+void kernel_floordiv(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, FloorDivOp{{}, &ctx});
+}
+void kernel_mod(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, ModOp{{}, &ctx});
+}
+void kernel_pow(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, PowOp{{}, &ctx});
+}
+void kernel_maximum(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, MaximumOp{});
+}
+void kernel_minimum(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, MinimumOp{});
+}
+void kernel_equal(const KernelContext& ctx) {
+  binary_dispatch<Bool>(ctx, EqualOp{});
+}
+void kernel_not_equal(const KernelContext& ctx) {
+  binary_dispatch<Bool>(ctx, NotEqualOp{});
+}
+void kernel_less(const KernelContext& ctx) {
+  binary_dispatch<Bool>(ctx, LessOp{});
+}
+void kernel_less_equal(const KernelContext& ctx) {
+  binary_dispatch<Bool>(ctx, LessEqualOp{});
+}
+void kernel_greater(const KernelContext& ctx) {
+  binary_dispatch<Bool>(ctx, GreaterOp{});
+}
+void kernel_greater_equal(const KernelContext& ctx) {
+  binary_dispatch<Bool>(ctx, GreaterEqualOp{});
+}
+void kernel_logical_and(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, LogicalAndOp{});
+}
+void kernel_logical_or(const KernelContext& ctx) {
+  binary_dispatch<Same>(ctx, LogicalOrOp{});
+}
+
+// ---- Ternary ----------------------------------------------------------------
+
+void kernel_where(const KernelContext& ctx) {
+  visit_dtype(ctx.out_dtype, [&](auto v) {
+    using T = decltype(v);
+    const bool* c = static_cast<const bool*>(ctx.inputs[0].data);
+    const T* x = static_cast<const T*>(ctx.inputs[1].data);
+    const T* y = static_cast<const T*>(ctx.inputs[2].data);
+    T* out = static_cast<T*>(ctx.out);
+    BroadcastIndexer<3> idx(*ctx.out_shape,
+                            {ctx.inputs[0].shape, ctx.inputs[1].shape, ctx.inputs[2].shape});
+    idx.for_each_row([&](int64_t o, const int64_t* in, const int64_t* step, int64_t len) {
+      for (int64_t j = 0; j < len; ++j) {
+        out[o + j] = c[in[0] + j * step[0]] ? x[in[1] + j * step[1]] : y[in[2] + j * step[2]];
+      }
+    });
+  });
+}
+
+}  // namespace ag::ops

@@ -1,0 +1,35 @@
+#include "ops/kernels.h"
+#include "ops/op_registry.h"
+
+#include <bit>
+
+namespace ag::ops {
+namespace {
+
+constexpr OpDef kOps[] = {
+#define AG_OP(id, name, arity, infer, kernel, flags) {OpId::id, name, arity, infer, kernel, flags},
+#include "ops/ops.def"
+#undef AG_OP
+};
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == size_t(OpId::kCount));
+
+}  // namespace
+
+const OpDef& op_def(OpId id) {
+  return kOps[size_t(id)];
+}
+
+size_t Attrs::hash() const {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  for (int64_t v : ints) mix(uint64_t(v));
+  mix(uint64_t(axis));
+  mix(keepdims);
+  mix(uint64_t(dtype));
+  mix(std::bit_cast<uint64_t>(lo));
+  mix(std::bit_cast<uint64_t>(hi));
+  mix(seed);
+  return size_t(h);
+}
+
+}  // namespace ag::ops
