@@ -95,8 +95,10 @@ struct Formatter {
     for (int64_t i = 0; i < shape[axis]; ++i) {
       if (!shown(axis, i)) {
         if (!skipped) {
-          out +=
-              axis + 1 == shape.rank() ? " ..." : "\n" + std::string(size_t(axis) + 1, ' ') + "...";
+          // NumPy separates rows of rank-k blocks by k-1 blank lines.
+          out += axis + 1 == shape.rank() ? " ..."
+                                          : std::string(size_t(shape.rank() - axis - 1), '\n') +
+                                                std::string(size_t(axis) + 1, ' ') + "...";
           skipped = true;
         }
         continue;

@@ -158,7 +158,7 @@ Tensor::operator bool() const {
   if (impl_->shape.num_elements() != 1) {
     throw InvalidArgumentError(
         "the truth value of a tensor with more than one element is ambiguous: shape " +
-        impl_->shape.to_string() + "; use ag::reduce_any-style reductions or compare a scalar");
+        impl_->shape.to_string() + "; reduce it to a scalar first (for example ag::reduce_max)");
   }
   return item<bool>();
 }

@@ -1,5 +1,6 @@
 // The public op functions of ag/ops.h: argument handling and dtype promotion
 // (ag/dtype.h), then one call into the registry. No arithmetic lives here.
+#include <algorithm>
 #include <string>
 
 #include "ag/ops.h"
@@ -179,9 +180,13 @@ Tensor where(const Tensor& cond, const Tensor& x, Scalar y) {
   DType common = promote_with_scalar(x.dtype(), y.kind);
   return where(cond, x, scalar_like(y, common));
 }
+// Two weak scalars: the dtype constant() would give the larger kind.
 Tensor where(const Tensor& cond, Scalar x, Scalar y) {
-  Tensor tx = scalar_like(x, x.kind == ScalarKind::floating ? DType::float32 : DType::int32);
-  return where(cond, tx, y);
+  ScalarKind kind = std::max(x.kind, y.kind);
+  DType dtype = kind == ScalarKind::floating  ? DType::float32
+                : kind == ScalarKind::integer ? DType::int32
+                                              : DType::bool_;
+  return where(cond, scalar_like(x, dtype), scalar_like(y, dtype));
 }
 
 Tensor reduce_sum(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
@@ -260,7 +265,7 @@ Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta) {
                     {cast_to(start, common), cast_to(limit, common), cast_to(delta, common)});
 }
 Tensor range(const Tensor& limit) {
-  return range(Tensor(limit.dtype() == DType::int64 ? int64_t{0} : 0), limit);
+  return range(Tensor(Tensor::scalar_impl(0, 0, limit.dtype())), limit);
 }
 
 namespace {

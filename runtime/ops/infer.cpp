@@ -26,6 +26,13 @@ void require_dtype(const InferContext& ctx, bool ok, DType got) {
                                std::string(dtype_name(got)));
 }
 
+// Attrs may carry any byte; only the enumerators are dtypes.
+void require_valid_dtype(const InferContext& ctx, DType dtype) {
+  if (uint8_t(dtype) > uint8_t(DType::bool_)) {
+    fail(ctx, "unsupported dtype (enum value " + std::to_string(int(dtype)) + ")");
+  }
+}
+
 void require_known_rank(const InferContext& ctx, const Shape& s) {
   if (s.has_unknown_rank()) fail(ctx, "needs an input of known rank");
 }
@@ -101,6 +108,7 @@ ValueType infer_identity(const InferContext& ctx) {
 }
 
 ValueType infer_cast(const InferContext& ctx) {
+  require_valid_dtype(ctx, ctx.attrs.dtype);
   return {ctx.attrs.dtype, ctx.inputs[0].shape};
 }
 
@@ -410,26 +418,36 @@ ValueType infer_range(const InferContext& ctx) {
   if (ctx.values.empty() || !ctx.values[0] || !ctx.values[1] || !ctx.values[2]) {
     return {dtype, Shape{kUnknownDim}};
   }
-  auto read = [&](int i) {
-    return visit_dtype(dtype, [&](auto v) {
-      return double(static_cast<const decltype(v)*>(ctx.values[size_t(i)])[0]);
-    });
-  };
-  double start = read(0), limit = read(1), delta = read(2);
-  if (delta == 0) fail(ctx, "delta must not be zero");
-  if ((delta > 0 && limit < start) || (delta < 0 && limit > start)) {
-    return {dtype, Shape{0}};
-  }
-  double n = is_integer(dtype) ? std::ceil(std::abs((limit - start) / delta))
-                               : std::ceil(std::abs((limit - start) / delta));
-  return {dtype, Shape{int64_t(n)}};
+  // TensorFlow's length rule, computed in the dtype itself.
+  int64_t length = visit_dtype(dtype, [&](auto v) -> int64_t {
+    using T = decltype(v);
+    auto read = [&](int i) { return static_cast<const T*>(ctx.values[size_t(i)])[0]; };
+    const T start = read(0), limit = read(1), delta = read(2);
+    if (delta == T(0)) fail(ctx, "delta must not be zero");
+    if ((delta > T(0) && limit <= start) || (delta < T(0) && limit >= start)) return 0;
+    if constexpr (std::is_floating_point_v<T>) {
+      return int64_t(std::ceil(std::abs((limit - start) / delta)));
+    } else {
+      // Unsigned, so that a span like INT64_MAX - INT64_MIN cannot overflow.
+      uint64_t span = delta > T(0) ? uint64_t(limit) - uint64_t(start)
+                                   : uint64_t(start) - uint64_t(limit);
+      uint64_t step = delta > T(0) ? uint64_t(delta) : uint64_t(0) - uint64_t(delta);
+      return int64_t(span / step + (span % step != 0));
+    }
+  });
+  return {dtype, Shape{length}};
 }
 
 ValueType infer_random(const InferContext& ctx) {
   const auto& dims = ctx.attrs.ints;
+  require_valid_dtype(ctx, ctx.attrs.dtype);
   bool ok = ctx.attrs.dtype != DType::bool_;
   if (ctx.op_name == "random_normal") ok = is_floating(ctx.attrs.dtype);
   require_dtype(ctx, ok, ctx.attrs.dtype);
+  if (is_integer(ctx.attrs.dtype) && !(int64_t(ctx.attrs.lo) < int64_t(ctx.attrs.hi))) {
+    fail(ctx, "Need minval < maxval: " + std::to_string(int64_t(ctx.attrs.lo)) +
+                  " >= " + std::to_string(int64_t(ctx.attrs.hi)));
+  }
   return {ctx.attrs.dtype, Shape(std::span<const int64_t>(dims.data(), dims.size()))};
 }
 

@@ -1,19 +1,20 @@
-// Elementwise kernels. Each op's arithmetic is one functor below; the loops
-// that apply it (same shape, scalar operand, general broadcast) are shared.
-// Inner loops are plain indexed loops that the compiler vectorises.
-#include <cmath>
+// Elementwise kernels. Each op's arithmetic is one functor in
+// ops/scalar_ops.h; the loops that apply it (same shape, scalar operand,
+// general broadcast) are shared. Inner loops are plain indexed loops that the
+// compiler vectorises.
 #include <string>
 #include <type_traits>
 
 #include "ag/error.h"
 #include "ops/broadcast.h"
 #include "ops/kernels.h"
+#include "ops/scalar_ops.h"
 
 namespace ag::ops {
-namespace {
 
-template <class T>
-constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+using namespace scalar;
+
+namespace {
 
 // ---- Loops ------------------------------------------------------------------
 
@@ -52,7 +53,7 @@ void binary_loop(const KernelContext& ctx, F f) {
 }
 
 // Dispatches on the input dtype. `Result` maps the input type to the output
-// type; `Supported` rejects types the op has no meaning for (infer already
+// type; `Op::supports` rejects types the op has no meaning for (infer already
 // rejected them, so reaching here is a bug).
 template <template <class> class Result, class Op>
 void binary_dispatch(const KernelContext& ctx, Op op) {
@@ -85,140 +86,6 @@ struct Same {
 template <class T>
 struct Bool {
   using type = bool;
-};
-
-struct Numeric {
-  template <class T>
-  static constexpr bool supports = !std::is_same_v<T, bool>;
-};
-struct Floating {
-  template <class T>
-  static constexpr bool supports = std::is_floating_point_v<T>;
-};
-struct Any {
-  template <class T>
-  static constexpr bool supports = true;
-};
-struct BoolOnly {
-  template <class T>
-  static constexpr bool supports = std::is_same_v<T, bool>;
-};
-
-// Signed integer arithmetic wraps (as TensorFlow's does) instead of being
-// undefined behaviour: compute in the unsigned type.
-template <class T, class F>
-T wrapping(T a, T b, F f) {
-  if constexpr (kIsInt<T>) {
-    using U = std::make_unsigned_t<T>;
-    return T(f(U(a), U(b)));
-  } else {
-    return T(f(a, b));
-  }
-}
-
-[[noreturn]] void integer_division_by_zero(const KernelContext& ctx) {
-  throw InvalidArgumentError(std::string(ctx.op_name) + ": integer division by zero");
-}
-
-// ---- The arithmetic, one functor per op --------------------------------------
-// A functor says which element types it supports (its base) and computes one
-// element. Those that can fail keep the context for the op's name.
-
-#define AG_UNARY_OP(Name, Domain, expr) \
-  struct Name : Domain {                \
-    template <class T>                  \
-    T operator()(T x) const {           \
-      return expr;                      \
-    }                                   \
-  };
-AG_UNARY_OP(NegOp, Numeric, wrapping(T(0), x, [](auto a, auto b) { return a - b; }))
-AG_UNARY_OP(AbsOp, Numeric, x < 0 ? wrapping(T(0), x, [](auto a, auto b) { return a - b; }) : x)
-AG_UNARY_OP(ExpOp, Floating, std::exp(x))
-AG_UNARY_OP(LogOp, Floating, std::log(x))
-AG_UNARY_OP(SqrtOp, Floating, std::sqrt(x))
-AG_UNARY_OP(TanhOp, Floating, std::tanh(x))
-AG_UNARY_OP(SigmoidOp, Floating, T(1) / (T(1) + std::exp(-x)))
-AG_UNARY_OP(ReluOp, Numeric, x > 0 ? x : T(0))
-AG_UNARY_OP(LogicalNotOp, BoolOnly, !x)
-AG_UNARY_OP(IdentityOp, Any, x)
-#undef AG_UNARY_OP
-
-#define AG_BINARY_OP(Name, Domain, Result, expr) \
-  struct Name : Domain {                         \
-    template <class T>                           \
-    Result operator()(T a, T b) const {          \
-      return expr;                               \
-    }                                            \
-  };
-AG_BINARY_OP(AddOp, Numeric, T, wrapping(a, b, [](auto x, auto y) { return x + y; }))
-AG_BINARY_OP(SubOp, Numeric, T, wrapping(a, b, [](auto x, auto y) { return x - y; }))
-AG_BINARY_OP(MulOp, Numeric, T, wrapping(a, b, [](auto x, auto y) { return x * y; }))
-AG_BINARY_OP(DivOp, Floating, T, a / b)
-AG_BINARY_OP(MaximumOp, Numeric, T, a > b ? a : b)
-AG_BINARY_OP(MinimumOp, Numeric, T, a < b ? a : b)
-AG_BINARY_OP(EqualOp, Any, bool, a == b)
-AG_BINARY_OP(NotEqualOp, Any, bool, a != b)
-AG_BINARY_OP(LessOp, Any, bool, a < b)
-AG_BINARY_OP(LessEqualOp, Any, bool, a <= b)
-AG_BINARY_OP(GreaterOp, Any, bool, a > b)
-AG_BINARY_OP(GreaterEqualOp, Any, bool, a >= b)
-AG_BINARY_OP(LogicalAndOp, BoolOnly, T, a&& b)
-AG_BINARY_OP(LogicalOrOp, BoolOnly, T, a || b)
-#undef AG_BINARY_OP
-
-struct FloorDivOp : Numeric {
-  const KernelContext* ctx;
-  template <class T>
-  T operator()(T a, T b) const {
-    if constexpr (kIsInt<T>) {
-      if (b == 0) integer_division_by_zero(*ctx);
-      if (b == T(-1)) return wrapping(T(0), a, [](auto x, auto y) { return x - y; });
-      T q = a / b;
-      return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
-    } else {
-      return std::floor(a / b);
-    }
-  }
-};
-
-// The result takes the divisor's sign, matching FloorDivOp.
-struct ModOp : Numeric {
-  const KernelContext* ctx;
-  template <class T>
-  T operator()(T a, T b) const {
-    if constexpr (kIsInt<T>) {
-      if (b == 0) integer_division_by_zero(*ctx);
-      if (b == T(-1)) return T(0);
-      T r = a % b;
-      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
-    } else {
-      T r = std::fmod(a, b);
-      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
-    }
-  }
-};
-
-struct PowOp : Numeric {
-  const KernelContext* ctx;
-  template <class T>
-  T operator()(T base, T e) const {
-    if constexpr (kIsInt<T>) {
-      if (e < 0) {
-        throw InvalidArgumentError(std::string(ctx->op_name) +
-                                   ": integers to negative integer powers are not allowed");
-      }
-      // Square-and-multiply in the unsigned type, wrapping like the other ops.
-      using U = std::make_unsigned_t<T>;
-      U result = 1, b = U(base);
-      for (U k = U(e); k; k >>= 1) {
-        if (k & 1) result *= b;
-        b *= b;
-      }
-      return T(result);
-    } else {
-      return std::pow(base, e);
-    }
-  }
 };
 
 }  // namespace

@@ -1,0 +1,37 @@
+// A traced function for one signature: the graph as traced (what graph()
+// shows), the plan compiled from its optimised copy, and what is needed to
+// print its signature. Internal to the runtime.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "ag/function.h"
+#include "exec/plan.h"
+#include "graph/graph.h"
+
+namespace ag::detail {
+
+class ConcreteCore {
+ public:
+  std::string name;
+  std::vector<std::string> arg_names;
+  std::vector<Atom> atoms;
+  std::shared_ptr<graph::Body> traced;
+  std::unique_ptr<exec::Plan> plan;
+  std::shared_ptr<const void> result_template;
+  const std::type_info* result_type = &typeid(void);
+  std::vector<std::shared_ptr<VariableState>> captured_variables;
+};
+
+// The text of one top-level argument's atoms starting at `pos` (advanced past
+// them): "TensorSpec(shape=(2,), dtype=int32)", "Literal[3]", "List[...]".
+std::string atoms_to_string(const std::vector<Atom>& atoms, size_t& pos);
+// Splits atoms into the text of each top-level argument.
+std::vector<std::string> argument_strings(const std::vector<Atom>& atoms);
+// The name of argument `i`.
+std::string argument_name(const std::vector<std::string>& names, size_t i);
+
+}  // namespace ag::detail

@@ -1,0 +1,97 @@
+// The graph IR. A Body is a list of nodes in creation order, which is also a
+// topological order (a node's inputs always come before it) and, for stateful
+// nodes, program order. Functional control flow nodes (If, While) own their
+// branch and loop bodies as nested Bodies. Internal to the runtime; the public
+// face is ag::Graph (ag/graph.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ag/tensor.h"
+#include "ops/op_registry.h"
+
+namespace ag::detail {
+struct VariableState;
+}
+
+namespace ag::graph {
+
+// Output `output` of node `node`.
+struct ValueRef {
+  int32_t node = -1;
+  int32_t output = 0;
+  bool operator==(const ValueRef&) const = default;
+};
+
+enum class NodeKind : uint8_t {
+  Placeholder,        // an input of the body: a function argument or a captured value
+  Const,              // an eager tensor baked into the graph (Node::value)
+  Op,                 // a registry op (Node::op, Node::attrs)
+  ReadVariable,       // the current value of Node::variable
+  AssignVariable,     // Node::variable = input 0; outputs the new value
+  AssignAddVariable,  // Node::variable += input 0
+  AssignSubVariable,  // Node::variable -= input 0
+  Effect,             // a side effect run on every call: print, assert, host function
+  If,                 // inputs: pred, captures...; subgraphs: then, else
+  While,              // inputs: loop vars..., captures...; subgraphs: cond, body
+};
+
+struct Body;
+
+// What an Effect node runs: gets its inputs' values, returns its outputs.
+using EffectFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+
+struct Node {
+  NodeKind kind = NodeKind::Op;
+  ops::OpId op = ops::OpId::kCount;
+  std::string name;  // unique in its body: "add", "add_1", ...
+  std::vector<ValueRef> inputs;
+  std::vector<ops::ValueType> outputs;
+  ops::Attrs attrs;
+  Tensor value;                                     // Const
+  std::shared_ptr<detail::VariableState> variable;  // variable nodes
+  std::shared_ptr<const EffectFn> effect;           // Effect
+  std::vector<std::shared_ptr<Body>> subgraphs;     // If, While
+
+  // Must run on every call in program order, even when nothing uses it.
+  bool is_stateful() const;
+  // "add", "Const", "Placeholder", "If", ...
+  std::string op_name() const;
+};
+
+struct Body {
+  std::vector<Node> nodes;
+  // The node index of each input, in order.
+  std::vector<int32_t> placeholders;
+  std::vector<ValueRef> outputs;
+
+  const ops::ValueType& type_of(ValueRef v) const {
+    return nodes[size_t(v.node)].outputs[size_t(v.output)];
+  }
+  // A name not yet used in this body, derived from `base`: "add", "add_1".
+  std::string unique_name(const std::string& base);
+  // Adds a node and returns its index.
+  int32_t add(Node node);
+
+  // The seed guide's listing: one line per node, "['a', 'a'] -> add".
+  std::string to_string() const;
+  // Graphviz DOT, with dtype and shape on every edge.
+  std::string to_dot(const std::string& graph_name) const;
+
+ private:
+  std::unordered_map<std::string, int> name_counts_;
+};
+
+// Rewrites every input reference with `remap(old) -> new`, in this body only.
+void remap_inputs(Body& body, const std::function<ValueRef(ValueRef)>& remap);
+
+// Removes the nodes not marked `keep` and renumbers the rest. Kept nodes must
+// not refer to removed ones.
+void compact(Body& body, const std::vector<bool>& keep);
+
+}  // namespace ag::graph

@@ -1,0 +1,106 @@
+// Creation kernels: range and the stateful random ops. Random values come
+// from the counter-based generator of ops/random.h: element i of a draw uses
+// random_bits(state, i), then the state's counter moves past the draw, so a
+// seed gives the same sequence eagerly and in a graph.
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <string>
+
+#include "ag/error.h"
+#include "ops/kernels.h"
+#include "ops/random.h"
+#include "ops/scalar_ops.h"
+
+namespace ag::ops {
+namespace {
+
+RandomState& random_state(const KernelContext& ctx) {
+  if (!ctx.rng) throw InternalError(std::string(ctx.op_name) + ": kernel called without a state");
+  return *ctx.rng;
+}
+
+// A uniform value in [0, 1) with T's full precision.
+template <class T>
+T unit_interval(uint64_t bits) {
+  constexpr int kMantissa = std::numeric_limits<T>::digits;
+  return T(bits >> (64 - kMantissa)) * (T(1) / T(uint64_t{1} << kMantissa));
+}
+
+}  // namespace
+
+// out[i] = start + i * delta, wrapping for integers.
+void kernel_range(const KernelContext& ctx) {
+  int64_t n = ctx.out_shape->num_elements();
+  visit_dtype(ctx.out_dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_same_v<T, bool>) {
+      throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
+    } else {
+      const T start = *static_cast<const T*>(ctx.inputs[0].data);
+      const T delta = *static_cast<const T*>(ctx.inputs[2].data);
+      T* out = static_cast<T*>(ctx.out);
+      const scalar::AddOp add;
+      const scalar::MulOp mul;
+      for (int64_t i = 0; i < n; ++i) out[i] = add(start, mul(T(i), delta));
+    }
+  });
+}
+
+// Floats in [lo, hi); integers in [lo, hi).
+void kernel_random_uniform(const KernelContext& ctx) {
+  RandomState& rng = random_state(ctx);
+  int64_t n = ctx.out_shape->num_elements();
+  const double lo = ctx.attrs->lo, hi = ctx.attrs->hi;
+  visit_dtype(ctx.out_dtype, [&](auto v) {
+    using T = decltype(v);
+    T* out = static_cast<T*>(ctx.out);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T low = T(lo), span = T(hi - lo);
+      // Rounding can carry lo + span * u up to hi itself; keep it below.
+      const T below_hi = std::nextafter(T(hi), T(lo));
+      for (int64_t i = 0; i < n; ++i) {
+        T x = low + span * unit_interval<T>(random_bits(rng, uint64_t(i)));
+        out[i] = x < T(hi) ? x : below_hi;
+      }
+    } else if constexpr (scalar::kIsInt<T>) {
+      // infer_random checked lo < hi. The modulo's bias is below span / 2^64.
+      const int64_t low = int64_t(lo);
+      const uint64_t span = uint64_t(int64_t(hi)) - uint64_t(low);
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = T(uint64_t(low) + random_bits(rng, uint64_t(i)) % span);
+      }
+    } else {
+      throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
+    }
+  });
+  rng.counter += uint64_t(n);
+}
+
+// Box-Muller: each pair of draws gives two independent normal values.
+void kernel_random_normal(const KernelContext& ctx) {
+  RandomState& rng = random_state(ctx);
+  int64_t n = ctx.out_shape->num_elements();
+  const double mean = ctx.attrs->lo, stddev = ctx.attrs->hi;
+  visit_dtype(ctx.out_dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_floating_point_v<T>) {
+      T* out = static_cast<T*>(ctx.out);
+      for (int64_t i = 0; i < n; i += 2) {
+        // 1 - u lies in (0, 1], so the log is finite.
+        double u1 = 1.0 - unit_interval<double>(random_bits(rng, uint64_t(i)));
+        double u2 = unit_interval<double>(random_bits(rng, uint64_t(i) + 1));
+        double radius = std::sqrt(-2.0 * std::log(u1));
+        double angle = 2.0 * std::numbers::pi * u2;
+        out[i] = T(mean + stddev * radius * std::cos(angle));
+        if (i + 1 < n) out[i + 1] = T(mean + stddev * radius * std::sin(angle));
+      }
+    } else {
+      throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
+    }
+  });
+  // An odd count still used a whole pair of draws.
+  rng.counter += uint64_t(n + (n & 1));
+}
+
+}  // namespace ag::ops

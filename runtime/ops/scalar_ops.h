@@ -1,0 +1,155 @@
+// The arithmetic of the elementwise ops: one functor per op, computing one
+// element. Elementwise kernels apply them over buffers; reductions and the
+// integer matmul reuse AddOp, MulOp, MaximumOp and MinimumOp, so each op's
+// arithmetic is written exactly once. Internal to the runtime.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "ag/error.h"
+#include "ops/op_registry.h"
+
+namespace ag::ops::scalar {
+
+template <class T>
+constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// The element types a functor supports, as its base class.
+struct Numeric {
+  template <class T>
+  static constexpr bool supports = !std::is_same_v<T, bool>;
+};
+struct Floating {
+  template <class T>
+  static constexpr bool supports = std::is_floating_point_v<T>;
+};
+struct Any {
+  template <class T>
+  static constexpr bool supports = true;
+};
+struct BoolOnly {
+  template <class T>
+  static constexpr bool supports = std::is_same_v<T, bool>;
+};
+
+// Signed integer arithmetic wraps (as TensorFlow's does) instead of being
+// undefined behaviour: compute in the unsigned type.
+template <class T, class F>
+T wrapping(T a, T b, F f) {
+  if constexpr (kIsInt<T>) {
+    using U = std::make_unsigned_t<T>;
+    return T(f(U(a), U(b)));
+  } else {
+    return T(f(a, b));
+  }
+}
+
+[[noreturn]] inline void integer_division_by_zero(const KernelContext& ctx) {
+  throw InvalidArgumentError(std::string(ctx.op_name) + ": integer division by zero");
+}
+
+#define AG_UNARY_OP(Name, Domain, expr) \
+  struct Name : Domain {                \
+    template <class T>                  \
+    T operator()(T x) const {           \
+      return expr;                      \
+    }                                   \
+  };
+// Floats negate directly so that -(0.0) is -0.0.
+AG_UNARY_OP(NegOp, Numeric,
+            kIsInt<T> ? wrapping(T(0), x, [](auto a, auto b) { return a - b; }) : T(-x))
+AG_UNARY_OP(AbsOp, Numeric, x < 0 ? NegOp{}(x) : T(x == 0 ? T(0) : x))
+AG_UNARY_OP(ExpOp, Floating, std::exp(x))
+AG_UNARY_OP(LogOp, Floating, std::log(x))
+AG_UNARY_OP(SqrtOp, Floating, std::sqrt(x))
+AG_UNARY_OP(TanhOp, Floating, std::tanh(x))
+AG_UNARY_OP(SigmoidOp, Floating, T(1) / (T(1) + std::exp(-x)))
+AG_UNARY_OP(ReluOp, Numeric, x > 0 ? x : T(0))
+AG_UNARY_OP(LogicalNotOp, BoolOnly, !x)
+AG_UNARY_OP(IdentityOp, Any, x)
+#undef AG_UNARY_OP
+
+#define AG_BINARY_OP(Name, Domain, Result, expr) \
+  struct Name : Domain {                         \
+    template <class T>                           \
+    Result operator()(T a, T b) const {          \
+      return expr;                               \
+    }                                            \
+  };
+AG_BINARY_OP(AddOp, Numeric, T, wrapping(a, b, [](auto x, auto y) { return x + y; }))
+AG_BINARY_OP(SubOp, Numeric, T, wrapping(a, b, [](auto x, auto y) { return x - y; }))
+AG_BINARY_OP(MulOp, Numeric, T, wrapping(a, b, [](auto x, auto y) { return x * y; }))
+AG_BINARY_OP(DivOp, Floating, T, a / b)
+// Any: reduce_max/min accept bool (any/all).
+AG_BINARY_OP(MaximumOp, Any, T, a > b ? a : b)
+AG_BINARY_OP(MinimumOp, Any, T, a < b ? a : b)
+AG_BINARY_OP(EqualOp, Any, bool, a == b)
+AG_BINARY_OP(NotEqualOp, Any, bool, a != b)
+AG_BINARY_OP(LessOp, Any, bool, a < b)
+AG_BINARY_OP(LessEqualOp, Any, bool, a <= b)
+AG_BINARY_OP(GreaterOp, Any, bool, a > b)
+AG_BINARY_OP(GreaterEqualOp, Any, bool, a >= b)
+AG_BINARY_OP(LogicalAndOp, BoolOnly, T, a&& b)
+AG_BINARY_OP(LogicalOrOp, BoolOnly, T, a || b)
+#undef AG_BINARY_OP
+
+// Functors that can fail keep the context for the op's name.
+struct FloorDivOp : Numeric {
+  const KernelContext* ctx;
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>) {
+      if (b == 0) integer_division_by_zero(*ctx);
+      // INT_MIN / -1 overflows: negate with wrapping instead.
+      if (b == T(-1)) return NegOp{}(a);
+      T q = a / b;
+      return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+    } else {
+      return std::floor(a / b);
+    }
+  }
+};
+
+// The result takes the divisor's sign, matching FloorDivOp.
+struct ModOp : Numeric {
+  const KernelContext* ctx;
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>) {
+      if (b == 0) integer_division_by_zero(*ctx);
+      if (b == T(-1)) return T(0);
+      T r = a % b;
+      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+    } else {
+      T r = std::fmod(a, b);
+      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+    }
+  }
+};
+
+struct PowOp : Numeric {
+  const KernelContext* ctx;
+  template <class T>
+  T operator()(T base, T e) const {
+    if constexpr (kIsInt<T>) {
+      if (e < 0) {
+        throw InvalidArgumentError(std::string(ctx->op_name) +
+                                   ": integers to negative integer powers are not allowed");
+      }
+      // Square-and-multiply in the unsigned type, wrapping like the other ops.
+      using U = std::make_unsigned_t<T>;
+      U result = 1, b = U(base);
+      for (U k = U(e); k; k >>= 1) {
+        if (k & 1) result *= b;
+        b *= b;
+      }
+      return T(result);
+    } else {
+      return std::pow(base, e);
+    }
+  }
+};
+
+}  // namespace ag::ops::scalar

@@ -1,0 +1,69 @@
+// Constant folding: an op whose inputs are all constants is computed once,
+// at optimisation time, by the same kernel eager mode and the executor use
+// (ops::run_eager), so no arithmetic is written twice.
+//
+// Needs: a valid body.
+// Guarantees: each non-stateful Op node whose inputs are all Const nodes
+// becomes a Const node with the same name and index holding its value, unless
+// - running it raises an ag::Error: the error belongs to run time, and
+//   non-strict execution may never run the node;
+// - its result has more than kMaxFoldedElements elements: a huge constant
+//   costs more memory than computing the value on each call;
+// - the result's type does not fit the node's declared type (the node is
+//   left for run time rather than changing the types its users saw).
+// A folded node's shape may become more specific (e.g. a `range` whose length
+// was unknown while tracing). One forward sweep folds whole constant chains.
+// The folded node's former inputs may become dead.
+
+#include <vector>
+
+#include "ops/dispatch.h"
+#include "passes/passes.h"
+
+namespace ag::passes {
+namespace {
+
+constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
+
+bool all_inputs_constant(const graph::Body& body, const graph::Node& node) {
+  for (graph::ValueRef in : node.inputs) {
+    if (body.nodes[size_t(in.node)].kind != graph::NodeKind::Const) return false;
+  }
+  return true;
+}
+
+bool too_large(const Shape& shape) {
+  return shape.is_fully_defined() && shape.num_elements() > kMaxFoldedElements;
+}
+
+}  // namespace
+
+void fold_constants(graph::Body& body) {
+  std::vector<Tensor> inputs;
+  for (graph::Node& node : body.nodes) {
+    if (node.kind != graph::NodeKind::Op || node.is_stateful()) continue;
+    if (!all_inputs_constant(body, node)) continue;
+    const ops::ValueType& declared = node.outputs[0];
+    if (too_large(declared.shape)) continue;
+    inputs.clear();
+    for (graph::ValueRef in : node.inputs) inputs.push_back(body.nodes[size_t(in.node)].value);
+    Tensor result;
+    try {
+      result = ops::run_eager(node.op, inputs, node.attrs, nullptr);
+    } catch (const Error&) {
+      continue;
+    }
+    if (too_large(result.shape()) || result.dtype() != declared.dtype ||
+        !result.shape().is_subtype_of(declared.shape)) {
+      continue;
+    }
+    node.kind = graph::NodeKind::Const;
+    node.op = ops::OpId::kCount;
+    node.inputs.clear();
+    node.attrs = {};
+    node.outputs[0] = {result.dtype(), result.shape()};
+    node.value = std::move(result);
+  }
+}
+
+}  // namespace ag::passes

@@ -1,0 +1,35 @@
+// The graph optimisation passes, one per file in this folder. Each works on
+// one Body (nested If/While bodies are the pipeline's business) and keeps the
+// IR invariants of graph/graph.h:
+//   - node order: a topological order, and program order for stateful nodes;
+//   - body.placeholders: the same nodes, in the same order (they are bound
+//     positionally to the caller's arguments or to a parent node's inputs);
+//   - body.outputs: the same values, remapped to the nodes' new indices;
+//   - the names of kept nodes; nodes named by body.outputs are never
+//     replaced by another node, so the tracer's "Identity" outputs stay.
+// Each file's header comment states what its pass needs and guarantees.
+// Internal to the runtime.
+#pragma once
+
+#include "graph/graph.h"
+
+namespace ag::passes {
+
+// Removes the nodes that neither an output nor a stateful node depends on.
+void eliminate_dead_code(graph::Body& body);
+
+// Replaces each non-stateful op whose inputs are all constants by a constant.
+void fold_constants(graph::Body& body);
+
+// Merges non-stateful ops that have the same op, inputs and attributes, and
+// constants that have the same dtype, shape and bytes.
+void eliminate_common_subexpressions(graph::Body& body);
+
+// Forwards the uses of x*1, x+0, neg(neg(x)), same-dtype casts and the like
+// to x.
+void simplify_algebra(graph::Body& body);
+
+// The pipeline: all of the above to a fixed point, nested bodies included.
+void optimize(graph::Body& body);
+
+}  // namespace ag::passes

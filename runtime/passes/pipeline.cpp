@@ -1,0 +1,60 @@
+// The optimisation pipeline run on every traced body before it is compiled
+// into an execution plan.
+//
+// Needs: a valid body; nested If/While bodies valid on their own (their
+// placeholders bound positionally to the parent node's inputs, their outputs
+// to its outputs).
+// Guarantees: nested bodies are optimised first, innermost first, each on its
+// own (its roots are its outputs and stateful nodes; its placeholders are
+// never removed or reordered); a nested body shared with another owner is
+// copied first, never changed under it. Then the body itself goes through the
+// passes until nothing changes, in at most kMaxRounds rounds to bound the time
+// spent on long chains of rewrites.
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <utility>
+
+#include "passes/passes.h"
+
+namespace ag::passes {
+namespace {
+
+constexpr int kMaxRounds = 8;
+
+// Every change a round makes ends in fewer nodes (simplification and CSE
+// leave their replaced nodes dead, DCE removes them) or fewer non-constant
+// nodes (folding), so an unchanged pair means a fixed point.
+std::pair<size_t, size_t> progress_measure(const graph::Body& body) {
+  size_t constants =
+      size_t(std::count_if(body.nodes.begin(), body.nodes.end(),
+                           [](const graph::Node& n) { return n.kind == graph::NodeKind::Const; }));
+  return {body.nodes.size(), body.nodes.size() - constants};
+}
+
+}  // namespace
+
+void optimize(graph::Body& body) {
+  for (graph::Node& node : body.nodes) {
+    for (std::shared_ptr<graph::Body>& subgraph : node.subgraphs) {
+      // Copying a Body shares its nested bodies; optimise a private copy so
+      // the other owner (e.g. the unoptimised graph a ConcreteFunction
+      // shows) is left as it was.
+      if (subgraph.use_count() > 1) subgraph = std::make_shared<graph::Body>(*subgraph);
+      optimize(*subgraph);
+    }
+  }
+  for (int round = 0; round < kMaxRounds; ++round) {
+    const auto before = progress_measure(body);
+    // Folding before CSE lets equal folded constants merge; DCE comes last
+    // to remove what the other passes left unused.
+    simplify_algebra(body);
+    fold_constants(body);
+    eliminate_common_subexpressions(body);
+    eliminate_dead_code(body);
+    if (progress_measure(body) == before) break;
+  }
+}
+
+}  // namespace ag::passes

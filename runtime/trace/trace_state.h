@@ -1,0 +1,68 @@
+// The state of one trace in progress: the body being built, its captured
+// constants and outer values. A symbolic tensor points at the TraceState that
+// made it; once the trace finishes, using the tensor is a leak error.
+// Internal to the runtime.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "ag/tensor.h"
+#include "graph/graph.h"
+
+namespace ag::trace {
+
+struct TraceState {
+  std::string function_name;
+  // The body as traced (the executor optimises a copy); kept alive so that
+  // error messages can name the nodes of leaked tensors.
+  std::shared_ptr<graph::Body> body;
+  // The trace of the enclosing body, for branch and loop bodies.
+  TraceState* parent = nullptr;
+  bool finished = false;
+  // Variables may be created only on a function's first trace.
+  bool allow_variable_creation = false;
+
+  // Eager tensors already baked in as Const nodes, by identity.
+  std::unordered_map<const void*, graph::ValueRef> constants;
+  // Outer values this (nested) body captured: the outer tensor and the
+  // placeholder standing for it here.
+  struct Capture {
+    Tensor outer;
+    graph::ValueRef placeholder;
+  };
+  std::vector<Capture> captures;
+  std::map<std::tuple<const TraceState*, int32_t, int32_t>, graph::ValueRef> capture_index;
+};
+
+// The trace this thread is building, or null.
+TraceState* current();
+
+// Makes `state` the thread's current trace for its lifetime; marks it
+// finished at the end.
+class ActiveTrace {
+ public:
+  explicit ActiveTrace(std::shared_ptr<TraceState> state);
+  ~ActiveTrace();
+  ActiveTrace(const ActiveTrace&) = delete;
+  ActiveTrace& operator=(const ActiveTrace&) = delete;
+  const std::shared_ptr<TraceState>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<TraceState> state_;
+  std::shared_ptr<TraceState> previous_;
+};
+
+// The value `t` has in the current body: its node output, a new Const node
+// for an eager tensor, or a new placeholder capturing an outer value.
+graph::ValueRef resolve(const Tensor& t);
+// Adds `node` to the current body; returns its outputs as symbolic tensors.
+std::vector<Tensor> add_node(graph::Node node);
+// A placeholder input of the current body.
+Tensor add_placeholder(const std::string& name, const ops::ValueType& type);
+
+}  // namespace ag::trace

@@ -1,0 +1,147 @@
+#include "trace/tracer.h"
+
+#include <string>
+
+#include "core/tensor_impl.h"
+#include "trace/trace_state.h"
+
+namespace ag::trace {
+namespace {
+
+thread_local std::shared_ptr<TraceState> t_current;
+
+std::string describe(const detail::TensorImpl& impl) {
+  return "ag::Tensor '" + symbolic_name(impl) + "' (shape=" + impl.shape.to_string() +
+         ", dtype=" + std::string(dtype_name(impl.dtype)) + ")";
+}
+
+bool is_ancestor(const TraceState* ancestor, const TraceState* of) {
+  for (const TraceState* s = of; s; s = s->parent) {
+    if (s == ancestor) return true;
+  }
+  return false;
+}
+
+[[noreturn]] void throw_leak(const detail::TensorImpl& impl) {
+  throw FailedPreconditionError(
+      describe(impl) + " leaked from function '" + impl.trace->function_name +
+      "': it was made while tracing that function and is out of scope here. All outputs of an "
+      "ag::function must be return values: return the tensor, or keep state in an ag::Variable.");
+}
+
+}  // namespace
+
+TraceState* current() {
+  return t_current.get();
+}
+
+bool is_tracing() {
+  return t_current != nullptr;
+}
+
+ActiveTrace::ActiveTrace(std::shared_ptr<TraceState> state)
+    : state_(std::move(state)), previous_(t_current) {
+  t_current = state_;
+}
+
+ActiveTrace::~ActiveTrace() {
+  state_->finished = true;
+  t_current = previous_;
+}
+
+graph::ValueRef resolve(const Tensor& t) {
+  TraceState* state = current();
+  const auto& impl = *t.impl();
+  if (!impl.trace) {
+    auto [it, inserted] = state->constants.try_emplace(t.id());
+    if (inserted) {
+      graph::Node node;
+      node.kind = graph::NodeKind::Const;
+      node.name = state->body->unique_name("Const");
+      node.outputs = {{impl.dtype, impl.shape}};
+      node.value = t;
+      it->second = {state->body->add(std::move(node)), 0};
+    }
+    return it->second;
+  }
+  if (impl.trace.get() == state) return {impl.node, impl.output};
+  if (impl.trace->finished || !is_ancestor(impl.trace.get(), state)) throw_leak(impl);
+  // A value of an enclosing body: capture it through a placeholder, in every
+  // body between here and there.
+  auto key = std::make_tuple(impl.trace.get(), impl.node, impl.output);
+  auto it = state->capture_index.find(key);
+  if (it != state->capture_index.end()) return it->second;
+  Tensor outer = t;
+  graph::ValueRef placeholder = resolve(add_placeholder("capture", {impl.dtype, impl.shape}));
+  state->captures.push_back({outer, placeholder});
+  state->capture_index[key] = placeholder;
+  return placeholder;
+}
+
+Tensor add_placeholder(const std::string& name, const ops::ValueType& type) {
+  TraceState* state = current();
+  graph::Node node;
+  node.kind = graph::NodeKind::Placeholder;
+  node.name = state->body->unique_name(name);
+  node.outputs = {type};
+  int32_t index = state->body->add(std::move(node));
+  state->body->placeholders.push_back(index);
+  return detail::make_symbolic(t_current, index, 0, type.dtype, type.shape);
+}
+
+std::vector<Tensor> add_node(graph::Node node) {
+  TraceState* state = current();
+  std::vector<ops::ValueType> types = node.outputs;
+  if (node.name.empty()) node.name = state->body->unique_name(node.op_name());
+  int32_t index = state->body->add(std::move(node));
+  std::vector<Tensor> outputs;
+  outputs.reserve(types.size());
+  for (size_t i = 0; i < types.size(); ++i) {
+    outputs.push_back(
+        detail::make_symbolic(t_current, index, int32_t(i), types[i].dtype, types[i].shape));
+  }
+  return outputs;
+}
+
+Tensor record_op(ops::OpId op, std::span<const Tensor> inputs, const ops::Attrs& attrs) {
+  if (!is_tracing()) {
+    // A symbolic input outside any trace: it leaked.
+    for (const Tensor& t : inputs) {
+      if (t.is_symbolic()) throw_leak(*t.impl());
+    }
+  }
+  const ops::OpDef& def = ops::op_def(op);
+  graph::Node node;
+  node.kind = graph::NodeKind::Op;
+  node.op = op;
+  node.attrs = attrs;
+  std::vector<ops::ValueType> types;
+  std::vector<const void*> values;
+  for (const Tensor& t : inputs) {
+    if (!t.defined()) {
+      throw InvalidArgumentError(std::string(def.name) + ": an input is an undefined tensor");
+    }
+    node.inputs.push_back(resolve(t));
+    types.push_back({t.dtype(), t.shape()});
+    values.push_back(t.is_symbolic() ? nullptr : t.raw_data());
+  }
+  ops::InferContext ctx{def.name, types, attrs, values};
+  node.outputs = {def.infer(ctx)};
+  return add_node(std::move(node))[0];
+}
+
+std::string symbolic_name(const detail::TensorImpl& impl) {
+  const graph::Node& node = impl.trace->body->nodes[size_t(impl.node)];
+  return node.name + ":" + std::to_string(impl.output);
+}
+
+void throw_value_access(const detail::TensorImpl& impl, std::string_view what) {
+  if (impl.trace->finished) throw_leak(impl);
+  throw FailedPreconditionError(describe(impl) + " cannot be " + std::string(what) +
+                                " while tracing function '" + impl.trace->function_name +
+                                "': its value is only known when the graph runs. Run agc on this "
+                                "file so that if/while/for on "
+                                "tensors are staged, or use ag::cond / ag::while_loop.");
+}
+
+}  // namespace ag::trace
