@@ -96,6 +96,20 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
 Tensor where(const Tensor& cond, Scalar x, const Tensor& y);
 Tensor where(const Tensor& cond, const Tensor& x, Scalar y);
 Tensor where(const Tensor& cond, Scalar x, Scalar y);
+// Pick the weak-scalar forms for C++ scalars rather than an ambiguous
+// conversion to Tensor or Scalar.
+template <Arithmetic S>
+Tensor where(const Tensor& cond, S x, const Tensor& y) {
+  return where(cond, Scalar(x), y);
+}
+template <Arithmetic S>
+Tensor where(const Tensor& cond, const Tensor& x, S y) {
+  return where(cond, x, Scalar(y));
+}
+template <Arithmetic S, Arithmetic T>
+Tensor where(const Tensor& cond, S x, T y) {
+  return where(cond, Scalar(x), Scalar(y));
+}
 
 // ---- Reductions -----------------------------------------------------------
 // `axes` empty reduces over every axis. Negative axes count from the end.

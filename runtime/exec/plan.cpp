@@ -1,5 +1,7 @@
 #include "exec/plan.h"
 
+#include <atomic>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -15,30 +17,38 @@ struct Plan::Step {
   const ops::OpDef* op = nullptr;
   const ops::Attrs* attrs = nullptr;
   std::vector<int32_t> inputs;  // slots
-  int32_t out_slot = -1;
-  DType out_dtype = DType::float32;
-  Shape static_shape;
+  int32_t out_slot = -1;        // first output slot; outputs are consecutive
+  std::vector<DType> out_dtypes;
+  Shape static_shape;  // Op steps: the output shape when fully known
   bool shape_is_static = false;
-  // Memory-plan buffer of the output, or -1: the output is a fresh tensor
-  // (a function output, a variable value, an effect result).
-  int32_t buffer = -1;
+  // Per output: its memory-plan buffer, or -1 for a fresh tensor (function
+  // outputs of top-level plans, variable values, effect results).
+  std::vector<int32_t> buffers;
   std::shared_ptr<detail::VariableState> variable;
   std::shared_ptr<const graph::EffectFn> effect;
   uint64_t rng_key = 0;
   std::unique_ptr<std::atomic<uint64_t>> rng_counter;
+  // If: then, else. While: cond, body.
+  std::vector<std::unique_ptr<Plan>> subplans;
+  size_t first_child = 0;  // index of the subplans' arenas in Arena::children
+  int64_t maximum_iterations = -1;
 };
 
-// Per-call state: where each slot's value is now, and the reusable buffers.
+// Per-call state: where each slot's value is now, the reusable buffers and
+// the arenas of nested plans.
 struct Plan::Arena {
   struct Buffer {
     void* data = nullptr;
     size_t capacity = 0;
   };
-  std::vector<const void*> data;      // per slot
-  std::vector<const Shape*> shape;    // per slot
-  std::vector<Shape> dynamic_shapes;  // per slot, for shapes known only at run time
-  std::vector<Tensor> holders;        // per slot, for fresh-tensor outputs
+  std::span<const Tensor* const> top_inputs;  // top-level run only
+  std::vector<const void*> data;              // per slot
+  std::vector<const Shape*> shape;            // per slot
+  std::vector<Shape> dynamic_shapes;          // per slot, shapes known only at run time
+  std::vector<Tensor> holders;                // per slot, values held as tensors
   std::vector<Buffer> buffers;
+  std::vector<std::unique_ptr<Arena>> children;
+  std::vector<View> views;  // scratch for nested calls
 
   ~Arena() {
     for (Buffer& b : buffers) std::free(b.data);
@@ -48,7 +58,7 @@ struct Plan::Arena {
     if (b.capacity < bytes) {
       std::free(b.data);
       size_t rounded = (bytes + detail::kAlignment - 1) / detail::kAlignment * detail::kAlignment;
-      b.data = std::aligned_alloc(detail::kAlignment, rounded);
+      b.data = std::aligned_alloc(detail::kAlignment, rounded == 0 ? detail::kAlignment : rounded);
       if (!b.data) throw std::bad_alloc();
       b.capacity = rounded;
     }
@@ -58,8 +68,7 @@ struct Plan::Arena {
 
 namespace {
 
-// Resolves chains of Identity nodes: they alias their input (tensors are
-// immutable, so no copy is needed).
+// Identity nodes alias their input: tensors are immutable, so no copy.
 graph::ValueRef through_identity(const graph::Body& body, graph::ValueRef v) {
   while (true) {
     const graph::Node& n = body.nodes[size_t(v.node)];
@@ -68,10 +77,14 @@ graph::ValueRef through_identity(const graph::Body& body, graph::ValueRef v) {
   }
 }
 
+size_t byte_size(const Shape& shape, DType dtype) {
+  return size_t(shape.num_elements()) * dtype_size(dtype);
+}
+
 }  // namespace
 
-Plan::Plan(const graph::Body& body) {
-  // Slot numbering: one slot per node output, Identity outputs aliased.
+Plan::Plan(const graph::Body& body, bool top_level) : top_level_(top_level) {
+  // One slot per node output; Identity outputs alias their input's slot.
   std::vector<int32_t> first_slot(body.nodes.size(), -1);
   int32_t num_slots = 0;
   for (size_t i = 0; i < body.nodes.size(); ++i) {
@@ -94,34 +107,24 @@ Plan::Plan(const graph::Body& body) {
     sources_[size_t(first_slot[size_t(body.placeholders[k])])] = {Source::Input, int32_t(k)};
   }
 
-  // Steps, in body order.
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     const graph::Node& n = body.nodes[i];
-    int32_t out = first_slot[i];
-    switch (n.kind) {
-      case graph::NodeKind::Placeholder:
-        continue;
-      case graph::NodeKind::Const:
-        sources_[size_t(out)] = {Source::Constant, int32_t(constants_.size())};
-        constants_.push_back(n.value);
-        continue;
-      case graph::NodeKind::Op:
-        if (n.op == ops::OpId::Identity) continue;
-        break;
-      case graph::NodeKind::If:
-      case graph::NodeKind::While:
-        throw UnimplementedError("the executor cannot run '" + n.op_name() + "' nodes yet");
-      default:
-        break;
+    if (n.kind == graph::NodeKind::Placeholder) continue;
+    if (n.kind == graph::NodeKind::Const) {
+      sources_[size_t(first_slot[i])] = {Source::Constant, int32_t(constants_.size())};
+      constants_.push_back(n.value);
+      continue;
     }
+    if (n.kind == graph::NodeKind::Op && n.op == ops::OpId::Identity) continue;
     Step step;
     step.kind = n.kind;
     step.op = n.kind == graph::NodeKind::Op ? &ops::op_def(n.op) : nullptr;
     step.attrs = &n.attrs;
     for (graph::ValueRef in : n.inputs) step.inputs.push_back(slot_of(in));
-    step.out_slot = out;
-    step.out_dtype = n.outputs.empty() ? DType::float32 : n.outputs[0].dtype;
-    if (!n.outputs.empty()) {
+    step.out_slot = first_slot[i];
+    for (const auto& t : n.outputs) step.out_dtypes.push_back(t.dtype);
+    step.buffers.assign(n.outputs.size(), -1);
+    if (n.kind == graph::NodeKind::Op) {
       step.static_shape = n.outputs[0].shape;
       step.shape_is_static = step.static_shape.is_fully_defined();
     }
@@ -131,42 +134,59 @@ Plan::Plan(const graph::Body& body) {
       step.rng_key = ops::eager_random_state(n.attrs.seed).key;
       step.rng_counter = std::make_unique<std::atomic<uint64_t>>(0);
     }
-    sources_[size_t(out)] = {Source::Step, int32_t(steps_.size())};
+    if (n.kind == graph::NodeKind::If || n.kind == graph::NodeKind::While) {
+      for (const auto& sub : n.subgraphs)
+        step.subplans.push_back(std::make_unique<Plan>(*sub, false));
+      step.first_child = num_children_;
+      num_children_ += step.subplans.size();
+      if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];
+    }
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      sources_[size_t(first_slot[i]) + k] = {Source::Step, int32_t(steps_.size())};
+    }
     steps_.push_back(std::move(step));
   }
   for (graph::ValueRef v : body.outputs) outputs_.push_back(slot_of(v));
 
-  // Memory plan: op outputs that are not function outputs get a buffer;
-  // a buffer is free again after the last step that reads its value.
+  // Memory plan. Values computed into buffers: op results that are not
+  // top-level outputs, and every If/While result. A buffer is free again
+  // after the last step that reads its value; a nested plan's outputs stay
+  // alive to the end, for the parent to read.
   std::vector<int32_t> last_use(size_t(num_slots), -1);
   for (size_t s = 0; s < steps_.size(); ++s) {
     for (int32_t in : steps_[s].inputs) last_use[size_t(in)] = int32_t(s);
   }
   std::vector<bool> is_output(size_t(num_slots), false);
-  for (int32_t o : outputs_) is_output[size_t(o)] = true;
+  for (int32_t o : outputs_) {
+    is_output[size_t(o)] = true;
+    last_use[size_t(o)] = INT_MAX;
+  }
   std::vector<int32_t> free_buffers;
   std::vector<int32_t> buffer_of(size_t(num_slots), -1);
+  auto release = [&](int32_t slot) {
+    if (buffer_of[size_t(slot)] >= 0) free_buffers.push_back(buffer_of[size_t(slot)]);
+    buffer_of[size_t(slot)] = -1;
+  };
   for (size_t s = 0; s < steps_.size(); ++s) {
     Step& step = steps_[s];
-    bool fresh = is_output[size_t(step.out_slot)] || step.kind != graph::NodeKind::Op;
-    if (!fresh) {
-      if (free_buffers.empty()) {
-        free_buffers.push_back(int32_t(num_buffers_++));
-      }
-      step.buffer = free_buffers.back();
+    bool buffered = step.kind == graph::NodeKind::Op || step.kind == graph::NodeKind::If ||
+                    step.kind == graph::NodeKind::While;
+    for (size_t k = 0; k < step.buffers.size(); ++k) {
+      int32_t slot = step.out_slot + int32_t(k);
+      bool fresh = top_level_ && is_output[size_t(slot)] && step.kind == graph::NodeKind::Op;
+      if (!buffered || fresh) continue;
+      if (free_buffers.empty()) free_buffers.push_back(int32_t(num_buffers_++));
+      step.buffers[k] = free_buffers.back();
       free_buffers.pop_back();
-      buffer_of[size_t(step.out_slot)] = step.buffer;
-      if (last_use[size_t(step.out_slot)] < 0) last_use[size_t(step.out_slot)] = int32_t(s);
+      buffer_of[size_t(slot)] = step.buffers[k];
+      if (last_use[size_t(slot)] < 0) last_use[size_t(slot)] = int32_t(s);
     }
     for (int32_t in : step.inputs) {
-      if (last_use[size_t(in)] == int32_t(s) && buffer_of[size_t(in)] >= 0) {
-        free_buffers.push_back(buffer_of[size_t(in)]);
-        buffer_of[size_t(in)] = -1;
-      }
+      if (last_use[size_t(in)] == int32_t(s)) release(in);
     }
-    if (buffer_of[size_t(step.out_slot)] >= 0 && last_use[size_t(step.out_slot)] == int32_t(s)) {
-      free_buffers.push_back(buffer_of[size_t(step.out_slot)]);
-      buffer_of[size_t(step.out_slot)] = -1;
+    for (size_t k = 0; k < step.buffers.size(); ++k) {
+      int32_t slot = step.out_slot + int32_t(k);
+      if (last_use[size_t(slot)] == int32_t(s)) release(slot);
     }
   }
 }
@@ -174,6 +194,29 @@ Plan::Plan(const graph::Body& body) {
 Plan::~Plan() = default;
 size_t Plan::num_steps() const {
   return steps_.size();
+}
+
+std::unique_ptr<Plan::Arena> Plan::new_arena() const {
+  auto arena = std::make_unique<Arena>();
+  arena->data.resize(sources_.size());
+  arena->shape.resize(sources_.size());
+  arena->dynamic_shapes.resize(sources_.size());
+  arena->holders.resize(sources_.size());
+  arena->buffers.resize(num_buffers_);
+  arena->children.resize(num_children_);
+  for (size_t s = 0; s < sources_.size(); ++s) {
+    if (sources_[s].kind == Source::Constant) {
+      const Tensor& c = constants_[size_t(sources_[s].index)];
+      arena->data[s] = c.raw_data();
+      arena->shape[s] = &c.shape();
+    }
+  }
+  for (const Step& step : steps_) {
+    for (size_t k = 0; k < step.subplans.size(); ++k) {
+      arena->children[step.first_child + k] = step.subplans[k]->new_arena();
+    }
+  }
+  return arena;
 }
 
 std::unique_ptr<Plan::Arena> Plan::acquire_arena() const {
@@ -185,13 +228,7 @@ std::unique_ptr<Plan::Arena> Plan::acquire_arena() const {
       return arena;
     }
   }
-  auto arena = std::make_unique<Arena>();
-  arena->data.resize(sources_.size());
-  arena->shape.resize(sources_.size());
-  arena->dynamic_shapes.resize(sources_.size());
-  arena->holders.resize(sources_.size());
-  arena->buffers.resize(num_buffers_);
-  return arena;
+  return new_arena();
 }
 
 void Plan::release_arena(std::unique_ptr<Arena> arena) const {
@@ -199,16 +236,204 @@ void Plan::release_arena(std::unique_ptr<Arena> arena) const {
   pool_.push_back(std::move(arena));
 }
 
-Tensor Plan::materialize(Arena& arena, int32_t slot, std::span<const Tensor* const> inputs) const {
+Tensor Plan::materialize(Arena& a, int32_t slot) const {
   const Source& src = sources_[size_t(slot)];
-  if (src.kind == Source::Input) return *inputs[size_t(src.index)];
+  if (src.kind == Source::Input && !a.top_inputs.empty()) return *a.top_inputs[size_t(src.index)];
   if (src.kind == Source::Constant) return constants_[size_t(src.index)];
-  if (arena.holders[size_t(slot)].defined()) return arena.holders[size_t(slot)];
-  const Step& step = steps_[size_t(src.index)];
-  Tensor copy = detail::make_eager(step.out_dtype, *arena.shape[size_t(slot)]);
-  std::memcpy(copy.raw_mutable_data(), arena.data[size_t(slot)],
-              size_t(copy.num_elements()) * dtype_size(step.out_dtype));
+  if (a.holders[size_t(slot)].defined()) return a.holders[size_t(slot)];
+  DType dtype = slot_dtypes_[size_t(slot)];
+  Tensor copy = detail::make_eager(dtype, *a.shape[size_t(slot)]);
+  std::memcpy(copy.raw_mutable_data(), a.data[size_t(slot)], byte_size(copy.shape(), dtype));
   return copy;
+}
+
+void Plan::store(Arena& a, const Step& step, int32_t slot, int32_t buffer, View v) const {
+  DType dtype = slot_dtypes_[size_t(slot)];
+  a.dynamic_shapes[size_t(slot)] = *v.shape;
+  a.shape[size_t(slot)] = &a.dynamic_shapes[size_t(slot)];
+  size_t bytes = byte_size(*v.shape, dtype);
+  if (buffer < 0) {
+    Tensor fresh = detail::make_eager(dtype, *v.shape);
+    std::memcpy(fresh.raw_mutable_data(), v.data, bytes);
+    a.data[size_t(slot)] = fresh.raw_data();
+    a.holders[size_t(slot)] = std::move(fresh);
+    return;
+  }
+  (void)step;
+  void* out = a.reserve(buffer, bytes);
+  if (out != v.data) std::memmove(out, v.data, bytes);
+  a.data[size_t(slot)] = out;
+}
+
+void Plan::run_op(Arena& a, const Step& step) const {
+  constexpr size_t kMaxInline = 8;
+  size_t n = step.inputs.size();
+  ops::KernelInput kin_inline[kMaxInline];
+  std::vector<ops::KernelInput> kin_heap;
+  ops::KernelInput* kin = kin_inline;
+  if (n > kMaxInline) {
+    kin_heap.resize(n);
+    kin = kin_heap.data();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    int32_t in = step.inputs[i];
+    kin[i] = {a.data[size_t(in)], a.shape[size_t(in)], slot_dtypes_[size_t(in)]};
+  }
+  const Shape* out_shape = &step.static_shape;
+  if (!step.shape_is_static) {
+    // Unknown dims: run the op's shape rule on the actual shapes and values.
+    std::vector<ops::ValueType> types(n);
+    std::vector<const void*> values(n);
+    for (size_t i = 0; i < n; ++i) {
+      types[i] = {kin[i].dtype, *kin[i].shape};
+      values[i] = kin[i].data;
+    }
+    ops::InferContext ictx{step.op->name, types, *step.attrs, values};
+    a.dynamic_shapes[size_t(step.out_slot)] = step.op->infer(ictx).shape;
+    out_shape = &a.dynamic_shapes[size_t(step.out_slot)];
+  }
+  DType dtype = step.out_dtypes[0];
+  void* out;
+  if (step.buffers[0] >= 0) {
+    out = a.reserve(step.buffers[0], byte_size(*out_shape, dtype));
+  } else {
+    Tensor fresh = detail::make_eager(dtype, *out_shape);
+    out = fresh.raw_mutable_data();
+    a.holders[size_t(step.out_slot)] = std::move(fresh);
+    out_shape = &a.holders[size_t(step.out_slot)].shape();
+  }
+  ops::RandomState rng;
+  if (step.rng_counter) {
+    rng.key = step.rng_key;
+    rng.counter = step.rng_counter->fetch_add(uint64_t(out_shape->num_elements()));
+  }
+  ops::KernelContext kctx{step.op->name, {kin, n}, out, out_shape, dtype, step.attrs, &rng};
+  step.op->kernel(kctx);
+  a.data[size_t(step.out_slot)] = out;
+  a.shape[size_t(step.out_slot)] = out_shape;
+}
+
+void Plan::run_if(Arena& a, const Step& step) const {
+  bool pred = *static_cast<const bool*>(a.data[size_t(step.inputs[0])]);
+  size_t branch = pred ? 0 : 1;
+  const Plan& sub = *step.subplans[branch];
+  Arena& child = *a.children[step.first_child + branch];
+  a.views.clear();
+  for (size_t i = 1; i < step.inputs.size(); ++i) {
+    a.views.push_back({a.data[size_t(step.inputs[i])], a.shape[size_t(step.inputs[i])]});
+  }
+  sub.execute(child, a.views);
+  for (size_t k = 0; k < step.buffers.size(); ++k) {
+    store(a, step, step.out_slot + int32_t(k), step.buffers[k], sub.output_view(child, k));
+  }
+}
+
+void Plan::run_while(Arena& a, const Step& step) const {
+  const Plan& cond = *step.subplans[0];
+  const Plan& body = *step.subplans[1];
+  Arena& cond_arena = *a.children[step.first_child];
+  Arena& body_arena = *a.children[step.first_child + 1];
+  size_t num_vars = step.buffers.size();
+  // The loop variables live in the While's own output buffers.
+  for (size_t k = 0; k < num_vars; ++k) {
+    int32_t in = step.inputs[k];
+    store(a, step, step.out_slot + int32_t(k), step.buffers[k],
+          {a.data[size_t(in)], a.shape[size_t(in)]});
+  }
+  std::vector<View>& views = a.views;
+  auto refresh_views = [&] {
+    views.clear();
+    for (size_t k = 0; k < num_vars; ++k) {
+      int32_t slot = step.out_slot + int32_t(k);
+      views.push_back({a.data[size_t(slot)], a.shape[size_t(slot)]});
+    }
+    for (size_t i = num_vars; i < step.inputs.size(); ++i) {
+      views.push_back({a.data[size_t(step.inputs[i])], a.shape[size_t(step.inputs[i])]});
+    }
+  };
+  for (int64_t iteration = 0;; ++iteration) {
+    refresh_views();
+    cond.execute(cond_arena, views);
+    if (!*static_cast<const bool*>(cond.output_view(cond_arena, 0).data)) break;
+    if (step.maximum_iterations >= 0 && iteration >= step.maximum_iterations) break;
+    body.execute(body_arena, views);
+    // A body output may be another loop variable's current value (x, y = y,
+    // x): hold such values aside first so no update reads an overwritten one.
+    std::vector<Tensor> aside;
+    for (size_t k = 0; k < num_vars; ++k) {
+      View v = body.output_view(body_arena, k);
+      for (size_t j = 0; j < num_vars; ++j) {
+        if (j != k && v.data == views[j].data) {
+          if (aside.empty()) aside.resize(num_vars);
+          aside[k] = detail::make_eager(slot_dtypes_[size_t(step.out_slot) + k], *v.shape);
+          std::memcpy(aside[k].raw_mutable_data(), v.data, byte_size(*v.shape, aside[k].dtype()));
+        }
+      }
+    }
+    for (size_t k = 0; k < num_vars; ++k) {
+      View v = body.output_view(body_arena, k);
+      if (!aside.empty() && aside[k].defined()) v = {aside[k].raw_data(), &aside[k].shape()};
+      store(a, step, step.out_slot + int32_t(k), step.buffers[k], v);
+    }
+  }
+}
+
+void Plan::execute(Arena& a, std::span<const View> inputs) const {
+  for (size_t s = 0; s < sources_.size(); ++s) {
+    if (sources_[s].kind == Source::Input) {
+      a.data[s] = inputs[size_t(sources_[s].index)].data;
+      a.shape[s] = inputs[size_t(sources_[s].index)].shape;
+    }
+  }
+  run_steps(a);
+}
+
+void Plan::run_steps(Arena& a) const {
+  for (const Step& step : steps_) {
+    switch (step.kind) {
+      case graph::NodeKind::Op:
+        run_op(a, step);
+        break;
+      case graph::NodeKind::If:
+        run_if(a, step);
+        break;
+      case graph::NodeKind::While:
+        run_while(a, step);
+        break;
+      case graph::NodeKind::ReadVariable:
+      case graph::NodeKind::AssignVariable:
+      case graph::NodeKind::AssignAddVariable:
+      case graph::NodeKind::AssignSubVariable: {
+        Tensor value = step.kind == graph::NodeKind::ReadVariable
+                           ? step.variable->read()
+                           : step.variable->update(step.kind, materialize(a, step.inputs[0]));
+        a.data[size_t(step.out_slot)] = value.raw_data();
+        a.holders[size_t(step.out_slot)] = std::move(value);
+        a.shape[size_t(step.out_slot)] = &a.holders[size_t(step.out_slot)].shape();
+        break;
+      }
+      case graph::NodeKind::Effect: {
+        std::vector<Tensor> args;
+        args.reserve(step.inputs.size());
+        for (int32_t in : step.inputs) args.push_back(materialize(a, in));
+        std::vector<Tensor> results = (*step.effect)(args);
+        for (size_t k = 0; k < step.out_dtypes.size() && k < results.size(); ++k) {
+          int32_t slot = step.out_slot + int32_t(k);
+          a.data[size_t(slot)] = results[k].raw_data();
+          a.holders[size_t(slot)] = std::move(results[k]);
+          a.shape[size_t(slot)] = &a.holders[size_t(slot)].shape();
+        }
+        break;
+      }
+      default:
+        throw InternalError("unexpected node kind in a plan");
+    }
+  }
+}
+
+Plan::View Plan::output_view(const Arena& a, size_t k) const {
+  int32_t slot = outputs_[k];
+  return {a.data[size_t(slot)], a.shape[size_t(slot)]};
 }
 
 void Plan::run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outputs) const {
@@ -222,107 +447,22 @@ void Plan::run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outpu
     std::unique_ptr<Arena>& arena;
     ~Release() {
       for (Tensor& h : arena->holders) h = Tensor();
+      arena->top_inputs = {};
       plan->release_arena(std::move(arena));
     }
   } release{this, arena};
   Arena& a = *arena;
-
+  a.top_inputs = inputs;
   for (size_t s = 0; s < sources_.size(); ++s) {
-    const Source& src = sources_[s];
-    if (src.kind == Source::Input) {
-      a.data[s] = inputs[size_t(src.index)]->raw_data();
-      a.shape[s] = &inputs[size_t(src.index)]->shape();
-    } else if (src.kind == Source::Constant) {
-      const Tensor& c = constants_[size_t(src.index)];
-      a.data[s] = c.raw_data();
-      a.shape[s] = &c.shape();
+    if (sources_[s].kind == Source::Input) {
+      a.data[s] = inputs[size_t(sources_[s].index)]->raw_data();
+      a.shape[s] = &inputs[size_t(sources_[s].index)]->shape();
     }
   }
-
-  constexpr size_t kMaxInline = 8;
-  ops::KernelInput kin_inline[kMaxInline];
-  std::vector<ops::KernelInput> kin_heap;
-  for (const Step& step : steps_) {
-    size_t n = step.inputs.size();
-    switch (step.kind) {
-      case graph::NodeKind::Op: {
-        ops::KernelInput* kin = kin_inline;
-        if (n > kMaxInline) {
-          kin_heap.resize(n);
-          kin = kin_heap.data();
-        }
-        for (size_t i = 0; i < n; ++i) {
-          int32_t in = step.inputs[i];
-          kin[i] = {a.data[size_t(in)], a.shape[size_t(in)], slot_dtypes_[size_t(in)]};
-        }
-        const Shape* out_shape = &step.static_shape;
-        if (!step.shape_is_static) {
-          // Unknown dims: run the op's shape rule on the actual shapes.
-          std::vector<ops::ValueType> types(n);
-          std::vector<const void*> values(n);
-          for (size_t i = 0; i < n; ++i) {
-            types[i] = {kin[i].dtype, *kin[i].shape};
-            values[i] = kin[i].data;
-          }
-          ops::InferContext ictx{step.op->name, types, *step.attrs, values};
-          a.dynamic_shapes[size_t(step.out_slot)] = step.op->infer(ictx).shape;
-          out_shape = &a.dynamic_shapes[size_t(step.out_slot)];
-        }
-        size_t bytes = size_t(out_shape->num_elements()) * dtype_size(step.out_dtype);
-        void* out;
-        if (step.buffer >= 0) {
-          out = a.reserve(step.buffer, bytes);
-        } else {
-          Tensor fresh = detail::make_eager(step.out_dtype, *out_shape);
-          out = fresh.raw_mutable_data();
-          a.holders[size_t(step.out_slot)] = std::move(fresh);
-          out_shape = &a.holders[size_t(step.out_slot)].shape();
-        }
-        ops::RandomState rng;
-        if (step.rng_counter) {
-          rng.key = step.rng_key;
-          rng.counter = step.rng_counter->fetch_add(uint64_t(out_shape->num_elements()));
-        }
-        ops::KernelContext kctx{step.op->name,  {kin, n},   out, out_shape,
-                                step.out_dtype, step.attrs, &rng};
-        step.op->kernel(kctx);
-        a.data[size_t(step.out_slot)] = out;
-        a.shape[size_t(step.out_slot)] = out_shape;
-        break;
-      }
-      case graph::NodeKind::ReadVariable:
-      case graph::NodeKind::AssignVariable:
-      case graph::NodeKind::AssignAddVariable:
-      case graph::NodeKind::AssignSubVariable: {
-        Tensor value =
-            step.kind == graph::NodeKind::ReadVariable
-                ? step.variable->read()
-                : step.variable->update(step.kind, materialize(a, step.inputs[0], inputs));
-        a.data[size_t(step.out_slot)] = value.raw_data();
-        a.holders[size_t(step.out_slot)] = std::move(value);
-        a.shape[size_t(step.out_slot)] = &a.holders[size_t(step.out_slot)].shape();
-        break;
-      }
-      case graph::NodeKind::Effect: {
-        std::vector<Tensor> args;
-        args.reserve(n);
-        for (int32_t in : step.inputs) args.push_back(materialize(a, in, inputs));
-        std::vector<Tensor> results = (*step.effect)(args);
-        if (!results.empty()) {
-          a.data[size_t(step.out_slot)] = results[0].raw_data();
-          a.holders[size_t(step.out_slot)] = std::move(results[0]);
-          a.shape[size_t(step.out_slot)] = &a.holders[size_t(step.out_slot)].shape();
-        }
-        break;
-      }
-      default:
-        throw InternalError("unexpected node kind in a plan");
-    }
-  }
-
+  run_steps(a);
   outputs.clear();
   outputs.reserve(outputs_.size());
-  for (int32_t slot : outputs_) outputs.push_back(materialize(a, slot, inputs));
+  for (int32_t slot : outputs_) outputs.push_back(materialize(a, slot));
 }
 
 }  // namespace ag::exec

@@ -2,20 +2,19 @@
 // each a kernel pointer with the slots it reads and writes, plus a memory
 // plan that lets values with disjoint lifetimes share buffers. Running a plan
 // walks the steps only: no graph walking, no hashing, and no allocation
-// beyond the buffers (which are kept between calls) and the returned tensors.
+// beyond the buffers (kept in an arena between calls) and the returned
+// tensors. If and While steps run the nested plans of their branches and loop
+// bodies in child arenas, so a loop iteration allocates nothing either.
 //
 // Needs: a Body whose nodes are in topological (and program) order, with one
-// placeholder per input and Identity or other nodes as outputs.
-// Guarantees: outputs equal what eager execution of the same ops gives;
-// stateful steps run in program order on every call; unknown dims are
-// resolved from the actual inputs on each call.
+// placeholder per input. Guarantees: outputs equal what eager execution of
+// the same ops gives; stateful steps run in program order on every call;
+// unknown dims are resolved from the actual values on each call.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "ag/tensor.h"
@@ -26,7 +25,9 @@ namespace ag::exec {
 
 class Plan {
  public:
-  explicit Plan(const graph::Body& body);
+  // A top-level plan returns fresh tensors; a nested plan (branch or loop
+  // body) leaves its outputs in its arena for the parent step to read.
+  explicit Plan(const graph::Body& body, bool top_level = true);
   ~Plan();
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
@@ -38,21 +39,35 @@ class Plan {
   size_t num_inputs() const { return num_inputs_; }
   size_t num_outputs() const { return outputs_.size(); }
   size_t num_steps() const;
-  // How many buffers the memory plan uses for its intermediate values.
+  // How many buffers the memory plan uses for intermediate values.
   size_t num_buffers() const { return num_buffers_; }
 
+  // A value as nested plans exchange it.
+  struct View {
+    const void* data;
+    const Shape* shape;
+  };
   struct Step;
   struct Arena;
-  // Where a slot's value comes from.
+  std::unique_ptr<Arena> new_arena() const;
+  // Runs a nested plan; its outputs are then output_view(arena, k).
+  void execute(Arena& arena, std::span<const View> inputs) const;
+  View output_view(const Arena& arena, size_t k) const;
+
+ private:
   struct Source {
     enum Kind : uint8_t { Input, Constant, Step } kind;
     int32_t index;  // input number, constant number, or step number
   };
-
- private:
   std::unique_ptr<Arena> acquire_arena() const;
   void release_arena(std::unique_ptr<Arena> arena) const;
-  Tensor materialize(Arena& arena, int32_t slot, std::span<const Tensor* const> inputs) const;
+  Tensor materialize(Arena& arena, int32_t slot) const;
+  void run_steps(Arena& a) const;
+  void run_op(Arena& a, const Step& step) const;
+  void run_if(Arena& a, const Step& step) const;
+  void run_while(Arena& a, const Step& step) const;
+  // Stores `v` as the value of `slot`, copying into the slot's buffer.
+  void store(Arena& a, const Step& step, int32_t slot, int32_t buffer, View v) const;
 
   std::vector<Step> steps_;
   std::vector<Source> sources_;     // per slot
@@ -61,6 +76,8 @@ class Plan {
   std::vector<int32_t> outputs_;    // slot of each output
   size_t num_inputs_ = 0;
   size_t num_buffers_ = 0;
+  size_t num_children_ = 0;  // nested plans' arenas per arena
+  bool top_level_ = true;
   mutable std::mutex pool_mu_;
   mutable std::vector<std::unique_ptr<Arena>> pool_;
 };

@@ -53,14 +53,17 @@ std::string Node::op_name() const {
 }
 
 std::string Body::unique_name(const std::string& base) {
-  int& count = name_counts_[base];
-  std::string name = count == 0 ? base : base + "_" + std::to_string(count);
-  ++count;
-  // A user-given name like "add_1" could collide with a generated one.
-  while (count > 1 && name_counts_.count(name) && name != base) {
-    name = base + "_" + std::to_string(count++);
+  // name_counts_ holds every name in use, each with the next suffix to try.
+  int& next = name_counts_[base];
+  std::string name = base;
+  if (next > 0) {
+    do {
+      name = base + "_" + std::to_string(next++);
+    } while (name_counts_.count(name));
+    name_counts_.emplace(name, 1);
+  } else {
+    next = 1;
   }
-  name_counts_[name];
   return name;
 }
 
