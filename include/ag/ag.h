@@ -2,12 +2,15 @@
 #pragma once
 
 #include "ag/annotate.h"
+#include "ag/control_flow.h"
 #include "ag/dtype.h"
+#include "ag/effects.h"
 #include "ag/eigen.h"
 #include "ag/error.h"
 #include "ag/function.h"
 #include "ag/ops.h"
 #include "ag/shape.h"
 #include "ag/tensor.h"
+#include "ag/tensor_array.h"
 #include "ag/trace_type.h"
 #include "ag/variable.h"

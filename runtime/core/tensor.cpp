@@ -1,5 +1,6 @@
 #include "ag/tensor.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <ostream>
@@ -265,11 +266,14 @@ Tensor constant(const NestedValues& values) {
   std::vector<NestedValues::Leaf> leaves;
   values.flatten(shape, leaves);
   ScalarKind kind = ScalarKind::boolean;
+  bool fits_int32 = true;
   for (const auto& l : leaves) {
     if (int(l.kind) > int(kind)) kind = l.kind;
+    fits_int32 &= l.i >= INT32_MIN && l.i <= INT32_MAX;
   }
+  // As TensorFlow does for Python ints: int32 unless a value needs int64.
   DType dtype = kind == ScalarKind::floating  ? DType::float32
-                : kind == ScalarKind::integer ? DType::int32
+                : kind == ScalarKind::integer ? (fits_int32 ? DType::int32 : DType::int64)
                                               : DType::bool_;
   if (leaves.empty()) dtype = DType::float32;
   return from_leaves(shape, leaves, dtype);

@@ -83,7 +83,9 @@ size_t byte_size(const Shape& shape, DType dtype) {
 
 }  // namespace
 
-Plan::Plan(const graph::Body& body, bool top_level) : top_level_(top_level) {
+Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level)
+    : body_(std::move(owned_body)), top_level_(top_level) {
+  const graph::Body& body = *body_;
   // One slot per node output; Identity outputs alias their input's slot.
   std::vector<int32_t> first_slot(body.nodes.size(), -1);
   int32_t num_slots = 0;
@@ -136,7 +138,7 @@ Plan::Plan(const graph::Body& body, bool top_level) : top_level_(top_level) {
     }
     if (n.kind == graph::NodeKind::If || n.kind == graph::NodeKind::While) {
       for (const auto& sub : n.subgraphs)
-        step.subplans.push_back(std::make_unique<Plan>(*sub, false));
+        step.subplans.push_back(std::make_unique<Plan>(sub, false));
       step.first_child = num_children_;
       num_children_ += step.subplans.size();
       if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];

@@ -27,7 +27,8 @@ class Plan {
  public:
   // A top-level plan returns fresh tensors; a nested plan (branch or loop
   // body) leaves its outputs in its arena for the parent step to read.
-  explicit Plan(const graph::Body& body, bool top_level = true);
+  // The plan keeps `body` alive: its steps point at the nodes' attributes.
+  explicit Plan(std::shared_ptr<const graph::Body> body, bool top_level = true);
   ~Plan();
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
@@ -69,6 +70,7 @@ class Plan {
   // Stores `v` as the value of `slot`, copying into the slot's buffer.
   void store(Arena& a, const Step& step, int32_t slot, int32_t buffer, View v) const;
 
+  std::shared_ptr<const graph::Body> body_;
   std::vector<Step> steps_;
   std::vector<Source> sources_;     // per slot
   std::vector<DType> slot_dtypes_;  // per slot

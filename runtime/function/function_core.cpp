@@ -510,8 +510,8 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace_locked(std::vector<Atom> atoms
       concrete->captured_variables.push_back(n.variable);
     }
   }
-  graph::Body optimized = *state->body;
-  passes::optimize(optimized);
+  auto optimized = std::make_shared<graph::Body>(*state->body);
+  passes::optimize(*optimized);
   concrete->plan = std::make_unique<exec::Plan>(optimized);
 
   {

@@ -93,7 +93,6 @@ AG_DEFINE_BINARY(sub, Sub)
 AG_DEFINE_BINARY(mul, Mul)
 AG_DEFINE_BINARY(floordiv, FloorDiv)
 AG_DEFINE_BINARY(mod, Mod)
-AG_DEFINE_BINARY(pow, Pow)
 AG_DEFINE_BINARY(maximum, Maximum)
 AG_DEFINE_BINARY(minimum, Minimum)
 AG_DEFINE_BINARY(equal, Equal)
@@ -103,6 +102,22 @@ AG_DEFINE_BINARY(less_equal, LessEqual)
 AG_DEFINE_BINARY(greater, Greater)
 AG_DEFINE_BINARY(greater_equal, GreaterEqual)
 #undef AG_DEFINE_BINARY
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  return binary(OpId::Pow, a, b);
+}
+Tensor pow(Scalar a, const Tensor& b) {
+  return binary(OpId::Pow, a, b);
+}
+// x**2 is the common case (squared errors): one multiply instead of a pow
+// call per element. Exact, so eager and graph still agree bit for bit.
+Tensor pow(const Tensor& a, Scalar b) {
+  if (b.kind != ScalarKind::boolean && b.f == 2.0) {
+    Tensor x = cast_to(a, promote_with_scalar(a.dtype(), b.kind));
+    return ops::apply(OpId::Mul, {x, x});
+  }
+  return binary(OpId::Pow, a, b);
+}
 
 Tensor div(const Tensor& a, const Tensor& b) {
   DType common = promote_types(a.dtype(), b.dtype());

@@ -429,8 +429,8 @@ ValueType infer_range(const InferContext& ctx) {
       return int64_t(std::ceil(std::abs((limit - start) / delta)));
     } else {
       // Unsigned, so that a span like INT64_MAX - INT64_MIN cannot overflow.
-      uint64_t span = delta > T(0) ? uint64_t(limit) - uint64_t(start)
-                                   : uint64_t(start) - uint64_t(limit);
+      uint64_t span =
+          delta > T(0) ? uint64_t(limit) - uint64_t(start) : uint64_t(start) - uint64_t(limit);
       uint64_t step = delta > T(0) ? uint64_t(delta) : uint64_t(0) - uint64_t(delta);
       return int64_t(span / step + (span % step != 0));
     }

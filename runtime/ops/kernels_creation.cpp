@@ -56,12 +56,12 @@ void kernel_random_uniform(const KernelContext& ctx) {
     using T = decltype(v);
     T* out = static_cast<T*>(ctx.out);
     if constexpr (std::is_floating_point_v<T>) {
-      const T low = T(lo), span = T(hi - lo);
+      const T low = T(lo), span = T(hi - lo), high = T(hi);
       // Rounding can carry lo + span * u up to hi itself; keep it below.
-      const T below_hi = std::nextafter(T(hi), T(lo));
+      const T below_high = low < high ? std::nextafter(high, low) : low;
       for (int64_t i = 0; i < n; ++i) {
         T x = low + span * unit_interval<T>(random_bits(rng, uint64_t(i)));
-        out[i] = x < T(hi) ? x : below_hi;
+        out[i] = x < high ? x : below_high;
       }
     } else if constexpr (scalar::kIsInt<T>) {
       // infer_random checked lo < hi. The modulo's bias is below span / 2^64.
@@ -77,7 +77,9 @@ void kernel_random_uniform(const KernelContext& ctx) {
   rng.counter += uint64_t(n);
 }
 
-// Box-Muller: each pair of draws gives two independent normal values.
+// Box-Muller: a pair of uniforms gives two independent normal values. Pairs
+// use draws 2j and 2j + 1; an odd last element splits its one draw in two
+// halves, so a call uses exactly n draws, as the executor assumes.
 void kernel_random_normal(const KernelContext& ctx) {
   RandomState& rng = random_state(ctx);
   int64_t n = ctx.out_shape->num_elements();
@@ -87,20 +89,22 @@ void kernel_random_normal(const KernelContext& ctx) {
     if constexpr (std::is_floating_point_v<T>) {
       T* out = static_cast<T*>(ctx.out);
       for (int64_t i = 0; i < n; i += 2) {
+        bool paired = i + 1 < n;
+        uint64_t bits1 = random_bits(rng, uint64_t(i));
+        uint64_t bits2 = paired ? random_bits(rng, uint64_t(i) + 1) : bits1 << 32;
         // 1 - u lies in (0, 1], so the log is finite.
-        double u1 = 1.0 - unit_interval<double>(random_bits(rng, uint64_t(i)));
-        double u2 = unit_interval<double>(random_bits(rng, uint64_t(i) + 1));
+        double u1 = 1.0 - unit_interval<double>(paired ? bits1 : bits1 & ~uint64_t{0xffffffff});
+        double u2 = unit_interval<double>(bits2);
         double radius = std::sqrt(-2.0 * std::log(u1));
         double angle = 2.0 * std::numbers::pi * u2;
         out[i] = T(mean + stddev * radius * std::cos(angle));
-        if (i + 1 < n) out[i + 1] = T(mean + stddev * radius * std::sin(angle));
+        if (paired) out[i + 1] = T(mean + stddev * radius * std::sin(angle));
       }
     } else {
       throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
     }
   });
-  // An odd count still used a whole pair of draws.
-  rng.counter += uint64_t(n + (n & 1));
+  rng.counter += uint64_t(n);
 }
 
 }  // namespace ag::ops

@@ -64,8 +64,9 @@ void transpose_2d(const E* x, E* out, int64_t rows, int64_t cols) {
 }  // namespace
 
 void kernel_copy(const KernelContext& ctx) {
-  std::memcpy(ctx.out, ctx.inputs[0].data,
-              size_t(ctx.out_shape->num_elements()) * dtype_size(ctx.out_dtype));
+  size_t bytes = size_t(ctx.out_shape->num_elements()) * dtype_size(ctx.out_dtype);
+  // An empty buffer may be null, which memcpy must not see.
+  if (bytes > 0) std::memcpy(ctx.out, ctx.inputs[0].data, bytes);
 }
 
 void kernel_transpose(const KernelContext& ctx) {
@@ -139,6 +140,7 @@ void interleave_chunks(const KernelContext& ctx) {
   char* out = static_cast<char*>(ctx.out);
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t k = 0; k < ctx.inputs.size(); ++k) {
+      if (chunk_bytes[k] == 0) continue;  // an empty input's buffer may be null
       std::memcpy(out, static_cast<const char*>(ctx.inputs[k].data) + size_t(o) * chunk_bytes[k],
                   chunk_bytes[k]);
       out += chunk_bytes[k];
@@ -179,12 +181,14 @@ void kernel_gather(const KernelContext& ctx) {
             pos[d] = rest % indices_shape[d];
             rest /= indices_shape[d];
           }
+          // TensorFlow's spelling: "indices[1,0] = 5", or "indices = 5" for a scalar.
           std::string where;
           for (int d = 0; d < indices_shape.rank(); ++d) {
-            where += (d ? "," : "") + std::to_string(pos[d]);
+            where += (d ? "," : "[") + std::to_string(pos[d]);
           }
-          throw InvalidArgumentError(std::string(ctx.op_name) + ": indices[" + where +
-                                     "] = " + std::to_string(indices[i]) + " is not in [0, " +
+          if (!where.empty()) where += "]";
+          throw InvalidArgumentError(std::string(ctx.op_name) + ": indices" + where + " = " +
+                                     std::to_string(indices[i]) + " is not in [0, " +
                                      std::to_string(n) + ")");
         }
       }

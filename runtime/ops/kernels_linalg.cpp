@@ -60,8 +60,7 @@ void gemm_ikj(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k) {
 }
 
 template <class T>
-void gemm(const KernelContext& ctx, const T* a, const T* b, T* c, int64_t m, int64_t n,
-          int64_t k) {
+void gemm(const KernelContext& ctx, const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k) {
   if constexpr (std::is_floating_point_v<T>) {
     if (k > 0 && m * n * k > kSmallGemmWork) {
       if (m > INT_MAX || n > INT_MAX || k > INT_MAX) {
@@ -70,8 +69,8 @@ void gemm(const KernelContext& ctx, const T* a, const T* b, T* c, int64_t m, int
       }
       int im = int(m), in = int(n), ik = int(k);
       if constexpr (std::is_same_v<T, float>) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, im, in, ik, 1.0f, a, ik, b, in,
-                    0.0f, c, in);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, im, in, ik, 1.0f, a, ik, b, in, 0.0f,
+                    c, in);
       } else {
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, im, in, ik, 1.0, a, ik, b, in, 0.0,
                     c, in);

@@ -19,13 +19,23 @@ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The eager generators, one per seed. Entries are never erased: callers
+// hold references to them.
+struct EagerStates {
+  std::mutex mu;
+  std::map<uint64_t, RandomState> by_seed;
+};
+EagerStates& eager_states() {
+  static EagerStates states;
+  return states;
+}
+
 }  // namespace
 
 RandomState& eager_random_state(uint64_t seed) {
-  static std::mutex mu;
-  static std::map<uint64_t, RandomState> states;
-  std::lock_guard lock(mu);
-  auto [it, inserted] = states.try_emplace(seed);
+  EagerStates& states = eager_states();
+  std::lock_guard lock(states.mu);
+  auto [it, inserted] = states.by_seed.try_emplace(seed);
   if (inserted) it->second.key = splitmix64(seed);
   return it->second;
 }
@@ -41,8 +51,13 @@ uint64_t random_bits(const RandomState& state, uint64_t index) {
 }  // namespace ag::ops
 
 namespace ag {
+// As tf.random.set_seed: restarts every seeded sequence, so the calls that
+// follow repeat the values they gave after the previous set_random_seed.
 void set_random_seed(uint64_t seed) {
   ops::g_global_seed = seed;
   ops::g_auto_counter = 0;
+  ops::EagerStates& states = ops::eager_states();
+  std::lock_guard lock(states.mu);
+  for (auto& [_, state] : states.by_seed) state.counter = 0;
 }
 }  // namespace ag

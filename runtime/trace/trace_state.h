@@ -42,11 +42,12 @@ struct TraceState {
 // The trace this thread is building, or null.
 TraceState* current();
 
-// Makes `state` the thread's current trace for its lifetime; marks it
-// finished at the end.
+// Makes `state` the thread's current trace for its lifetime and, unless
+// told otherwise, marks it finished at the end (branch bodies are entered
+// more than once while staging).
 class ActiveTrace {
  public:
-  explicit ActiveTrace(std::shared_ptr<TraceState> state);
+  explicit ActiveTrace(std::shared_ptr<TraceState> state, bool finish_on_exit = true);
   ~ActiveTrace();
   ActiveTrace(const ActiveTrace&) = delete;
   ActiveTrace& operator=(const ActiveTrace&) = delete;
@@ -55,6 +56,7 @@ class ActiveTrace {
  private:
   std::shared_ptr<TraceState> state_;
   std::shared_ptr<TraceState> previous_;
+  bool finish_on_exit_;
 };
 
 // The value `t` has in the current body: its node output, a new Const node

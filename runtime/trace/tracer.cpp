@@ -39,13 +39,13 @@ bool is_tracing() {
   return t_current != nullptr;
 }
 
-ActiveTrace::ActiveTrace(std::shared_ptr<TraceState> state)
-    : state_(std::move(state)), previous_(t_current) {
+ActiveTrace::ActiveTrace(std::shared_ptr<TraceState> state, bool finish_on_exit)
+    : state_(std::move(state)), previous_(t_current), finish_on_exit_(finish_on_exit) {
   t_current = state_;
 }
 
 ActiveTrace::~ActiveTrace() {
-  state_->finished = true;
+  if (finish_on_exit_) state_->finished = true;
   t_current = previous_;
 }
 

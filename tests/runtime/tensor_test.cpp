@@ -2,6 +2,8 @@
 
 #include <ag/ag.h>
 
+#include <sstream>
+
 namespace {
 
 TEST(Tensor, ScalarConstantsInferTensorFlowDtypes) {
@@ -10,6 +12,13 @@ TEST(Tensor, ScalarConstantsInferTensorFlowDtypes) {
   EXPECT_EQ(ag::constant(true).dtype(), ag::bool_);
   EXPECT_EQ(ag::Tensor(int64_t{3}).dtype(), ag::int64);
   EXPECT_EQ(ag::constant({1.0, 2.0}, ag::float64).dtype(), ag::float64);
+}
+
+TEST(Tensor, IntegersBeyondInt32GiveInt64) {
+  ag::Tensor t = ag::constant({int64_t{1}, int64_t{5000000000}});
+  EXPECT_EQ(t.dtype(), ag::int64);
+  EXPECT_EQ(t.to_vector<int64_t>(), (std::vector<int64_t>{1, 5000000000}));
+  EXPECT_EQ(ag::constant({int64_t{1}, int64_t{-2}}).dtype(), ag::int32);
 }
 
 TEST(Tensor, NestedListGivesShapeAndValues) {
@@ -81,6 +90,86 @@ TEST(Tensor, EigenRoundTrip) {
   EXPECT_EQ(t.dtype(), ag::float64);
   EXPECT_EQ(t.to_vector<double>(), (std::vector<double>{1, 2, 3, 4}));
   EXPECT_EQ(ag::to_eigen<double>(t), m);
+}
+
+TEST(Tensor, PrintsFloatsWithNumPyPadding) {
+  EXPECT_EQ(ag::constant({1.0, 2.5}).to_string(),
+            "ag::Tensor([1.  2.5], shape=(2,), dtype=float32)");
+  EXPECT_EQ(ag::constant({1.5, 10.25}).to_string(),
+            "ag::Tensor([ 1.5  10.25], shape=(2,), dtype=float32)");
+  EXPECT_EQ(ag::constant({-0.5, 0.1}, ag::float64).to_string(),
+            "ag::Tensor([-0.5  0.1], shape=(2,), dtype=float64)");
+  EXPECT_EQ(ag::constant({{1.0, 2.0}, {3.0, 4.5}}).to_string(),
+            "ag::Tensor(\n[[1.  2. ]\n [3.  4.5]], shape=(2, 2), dtype=float32)");
+}
+
+TEST(Tensor, PrintsSpecialValuesAndScalars) {
+  ag::Tensor special = ag::constant({1.0, 0.0, -1.0}) / ag::constant({0.0, 0.0, 0.0});
+  EXPECT_EQ(special.values_string(), "[inf nan -inf]");
+  EXPECT_EQ(ag::constant(true).to_string(), "ag::Tensor(True, shape=(), dtype=bool)");
+  EXPECT_EQ(ag::Tensor(int64_t{-3}).to_string(), "ag::Tensor(-3, shape=(), dtype=int64)");
+  EXPECT_EQ(ag::zeros(ag::Shape{0, 2}).to_string(), "ag::Tensor([], shape=(0, 2), dtype=float32)");
+  EXPECT_EQ(ag::Tensor().to_string(), "ag::Tensor(<undefined>)");
+}
+
+TEST(Tensor, PrintsThreeDimensionalTensorsWithBlankLines) {
+  EXPECT_EQ(ag::reshape(ag::range(8), {2, 2, 2}).values_string(),
+            "[[[0 1]\n  [2 3]]\n\n [[4 5]\n  [6 7]]]");
+}
+
+TEST(Tensor, SummarisesMatricesByRowsAndColumns) {
+  ag::Tensor t = ag::reshape(ag::range(40 * 50), {40, 50});
+  std::string expected =
+      "[[   0    1    2 ...   47   48   49]\n"
+      " [  50   51   52 ...   97   98   99]\n"
+      " [ 100  101  102 ...  147  148  149]\n"
+      " ...\n"
+      " [1850 1851 1852 ... 1897 1898 1899]\n"
+      " [1900 1901 1902 ... 1947 1948 1949]\n"
+      " [1950 1951 1952 ... 1997 1998 1999]]";
+  EXPECT_EQ(t.to_string(), "ag::Tensor(\n" + expected + ", shape=(40, 50), dtype=int32)");
+}
+
+TEST(Tensor, SummarisesThreeDimensionalTensorsLikeNumPy) {
+  ag::Tensor t = ag::reshape(ag::range(7 * 150), {7, 1, 150});
+  EXPECT_EQ(t.to_string(),
+            "ag::Tensor(\n"
+            "[[[   0    1    2 ...  147  148  149]]\n\n"
+            " [[ 150  151  152 ...  297  298  299]]\n\n"
+            " [[ 300  301  302 ...  447  448  449]]\n\n"
+            " ...\n\n"
+            " [[ 600  601  602 ...  747  748  749]]\n\n"
+            " [[ 750  751  752 ...  897  898  899]]\n\n"
+            " [[ 900  901  902 ... 1047 1048 1049]]], shape=(7, 1, 150), dtype=int32)");
+}
+
+TEST(Tensor, ValuesStringTakesAnEdgeCount) {
+  EXPECT_EQ(ag::range(10).values_string(1), "[0 ... 9]");
+  EXPECT_EQ(ag::range(10).values_string(), "[0 1 2 3 4 5 6 7 8 9]");
+}
+
+TEST(Tensor, StreamsAndSpecs) {
+  std::ostringstream os;
+  os << ag::constant({1, 2}) << " " << ag::float64 << " " << ag::Shape{2, ag::kUnknownDim};
+  EXPECT_EQ(os.str(), "ag::Tensor([1 2], shape=(2,), dtype=int32) float64 (2, None)");
+  EXPECT_EQ(ag::constant({1.0}).spec().to_string(), "TensorSpec(shape=(1,), dtype=float32)");
+}
+
+TEST(Tensor, WritingThroughACopyNeverChangesAnOpResult) {
+  ag::Tensor a = ag::constant({1, 2}) + 0;
+  ag::Tensor b = a;
+  ag::Tensor c = ag::reshape(a, {2, 1});
+  b.mutable_data<int32_t>()[1] = 7;
+  c.mutable_data<int32_t>()[0] = 9;
+  EXPECT_EQ(a.to_vector<int32_t>(), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(b.to_vector<int32_t>(), (std::vector<int32_t>{1, 7}));
+  EXPECT_EQ(c.to_vector<int32_t>(), (std::vector<int32_t>{9, 2}));
+}
+
+TEST(Tensor, DataAccessChecksTheDtype) {
+  ag::Tensor t = ag::constant({1});
+  EXPECT_THROW(t.data<float>(), ag::TypeError);
+  EXPECT_THROW(ag::constant({1, 2}).item<int>(), ag::InvalidArgumentError);
 }
 
 }  // namespace

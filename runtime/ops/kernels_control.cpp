@@ -1,0 +1,91 @@
+// The ops that staged control flow needs: the length of an axis (to iterate
+// over a tensor of unknown length) and the TensorArray write.
+#include <cstring>
+#include <string>
+
+#include "ag/error.h"
+#include "ops/kernels.h"
+
+namespace ag::ops {
+namespace {
+
+int64_t read_index(const KernelInput& in) {
+  return in.dtype == DType::int64 ? *static_cast<const int64_t*>(in.data)
+                                  : int64_t(*static_cast<const int32_t*>(in.data));
+}
+
+}  // namespace
+
+ValueType infer_dim(const InferContext& ctx) {
+  const Shape& s = ctx.inputs[0].shape;
+  if (s.has_unknown_rank()) throw InvalidArgumentError("dim: needs an input of known rank");
+  if (ctx.attrs.axis < 0 || ctx.attrs.axis >= s.rank()) {
+    throw InvalidArgumentError("dim: axis " + std::to_string(ctx.attrs.axis) +
+                               " is out of range for shape " + s.to_string());
+  }
+  return {DType::int64, Shape{}};
+}
+
+void kernel_dim(const KernelContext& ctx) {
+  *static_cast<int64_t*>(ctx.out) = (*ctx.inputs[0].shape)[int(ctx.attrs->axis)];
+}
+
+// Inputs: the stacked values [n, element...], an integer scalar index, the
+// element. With a dynamic size (attrs.keepdims) the first dim grows to hold
+// the index.
+ValueType infer_tensor_array_write(const InferContext& ctx) {
+  const ValueType& buffer = ctx.inputs[0];
+  const ValueType& index = ctx.inputs[1];
+  const ValueType& value = ctx.inputs[2];
+  if (buffer.shape.rank() < 1)
+    throw InvalidArgumentError("TensorArray: the stacked values must have rank >= 1");
+  if (!is_integer(index.dtype) || index.shape.rank() != 0) {
+    throw InvalidArgumentError("TensorArray.write: the index must be an integer scalar, got " +
+                               std::string(dtype_name(index.dtype)) + " of shape " +
+                               index.shape.to_string());
+  }
+  if (value.dtype != buffer.dtype) {
+    throw InvalidArgumentError("TensorArray.write: the array holds " +
+                               std::string(dtype_name(buffer.dtype)) + ", got a value of dtype " +
+                               std::string(dtype_name(value.dtype)));
+  }
+  Shape element;
+  for (int i = 1; i < buffer.shape.rank(); ++i) element.push_back(buffer.shape[i]);
+  if (!value.shape.is_compatible_with(element)) {
+    throw InvalidArgumentError("TensorArray.write: the array holds elements of shape " +
+                               element.to_string() + ", got a value of shape " +
+                               value.shape.to_string());
+  }
+  Shape out = buffer.shape;
+  if (ctx.attrs.keepdims) {
+    if (ctx.values.empty() || !ctx.values[0] || !ctx.values[1]) {
+      out.set_dim(0, kUnknownDim);
+    } else if (out[0] != kUnknownDim) {
+      int64_t i = read_index({ctx.values[1], &index.shape, index.dtype});
+      out.set_dim(0, std::max(out[0], i + 1));
+    }
+  }
+  return {buffer.dtype, out};
+}
+
+void kernel_tensor_array_write(const KernelContext& ctx) {
+  const KernelInput& buffer = ctx.inputs[0];
+  int64_t index = read_index(ctx.inputs[1]);
+  int64_t size = (*ctx.out_shape)[0];
+  if (index < 0 || index >= size) {
+    throw InvalidArgumentError("TensorArray.write: index " + std::to_string(index) +
+                               " is out of range for size " + std::to_string(size));
+  }
+  size_t row =
+      size_t(ctx.out_shape->num_elements() / (size ? size : 1)) * dtype_size(ctx.out_dtype);
+  int64_t old_size = (*buffer.shape)[0];
+  char* out = static_cast<char*>(ctx.out);
+  if (out != buffer.data) {
+    std::memcpy(out, buffer.data, size_t(std::min(old_size, size)) * row);
+    if (size > old_size)
+      std::memset(out + size_t(old_size) * row, 0, size_t(size - old_size) * row);
+  }
+  std::memcpy(out + size_t(index) * row, ctx.inputs[2].data, row);
+}
+
+}  // namespace ag::ops

@@ -1,0 +1,359 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <ag/ag.h>
+
+#include "ops_test_util.h"
+
+namespace {
+
+using ag_test::expect_error;
+using ag_test::values;
+
+template <class T>
+ag::Tensor vec(std::initializer_list<ag::NestedValues> v) {
+  return ag::constant(ag::NestedValues(v), ag::dtype_v<T>);
+}
+
+// ---- Every numeric dtype -----------------------------------------------------
+
+template <class T>
+class NumericOps : public ::testing::Test {};
+using NumericTypes = ::testing::Types<float, double, int32_t, int64_t>;
+TYPED_TEST_SUITE(NumericOps, NumericTypes);
+
+TYPED_TEST(NumericOps, AddSubMul) {
+  using T = TypeParam;
+  ag::Tensor a = vec<T>({1, -2, 30}), b = vec<T>({4, 5, -6});
+  EXPECT_EQ(values<T>(a + b), (std::vector<T>{5, 3, 24}));
+  EXPECT_EQ(values<T>(a - b), (std::vector<T>{-3, -7, 36}));
+  EXPECT_EQ(values<T>(a * b), (std::vector<T>{4, -10, -180}));
+  EXPECT_EQ(values<T>(ag::subtract(a, b)), (std::vector<T>{-3, -7, 36}));
+  EXPECT_EQ(values<T>(ag::multiply(a, b)), (std::vector<T>{4, -10, -180}));
+}
+
+TYPED_TEST(NumericOps, MaximumMinimum) {
+  using T = TypeParam;
+  ag::Tensor a = vec<T>({1, -2, 30}), b = vec<T>({4, -5, 30});
+  EXPECT_EQ(values<T>(ag::maximum(a, b)), (std::vector<T>{4, -2, 30}));
+  EXPECT_EQ(values<T>(ag::minimum(a, b)), (std::vector<T>{1, -5, 30}));
+}
+
+TYPED_TEST(NumericOps, NegAbsRelu) {
+  using T = TypeParam;
+  ag::Tensor x = vec<T>({-3, 0, 7});
+  EXPECT_EQ(values<T>(-x), (std::vector<T>{3, 0, -7}));
+  EXPECT_EQ(values<T>(ag::negative(x)), (std::vector<T>{3, 0, -7}));
+  EXPECT_EQ(values<T>(ag::abs(x)), (std::vector<T>{3, 0, 7}));
+  EXPECT_EQ(values<T>(ag::relu(x)), (std::vector<T>{0, 0, 7}));
+  EXPECT_EQ(values<T>(ag::square(x)), (std::vector<T>{9, 0, 49}));
+}
+
+TYPED_TEST(NumericOps, FloorDivAndModFollowTheDivisorsSign) {
+  using T = TypeParam;
+  ag::Tensor a = vec<T>({-7, 7, -7, 7, 6, 0});
+  ag::Tensor b = vec<T>({2, 2, -2, -2, 3, 5});
+  EXPECT_EQ(values<T>(ag::floordiv(a, b)), (std::vector<T>{-4, 3, 3, -4, 2, 0}));
+  EXPECT_EQ(values<T>(ag::mod(a, b)), (std::vector<T>{1, 1, -1, -1, 0, 0}));
+  EXPECT_EQ(values<T>(a % b), (std::vector<T>{1, 1, -1, -1, 0, 0}));
+}
+
+TYPED_TEST(NumericOps, Pow) {
+  using T = TypeParam;
+  EXPECT_EQ(values<T>(ag::pow(vec<T>({2, 3, -2, 5}), vec<T>({3, 2, 3, 0}))),
+            (std::vector<T>{8, 9, -8, 1}));
+}
+
+TYPED_TEST(NumericOps, Comparisons) {
+  using T = TypeParam;
+  ag::Tensor a = vec<T>({1, 2, 3}), b = vec<T>({2, 2, 2});
+  EXPECT_EQ(values<bool>(a == b), (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(values<bool>(a != b), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(values<bool>(a < b), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(values<bool>(a <= b), (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(values<bool>(a > b), (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(values<bool>(a >= b), (std::vector<bool>{false, true, true}));
+}
+
+TYPED_TEST(NumericOps, Where) {
+  using T = TypeParam;
+  ag::Tensor c = ag::constant({true, false, true});
+  EXPECT_EQ(values<T>(ag::where(c, vec<T>({1, 2, 3}), vec<T>({-1, -2, -3}))),
+            (std::vector<T>{1, -2, 3}));
+}
+
+TYPED_TEST(NumericOps, CastToEveryDtype) {
+  using T = TypeParam;
+  ag::Tensor x = vec<T>({0, 3, -2});
+  EXPECT_EQ(values<float>(ag::cast(x, ag::float32)), (std::vector<float>{0, 3, -2}));
+  EXPECT_EQ(values<double>(ag::cast(x, ag::float64)), (std::vector<double>{0, 3, -2}));
+  EXPECT_EQ(values<int32_t>(ag::cast(x, ag::int32)), (std::vector<int32_t>{0, 3, -2}));
+  EXPECT_EQ(values<int64_t>(ag::cast(x, ag::int64)), (std::vector<int64_t>{0, 3, -2}));
+  EXPECT_EQ(values<bool>(ag::cast(x, ag::bool_)), (std::vector<bool>{false, true, true}));
+}
+
+TYPED_TEST(NumericOps, IdentityCopiesValues) {
+  using T = TypeParam;
+  EXPECT_EQ(values<T>(ag::identity(vec<T>({4, 5}))), (std::vector<T>{4, 5}));
+}
+
+TYPED_TEST(NumericOps, LogicalOpsRejectNumbers) {
+  using T = TypeParam;
+  std::string name(ag::dtype_name(ag::dtype_v<T>));
+  expect_error<ag::InvalidArgumentError>([] { ag::logical_and(vec<T>({1}), vec<T>({1})); },
+                                         "logical_and: expected a bool tensor, got " + name);
+  expect_error<ag::InvalidArgumentError>([] { ag::logical_not(vec<T>({1})); },
+                                         "logical_not: expected a bool tensor, got " + name);
+}
+
+// ---- Floating point ---------------------------------------------------------
+
+template <class T>
+class FloatingOps : public ::testing::Test {};
+using FloatingTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(FloatingOps, FloatingTypes);
+
+TYPED_TEST(FloatingOps, TranscendentalFunctions) {
+  using T = TypeParam;
+  ag::Tensor x = vec<T>({0.0, 1.0, 4.0});
+  std::vector<T> e = values<T>(ag::exp(x)), l = values<T>(ag::log(vec<T>({1.0, 2.0})));
+  std::vector<T> s = values<T>(ag::sqrt(x)), t = values<T>(ag::tanh(x));
+  std::vector<T> g = values<T>(ag::sigmoid(x));
+  EXPECT_EQ(e[0], T(1));
+  EXPECT_NEAR(e[1], 2.718281828, 1e-6);
+  EXPECT_EQ(l[0], T(0));
+  EXPECT_NEAR(l[1], 0.693147181, 1e-6);
+  EXPECT_EQ(s, (std::vector<T>{0, 1, 2}));
+  EXPECT_EQ(t[0], T(0));
+  EXPECT_NEAR(t[1], 0.761594156, 1e-6);
+  EXPECT_EQ(g[0], T(0.5));
+  EXPECT_NEAR(g[1], 0.731058579, 1e-6);
+  EXPECT_NEAR(g[2], 0.982013790, 1e-6);
+}
+
+TYPED_TEST(FloatingOps, TrueDivisionAndDivisionByZero) {
+  using T = TypeParam;
+  std::vector<T> q = values<T>(vec<T>({7.0, 1.0, -1.0}) / vec<T>({2.0, 0.0, 0.0}));
+  EXPECT_EQ(q[0], T(3.5));
+  EXPECT_EQ(q[1], std::numeric_limits<T>::infinity());
+  EXPECT_EQ(q[2], -std::numeric_limits<T>::infinity());
+}
+
+TYPED_TEST(FloatingOps, FractionalFloorDivAndMod) {
+  using T = TypeParam;
+  ag::Tensor a = vec<T>({-7.5, 7.5}), b = vec<T>({2.0, -2.0});
+  EXPECT_EQ(values<T>(ag::floordiv(a, b)), (std::vector<T>{-4, -4}));
+  EXPECT_EQ(values<T>(ag::mod(a, b)), (std::vector<T>{0.5, -0.5}));
+}
+
+TYPED_TEST(FloatingOps, SignedZeros) {
+  using T = TypeParam;
+  EXPECT_TRUE(std::signbit(values<T>(-vec<T>({0.0}))[0]));
+  EXPECT_FALSE(std::signbit(values<T>(ag::abs(vec<T>({-0.0})))[0]));
+}
+
+TYPED_TEST(FloatingOps, FractionalPow) {
+  using T = TypeParam;
+  EXPECT_EQ(values<T>(ag::pow(vec<T>({4.0, 2.0}), vec<T>({0.5, -1.0}))), (std::vector<T>{2, 0.5}));
+}
+
+// ---- Integers ---------------------------------------------------------------
+
+template <class T>
+class IntegerOps : public ::testing::Test {};
+using IntegerTypes = ::testing::Types<int32_t, int64_t>;
+TYPED_TEST_SUITE(IntegerOps, IntegerTypes);
+
+TYPED_TEST(IntegerOps, DivisionByZeroIsAnError) {
+  using T = TypeParam;
+  expect_error<ag::InvalidArgumentError>([] { ag::floordiv(vec<T>({1, 2}), vec<T>({1, 0})); },
+                                         "floordiv: integer division by zero");
+  expect_error<ag::InvalidArgumentError>([] { ag::mod(vec<T>({1}), vec<T>({0})); },
+                                         "mod: integer division by zero");
+}
+
+TYPED_TEST(IntegerOps, OverflowWraps) {
+  using T = TypeParam;
+  constexpr T kMax = std::numeric_limits<T>::max(), kMin = std::numeric_limits<T>::min();
+  ag::Tensor big = ag::constant(std::vector<T>{kMax}, ag::Shape{1});
+  ag::Tensor small = ag::constant(std::vector<T>{kMin}, ag::Shape{1});
+  EXPECT_EQ(values<T>(big + 1), (std::vector<T>{kMin}));
+  EXPECT_EQ(values<T>(small - 1), (std::vector<T>{kMax}));
+  EXPECT_EQ(values<T>(big * 2), (std::vector<T>{T(-2)}));
+  EXPECT_EQ(values<T>(-small), (std::vector<T>{kMin}));
+  EXPECT_EQ(values<T>(ag::abs(small)), (std::vector<T>{kMin}));
+  EXPECT_EQ(values<T>(ag::floordiv(small, -1)), (std::vector<T>{kMin}));
+  EXPECT_EQ(values<T>(ag::mod(small, -1)), (std::vector<T>{0}));
+  EXPECT_EQ(values<T>(ag::pow(ag::constant(std::vector<T>{2}, ag::Shape{1}), T(sizeof(T) * 8))),
+            (std::vector<T>{0}));
+}
+
+TYPED_TEST(IntegerOps, NegativePowerIsAnError) {
+  using T = TypeParam;
+  expect_error<ag::InvalidArgumentError>(
+      [] { ag::pow(vec<T>({2}), vec<T>({-1})); },
+      "pow: integers to negative integer powers are not allowed");
+}
+
+TYPED_TEST(IntegerOps, FloatingOnlyOpsRejectIntegers) {
+  using T = TypeParam;
+  std::string name(ag::dtype_name(ag::dtype_v<T>));
+  expect_error<ag::InvalidArgumentError>([] { ag::exp(vec<T>({1})); },
+                                         "exp: unsupported dtype " + name);
+  expect_error<ag::InvalidArgumentError>([] { ag::sqrt(vec<T>({1})); },
+                                         "sqrt: unsupported dtype " + name);
+}
+
+// ---- Scalar spot checks from the issue -----------------------------------------
+
+TEST(Elementwise, FloorDivAndModOfScalars) {
+  EXPECT_EQ(ag::floordiv(ag::constant(-7), 2).item<int>(), -4);
+  EXPECT_EQ(ag::mod(ag::constant(-7), 2).item<int>(), 1);
+  EXPECT_EQ(ag::mod(ag::constant(7), -2).item<int>(), -1);
+  EXPECT_EQ(ag::floordiv(-7, ag::constant(2)).item<int>(), -4);
+}
+
+// ---- Bool ---------------------------------------------------------------------
+
+TEST(Elementwise, LogicalOps) {
+  ag::Tensor a = ag::constant({true, true, false, false});
+  ag::Tensor b = ag::constant({true, false, true, false});
+  EXPECT_EQ(values<bool>(a && b), (std::vector<bool>{true, false, false, false}));
+  EXPECT_EQ(values<bool>(a || b), (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(values<bool>(!a), (std::vector<bool>{false, false, true, true}));
+  EXPECT_EQ(values<bool>(ag::logical_and(a, true)), (std::vector<bool>{true, true, false, false}));
+  EXPECT_EQ(values<bool>(ag::logical_or(false, b)), (std::vector<bool>{true, false, true, false}));
+}
+
+TEST(Elementwise, BoolComparisonsAndWhere) {
+  ag::Tensor a = ag::constant({true, false}), b = ag::constant({false, false});
+  EXPECT_EQ(values<bool>(a == b), (std::vector<bool>{false, true}));
+  EXPECT_EQ(values<bool>(a > b), (std::vector<bool>{true, false}));
+  EXPECT_EQ(values<bool>(ag::where(a, b, a)), (std::vector<bool>{false, false}));
+}
+
+TEST(Elementwise, ArithmeticRejectsBool) {
+  ag::Tensor t = ag::constant({true});
+  expect_error<ag::InvalidArgumentError>([&] { -t; }, "neg: unsupported dtype bool");
+  expect_error<ag::InvalidArgumentError>([&] { ag::abs(t); }, "abs: unsupported dtype bool");
+  expect_error<ag::InvalidArgumentError>([&] { t + t; }, "add: unsupported dtype bool");
+  expect_error<ag::InvalidArgumentError>([&] { ag::maximum(t, t); },
+                                         "maximum: unsupported dtype bool");
+}
+
+TEST(Elementwise, WhereNeedsABoolCondition) {
+  expect_error<ag::InvalidArgumentError>(
+      [] { ag::where(ag::constant({1}), ag::constant({1}), ag::constant({2})); },
+      "where: expected a bool tensor, got int32");
+}
+
+TEST(Elementwise, CastRejectsAnInvalidDtype) {
+  expect_error<ag::InvalidArgumentError>(
+      [] { ag::cast(ag::constant({1}), static_cast<ag::DType>(42)); }, "cast: unsupported dtype");
+}
+
+TEST(Elementwise, CastFloatToIntTruncatesAndBoolToNumber) {
+  EXPECT_EQ(values<int32_t>(ag::cast(ag::constant({1.9, -1.9}), ag::int32)),
+            (std::vector<int32_t>{1, -1}));
+  EXPECT_EQ(values<float>(ag::cast(ag::constant({true, false}), ag::float32)),
+            (std::vector<float>{1, 0}));
+}
+
+TEST(Elementwise, OperandsMustBeDefined) {
+  expect_error<ag::FailedPreconditionError>([] { ag::Tensor() + ag::constant(1); }, "undefined");
+}
+
+TEST(Elementwise, CompoundAssignment) {
+  ag::Tensor t = ag::constant({1, 2});
+  ag::Tensor alias = t;
+  t += 3;
+  t *= ag::constant({2, 10});
+  t -= 1;
+  t %= 4;
+  EXPECT_EQ(values<int32_t>(t), (std::vector<int32_t>{3, 1}));
+  EXPECT_EQ(values<int32_t>(alias), (std::vector<int32_t>{1, 2}));
+  t /= 2;
+  EXPECT_EQ(values<double>(t), (std::vector<double>{1.5, 0.5}));
+}
+
+// ---- Broadcasting ---------------------------------------------------------------
+
+TEST(Broadcasting, ScalarWithTensorOnEitherSide) {
+  ag::Tensor x = ag::constant({{1, 2}, {3, 4}});
+  ag::Tensor s = ag::constant(10);
+  EXPECT_EQ((x + s).shape(), (ag::Shape{2, 2}));
+  EXPECT_EQ(values<int32_t>(x + s), (std::vector<int32_t>{11, 12, 13, 14}));
+  EXPECT_EQ(values<int32_t>(s - x), (std::vector<int32_t>{9, 8, 7, 6}));
+  EXPECT_EQ((s + s).shape(), ag::Shape{});
+}
+
+TEST(Broadcasting, RowAgainstMatrix) {
+  ag::Tensor x = ag::constant({{1, 2, 3}, {4, 5, 6}});
+  EXPECT_EQ(values<int32_t>(x * ag::constant({1, 10, 100})),
+            (std::vector<int32_t>{1, 20, 300, 4, 50, 600}));
+}
+
+TEST(Broadcasting, ColumnAgainstRowGivesOuterProduct) {
+  ag::Tensor col = ag::constant({{1}, {2}});
+  ag::Tensor row = ag::constant({{10, 20, 30}});
+  ag::Tensor out = col * row;
+  EXPECT_EQ(out.shape(), (ag::Shape{2, 3}));
+  EXPECT_EQ(values<int32_t>(out), (std::vector<int32_t>{10, 20, 30, 20, 40, 60}));
+}
+
+TEST(Broadcasting, RankMismatchPrependsOnes) {
+  ag::Tensor a = ag::reshape(ag::range(6), {2, 1, 3});
+  ag::Tensor b = ag::constant({{100}, {200}});
+  ag::Tensor out = a + b;
+  EXPECT_EQ(out.shape(), (ag::Shape{2, 2, 3}));
+  EXPECT_EQ(values<int32_t>(out),
+            (std::vector<int32_t>{100, 101, 102, 200, 201, 202, 103, 104, 105, 203, 204, 205}));
+}
+
+TEST(Broadcasting, SizeOneDimsOnBothSides) {
+  ag::Tensor a = ag::reshape(ag::range(2), {2, 1, 1});
+  ag::Tensor b = ag::reshape(ag::range(3), {1, 3, 1});
+  ag::Tensor out = ag::maximum(a, b);
+  EXPECT_EQ(out.shape(), (ag::Shape{2, 3, 1}));
+  EXPECT_EQ(values<int32_t>(out), (std::vector<int32_t>{0, 1, 2, 1, 1, 2}));
+}
+
+TEST(Broadcasting, EmptyDimsStayEmpty) {
+  ag::Tensor out = ag::zeros(ag::Shape{0, 3}) + ag::ones(ag::Shape{3});
+  EXPECT_EQ(out.shape(), (ag::Shape{0, 3}));
+  EXPECT_EQ(out.num_elements(), 0);
+}
+
+TEST(Broadcasting, IncompatibleShapesAreAnError) {
+  expect_error<ag::InvalidArgumentError>(
+      [] { ag::zeros(ag::Shape{2, 3}) + ag::zeros(ag::Shape{4}); },
+      "Incompatible shapes: [2,3] vs. [4]");
+  expect_error<ag::InvalidArgumentError>(
+      [] { ag::zeros(ag::Shape{2, 1}) < ag::zeros(ag::Shape{3, 2}); },
+      "Incompatible shapes: [2,1] vs. [3,2]");
+}
+
+TEST(Broadcasting, WhereBroadcastsAllThree) {
+  ag::Tensor cond = ag::constant({{true}, {false}});
+  ag::Tensor out = ag::where(cond, ag::constant({1, 2, 3}), ag::constant(0));
+  EXPECT_EQ(out.shape(), (ag::Shape{2, 3}));
+  EXPECT_EQ(values<int32_t>(out), (std::vector<int32_t>{1, 2, 3, 0, 0, 0}));
+}
+
+TEST(Broadcasting, LongRowsTakeTheGeneralPath) {
+  ag::Tensor a = ag::reshape(ag::range(40), {4, 1, 10});
+  ag::Tensor b = ag::reshape(ag::range(3), {3, 1});
+  std::vector<int32_t> got = values<int32_t>(a - b);
+  ASSERT_EQ(got.size(), 120u);
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      for (int k = 0; k < 10; ++k) EXPECT_EQ(got[size_t((i * 3 + j) * 10 + k)], i * 10 + k - j);
+    }
+  }
+}
+
+}  // namespace

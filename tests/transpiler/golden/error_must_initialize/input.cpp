@@ -1,0 +1,27 @@
+#include <ag/ag.h>
+
+AG_FUNCTION ag::Tensor f(ag::Tensor x) {
+  ag::Tensor y;
+  if (x > 0) {
+    y = x;
+  }
+  return y;
+}
+
+AG_FUNCTION ag::Tensor h(ag::Tensor x) {
+  ag::Tensor z;
+  if (x > 0) {
+  } else {
+    z = -x;
+  }
+  return z + 1;
+}
+
+AG_FUNCTION ag::Tensor loop(ag::Tensor x) {
+  ag::Tensor last;
+  while (x > 0) {
+    x = x - 1;
+    last = last + x;
+  }
+  return last;
+}

@@ -1,0 +1,19 @@
+#include <ag/ag.h>
+
+AG_FUNCTION ag::Tensor power(ag::Tensor x, ag::Tensor n) {
+  ag::Tensor result = 1;
+  for (ag::Tensor i = 0; i < n; i = i + 1) {
+    result = result * x;
+  }
+  return result;
+}
+
+AG_FUNCTION ag::Tensor skip_odd(ag::Tensor n) {
+  ag::Tensor total = 0;
+  ag::Tensor i;
+  for (i = 0; i < n; i = i + 1) {
+    if (i % 2 == 1) continue;  // the step still runs
+    total = total + i;
+  }
+  return total + i;
+}

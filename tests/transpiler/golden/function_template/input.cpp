@@ -1,0 +1,13 @@
+#include <ag/ag.h>
+
+// The condition's type depends on T: agc emits the staged form, and the
+// runtime picks plain control flow for bool at compile time.
+template <typename T>
+AG_FUNCTION T clip(T x, T limit) {
+  if (x > limit) {
+    x = limit;
+  }
+  return x;
+}
+
+ag::Tensor use(ag::Tensor x) { return clip(x, ag::Tensor(1)); }

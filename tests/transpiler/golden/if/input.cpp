@@ -1,0 +1,24 @@
+#include <ag/ag.h>
+
+AG_FUNCTION ag::Tensor sign(ag::Tensor x, bool verbose) {
+  ag::Tensor y;
+  if (x > 0) {
+    y = ag::constant(1.0);
+  } else if (x < 0) {
+    y = ag::constant(-1.0);
+  } else {
+    y = ag::constant(0.0);
+  }
+  // A plain bool condition runs at trace time: kept as written.
+  if (verbose) {
+    ag::print(y);
+  }
+  ag::Tensor z = y;
+  if (ag::reduce_sum(x) > 10)
+    z = z * 2;  // no braces
+  ag::Tensor unused;
+  if (x > 1) {
+    unused = x;  // dead after the if: not state
+  }
+  return z;
+}

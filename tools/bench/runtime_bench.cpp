@@ -1,0 +1,695 @@
+// DESIGN §7 benchmarks: for each workload, the same code run three ways in one
+// process, side by side:
+//   <workload>/hand_<how>  hand-written C++ (plain loops, Eigen or cblas)
+//   <workload>/eager       plain ag ops, no ag::function
+//   <workload>/graph       ag::function, trace cached by a warm-up call
+// The hand variants run first, so every later row of a workload gets the
+// counters x_hand (its time over the fastest hand variant) and, for graph,
+// x_eager. A summary table at the end lists the medians, the ratios and the §7
+// target of each workload. Times are CPU time per call. Run tools/bench/run.sh.
+//
+// Diagnostic rows, listed under the table: cache_hit/graph_lookup (signature
+// hash and lookup only), cache_hit/graph_plan (the cached plan's run only) and
+// mse_f32_1e6/graph_square (square() in place of pow(., 2)).
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <ag/ag.h>
+
+namespace {
+
+using ag::Tensor;
+
+// ---- The workloads, written once with ag ops --------------------------------------
+
+constexpr int kPowerN = 10;
+constexpr int kPowerSteps = 100;
+
+// The seed's power(x, y): y chained matmuls starting from the identity.
+Tensor power(const Tensor& x, int steps) {
+  Tensor result = ag::eye(kPowerN, x.dtype());
+  for (int i = 0; i < steps; ++i) result = ag::matmul(x, result);
+  return result;
+}
+
+Tensor mean_squared_error(const Tensor& y_true, const Tensor& y_pred) {
+  return ag::reduce_mean(ag::pow(y_true - y_pred, 2));
+}
+
+Tensor dense(const Tensor& x, const Tensor& weights, const Tensor& bias) {
+  return ag::matmul(x, weights) + bias;
+}
+
+Tensor add3(const Tensor& a, const Tensor& b, const Tensor& c) {
+  return a + b + c;
+}
+
+auto make_power_fn() {
+  return ag::function([](Tensor x, int steps) { return power(x, steps); }, {.name = "power"});
+}
+auto make_mse_fn() {
+  return ag::function([](Tensor a, Tensor b) { return mean_squared_error(a, b); }, {.name = "mse"});
+}
+// Diagnostic: MSE with square() in place of pow(., 2), what an algebraic
+// rewrite pow(x, 2) -> x * x would give.
+auto make_mse_square_fn() {
+  return ag::function([](Tensor a, Tensor b) { return ag::reduce_mean(ag::square(a - b)); },
+                      {.name = "mse_square"});
+}
+auto make_dense_fn() {
+  return ag::function([](Tensor x, Tensor w, Tensor b) { return dense(x, w, b); },
+                      {.name = "dense"});
+}
+auto make_add3_fn() {
+  return ag::function([](Tensor a, Tensor b, Tensor c) { return add3(a, b, c); }, {.name = "add3"});
+}
+using PowerFn = decltype(make_power_fn());
+using MseFn = decltype(make_mse_fn());
+using MseSquareFn = decltype(make_mse_square_fn());
+using DenseFn = decltype(make_dense_fn());
+using Add3Fn = decltype(make_add3_fn());
+
+// ---- Hand-written C++ ---------------------------------------------------------------
+
+// Integer power wraps on overflow, as the ag kernels do (they compute in the
+// unsigned type), so the hand versions use uint32_t to stay defined.
+template <class T>
+using PowerMatrix = Eigen::Matrix<T, kPowerN, kPowerN, Eigen::RowMajor>;
+
+// One fixed-size product out = x * in, i-k-j order so the inner loop is
+// contiguous; __restrict and the constant size let the compiler vectorise it.
+template <class T>
+void matmul_fixed(const T* __restrict x, const T* __restrict in, T* __restrict out) {
+  constexpr int n = kPowerN;
+  for (int i = 0; i < n; ++i) {
+    T row[n] = {};
+    for (int k = 0; k < n; ++k) {
+      T xik = x[i * n + k];
+      for (int j = 0; j < n; ++j) row[j] += xik * in[k * n + j];
+    }
+    for (int j = 0; j < n; ++j) out[i * n + j] = row[j];
+  }
+}
+
+template <class T>
+void power_loops(const T* x, T* out) {
+  constexpr int n = kPowerN;
+  T a[n * n], b[n * n];
+  for (int i = 0; i < n * n; ++i) a[i] = T(i % (n + 1) == 0);
+  for (int s = 0; s < kPowerSteps; s += 2) {
+    matmul_fixed(x, a, b);
+    matmul_fixed(x, b, a);
+  }
+  static_assert(kPowerSteps % 2 == 0);
+  std::memcpy(out, a, sizeof(T) * n * n);
+}
+
+template <class T>
+void power_eigen(const T* x_data, T* out) {
+  Eigen::Map<const PowerMatrix<T>> x(x_data);
+  PowerMatrix<T> current = PowerMatrix<T>::Identity();
+  PowerMatrix<T> next;
+  for (int s = 0; s < kPowerSteps; ++s) {
+    next.noalias() = x * current;
+    current = next;
+  }
+  Eigen::Map<PowerMatrix<T>> result(out);
+  result = current;
+}
+
+void power_cblas(const float* x, float* out) {
+  constexpr int n = kPowerN;
+  float a[n * n], b[n * n];
+  for (int i = 0; i < n * n; ++i) a[i] = float(i % (n + 1) == 0);
+  float* current = a;
+  float* next = b;
+  for (int s = 0; s < kPowerSteps; ++s) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, x, n, current, n, 0.0f,
+                next, n);
+    std::swap(current, next);
+  }
+  std::memcpy(out, current, sizeof(float) * n * n);
+}
+
+// int32 MSE as TensorFlow computes it: wrapping int32 arithmetic and a
+// truncating mean.
+int32_t mse_loops(const int32_t* a, const int32_t* b, int64_t n) {
+  uint32_t sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t d = uint32_t(a[i]) - uint32_t(b[i]);
+    sum += d * d;
+  }
+  return int32_t(sum) / int32_t(n);
+}
+
+// Several partial sums break the add chain, so GCC vectorises the loop
+// without -ffast-math.
+float mse_loops(const float* a, const float* b, int64_t n) {
+  constexpr int kLanes = 16;
+  float partial[kLanes] = {};
+  const int64_t body = n - n % kLanes;
+  for (int64_t i = 0; i < body; i += kLanes) {
+    for (int q = 0; q < kLanes; ++q) {
+      float d = a[i + q] - b[i + q];
+      partial[q] += d * d;
+    }
+  }
+  float sum = 0;
+  for (int64_t i = body; i < n; ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
+  for (float p : partial) sum += p;
+  return sum / float(n);
+}
+
+float mse_eigen(const float* a, const float* b, int64_t n) {
+  Eigen::Map<const Eigen::VectorXf> va(a, n), vb(b, n);
+  return (va - vb).squaredNorm() / float(n);
+}
+
+constexpr int kDenseRows = 256;
+constexpr int kDenseIn = 512;
+constexpr int kDenseOut = 512;
+
+// The bias goes into the output first; gemm then adds the product (beta = 1).
+void dense_cblas(const float* x, const float* w, const float* bias, float* out) {
+  for (int i = 0; i < kDenseRows; ++i)
+    std::memcpy(out + i * kDenseOut, bias, sizeof(float) * kDenseOut);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kDenseRows, kDenseOut, kDenseIn, 1.0f, x,
+              kDenseIn, w, kDenseOut, 1.0f, out, kDenseOut);
+}
+
+using RowMatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+void dense_eigen(const float* x, const float* w, const float* bias, float* out) {
+  Eigen::Map<const RowMatrixF> mx(x, kDenseRows, kDenseIn), mw(w, kDenseIn, kDenseOut);
+  Eigen::Map<const Eigen::RowVectorXf> mb(bias, kDenseOut);
+  Eigen::Map<RowMatrixF> mo(out, kDenseRows, kDenseOut);
+  mo.noalias() = mx * mw;
+  mo.rowwise() += mb;
+}
+
+// ---- Inputs and result checks ----------------------------------------------------------
+
+struct Inputs {
+  Tensor power_x_i32, power_x_f32;
+  Tensor mse_true_i32, mse_pred_i32, mse_true_f32, mse_pred_f32;
+  Tensor dense_x, dense_w, dense_b;
+  Tensor scalar_a, scalar_b, scalar_c;
+  std::unique_ptr<PowerFn> power_fn;
+  std::unique_ptr<MseFn> mse_fn;
+  std::unique_ptr<MseSquareFn> mse_square_fn;
+  std::unique_ptr<DenseFn> dense_fn;
+  std::unique_ptr<Add3Fn> add3_fn;
+};
+
+Inputs& inputs() {
+  static Inputs in;
+  return in;
+}
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "runtime_bench: result check failed: %s\n", what.c_str());
+  std::exit(2);
+}
+
+// Graph and eager run the same kernels, so they must agree bit for bit; the
+// hand versions may round differently.
+template <class T>
+void check_close(const std::string& what, const T* expected, const T* actual, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    double e = double(expected[i]), a = double(actual[i]);
+    double tolerance = std::is_floating_point_v<T> ? 1e-3 * std::max(1.0, std::abs(e)) : 0.0;
+    if (!(std::abs(e - a) <= tolerance) && !(std::isinf(e) && e == a)) {
+      fail(what + " differs at " + std::to_string(i) + ": " + std::to_string(e) + " vs " +
+           std::to_string(a));
+    }
+  }
+}
+
+void check_same(const std::string& what, const Tensor& eager, const Tensor& graph) {
+  if (eager.dtype() != graph.dtype() || eager.shape() != graph.shape() ||
+      std::memcmp(eager.raw_data(), graph.raw_data(),
+                  size_t(eager.num_elements()) * ag::dtype_size(eager.dtype())) != 0) {
+    fail(what + ": graph and eager results differ");
+  }
+}
+
+void prepare_inputs() {
+  Inputs& in = inputs();
+  in.power_x_i32 = ag::random_uniform({kPowerN, kPowerN}, -1, 2, ag::int32, 1);
+  // Rows summing to about 1 keep the float power finite and normal.
+  in.power_x_f32 = ag::random_uniform({kPowerN, kPowerN}, 0.0, 0.2, ag::float32, 2);
+  in.mse_true_i32 = ag::constant({1, 2, 3, 4, 5});
+  in.mse_pred_i32 = ag::constant({2, 2, 5, 1, 0});
+  in.mse_true_f32 = ag::random_uniform({1000000}, -1.0, 1.0, ag::float32, 3);
+  in.mse_pred_f32 = ag::random_uniform({1000000}, -1.0, 1.0, ag::float32, 4);
+  in.dense_x = ag::random_normal({kDenseRows, kDenseIn}, 0.0, 1.0, ag::float32, 5);
+  in.dense_w = ag::random_normal({kDenseIn, kDenseOut}, 0.0, 0.05, ag::float32, 6);
+  in.dense_b = ag::random_normal({kDenseOut}, 0.0, 1.0, ag::float32, 7);
+  in.scalar_a = ag::constant(1.5f);
+  in.scalar_b = ag::constant(2.25f);
+  in.scalar_c = ag::constant(-0.75f);
+  in.power_fn = std::make_unique<PowerFn>(make_power_fn());
+  in.mse_fn = std::make_unique<MseFn>(make_mse_fn());
+  in.mse_square_fn = std::make_unique<MseSquareFn>(make_mse_square_fn());
+  in.dense_fn = std::make_unique<DenseFn>(make_dense_fn());
+  in.add3_fn = std::make_unique<Add3Fn>(make_add3_fn());
+
+  // Warm-up calls trace and cache every signature; they also check results.
+  {
+    Tensor graph = (*in.power_fn)(in.power_x_i32, kPowerSteps);
+    check_same("power_i32", power(in.power_x_i32, kPowerSteps), graph);
+    uint32_t hand[kPowerN * kPowerN];
+    power_loops(reinterpret_cast<const uint32_t*>(in.power_x_i32.data<int32_t>()), hand);
+    check_close("power_i32 loops", hand, reinterpret_cast<const uint32_t*>(graph.data<int32_t>()),
+                kPowerN * kPowerN);
+    power_eigen(reinterpret_cast<const uint32_t*>(in.power_x_i32.data<int32_t>()), hand);
+    check_close("power_i32 eigen", hand, reinterpret_cast<const uint32_t*>(graph.data<int32_t>()),
+                kPowerN * kPowerN);
+  }
+  {
+    Tensor graph = (*in.power_fn)(in.power_x_f32, kPowerSteps);
+    check_same("power_f32", power(in.power_x_f32, kPowerSteps), graph);
+    float hand[kPowerN * kPowerN];
+    const float* x = in.power_x_f32.data<float>();
+    power_loops(x, hand);
+    check_close("power_f32 loops", hand, graph.data<float>(), kPowerN * kPowerN);
+    power_eigen(x, hand);
+    check_close("power_f32 eigen", hand, graph.data<float>(), kPowerN * kPowerN);
+    power_cblas(x, hand);
+    check_close("power_f32 cblas", hand, graph.data<float>(), kPowerN * kPowerN);
+  }
+  {
+    Tensor graph = (*in.mse_fn)(in.mse_true_i32, in.mse_pred_i32);
+    check_same("mse_i32", mean_squared_error(in.mse_true_i32, in.mse_pred_i32), graph);
+    int32_t hand = mse_loops(in.mse_true_i32.data<int32_t>(), in.mse_pred_i32.data<int32_t>(), 5);
+    check_close("mse_i32 loops", &hand, graph.data<int32_t>(), 1);
+  }
+  {
+    Tensor graph = (*in.mse_fn)(in.mse_true_f32, in.mse_pred_f32);
+    check_same("mse_f32", mean_squared_error(in.mse_true_f32, in.mse_pred_f32), graph);
+    const float *a = in.mse_true_f32.data<float>(), *b = in.mse_pred_f32.data<float>();
+    float hand = mse_loops(a, b, 1000000);
+    check_close("mse_f32 loops", &hand, graph.data<float>(), 1);
+    hand = mse_eigen(a, b, 1000000);
+    check_close("mse_f32 eigen", &hand, graph.data<float>(), 1);
+    Tensor square = (*in.mse_square_fn)(in.mse_true_f32, in.mse_pred_f32);
+    check_close("mse_f32 square", &hand, square.data<float>(), 1);
+  }
+  {
+    Tensor graph = (*in.dense_fn)(in.dense_x, in.dense_w, in.dense_b);
+    check_same("dense", dense(in.dense_x, in.dense_w, in.dense_b), graph);
+    std::vector<float> hand(kDenseRows * kDenseOut);
+    const float *x = in.dense_x.data<float>(), *w = in.dense_w.data<float>(),
+                *b = in.dense_b.data<float>();
+    dense_cblas(x, w, b, hand.data());
+    check_close("dense cblas", hand.data(), graph.data<float>(), int64_t(hand.size()));
+    dense_eigen(x, w, b, hand.data());
+    check_close("dense eigen", hand.data(), graph.data<float>(), int64_t(hand.size()));
+  }
+  {
+    Tensor graph = (*in.add3_fn)(in.scalar_a, in.scalar_b, in.scalar_c);
+    check_same("cache_hit", add3(in.scalar_a, in.scalar_b, in.scalar_c), graph);
+    if ((*in.add3_fn).tracing_count() != 1) fail("cache_hit: add3 traced more than once");
+  }
+}
+
+// ---- Benchmarks -------------------------------------------------------------------------
+
+void bm_power_hand_loops_i32(benchmark::State& state) {
+  const auto* x = reinterpret_cast<const uint32_t*>(inputs().power_x_i32.data<int32_t>());
+  uint32_t out[kPowerN * kPowerN];
+  for (auto _ : state) {
+    power_loops(x, out);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+}
+void bm_power_hand_eigen_i32(benchmark::State& state) {
+  const auto* x = reinterpret_cast<const uint32_t*>(inputs().power_x_i32.data<int32_t>());
+  uint32_t out[kPowerN * kPowerN];
+  for (auto _ : state) {
+    power_eigen(x, out);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+}
+void bm_power_hand_loops_f32(benchmark::State& state) {
+  const float* x = inputs().power_x_f32.data<float>();
+  float out[kPowerN * kPowerN];
+  for (auto _ : state) {
+    power_loops(x, out);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+}
+void bm_power_hand_eigen_f32(benchmark::State& state) {
+  const float* x = inputs().power_x_f32.data<float>();
+  float out[kPowerN * kPowerN];
+  for (auto _ : state) {
+    power_eigen(x, out);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+}
+void bm_power_hand_cblas_f32(benchmark::State& state) {
+  const float* x = inputs().power_x_f32.data<float>();
+  float out[kPowerN * kPowerN];
+  for (auto _ : state) {
+    power_cblas(x, out);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+}
+void bm_power_eager(benchmark::State& state, const Tensor* x) {
+  for (auto _ : state) benchmark::DoNotOptimize(power(*x, kPowerSteps));
+}
+void bm_power_graph(benchmark::State& state, const Tensor* x) {
+  const PowerFn& fn = *inputs().power_fn;
+  for (auto _ : state) benchmark::DoNotOptimize(fn(*x, kPowerSteps));
+}
+
+void bm_mse_hand_loops_i32(benchmark::State& state) {
+  const int32_t* a = inputs().mse_true_i32.data<int32_t>();
+  const int32_t* b = inputs().mse_pred_i32.data<int32_t>();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(a);
+    benchmark::DoNotOptimize(mse_loops(a, b, 5));
+  }
+}
+void bm_mse_hand_loops_f32(benchmark::State& state) {
+  const float* a = inputs().mse_true_f32.data<float>();
+  const float* b = inputs().mse_pred_f32.data<float>();
+  for (auto _ : state) benchmark::DoNotOptimize(mse_loops(a, b, 1000000));
+}
+void bm_mse_hand_eigen_f32(benchmark::State& state) {
+  const float* a = inputs().mse_true_f32.data<float>();
+  const float* b = inputs().mse_pred_f32.data<float>();
+  for (auto _ : state) benchmark::DoNotOptimize(mse_eigen(a, b, 1000000));
+}
+void bm_mse_eager(benchmark::State& state, const Tensor* a, const Tensor* b) {
+  for (auto _ : state) benchmark::DoNotOptimize(mean_squared_error(*a, *b));
+}
+void bm_mse_graph(benchmark::State& state, const Tensor* a, const Tensor* b) {
+  const MseFn& fn = *inputs().mse_fn;
+  for (auto _ : state) benchmark::DoNotOptimize(fn(*a, *b));
+}
+
+void bm_mse_graph_square(benchmark::State& state) {
+  const Inputs& in = inputs();
+  for (auto _ : state)
+    benchmark::DoNotOptimize((*in.mse_square_fn)(in.mse_true_f32, in.mse_pred_f32));
+}
+
+void bm_dense_hand(benchmark::State& state,
+                   void (*hand)(const float*, const float*, const float*, float*)) {
+  const Inputs& in = inputs();
+  std::vector<float> out(kDenseRows * kDenseOut);
+  for (auto _ : state) {
+    hand(in.dense_x.data<float>(), in.dense_w.data<float>(), in.dense_b.data<float>(), out.data());
+    benchmark::ClobberMemory();
+  }
+}
+void bm_dense_eager(benchmark::State& state) {
+  const Inputs& in = inputs();
+  for (auto _ : state) benchmark::DoNotOptimize(dense(in.dense_x, in.dense_w, in.dense_b));
+}
+void bm_dense_graph(benchmark::State& state) {
+  const Inputs& in = inputs();
+  for (auto _ : state) benchmark::DoNotOptimize((*in.dense_fn)(in.dense_x, in.dense_w, in.dense_b));
+}
+
+void bm_cache_hit_hand(benchmark::State& state) {
+  float a = 1.5f, b = 2.25f, c = -0.75f;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(a);
+    benchmark::DoNotOptimize(a + b + c);
+  }
+}
+void bm_cache_hit_eager(benchmark::State& state) {
+  const Inputs& in = inputs();
+  for (auto _ : state) benchmark::DoNotOptimize(add3(in.scalar_a, in.scalar_b, in.scalar_c));
+}
+// The full call: signature hash and lookup, the plan run (two add kernels)
+// and the returned tensor.
+void bm_cache_hit_graph(benchmark::State& state) {
+  const Inputs& in = inputs();
+  const Add3Fn& fn = *in.add3_fn;
+  for (auto _ : state) benchmark::DoNotOptimize(fn(in.scalar_a, in.scalar_b, in.scalar_c));
+}
+// Breakdown, 1: the signature lookup alone, as PolymorphicFunction::operator()
+// does it (hash the trace types, then compare against the stored entry).
+void bm_cache_hit_lookup(benchmark::State& state) {
+  namespace detail = ag::detail;
+  const Inputs& in = inputs();
+  const detail::FunctionCore& core = *in.add3_fn->core();
+  for (auto _ : state) {
+    detail::Hasher hasher;
+    hasher.h = detail::mix(hasher.h, typeid(Tensor).hash_code());
+    detail::visit_trace_type(hasher, in.scalar_a);
+    detail::visit_trace_type(hasher, in.scalar_b);
+    detail::visit_trace_type(hasher, in.scalar_c);
+    std::tuple<const Tensor&, const Tensor&, const Tensor&> refs(in.scalar_a, in.scalar_b,
+                                                                 in.scalar_c);
+    benchmark::DoNotOptimize(
+        core.find_exact(hasher.h, {&refs, &detail::match_args<Tensor, Tensor, Tensor>}));
+  }
+}
+// Breakdown, 2: running the cached plan alone (arena, kernels, output).
+void bm_cache_hit_plan(benchmark::State& state) {
+  namespace detail = ag::detail;
+  const Inputs& in = inputs();
+  const detail::FunctionCore& core = *in.add3_fn->core();
+  detail::Hasher hasher;
+  hasher.h = detail::mix(hasher.h, typeid(Tensor).hash_code());
+  for (const Tensor* t : {&in.scalar_a, &in.scalar_b, &in.scalar_c})
+    detail::visit_trace_type(hasher, *t);
+  std::tuple<const Tensor&, const Tensor&, const Tensor&> refs(in.scalar_a, in.scalar_b,
+                                                               in.scalar_c);
+  const detail::ConcreteCore* concrete =
+      core.find_exact(hasher.h, {&refs, &detail::match_args<Tensor, Tensor, Tensor>});
+  if (!concrete) fail("cache_hit: no cached trace for add3");
+  const Tensor* flat[] = {&in.scalar_a, &in.scalar_b, &in.scalar_c};
+  std::vector<Tensor> outputs;
+  for (auto _ : state) {
+    detail::run_concrete(*concrete, flat, outputs);
+    benchmark::DoNotOptimize(outputs.data());
+  }
+}
+
+// ---- Targets and the summary --------------------------------------------------------------
+
+enum class Target { Small, Large, CacheHit };
+struct Workload {
+  const char* name;
+  const char* description;
+  Target target;
+};
+constexpr Workload kWorkloads[] = {
+    {"power_i32", "power(x, 100): 100 chained 10x10 int32 matmuls", Target::Small},
+    {"power_f32", "power(x, 100): 100 chained 10x10 float32 matmuls", Target::Small},
+    {"mse_i32_5", "reduce_mean(pow(a - b, 2)), int32 length 5", Target::Small},
+    {"mse_f32_1e6", "reduce_mean(pow(a - b, 2)), float32 length 1e6", Target::Large},
+    {"dense", "matmul([256,512], [512,512]) + bias[512], float32", Target::Large},
+    {"cache_hit", "a + b + c on float32 scalars, full call", Target::CacheHit},
+};
+
+std::string workload_of(const std::string& name) {
+  return name.substr(0, name.find('/'));
+}
+std::string variant_of(const std::string& name) {
+  size_t slash = name.find('/');
+  return slash == std::string::npos ? "" : name.substr(slash + 1);
+}
+
+std::string format_ns(double ns) {
+  char buf[32];
+  if (ns < 1e3) {
+    std::snprintf(buf, sizeof buf, "%.1f ns", ns);
+  } else if (ns < 1e6) {
+    std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+  }
+  return buf;
+}
+
+// The console output plus x_hand / x_eager counters, and a summary table of
+// medians at the end.
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  SummaryReporter() : ConsoleReporter(OO_None) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::vector<Run> annotated = runs;
+    for (Run& run : annotated) {
+      // With repetitions, only the median speaks for a benchmark.
+      bool repeated_iteration = run.run_type == Run::RT_Iteration && run.repetitions > 1;
+      if (repeated_iteration ||
+          (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median")) {
+        continue;
+      }
+      const std::string name = run.run_name.function_name;
+      const std::string workload = workload_of(name), variant = variant_of(name);
+      double ns = run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      medians_[name] = ns;
+      if (variant.rfind("hand", 0) == 0) {
+        auto [it, inserted] = best_hand_.try_emplace(workload, variant, ns);
+        if (!inserted && ns < it->second.second) it->second = {variant, ns};
+        continue;
+      }
+      if (auto it = best_hand_.find(workload); it != best_hand_.end()) {
+        run.counters["x_hand"] = ns / it->second.second;
+      }
+      if (auto it = medians_.find(workload + "/eager");
+          variant != "eager" && it != medians_.end()) {
+        run.counters["x_eager"] = ns / it->second;
+      }
+    }
+    ConsoleReporter::ReportRuns(annotated);
+  }
+
+  void Finalize() override {
+    std::ostream& os = GetOutputStream();
+    os << "\nSummary (CPU time per call, medians; targets from DESIGN §7)\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "%-12s %12s %12s %12s %-12s %10s %11s  %s\n", "workload",
+                  "eager", "graph", "hand", "(best hand)", "graph/hand", "graph/eager", "target");
+    os << line;
+    for (const Workload& w : kWorkloads) {
+      const std::string name = w.name;
+      auto eager = medians_.find(name + "/eager");
+      auto graph = medians_.find(name + "/graph");
+      auto hand = best_hand_.find(name);
+      if (graph == medians_.end() || hand == best_hand_.end()) continue;
+      double g = graph->second, h = hand->second.second;
+      double e = eager == medians_.end() ? 0.0 : eager->second;
+      std::string target;
+      bool met = false;
+      char buf[128];
+      switch (w.target) {
+        case Target::Small:
+          if (h < 250.0) {
+            met = g <= h + 500.0;
+            std::snprintf(buf, sizeof buf, "graph <= hand + 500 ns = %s",
+                          format_ns(h + 500).c_str());
+          } else {
+            met = g <= 3.0 * h;
+            std::snprintf(buf, sizeof buf, "graph/hand <= 3");
+          }
+          break;
+        case Target::Large:
+          met = g <= 1.1 * h;
+          std::snprintf(buf, sizeof buf, "graph/hand <= 1.1");
+          break;
+        case Target::CacheHit:
+          met = g < 500.0;
+          std::snprintf(buf, sizeof buf, "full call < 500 ns");
+          break;
+      }
+      target = std::string(buf) + (met ? ": MET" : ": MISSED");
+      std::string eager_time = e > 0 ? format_ns(e) : "n/a";
+      std::snprintf(line, sizeof line, "%-12s %12s %12s %12s %-12s %10.2f %11.2f  %s\n", w.name,
+                    eager_time.c_str(), format_ns(g).c_str(), format_ns(h).c_str(),
+                    hand->second.first.c_str(), g / h, e > 0 ? g / e : 0.0, target.c_str());
+      os << line;
+    }
+    for (const char* part :
+         {"mse_f32_1e6/graph_square", "cache_hit/graph_lookup", "cache_hit/graph_plan"}) {
+      if (auto it = medians_.find(part); it != medians_.end()) {
+        os << "  diagnostic " << part << ": " << format_ns(it->second) << "\n";
+      }
+    }
+    ConsoleReporter::Finalize();
+  }
+
+ private:
+  std::map<std::string, double> medians_;                            // ns, by full name
+  std::map<std::string, std::pair<std::string, double>> best_hand_;  // workload -> variant, ns
+};
+
+void register_benchmarks() {
+  Inputs& in = inputs();
+  auto add = [](const std::string& name, auto fn, benchmark::TimeUnit unit) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(unit);
+  };
+  using benchmark::kMicrosecond;
+  using benchmark::kNanosecond;
+
+  add("power_i32/hand_loops", bm_power_hand_loops_i32, kMicrosecond);
+  add("power_i32/hand_eigen", bm_power_hand_eigen_i32, kMicrosecond);
+  add(
+      "power_i32/eager", [x = &in.power_x_i32](benchmark::State& s) { bm_power_eager(s, x); },
+      kMicrosecond);
+  add(
+      "power_i32/graph", [x = &in.power_x_i32](benchmark::State& s) { bm_power_graph(s, x); },
+      kMicrosecond);
+
+  add("power_f32/hand_loops", bm_power_hand_loops_f32, kMicrosecond);
+  add("power_f32/hand_eigen", bm_power_hand_eigen_f32, kMicrosecond);
+  add("power_f32/hand_cblas", bm_power_hand_cblas_f32, kMicrosecond);
+  add(
+      "power_f32/eager", [x = &in.power_x_f32](benchmark::State& s) { bm_power_eager(s, x); },
+      kMicrosecond);
+  add(
+      "power_f32/graph", [x = &in.power_x_f32](benchmark::State& s) { bm_power_graph(s, x); },
+      kMicrosecond);
+
+  auto mse_i32 = std::make_pair(&in.mse_true_i32, &in.mse_pred_i32);
+  add("mse_i32_5/hand_loops", bm_mse_hand_loops_i32, kNanosecond);
+  add(
+      "mse_i32_5/eager",
+      [=](benchmark::State& s) { bm_mse_eager(s, mse_i32.first, mse_i32.second); }, kNanosecond);
+  add(
+      "mse_i32_5/graph",
+      [=](benchmark::State& s) { bm_mse_graph(s, mse_i32.first, mse_i32.second); }, kNanosecond);
+
+  auto mse_f32 = std::make_pair(&in.mse_true_f32, &in.mse_pred_f32);
+  add("mse_f32_1e6/hand_loops", bm_mse_hand_loops_f32, kMicrosecond);
+  add("mse_f32_1e6/hand_eigen", bm_mse_hand_eigen_f32, kMicrosecond);
+  add(
+      "mse_f32_1e6/eager",
+      [=](benchmark::State& s) { bm_mse_eager(s, mse_f32.first, mse_f32.second); }, kMicrosecond);
+  add(
+      "mse_f32_1e6/graph",
+      [=](benchmark::State& s) { bm_mse_graph(s, mse_f32.first, mse_f32.second); }, kMicrosecond);
+
+  add("mse_f32_1e6/graph_square", bm_mse_graph_square, kMicrosecond);
+
+  add("dense/hand_cblas", [](benchmark::State& s) { bm_dense_hand(s, dense_cblas); }, kMicrosecond);
+  add("dense/hand_eigen", [](benchmark::State& s) { bm_dense_hand(s, dense_eigen); }, kMicrosecond);
+  add("dense/eager", bm_dense_eager, kMicrosecond);
+  add("dense/graph", bm_dense_graph, kMicrosecond);
+
+  add("cache_hit/hand", bm_cache_hit_hand, kNanosecond);
+  add("cache_hit/eager", bm_cache_hit_eager, kNanosecond);
+  add("cache_hit/graph", bm_cache_hit_graph, kNanosecond);
+  add("cache_hit/graph_lookup", bm_cache_hit_lookup, kNanosecond);
+  add("cache_hit/graph_plan", bm_cache_hit_plan, kNanosecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  prepare_inputs();
+  register_benchmarks();
+  SummaryReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,72 @@
+#include "analysis/Liveness.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+
+namespace agc {
+
+using namespace clang;
+
+Liveness::Liveness(const Stmt* body, llvm::SmallPtrSet<const VarDecl*, 4> liveAtExit)
+    : body_(body), liveAtExit_(std::move(liveAtExit)), parents_(const_cast<Stmt*>(body)) {}
+
+const Stmt* Liveness::parentOf(const Stmt* stmt) const {
+  return stmt == body_ ? nullptr : parents_.getParent(const_cast<Stmt*>(stmt));
+}
+
+const Activity& Liveness::activity(const Stmt* stmt) const {
+  std::unique_ptr<Activity>& slot = activities_[stmt];
+  if (!slot) slot = std::make_unique<Activity>(stmt);
+  return *slot;
+}
+
+bool Liveness::upwardExposed(const Stmt* stmt, const VarDecl* var) const {
+  if (!stmt) return false;
+  if (const auto* block = dyn_cast<CompoundStmt>(stmt)) {
+    for (const Stmt* child : block->body()) {
+      if (killsFirst(child, var)) return false;
+      if (activity(child).reads(var)) return true;
+    }
+    return false;
+  }
+  return !killsFirst(stmt, var) && activity(stmt).reads(var);
+}
+
+bool Liveness::liveIntoNextIteration(const Stmt* loop, const VarDecl* var) const {
+  auto reads = [&](const Stmt* part) { return part && activity(part).reads(var); };
+  if (const auto* whileLoop = dyn_cast<WhileStmt>(loop))
+    return reads(whileLoop->getCond()) || upwardExposed(whileLoop->getBody(), var);
+  if (const auto* forLoop = dyn_cast<ForStmt>(loop))
+    return reads(forLoop->getCond()) || reads(forLoop->getInc()) ||
+           upwardExposed(forLoop->getBody(), var);
+  if (const auto* rangeLoop = dyn_cast<CXXForRangeStmt>(loop))
+    return upwardExposed(rangeLoop->getBody(), var);
+  if (const auto* doLoop = dyn_cast<DoStmt>(loop))
+    return reads(doLoop->getCond()) || upwardExposed(doLoop->getBody(), var);
+  return false;
+}
+
+bool Liveness::liveAfter(const Stmt* stmt, const VarDecl* var) const {
+  for (;;) {
+    const Stmt* parent = parentOf(stmt);
+    if (!parent) return liveAtExit_.contains(var);
+    if (isa<LambdaExpr>(parent)) return false;
+    if (const auto* block = dyn_cast<CompoundStmt>(parent)) {
+      bool after = false;
+      for (const Stmt* sibling : block->body()) {
+        if (sibling == stmt) {
+          after = true;
+          continue;
+        }
+        if (!after) continue;
+        if (killsFirst(sibling, var)) return false;
+        if (activity(sibling).reads(var)) return true;
+      }
+    } else if (isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(parent)) {
+      if (liveIntoNextIteration(parent, var)) return true;
+    }
+    stmt = parent;
+  }
+}
+
+}  // namespace agc

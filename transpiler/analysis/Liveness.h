@@ -1,0 +1,41 @@
+// Liveness of local variables in structured code.
+//
+// Needs: a function body without `goto` (the pipeline rejects `goto` inside
+// staged control flow first). Guarantees a conservative answer: a variable is
+// reported dead only when every path reassigns it before reading it, or never
+// reads it again. Reference parameters are live at the function's exit.
+#pragma once
+
+#include "analysis/Activity.h"
+#include "clang/AST/ParentMap.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <memory>
+
+namespace agc {
+
+class Liveness {
+ public:
+  // `liveAtExit`: variables whose value the caller sees (reference parameters).
+  Liveness(const clang::Stmt* body, llvm::SmallPtrSet<const clang::VarDecl*, 4> liveAtExit);
+
+  // Whether `var` may be read after `stmt` completes, before being reassigned.
+  bool liveAfter(const clang::Stmt* stmt, const clang::VarDecl* var) const;
+  // Whether the loop's next test, increment or iteration may read `var`
+  // before reassigning it.
+  bool liveIntoNextIteration(const clang::Stmt* loop, const clang::VarDecl* var) const;
+  // Whether `stmt` may read `var` before assigning it.
+  bool upwardExposed(const clang::Stmt* stmt, const clang::VarDecl* var) const;
+
+  const clang::Stmt* parentOf(const clang::Stmt* stmt) const;
+  const Activity& activity(const clang::Stmt* stmt) const;
+
+ private:
+  const clang::Stmt* body_;
+  llvm::SmallPtrSet<const clang::VarDecl*, 4> liveAtExit_;
+  clang::ParentMap parents_;
+  mutable llvm::DenseMap<const clang::Stmt*, std::unique_ptr<Activity>> activities_;
+};
+
+}  // namespace agc

@@ -1,0 +1,62 @@
+#include "analysis/TensorTypes.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+
+namespace agc {
+
+using namespace clang;
+
+static const CXXRecordDecl* recordOf(QualType type) {
+  if (type.isNull()) return nullptr;
+  return type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+}
+
+static bool isInNamespace(const Decl* decl, llvm::StringRef name) {
+  const auto* ns = dyn_cast<NamespaceDecl>(decl->getDeclContext()->getRedeclContext());
+  return ns && ns->getName() == name && ns->getParent()->getRedeclContext()->isTranslationUnit();
+}
+
+bool isAgClass(QualType type, llvm::StringRef name) {
+  const CXXRecordDecl* record = recordOf(type);
+  return record && record->getName() == name && isInNamespace(record, "ag");
+}
+
+bool isTensorType(QualType type) {
+  return isAgClass(type, "Tensor");
+}
+
+const Expr* spelled(const Expr* expr) {
+  return expr ? expr->IgnoreUnlessSpelledInSource()->IgnoreParens() : nullptr;
+}
+
+bool isTensorExpr(const Expr* expr) {
+  expr = spelled(expr);
+  if (!expr) return false;
+  if (expr->isTypeDependent() || isTensorType(expr->getType())) return true;
+  if (const auto* binary = dyn_cast<BinaryOperator>(expr)) {
+    if (binary->isLogicalOp())
+      return isTensorExpr(binary->getLHS()) || isTensorExpr(binary->getRHS());
+    return false;
+  }
+  if (const auto* unary = dyn_cast<UnaryOperator>(expr))
+    return unary->getOpcode() == UO_LNot && isTensorExpr(unary->getSubExpr());
+  if (const auto* conditional = dyn_cast<ConditionalOperator>(expr))
+    return isTensorExpr(conditional->getTrueExpr()) && isTensorExpr(conditional->getFalseExpr());
+  return false;
+}
+
+bool isStageableType(QualType type) {
+  if (type.isNull()) return false;
+  type = type.getNonReferenceType();
+  if (type->isDependentType()) return true;
+  const CXXRecordDecl* record = recordOf(type);
+  if (!record) return false;
+  if (record->isInStdNamespace())
+    return record->getName() == "tuple" || record->getName() == "pair";
+  // ag::Tensor, ag::TensorArray and user structs (through the ag_fields hook).
+  return !isInNamespace(record, "ag") || record->getName() == "Tensor" ||
+         record->getName() == "TensorArray";
+}
+
+}  // namespace agc

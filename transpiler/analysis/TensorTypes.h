@@ -1,0 +1,31 @@
+// Which types and expressions are tensors, as far as staging is concerned.
+//
+// A condition is a tensor when its spelled type (looking through the implicit
+// `explicit operator bool` call that `if (t)` inserts) is `ag::Tensor`, or when
+// it is a `&&`, `||`, `!` or `?:` over tensors, which the logical converter
+// turns into tensor-valued calls. Type-dependent conditions in templates count
+// as tensors: the runtime's overloads resolve them at compile time.
+#pragma once
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/Type.h"
+
+namespace agc {
+
+// True for `ag::Tensor`, through references, cv-qualifiers and sugar.
+bool isTensorType(clang::QualType type);
+// True for a class `ag::<name>`, through references, cv-qualifiers and sugar.
+bool isAgClass(clang::QualType type, llvm::StringRef name);
+
+// The expression as written: no implicit casts or conversion calls.
+const clang::Expr* spelled(const clang::Expr* expr);
+
+// True when the expression is (or stages to) a tensor, or is type-dependent.
+bool isTensorExpr(const clang::Expr* expr);
+
+// True when a variable of this type may be carried as staged state:
+// tensors, tensor arrays, tuples/pairs and user structs of them, and
+// dependent types. Scalars, pointers, enums and std containers may not.
+bool isStageableType(clang::QualType type);
+
+}  // namespace agc

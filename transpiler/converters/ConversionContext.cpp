@@ -1,0 +1,364 @@
+#include "converters/ConversionContext.h"
+
+#include "analysis/TensorTypes.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace agc {
+
+using namespace clang;
+
+// --- Diagnostics ------------------------------------------------------------
+
+Diagnostics::Diagnostics(DiagnosticsEngine& engine)
+    : engine_(engine),
+      errorId_(engine.getCustomDiagID(DiagnosticsEngine::Error, "%0")),
+      warningId_(engine.getCustomDiagID(DiagnosticsEngine::Warning, "%0")),
+      noteId_(engine.getCustomDiagID(DiagnosticsEngine::Note, "%0")) {}
+
+DiagnosticBuilder Diagnostics::error(SourceLocation loc, llvm::StringRef text) {
+  ++errors_;
+  return engine_.Report(loc, errorId_) << text;
+}
+
+DiagnosticBuilder Diagnostics::warning(SourceLocation loc, llvm::StringRef text) {
+  return engine_.Report(loc, warningId_) << text;
+}
+
+DiagnosticBuilder Diagnostics::note(SourceLocation loc, llvm::StringRef text) {
+  return engine_.Report(loc, noteId_) << text;
+}
+
+// --- Names ------------------------------------------------------------------
+
+NameAllocator::NameAllocator(std::string_view text) {
+  auto isWordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find("agc_"); at != std::string_view::npos;
+       at = text.find("agc_", at + 1)) {
+    if (at > 0 && isWordChar(text[at - 1])) continue;
+    std::size_t end = at;
+    while (end < text.size() && isWordChar(text[end])) ++end;
+    fileWords_.insert(std::string(text.substr(at, end - at)));
+  }
+}
+
+std::string NameAllocator::fresh(const std::string& base, std::set<std::string>& scope) const {
+  std::string name = base;
+  for (int suffix = 2; fileWords_.count(name) || scope.count(name); ++suffix)
+    name = base + "_" + std::to_string(suffix);
+  scope.insert(name);
+  return name;
+}
+
+// --- Source ranges ----------------------------------------------------------
+
+ConversionContext::ConversionContext(FileContext& file, const Stmt* body, QualType returnType,
+                                     llvm::SmallPtrSet<const VarDecl*, 4> liveAtExit)
+    : file(file), body(body), returnType(returnType), liveness(body, std::move(liveAtExit)) {}
+
+std::size_t ConversionContext::offsetOf(SourceLocation loc) const {
+  return sourceManager().getFileOffset(sourceManager().getExpansionLoc(loc));
+}
+
+CharRange ConversionContext::rangeOf(const Stmt* stmt) const {
+  const SourceManager& sm = sourceManager();
+  CharSourceRange range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(stmt->getSourceRange()), sm, file.ast.getLangOpts());
+  if (range.isInvalid() || !sm.isInMainFile(range.getBegin())) return {};
+  return {sm.getFileOffset(range.getBegin()), sm.getFileOffset(range.getEnd()), true};
+}
+
+// Whether a statement's source range stops before the `;` that ends it.
+static bool endsBeforeSemicolon(const Stmt* stmt) {
+  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt))
+    return endsBeforeSemicolon(ifStmt->getElse() ? ifStmt->getElse() : ifStmt->getThen());
+  if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return endsBeforeSemicolon(loop->getBody());
+  if (const auto* loop = dyn_cast<ForStmt>(stmt)) return endsBeforeSemicolon(loop->getBody());
+  if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt))
+    return endsBeforeSemicolon(loop->getBody());
+  if (const auto* switchStmt = dyn_cast<SwitchStmt>(stmt))
+    return endsBeforeSemicolon(switchStmt->getBody());
+  if (const auto* label = dyn_cast<LabelStmt>(stmt))
+    return endsBeforeSemicolon(label->getSubStmt());
+  if (const auto* switchCase = dyn_cast<SwitchCase>(stmt))
+    return endsBeforeSemicolon(switchCase->getSubStmt());
+  if (const auto* attributed = dyn_cast<AttributedStmt>(stmt))
+    return endsBeforeSemicolon(attributed->getSubStmt());
+  return isa<Expr, ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt, DoStmt,
+             CoreturnStmt, GCCAsmStmt>(stmt);
+}
+
+CharRange ConversionContext::fullRangeOf(const Stmt* stmt) const {
+  CharRange range = rangeOf(stmt);
+  if (!range.valid || !endsBeforeSemicolon(stmt)) return range;
+  std::string_view text = file.source.buffer();
+  std::size_t at = range.end;
+  while (at < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[at]))) {
+      ++at;
+    } else if (text.substr(at, 2) == "//") {
+      at = text.find('\n', at);
+    } else if (text.substr(at, 2) == "/*") {
+      std::size_t close = text.find("*/", at + 2);
+      at = close == std::string_view::npos ? text.size() : close + 2;
+    } else {
+      break;
+    }
+  }
+  if (at < text.size() && text[at] == ';') range.end = at + 1;
+  return range;
+}
+
+// --- Emission ---------------------------------------------------------------
+
+void ConversionContext::markDirty(const Stmt* stmt) {
+  for (; stmt && dirty_.insert(stmt).second; stmt = liveness.parentOf(stmt)) {
+  }
+}
+
+Text ConversionContext::emit(const Stmt* stmt) {
+  CharRange range = fullRangeOf(stmt);
+  if (!range.valid) {
+    // Never drop code silently: a statement we cannot locate cannot be copied.
+    error(stmt->getBeginLoc(),
+          "cannot rewrite a statement that is partly inside a macro expansion");
+    note(stmt->getBeginLoc(), "expand the macro by hand, or move it out of the staged code");
+    return {};
+  }
+  if (!isDirty(stmt)) return copy(range);
+  if (lowered.contains(stmt)) return lowerJump(*this, stmt);
+  if (const auto* block = dyn_cast<CompoundStmt>(stmt)) return emitBlock(*this, block, {}, {});
+  if (staged.contains(stmt)) {
+    if (const auto* ifStmt = dyn_cast<IfStmt>(stmt)) return convertIf(*this, ifStmt);
+    if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return convertWhile(*this, loop);
+    if (const auto* loop = dyn_cast<ForStmt>(stmt)) return convertFor(*this, loop);
+    if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return convertRangeFor(*this, loop);
+  }
+  return emitUnstaged(stmt);
+}
+
+Text ConversionContext::emitUnstaged(const Stmt* stmt) {
+  std::vector<std::pair<CharRange, const Stmt*>> parts;
+  for (const Stmt* child : stmt->children())
+    if (child && isDirty(child)) parts.emplace_back(fullRangeOf(child), child);
+  llvm::sort(parts, [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
+  CharRange whole = fullRangeOf(stmt);
+  Text out;
+  std::size_t position = whole.begin;
+  for (const auto& [range, child] : parts) {
+    out += file.source.copy(position, range.begin);
+    // An unstaged loop whose continue is lowered still resets its flag.
+    auto flags = loopFlags.find(stmt);
+    bool isLoopBody = isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(stmt) && !isa<Expr>(child) &&
+                      !isa<DeclStmt>(child);
+    if (isLoopBody && flags != loopFlags.end() && !flags->second.continueFlag.empty())
+      out +=
+          emitBody(child, " ag::Tensor " + flags->second.continueFlag + " = ag::constant(false);");
+    else
+      out += emit(child);
+    position = range.end;
+  }
+  out += file.source.copy(position, whole.end);
+  return out;
+}
+
+Text ConversionContext::emitBody(const Stmt* stmt, const Text& prefix, const Text& suffix) {
+  if (const auto* block = dyn_cast<CompoundStmt>(stmt))
+    return emitBlock(*this, block, prefix, suffix);
+  Text out = "{ ";
+  out += prefix;
+  out += emit(stmt);
+  out += suffix;
+  out += " }";
+  return out;
+}
+
+// --- Jumps ------------------------------------------------------------------
+
+const Stmt* ConversionContext::jumpTarget(const Stmt* jump) const {
+  if (isa<ReturnStmt>(jump)) return nullptr;
+  bool breaks = isa<BreakStmt>(jump);
+  for (const Stmt* at = liveness.parentOf(jump); at; at = liveness.parentOf(at)) {
+    if (isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(at)) return at;
+    if (breaks && isa<SwitchStmt>(at)) return at;
+  }
+  return nullptr;
+}
+
+static bool isInside(const Liveness& liveness, const Stmt* inner, const Stmt* outer) {
+  for (; inner; inner = liveness.parentOf(inner))
+    if (inner == outer) return true;
+  return false;
+}
+
+static void addUnique(std::vector<std::string>& names, const std::string& name) {
+  if (!name.empty() && !llvm::is_contained(names, name)) names.push_back(name);
+}
+
+std::vector<std::string> ConversionContext::escapingFlags(const Stmt* stmt) const {
+  std::vector<std::string> flags;
+  for (const Stmt* jump : lowered) {
+    if (!isInside(liveness, jump, stmt)) continue;
+    const Stmt* target = jumpTarget(jump);
+    if (!target) {
+      addUnique(flags, doReturnFlag);
+    } else if (!isInside(liveness, target, stmt)) {
+      const LoopFlags& loop = loopFlags.find(target)->second;
+      addUnique(flags, isa<BreakStmt>(jump) ? loop.breakFlag : loop.continueFlag);
+    }
+  }
+  llvm::sort(flags);
+  return flags;
+}
+
+std::vector<std::string> ConversionContext::modifiedFlags(llvm::ArrayRef<const Stmt*> parts,
+                                                          const Stmt* loop) const {
+  std::vector<std::string> flags;
+  for (const Stmt* jump : lowered) {
+    if (!llvm::any_of(parts,
+                      [&](const Stmt* part) { return part && isInside(liveness, jump, part); }))
+      continue;
+    const Stmt* target = jumpTarget(jump);
+    if (!target) {
+      addUnique(flags, doReturnFlag);
+      addUnique(flags, returnValue);
+    } else if (isa<BreakStmt>(jump)) {
+      addUnique(flags, loopFlags.find(target)->second.breakFlag);
+    } else if (target != loop) {
+      addUnique(flags, loopFlags.find(target)->second.continueFlag);
+    }
+  }
+  llvm::sort(flags);
+  return flags;
+}
+
+std::string ConversionContext::noneOf(const std::vector<std::string>& flags) {
+  std::string any = flags.back();
+  for (auto it = flags.rbegin() + 1; it != flags.rend(); ++it)
+    any = "ag::or_(" + *it + ", [&] { return " + any + "; })";
+  return "ag::not_(" + any + ")";
+}
+
+// --- State ------------------------------------------------------------------
+
+bool ConversionContext::containsOffset(llvm::ArrayRef<const Stmt*> parts,
+                                       std::size_t offset) const {
+  return llvm::any_of(parts, [&](const Stmt* part) {
+    if (!part) return false;
+    CharRange range = rangeOf(part);
+    return range.valid && range.begin <= offset && offset < range.end;
+  });
+}
+
+std::vector<const VarDecl*> ConversionContext::stateVariables(llvm::ArrayRef<const Stmt*> parts,
+                                                              const Stmt* anchor, const Stmt* loop,
+                                                              llvm::StringRef constructName) {
+  std::vector<const VarDecl*> vars;
+  for (const Stmt* part : parts) {
+    if (!part) continue;
+    for (const VarDecl* var : liveness.activity(part).written()) {
+      if (llvm::is_contained(vars, var) || var->isImplicit() || var->isStaticLocal() ||
+          isAgClass(var->getType(), "Variable"))
+        continue;
+      if (containsOffset(parts, offsetOf(var->getLocation()))) continue;
+      if (!liveness.liveAfter(anchor, var) && !(loop && liveness.liveIntoNextIteration(loop, var)))
+        continue;
+      if (!isStageableType(var->getType())) {
+        if (!reportedVars_.insert(var).second) continue;
+        const DeclRefExpr* write = nullptr;
+        for (const Stmt* p : parts)
+          if (p && !write) write = liveness.activity(p).firstWrite(var);
+        error(write->getBeginLoc(), ("non-tensor variable '" + var->getName() + "' of type '" +
+                                     var->getType().getAsString(file.ast.getPrintingPolicy()) +
+                                     "' is modified inside a staged " + constructName)
+                                        .str())
+            << write->getSourceRange();
+        auto hint =
+            note(var->getLocation(), ("'" + var->getName() +
+                                      "' would be evaluated once, at trace time; make it an "
+                                      "ag::Tensor, or move it out of the " +
+                                      constructName)
+                                         .str());
+        if (TypeSourceInfo* typeInfo = var->getTypeSourceInfo()) {
+          SourceRange typeRange = typeInfo->getTypeLoc().getSourceRange();
+          if (typeRange.isValid() && !typeRange.getBegin().isMacroID())
+            hint << FixItHint::CreateReplacement(typeRange, "ag::Tensor");
+        }
+        continue;
+      }
+      vars.push_back(var);
+    }
+  }
+  llvm::sort(vars, [&](const VarDecl* a, const VarDecl* b) {
+    return offsetOf(a->getLocation()) < offsetOf(b->getLocation());
+  });
+  return vars;
+}
+
+Text ConversionContext::stateText(const std::vector<const VarDecl*>& vars,
+                                  const std::vector<std::string>& flags) {
+  std::vector<std::string> names;
+  for (const VarDecl* var : vars) names.push_back(var->getName().str());
+  names.insert(names.end(), flags.begin(), flags.end());
+  if (names.empty()) return "ag::state()";
+  std::string quoted, refs;
+  for (const std::string& name : names) {
+    quoted += (quoted.empty() ? "\"" : ", \"") + name + "\"";
+    refs += ", " + name;
+  }
+  return "ag::state({" + quoted + "}" + refs + ")";
+}
+
+bool ConversionContext::maybeDefinedBefore(const Stmt* construct, const VarDecl* var) {
+  if (isa<ParmVarDecl>(var)) return true;
+  if (const Expr* init = var->getInit()) {
+    const auto* construction = dyn_cast<CXXConstructExpr>(init->IgnoreImplicit());
+    if (!construction || construction->getNumArgs() != 0) return true;
+  }
+  // The init statement of a for loop runs before the loop proper.
+  if (const auto* forLoop = dyn_cast<ForStmt>(construct);
+      forLoop && forLoop->getInit() && liveness.activity(forLoop->getInit()).writes(var))
+    return true;
+  std::size_t start = offsetOf(construct->getBeginLoc());
+  for (const VarUse& use : liveness.activity(body).uses())
+    if (use.write && use.ref->getDecl() == var && offsetOf(use.ref->getBeginLoc()) < start)
+      return true;
+  // A write later in an enclosing loop reaches the next iteration.
+  std::size_t declared = offsetOf(var->getLocation());
+  CharRange inner = rangeOf(construct);
+  for (const Stmt* at = liveness.parentOf(construct); at; at = liveness.parentOf(at)) {
+    if (!isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(at)) continue;
+    CharRange loopRange = rangeOf(at);
+    if (loopRange.begin <= declared && declared < loopRange.end) break;
+    for (const VarUse& use : liveness.activity(at).uses()) {
+      std::size_t offset = offsetOf(use.ref->getBeginLoc());
+      if (use.write && use.ref->getDecl() == var && (offset < inner.begin || offset >= inner.end))
+        return true;
+    }
+  }
+  return false;
+}
+
+const DeclRefExpr* ConversionContext::firstReadAfter(const Stmt* stmt, const VarDecl* var) {
+  std::size_t end = rangeOf(stmt).end;
+  const DeclRefExpr* first = nullptr;
+  for (const VarUse& use : liveness.activity(body).uses()) {
+    if (!use.read || use.ref->getDecl() != var || offsetOf(use.ref->getBeginLoc()) < end) continue;
+    if (!first || offsetOf(use.ref->getBeginLoc()) < offsetOf(first->getBeginLoc()))
+      first = use.ref;
+  }
+  return first;
+}
+
+DiagnosticBuilder ConversionContext::error(SourceLocation loc, llvm::StringRef text) {
+  failed = true;
+  return file.diags.error(loc, text);
+}
+
+}  // namespace agc

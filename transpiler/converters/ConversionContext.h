@@ -1,0 +1,166 @@
+// What every converter of one function shares: the decisions taken by the
+// pipeline (which statements are staged, which jumps are lowered to flags),
+// the analyses, source ranges and text emission.
+//
+// Converters build `Text` for the statements they own and call `emit` for the
+// statements nested inside, so each converter handles one construct only.
+#pragma once
+
+#include "analysis/Liveness.h"
+#include "rewrite/SourceText.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace agc {
+
+// Diagnostics printed by Clang's engine, so they look like Clang's own.
+class Diagnostics {
+ public:
+  explicit Diagnostics(clang::DiagnosticsEngine& engine);
+  clang::DiagnosticBuilder error(clang::SourceLocation loc, llvm::StringRef text);
+  clang::DiagnosticBuilder warning(clang::SourceLocation loc, llvm::StringRef text);
+  clang::DiagnosticBuilder note(clang::SourceLocation loc, llvm::StringRef text);
+  unsigned errorCount() const { return errors_; }
+
+ private:
+  clang::DiagnosticsEngine& engine_;
+  unsigned errorId_, warningId_, noteId_;
+  unsigned errors_ = 0;
+};
+
+// Names agc introduces. A name is taken when any `agc_` word of the file spells
+// it; then a numeric suffix is appended until it is free.
+class NameAllocator {
+ public:
+  explicit NameAllocator(std::string_view fileText);
+  // A fresh name in the scope `scope` (names in different scopes may repeat).
+  std::string fresh(const std::string& base, std::set<std::string>& scope) const;
+
+ private:
+  std::set<std::string> fileWords_;
+};
+
+// Everything shared by the converters of the whole translation unit.
+struct FileContext {
+  clang::ASTContext& ast;
+  SourceText& source;
+  Diagnostics& diags;
+  NameAllocator names;
+  std::set<std::string> fileScopeNames;  // agc_impl_*, agc_fn_*
+};
+
+struct CharRange {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  bool valid = false;
+};
+
+// The flags of one loop whose break or continue is lowered.
+struct LoopFlags {
+  std::string breakFlag;     // empty when no break is lowered
+  std::string continueFlag;  // empty when no continue is lowered
+};
+
+class ConversionContext {
+ public:
+  ConversionContext(FileContext& file, const clang::Stmt* body, clang::QualType returnType,
+                    llvm::SmallPtrSet<const clang::VarDecl*, 4> liveAtExit);
+
+  FileContext& file;
+  const clang::Stmt* body;
+  clang::QualType returnType;
+  Liveness liveness;
+
+  // --- Decisions of the pipeline -------------------------------------------
+  llvm::DenseSet<const clang::Stmt*> staged;            // if/while/for/range-for
+  llvm::DenseSet<const clang::Stmt*> lowered;           // break/continue/return
+  llvm::DenseSet<const clang::Expr*> stagedConditions;  // spelled conditions
+  llvm::DenseMap<const clang::Stmt*, LoopFlags> loopFlags;
+  bool lowerReturns = false;
+  std::string doReturnFlag, returnValue;
+  std::set<std::string> localNames;  // generated names used in this function
+  bool failed = false;               // an error was reported for this function
+
+  // --- Source ---------------------------------------------------------------
+  const clang::SourceManager& sourceManager() const { return file.ast.getSourceManager(); }
+  // Offset of a location's spelling in the main file (expansion for macros).
+  std::size_t offsetOf(clang::SourceLocation loc) const;
+  // The characters of a statement or expression; invalid across macro bounds.
+  CharRange rangeOf(const clang::Stmt* stmt) const;
+  // Like rangeOf, plus the `;` that ends an expression or jump statement.
+  CharRange fullRangeOf(const clang::Stmt* stmt) const;
+  Text copy(CharRange range) const { return file.source.copy(range.begin, range.end); }
+  Text copy(const clang::Stmt* stmt) const { return copy(rangeOf(stmt)); }
+
+  // --- Emission -------------------------------------------------------------
+  // The converted text of a statement (its full range).
+  Text emit(const clang::Stmt* stmt);
+  // `{ prefix ... suffix }`: a body as a braced block, for a lambda.
+  Text emitBody(const clang::Stmt* stmt, const Text& prefix = {}, const Text& suffix = {});
+  // Whether the statement contains anything staged or lowered.
+  bool isDirty(const clang::Stmt* stmt) const { return dirty_.contains(stmt); }
+  void markDirty(const clang::Stmt* stmt);
+
+  // --- Jumps ----------------------------------------------------------------
+  // The loop or switch a break/continue leaves; null for return.
+  const clang::Stmt* jumpTarget(const clang::Stmt* jump) const;
+  // Flags the statement may set whose effect reaches past it.
+  std::vector<std::string> escapingFlags(const clang::Stmt* stmt) const;
+  // Generated variables the statements may modify (flags, return value), minus
+  // those declared inside `loop`'s body (its own continue flag).
+  std::vector<std::string> modifiedFlags(llvm::ArrayRef<const clang::Stmt*> parts,
+                                         const clang::Stmt* loop) const;
+  // `ag::not_(f)` for one flag, `ag::not_(ag::or_(f, [&] { return g; }))` for more.
+  static std::string noneOf(const std::vector<std::string>& flags);
+
+  // --- State ----------------------------------------------------------------
+  // The locals `parts` modify that are live after `anchor` (and, for a loop,
+  // into its next iteration), in declaration order. Reports locals that
+  // cannot be staged.
+  std::vector<const clang::VarDecl*> stateVariables(llvm::ArrayRef<const clang::Stmt*> parts,
+                                                    const clang::Stmt* anchor,
+                                                    const clang::Stmt* loop,
+                                                    llvm::StringRef constructName);
+  static Text stateText(const std::vector<const clang::VarDecl*>& vars,
+                        const std::vector<std::string>& flags);
+  // Whether `var` may hold a value when `construct` starts.
+  bool maybeDefinedBefore(const clang::Stmt* construct, const clang::VarDecl* var);
+  // The first read of `var` after `stmt`, for notes.
+  const clang::DeclRefExpr* firstReadAfter(const clang::Stmt* stmt, const clang::VarDecl* var);
+
+  // Reports an error and marks the function as failed.
+  clang::DiagnosticBuilder error(clang::SourceLocation loc, llvm::StringRef text);
+  clang::DiagnosticBuilder note(clang::SourceLocation loc, llvm::StringRef text) {
+    return file.diags.note(loc, text);
+  }
+
+ private:
+  Text emitUnstaged(const clang::Stmt* stmt);
+  bool containsOffset(llvm::ArrayRef<const clang::Stmt*> parts, std::size_t offset) const;
+
+  llvm::DenseSet<const clang::Stmt*> dirty_;
+  llvm::DenseSet<const clang::VarDecl*> reportedVars_;
+};
+
+// --- Converters: each lives in its own file ---------------------------------
+Text convertIf(ConversionContext& ctx, const clang::IfStmt* stmt);                 // IfConverter
+Text convertWhile(ConversionContext& ctx, const clang::WhileStmt* stmt);           // LoopConverter
+Text convertFor(ConversionContext& ctx, const clang::ForStmt* stmt);               // LoopConverter
+Text convertRangeFor(ConversionContext& ctx, const clang::CXXForRangeStmt* stmt);  // LoopConverter
+Text lowerJump(ConversionContext& ctx, const clang::Stmt* jump);                   // JumpConverter
+Text emitBlock(ConversionContext& ctx, const clang::CompoundStmt* block, const Text& prefix,
+               const Text& suffix);  // JumpConverter
+// Registers the edits; returns how many.
+unsigned convertLogicalExpressions(ConversionContext& ctx);  // LogicalConverter
+
+}  // namespace agc

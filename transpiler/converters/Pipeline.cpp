@@ -1,0 +1,305 @@
+#include "converters/Pipeline.h"
+
+#include "analysis/TensorTypes.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+
+namespace agc {
+
+using namespace clang;
+
+namespace {
+
+// The statements of one function body, outside nested lambdas.
+struct BodyStatements {
+  std::vector<const Stmt*> all;
+
+  explicit BodyStatements(const Stmt* body) { collect(body); }
+
+  void collect(const Stmt* stmt) {
+    if (!stmt || isa<LambdaExpr>(stmt)) return;
+    all.push_back(stmt);
+    for (const Stmt* child : stmt->children()) collect(child);
+  }
+};
+
+const Expr* conditionOf(const Stmt* stmt) {
+  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt))
+    return ifStmt->isConsteval() ? nullptr : ifStmt->getCond();
+  if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return loop->getCond();
+  if (const auto* loop = dyn_cast<ForStmt>(stmt)) return loop->getCond();
+  if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return loop->getRangeInit();
+  return nullptr;
+}
+
+const Stmt* bodyOf(const Stmt* stmt) {
+  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt)) return ifStmt->getThen();
+  if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return loop->getBody();
+  if (const auto* loop = dyn_cast<ForStmt>(stmt)) return loop->getBody();
+  if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return loop->getBody();
+  return nullptr;
+}
+
+const Stmt* elseOf(const Stmt* stmt) {
+  const auto* ifStmt = dyn_cast<IfStmt>(stmt);
+  return ifStmt ? ifStmt->getElse() : nullptr;
+}
+
+const char* constructName(const Stmt* stmt) {
+  if (isa<IfStmt>(stmt)) return "if";
+  if (isa<WhileStmt>(stmt)) return "while loop";
+  if (isa<DoStmt>(stmt)) return "do-while loop";
+  return "for loop";
+}
+
+const char* jumpName(const Stmt* jump) {
+  if (isa<BreakStmt>(jump)) return "break";
+  if (isa<ContinueStmt>(jump)) return "continue";
+  return "return";
+}
+
+bool isLoop(const Stmt* stmt) {
+  return isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(stmt);
+}
+
+class BodyPipeline {
+ public:
+  BodyPipeline(FileContext& file, const FunctionBody& function)
+      : function_(function),
+        ctx_(file, function.body, function.returnType, function.liveAtExit),
+        statements_(function.body) {}
+
+  std::optional<Text> run(bool& changed) {
+    // 1. Staging: an if/while/for with a tensor (or dependent) condition.
+    stageTensorConditions();
+    // 2. Jumps: break/continue/return crossing staged code become flags; a
+    //    lowered break or return stages its loop too. Repeats to a fixpoint.
+    planJumps();
+    // 3. Unsupported constructs inside staged code: goto, try/throw,
+    //    coroutines, switch on a tensor, macros we cannot rewrite.
+    rejectUnsupported();
+    if (ctx_.failed) return std::nullopt;
+    // 4. Names for the flags, free of collisions with user names.
+    allocateFlags();
+    if (ctx_.failed) return std::nullopt;
+    // 5. Logical expressions (&&, ||, !, ?:) over tensors, as edits that the
+    //    statement converters copy along.
+    unsigned logicalEdits = convertLogicalExpressions(ctx_);
+    // 6. Control flow: if, while, for, jumps; each converter emits its own
+    //    construct and asks the context for the statements nested in it.
+    for (const Stmt* stmt : ctx_.staged) ctx_.markDirty(stmt);
+    for (const Stmt* jump : ctx_.lowered) ctx_.markDirty(jump);
+    Text body = ctx_.lowerReturns
+                    ? ctx_.emitBody(function_.body, returnPrologue(), returnEpilogue())
+                    : ctx_.emit(function_.body);
+    if (ctx_.failed) return std::nullopt;
+    changed = ctx_.isDirty(function_.body) || logicalEdits > 0;
+    return body;
+  }
+
+ private:
+  void stageTensorConditions() {
+    for (const Stmt* stmt : statements_.all) {
+      if (const auto* ifStmt = dyn_cast<IfStmt>(stmt); ifStmt && ifStmt->isConstexpr()) continue;
+      const Expr* condition = conditionOf(stmt);
+      if (condition && isTensorExpr(condition)) stage(stmt, nullptr);
+    }
+  }
+
+  // Stages `stmt`; `cause` is the jump that requires it, for diagnostics.
+  void stage(const Stmt* stmt, const Stmt* cause) {
+    if (ctx_.staged.contains(stmt)) return;
+    if (const auto* rangeLoop = dyn_cast<CXXForRangeStmt>(stmt);
+        rangeLoop && !isTensorExpr(rangeLoop->getRangeInit())) {
+      ctx_.error(cause->getBeginLoc(),
+                 (std::string("cannot lower '") + jumpName(cause) +
+                  "' out of staged code: its loop iterates over a non-tensor range"));
+      ctx_.note(rangeLoop->getForLoc(),
+                "iterate over a tensor or ag::range(...) to stage this loop");
+      return;
+    }
+    if (isa<DoStmt>(stmt)) {
+      ctx_.error(cause->getBeginLoc(), (std::string("cannot lower '") + jumpName(cause) +
+                                        "' out of staged code inside a do-while loop"));
+      ctx_.note(stmt->getBeginLoc(), "rewrite the do-while loop as a while loop");
+      return;
+    }
+    ctx_.staged.insert(stmt);
+    if (const Expr* condition = conditionOf(stmt)) ctx_.stagedConditions.insert(spelled(condition));
+  }
+
+  void planJumps() {
+    std::vector<const Stmt*> jumps;
+    for (const Stmt* stmt : statements_.all)
+      if (isa<BreakStmt, ContinueStmt, ReturnStmt>(stmt)) jumps.push_back(stmt);
+    for (bool changed = true; changed && !ctx_.failed;) {
+      changed = false;
+      for (const Stmt* jump : jumps) {
+        if (ctx_.lowered.contains(jump) || !needsLowering(jump)) continue;
+        ctx_.lowered.insert(jump);
+        changed = true;
+        const Stmt* target = ctx_.jumpTarget(jump);
+        if (isa<ReturnStmt>(jump)) {
+          ctx_.lowerReturns = true;
+          for (const Stmt* at = ctx_.liveness.parentOf(jump); at; at = ctx_.liveness.parentOf(at))
+            if (isLoop(at)) stage(at, jump);
+        } else if (isa<SwitchStmt>(target)) {
+          ctx_.error(jump->getBeginLoc(),
+                     "cannot lower 'break' out of a switch from inside staged code");
+          ctx_.note(target->getBeginLoc(), "replace the switch with if/else");
+        } else if (isa<BreakStmt>(jump)) {
+          stage(target, jump);
+        }
+      }
+    }
+  }
+
+  bool needsLowering(const Stmt* jump) const {
+    if (isa<ReturnStmt>(jump) && ctx_.lowerReturns) return true;
+    const Stmt* target = ctx_.jumpTarget(jump);
+    if (target && ctx_.staged.contains(target)) return true;
+    for (const Stmt* at = ctx_.liveness.parentOf(jump); at && at != target;
+         at = ctx_.liveness.parentOf(at))
+      if (ctx_.staged.contains(at)) return true;
+    return false;
+  }
+
+  bool isInStagedCode(const Stmt* stmt) const {
+    for (const Stmt* at = ctx_.liveness.parentOf(stmt); at; at = ctx_.liveness.parentOf(at))
+      if (ctx_.staged.contains(at)) return true;
+    return false;
+  }
+
+  void rejectUnsupported() {
+    for (const Stmt* stmt : statements_.all) {
+      // A dependent switch may well be on an integer: only a known tensor is an error.
+      if (const auto* switchStmt = dyn_cast<SwitchStmt>(stmt);
+          switchStmt && isTensorType(spelled(switchStmt->getCond())->getType())) {
+        ctx_.error(switchStmt->getSwitchLoc(), "switch on a tensor is not supported");
+        ctx_.note(switchStmt->getSwitchLoc(), "use if/else if with tensor comparisons instead");
+      }
+      if (const auto* doStmt = dyn_cast<DoStmt>(stmt); doStmt && isTensorExpr(doStmt->getCond())) {
+        ctx_.error(doStmt->getDoLoc(), "do-while loop with a tensor condition is not supported");
+        ctx_.note(doStmt->getDoLoc(), "rewrite it as a while loop");
+      }
+      if (ctx_.staged.contains(stmt)) rejectUnconvertibleConstruct(stmt);
+      if (ctx_.lowered.contains(stmt) &&
+          (stmt->getBeginLoc().isMacroID() || !ctx_.rangeOf(stmt).valid)) {
+        ctx_.error(stmt->getBeginLoc(), std::string("cannot lower '") + jumpName(stmt) +
+                                            "' written inside a macro expansion");
+        ctx_.note(stmt->getBeginLoc(), "expand the macro by hand");
+      }
+      if (!isInStagedCode(stmt)) continue;
+      if (isa<GotoStmt, IndirectGotoStmt>(stmt)) {
+        ctx_.error(stmt->getBeginLoc(), "'goto' is not supported inside staged control flow");
+        ctx_.note(stmt->getBeginLoc(), "restructure the code with if, while or break");
+      } else if (isa<CXXTryStmt>(stmt)) {
+        ctx_.error(stmt->getBeginLoc(), "'try' is not supported inside staged control flow");
+        ctx_.note(stmt->getBeginLoc(),
+                  "a graph cannot catch exceptions; move the try block out of the staged code");
+      } else if (isa<CXXThrowExpr>(stmt)) {
+        ctx_.error(stmt->getBeginLoc(), "'throw' is not supported inside staged control flow");
+        ctx_.note(stmt->getBeginLoc(),
+                  "use ag::assert_that(condition, message) to fail at run time");
+      } else if (isa<CoawaitExpr, CoyieldExpr, CoreturnStmt>(stmt)) {
+        ctx_.error(stmt->getBeginLoc(),
+                   "coroutines (co_await, co_yield, co_return) are not supported inside "
+                   "staged control flow");
+        ctx_.note(stmt->getBeginLoc(), "move the coroutine code out of the staged code");
+      }
+    }
+  }
+
+  // A staged construct whose pieces come from a macro, or that declares a
+  // variable in its condition, cannot be rewritten as lambdas.
+  void rejectUnconvertibleConstruct(const Stmt* stmt) {
+    SourceLocation keyword = stmt->getBeginLoc();
+    bool inMacro =
+        keyword.isMacroID() || stmt->getEndLoc().isMacroID() || !ctx_.rangeOf(stmt).valid;
+    for (const Stmt* part :
+         {static_cast<const Stmt*>(conditionOf(stmt)), bodyOf(stmt), elseOf(stmt)})
+      if (part && !ctx_.rangeOf(part).valid) inMacro = true;
+    if (inMacro) {
+      ctx_.error(keyword, std::string("cannot convert a staged ") + constructName(stmt) +
+                              " written inside a macro expansion");
+      ctx_.note(keyword, "expand the macro by hand, or use ag::if_stmt/ag::while_stmt directly");
+      return;
+    }
+    const auto* ifStmt = dyn_cast<IfStmt>(stmt);
+    const auto* whileStmt = dyn_cast<WhileStmt>(stmt);
+    if ((ifStmt && (ifStmt->getInit() || ifStmt->getConditionVariable())) ||
+        (whileStmt && whileStmt->getConditionVariable())) {
+      ctx_.error(keyword, std::string("a staged ") + constructName(stmt) +
+                              " cannot declare a variable in its condition");
+      ctx_.note(keyword, "declare the variable before the statement");
+    }
+    if (const auto* rangeLoop = dyn_cast<CXXForRangeStmt>(stmt);
+        rangeLoop && rangeLoop->getInit()) {
+      ctx_.error(keyword, "a staged for loop cannot have an init statement");
+      ctx_.note(keyword, "declare the variable before the loop");
+    }
+  }
+
+  void allocateFlags() {
+    int loopNumber = 0;
+    for (const Stmt* stmt : statements_.all) {
+      if (!isLoop(stmt)) continue;
+      bool hasBreak = false, hasContinue = false;
+      for (const Stmt* jump : ctx_.lowered) {
+        if (ctx_.jumpTarget(jump) != stmt) continue;
+        hasBreak |= isa<BreakStmt>(jump);
+        hasContinue |= isa<ContinueStmt>(jump);
+      }
+      if (!hasBreak && !hasContinue) continue;
+      std::string number = std::to_string(++loopNumber);
+      LoopFlags& flags = ctx_.loopFlags[stmt];
+      if (hasBreak) flags.breakFlag = ctx_.file.names.fresh("agc_break_" + number, ctx_.localNames);
+      if (hasContinue)
+        flags.continueFlag = ctx_.file.names.fresh("agc_continue_" + number, ctx_.localNames);
+    }
+    if (ctx_.lowerReturns && function_.returnType->isUndeducedType()) {
+      ctx_.error(
+          function_.body->getBeginLoc(),
+          "cannot lower 'return' out of staged code in a function with a deduced return type");
+      ctx_.note(function_.body->getBeginLoc(), "spell out the return type, e.g. ag::Tensor");
+    }
+    if (ctx_.lowerReturns) {
+      ctx_.doReturnFlag = ctx_.file.names.fresh("agc_do_return", ctx_.localNames);
+      if (!function_.returnType->isVoidType())
+        ctx_.returnValue = ctx_.file.names.fresh("agc_retval", ctx_.localNames);
+    }
+  }
+
+  Text returnPrologue() const {
+    std::string prologue = " ag::Tensor " + ctx_.doReturnFlag + " = ag::constant(false);";
+    if (!ctx_.returnValue.empty())
+      prologue += " " + function_.returnTypeText + " " + ctx_.returnValue + ";";
+    return prologue;
+  }
+
+  Text returnEpilogue() const {
+    return ctx_.returnValue.empty() ? Text() : Text(" return " + ctx_.returnValue + ";");
+  }
+
+  const FunctionBody& function_;
+  ConversionContext ctx_;
+  BodyStatements statements_;
+};
+
+}  // namespace
+
+std::optional<Text> convertBody(FileContext& file, const FunctionBody& function, bool& changed) {
+  changed = false;
+  return BodyPipeline(file, function).run(changed);
+}
+
+bool hasTensorControlFlow(const Stmt* body) {
+  for (const Stmt* stmt : BodyStatements(body).all) {
+    const Expr* condition = conditionOf(stmt);
+    if (condition && !condition->isTypeDependent() && isTensorExpr(condition)) return true;
+  }
+  return false;
+}
+
+}  // namespace agc
