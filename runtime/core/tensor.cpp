@@ -327,10 +327,14 @@ Tensor zeros(Shape shape, DType dtype) {
 Tensor ones(Shape shape, DType dtype) {
   return fill(shape, 1.0, dtype);
 }
+// A symbolic tensor's shape may be known only at run time, so its *_like
+// values are staged: a bool mask of its shape (exact even for NaN), cast.
 Tensor zeros_like(const Tensor& t) {
+  if (t.is_symbolic()) return cast(logical_and(cast(t, DType::bool_), false), t.dtype());
   return zeros(t.shape(), t.dtype());
 }
 Tensor ones_like(const Tensor& t) {
+  if (t.is_symbolic()) return cast(logical_or(cast(t, DType::bool_), true), t.dtype());
   return ones(t.shape(), t.dtype());
 }
 

@@ -1,0 +1,473 @@
+// Staged control flow: the seed guides' AutoGraph examples written by hand in
+// the statement forms agc emits, each run eagerly and as a graph.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <ag/ag.h>
+
+namespace {
+
+using ag::Tensor;
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ag::Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
+
+void expect_same(const Tensor& eager, const Tensor& graph) {
+  ASSERT_EQ(eager.dtype(), graph.dtype());
+  ASSERT_EQ(eager.shape(), graph.shape());
+  EXPECT_EQ(eager.values_string(), graph.values_string());
+}
+
+// Captures what ag::print writes.
+struct PrintCapture {
+  std::ostringstream out;
+  PrintCapture() { ag::set_print_stream(&out); }
+  ~PrintCapture() { ag::set_print_stream(nullptr); }
+  std::string take() {
+    std::string s = out.str();
+    out.str("");
+    return s;
+  }
+};
+
+Tensor tanh_loop(Tensor x) {
+  ag::while_stmt([&] { return ag::reduce_sum(x) > 1; },
+                 [&] {
+                   ag::print(x);
+                   x = ag::tanh(x);
+                 },
+                 ag::state({"x"}, x));
+  return x;
+}
+
+TEST(ControlFlow, TanhLoopPrintsEveryIterationInBothModes) {
+  Tensor x = ag::random_uniform({5}, 0, 1, ag::float32, 7);
+  PrintCapture capture;
+  Tensor eager = tanh_loop(x);
+  std::string eager_out = capture.take();
+  auto f = ag::function(tanh_loop);
+  Tensor graph = f(x);
+  std::string graph_out = capture.take();
+  expect_same(eager, graph);
+  EXPECT_EQ(eager_out, graph_out);
+  EXPECT_GT(std::count(graph_out.begin(), graph_out.end(), '\n'), 2);
+  graph = f(x);  // the cached graph prints again
+  EXPECT_EQ(capture.take(), eager_out);
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+struct FizzbuzzTraces {
+  int loop = 0, fizzbuzz = 0, fizz = 0, buzz = 0, other = 0;
+};
+
+void fizzbuzz(Tensor n, FizzbuzzTraces& traces) {
+  ag::for_stmt(
+      ag::range(1, n + 1), ag::no_extra_test,
+      [&](Tensor i) {
+        ++traces.loop;
+        ag::if_stmt(
+            i % 15 == 0,
+            [&] {
+              ++traces.fizzbuzz;
+              ag::print("fizzbuzz");
+            },
+            [&] {
+              ag::if_stmt(
+                  i % 3 == 0,
+                  [&] {
+                    ++traces.fizz;
+                    ag::print("fizz");
+                  },
+                  [&] {
+                    ag::if_stmt(
+                        i % 5 == 0,
+                        [&] {
+                          ++traces.buzz;
+                          ag::print("buzz");
+                        },
+                        [&] {
+                          ++traces.other;
+                          ag::print(i);
+                        },
+                        ag::state());
+                  },
+                  ag::state());
+            },
+            ag::state());
+      },
+      ag::state());
+}
+
+TEST(ControlFlow, FizzbuzzTracesEachBranchOnceAndPrintsEveryIteration) {
+  PrintCapture capture;
+  FizzbuzzTraces eager_traces;
+  fizzbuzz(ag::constant(20), eager_traces);
+  std::string eager_out = capture.take();
+  EXPECT_EQ(eager_out.substr(0, 25), "1\n2\nfizz\n4\nbuzz\nfizz\n7\n8\n");
+
+  FizzbuzzTraces traces;
+  auto f = ag::function([&](Tensor n) { fizzbuzz(n, traces); });
+  f(ag::constant(5));
+  EXPECT_EQ(capture.take(), "1\n2\nfizz\n4\nbuzz\n");
+  f(ag::constant(20));
+  EXPECT_EQ(capture.take(), eager_out);
+  EXPECT_EQ(f.tracing_count(), 1);
+  EXPECT_EQ(traces.loop, 1);
+  EXPECT_EQ(traces.fizzbuzz, 1);
+  EXPECT_EQ(traces.fizz, 1);
+  EXPECT_EQ(traces.buzz, 1);
+  EXPECT_EQ(traces.other, 1);
+}
+
+Tensor simple_relu(Tensor x) {
+  Tensor agc_retval;
+  Tensor agc_do_return = false;
+  ag::if_stmt(
+      x > 0,
+      [&] {
+        agc_retval = x;
+        agc_do_return = true;
+      },
+      [&] {
+        agc_retval = ag::constant(0);
+        agc_do_return = true;
+      },
+      ag::state({"agc_retval", "agc_do_return"}, agc_retval, agc_do_return));
+  return agc_retval;
+}
+
+TEST(ControlFlow, SimpleRelu) {
+  auto f = ag::function(simple_relu);
+  for (int v : {-3, 0, 5}) expect_same(simple_relu(ag::constant(v)), f(ag::constant(v)));
+  EXPECT_EQ(f(ag::constant(5)).item<int>(), 5);
+  EXPECT_EQ(f(ag::constant(-5)).item<int>(), 0);
+}
+
+// if (reduce_sum(x) > 0) return x * x; return -x // 2;  as agc lowers it.
+Tensor g(Tensor x) {
+  Tensor agc_retval;
+  Tensor agc_do_return = false;
+  ag::if_stmt(
+      ag::reduce_sum(x) > 0,
+      [&] {
+        agc_retval = x * x;
+        agc_do_return = true;
+      },
+      [&] {}, ag::state({"agc_retval", "agc_do_return"}, agc_retval, agc_do_return));
+  ag::if_stmt(
+      ag::not_(agc_do_return),
+      [&] {
+        agc_retval = ag::floordiv(-x, 2);
+        agc_do_return = true;
+      },
+      [&] {}, ag::state({"agc_retval", "agc_do_return"}, agc_retval, agc_do_return));
+  return agc_retval;
+}
+
+TEST(ControlFlow, EarlyReturnWithFlags) {
+  auto f = ag::function(g);
+  expect_same(g(ag::constant({1, 2})), f(ag::constant({1, 2})));
+  expect_same(g(ag::constant({-3, -4})), f(ag::constant({-3, -4})));
+  EXPECT_EQ(f(ag::constant({-3, -4})).to_vector<int>(), (std::vector<int>{1, 2}));
+  EXPECT_EQ(f(ag::constant({1, 2})).to_vector<int>(), (std::vector<int>{1, 4}));
+}
+
+Tensor rnn_step(Tensor inp, Tensor state) {
+  return inp + state;
+}
+
+Tensor dynamic_rnn(Tensor input_data, Tensor initial_state) {
+  input_data =
+      ag::transpose(input_data, {1, 0, 2});  // [batch, time, features] -> [time, batch, features]
+  int64_t max_seq_len = input_data.shape()[0];
+  ag::TensorArray states(ag::float32, max_seq_len);
+  Tensor state = initial_state;
+  ag::for_stmt(
+      ag::range(Tensor(max_seq_len)), ag::no_extra_test,
+      [&](Tensor i) {
+        state = rnn_step(input_data[i], state);
+        states.write(i, state);
+      },
+      ag::state({"state", "states"}, state, states));
+  return ag::transpose(states.stack(), {1, 0, 2});
+}
+
+TEST(ControlFlow, DynamicRnnWithTensorArray) {
+  auto f = ag::function(dynamic_rnn);
+  for (auto [batch, time, features] : {std::tuple{2, 3, 4}, std::tuple{32, 100, 128}}) {
+    Tensor input = ag::random_uniform({batch, time, features}, 0, 1, ag::float32, 3);
+    Tensor init = ag::zeros({batch, features});
+    Tensor graph = f(input, init);
+    EXPECT_EQ(graph.shape(), (ag::Shape{batch, time, features}));
+    expect_same(dynamic_rnn(input, init), graph);
+  }
+}
+
+TEST(ControlFlow, TrainOverATensorBound) {
+  ag::Variable steps_run(0);
+  auto train = ag::function([&](Tensor num_steps) {
+    ag::for_stmt(
+        ag::range(num_steps), ag::no_extra_test, [&](Tensor) { steps_run.assign_add(1); },
+        ag::state());
+  });
+  train(ag::constant(10));
+  train(ag::constant(20));
+  EXPECT_EQ(steps_run.read().item<int>(), 30);
+  EXPECT_EQ(train.tracing_count(), 1);
+}
+
+// for i in range(n): if i odd: continue; s += i; while s > 10 (in an if): s -= 3
+Tensor nested(Tensor n) {
+  Tensor s = 0;
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor i) {
+        Tensor agc_continue_1 = false;
+        ag::if_stmt(
+            i % 2 == 1, [&] { agc_continue_1 = true; }, [&] {},
+            ag::state({"agc_continue_1"}, agc_continue_1));
+        ag::if_stmt(
+            ag::not_(agc_continue_1),
+            [&] {
+              s = s + i;
+              ag::if_stmt(
+                  s > 10,
+                  [&] {
+                    ag::while_stmt([&] { return s > 10; }, [&] { s = s - 3; }, ag::state({"s"}, s));
+                  },
+                  [&] {}, ag::state({"s"}, s));
+            },
+            [&] {}, ag::state({"s"}, s));
+      },
+      ag::state({"s"}, s));
+  return s;
+}
+
+TEST(ControlFlow, WhileInsideIfInsideForWithContinue) {
+  auto f = ag::function(nested);
+  for (int n : {0, 1, 7, 20}) expect_same(nested(ag::constant(n)), f(ag::constant(n)));
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+// while (true-ish) { if (x > limit) break; x *= 2; }
+Tensor break_out(Tensor x, Tensor limit) {
+  Tensor agc_break_1 = false;
+  ag::while_stmt([&] { return ag::and_(ag::not_(agc_break_1), [&] { return x < 1000000; }); },
+                 [&] {
+                   ag::if_stmt(
+                       x > limit, [&] { agc_break_1 = true; }, [&] {},
+                       ag::state({"agc_break_1"}, agc_break_1));
+                   ag::if_stmt(
+                       ag::not_(agc_break_1), [&] { x = x * 2; }, [&] {}, ag::state({"x"}, x));
+                 },
+                 ag::state({"x", "agc_break_1"}, x, agc_break_1));
+  return x;
+}
+
+TEST(ControlFlow, BreakOutOfAWhile) {
+  auto f = ag::function(break_out);
+  expect_same(break_out(ag::constant(3), ag::constant(50)), f(ag::constant(3), ag::constant(50)));
+  EXPECT_EQ(f(ag::constant(3), ag::constant(50)).item<int>(), 96);
+}
+
+// for (x in xs) { if (x == target) return index; index += 1 } return -1;
+Tensor find(Tensor xs, Tensor target) {
+  Tensor agc_retval;
+  Tensor agc_do_return = false;
+  Tensor index = 0;
+  ag::for_stmt(
+      xs, [&] { return ag::not_(agc_do_return); },
+      [&](Tensor x) {
+        ag::if_stmt(
+            x == target,
+            [&] {
+              agc_retval = index;
+              agc_do_return = true;
+            },
+            [&] {}, ag::state({"agc_retval", "agc_do_return"}, agc_retval, agc_do_return));
+        ag::if_stmt(
+            ag::not_(agc_do_return), [&] { index = index + 1; }, [&] {},
+            ag::state({"index"}, index));
+      },
+      ag::state({"agc_retval", "agc_do_return", "index"}, agc_retval, agc_do_return, index));
+  ag::if_stmt(
+      ag::not_(agc_do_return),
+      [&] {
+        agc_retval = ag::constant(-1);
+        agc_do_return = true;
+      },
+      [&] {}, ag::state({"agc_retval", "agc_do_return"}, agc_retval, agc_do_return));
+  return agc_retval;
+}
+
+TEST(ControlFlow, ReturnFromInsideALoop) {
+  auto f = ag::function(find);
+  Tensor xs = ag::constant({4, 8, 15, 16, 23, 42});
+  for (int t : {4, 16, 42, 7}) expect_same(find(xs, ag::constant(t)), f(xs, ag::constant(t)));
+  EXPECT_EQ(f(xs, ag::constant(16)).item<int>(), 3);
+  EXPECT_EQ(f(xs, ag::constant(7)).item<int>(), -1);
+}
+
+TEST(ControlFlow, FunctionalCondAndWhileLoop) {
+  auto f = ag::function([](Tensor x) {
+    Tensor y = ag::cond(x > 0, [&] { return x * 10; }, [&] { return -x; });
+    auto [i, acc] =
+        ag::while_loop([](Tensor i, Tensor) { return i < 5; },
+                       [](Tensor i, Tensor acc) { return std::make_tuple(i + 1, acc + i); },
+                       std::make_tuple(Tensor(0), y));
+    (void)i;
+    return acc;
+  });
+  EXPECT_EQ(f(ag::constant(2)).item<int>(), 30);
+  EXPECT_EQ(f(ag::constant(-2)).item<int>(), 12);
+}
+
+TEST(ControlFlow, MaximumIterations) {
+  auto f = ag::function([](Tensor x) {
+    return ag::while_loop([](Tensor v) { return v < 100; }, [](Tensor v) { return v + 1; }, x,
+                          {.maximum_iterations = 3});
+  });
+  EXPECT_EQ(f(ag::constant(0)).item<int>(), 3);
+}
+
+TEST(ControlFlow, ShapeChangingLoopVariableIsRelaxed) {
+  auto grow = [](Tensor x, Tensor n) {
+    ag::while_stmt([&] { return ag::cast(ag::reduce_sum(ag::ones_like(x)), ag::int32) < n; },
+                   [&] { x = ag::concat({x, x}, 0); }, ag::state({"x"}, x));
+    return x;
+  };
+  auto f = ag::function(grow);
+  Tensor out = f(ag::constant({1.0}), ag::constant(8));
+  EXPECT_EQ(out.shape(), ag::Shape{8});
+  expect_same(grow(ag::constant({1.0}), ag::constant(8)), out);
+}
+
+TEST(ControlFlow, InitializedInOneBranchOnlyIsAnError) {
+  auto f = ag::function([](Tensor x) {
+    Tensor y;
+    ag::if_stmt(x > 0, [&] { y = x; }, [&] {}, ag::state({"y"}, y));
+    return y;
+  });
+  EXPECT_CONTAINS(error_of([&] { f(ag::constant(1)); }),
+                  "'y' must also be initialized in the else branch");
+  auto h = ag::function([](Tensor x) {
+    Tensor y;
+    ag::if_stmt(x > 0, [&] {}, [&] { y = x; }, ag::state({"y"}, y));
+    return y;
+  });
+  EXPECT_CONTAINS(error_of([&] { h(ag::constant(1)); }),
+                  "'y' must also be initialized in the main branch");
+}
+
+TEST(ControlFlow, BranchDtypeMismatchNamesTheVariable) {
+  auto f = ag::function([](Tensor x) {
+    Tensor y = x;
+    ag::if_stmt(x > 0, [&] { y = ag::cast(x, ag::float32); }, [&] { y = x; }, ag::state({"y"}, y));
+    return y;
+  });
+  std::string err = error_of([&] { f(ag::constant(1)); });
+  EXPECT_CONTAINS(err,
+                  "'y' has dtype float32 in the main branch, but dtype int32 in the else branch");
+}
+
+TEST(ControlFlow, BranchShapesMergeToTheCommonShape) {
+  auto f = ag::function([](Tensor x) {
+    Tensor y = x;
+    ag::if_stmt(
+        ag::reduce_sum(x) > 0, [&] { y = ag::concat({x, x}, 0); }, [&] { y = x; },
+        ag::state({"y"}, y));
+    return y;
+  });
+  auto concrete = f.get_concrete_function(ag::TensorSpec({2}, ag::int32));
+  EXPECT_CONTAINS(concrete.function_type(), "-> TensorSpec(shape=(None,), dtype=int32)");
+  EXPECT_EQ(f(ag::constant({1, 2})).shape(), ag::Shape{4});
+  EXPECT_EQ(f(ag::constant({-1, -2})).shape(), ag::Shape{2});
+}
+
+TEST(ControlFlow, LoopVariableDtypeChangeIsAnError) {
+  auto f = ag::function([](Tensor x) {
+    ag::while_stmt([&] { return ag::reduce_sum(x) < 10; },
+                   [&] { x = ag::cast(x, ag::float32) + 1; }, ag::state({"x"}, x));
+    return x;
+  });
+  EXPECT_CONTAINS(error_of([&] { f(ag::constant(1)); }),
+                  "'x' has dtype int32 before the loop, but dtype float32 after one iteration");
+}
+
+TEST(ControlFlow, NonScalarConditionShowsItsShape) {
+  auto f = ag::function([](Tensor x) {
+    ag::if_stmt(x > 0, [&] { x = x + 1; }, [&] {}, ag::state({"x"}, x));
+    return x;
+  });
+  EXPECT_CONTAINS(error_of([&] { f(ag::constant({1, 2})); }),
+                  "the condition must be a scalar, got a tensor of shape (2,)");
+}
+
+TEST(ControlFlow, UndefinedLoopVariableIsAnError) {
+  auto f = ag::function([](Tensor n) {
+    Tensor y;
+    ag::while_stmt([&] { return n > 0; },
+                   [&] {
+                     y = n;
+                     n = n - 1;
+                   },
+                   ag::state({"n", "y"}, n, y));
+    return y;
+  });
+  EXPECT_CONTAINS(error_of([&] { f(ag::constant(3)); }), "'y' must be defined before the loop");
+}
+
+TEST(ControlFlow, PlainBoolConditionsAreOrdinaryCxx) {
+  int taken = 0;
+  ag::if_stmt(true, [&] { taken = 1; }, [&] { taken = 2; }, ag::state());
+  EXPECT_EQ(taken, 1);
+  int i = 0;
+  ag::while_stmt([&] { return i < 3; }, [&] { ++i; }, ag::state());
+  EXPECT_EQ(i, 3);
+  EXPECT_FALSE(ag::and_(false, [&]() -> bool {
+    ADD_FAILURE() << "right side evaluated";
+    return true;
+  }));
+  EXPECT_TRUE(ag::or_(true, [&]() -> bool {
+    ADD_FAILURE() << "right side evaluated";
+    return false;
+  }));
+}
+
+TEST(ControlFlow, AssertThatFailsAtRunTimeWithItsMessage) {
+  auto f = ag::function([](Tensor x) {
+    ag::assert_that(x > 0, "x must be positive");
+    return x;
+  });
+  EXPECT_EQ(f(ag::constant(1)).item<int>(), 1);
+  EXPECT_CONTAINS(error_of([&] { f(ag::constant(-1)); }), "assertion failed: x must be positive");
+}
+
+TEST(ControlFlow, HostFunctionRunsOnEveryCall) {
+  int calls = 0;
+  auto f = ag::function([&](Tensor x) {
+    auto out = ag::host_function(
+        [&](const std::vector<Tensor>& in) {
+          ++calls;
+          return std::vector<Tensor>{in[0] + 1};
+        },
+        {x}, {ag::TensorSpec({}, ag::int32)});
+    return out[0] * 2;
+  });
+  EXPECT_EQ(f(ag::constant(1)).item<int>(), 4);
+  EXPECT_EQ(f(ag::constant(2)).item<int>(), 6);
+  EXPECT_EQ(calls, 2);
+}
+
+}  // namespace
