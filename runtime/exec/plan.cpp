@@ -21,6 +21,9 @@ struct Plan::Step {
   std::vector<DType> out_dtypes;
   Shape static_shape;  // Op steps: the output shape when fully known
   bool shape_is_static = false;
+  // An in-place op whose input 0 is a loop variable this plan may overwrite
+  // (a TensorArray write in a loop body): write into it when sizes allow.
+  bool write_into_input = false;
   // Per output: its memory-plan buffer, or -1 for a fresh tensor (function
   // outputs of top-level plans, variable values, effect results).
   std::vector<int32_t> buffers;
@@ -83,7 +86,7 @@ size_t byte_size(const Shape& shape, DType dtype) {
 
 }  // namespace
 
-Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level)
+Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level, size_t donated_inputs)
     : body_(std::move(owned_body)), top_level_(top_level) {
   const graph::Body& body = *body_;
   // One slot per node output; Identity outputs alias their input's slot.
@@ -171,6 +174,12 @@ Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level)
   };
   for (size_t s = 0; s < steps_.size(); ++s) {
     Step& step = steps_[s];
+    if (step.op && (step.op->flags & ops::kInPlace)) {
+      int32_t in0 = step.inputs[0];
+      const Source& src = sources_[size_t(in0)];
+      step.write_into_input = src.kind == Source::Input && size_t(src.index) < donated_inputs &&
+                              last_use[size_t(in0)] == int32_t(s);
+    }
     bool buffered = step.kind == graph::NodeKind::Op || step.kind == graph::NodeKind::If ||
                     step.kind == graph::NodeKind::While;
     for (size_t k = 0; k < step.buffers.size(); ++k) {
@@ -296,7 +305,10 @@ void Plan::run_op(Arena& a, const Step& step) const {
   }
   DType dtype = step.out_dtypes[0];
   void* out;
-  if (step.buffers[0] >= 0) {
+  if (step.write_into_input &&
+      byte_size(*out_shape, dtype) == byte_size(*kin[0].shape, kin[0].dtype)) {
+    out = const_cast<void*>(kin[0].data);
+  } else if (step.buffers[0] >= 0) {
     out = a.reserve(step.buffers[0], byte_size(*out_shape, dtype));
   } else {
     Tensor fresh = detail::make_eager(dtype, *out_shape);

@@ -28,7 +28,10 @@ class Plan {
   // A top-level plan returns fresh tensors; a nested plan (branch or loop
   // body) leaves its outputs in its arena for the parent step to read.
   // The plan keeps `body` alive: its steps point at the nodes' attributes.
-  explicit Plan(std::shared_ptr<const graph::Body> body, bool top_level = true);
+  // A nested plan may overwrite its first `donated_inputs` inputs in place
+  // (a While body's loop variables, which the While owns).
+  explicit Plan(std::shared_ptr<const graph::Body> body, bool top_level = true,
+                size_t donated_inputs = 0);
   ~Plan();
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
