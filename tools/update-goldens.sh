@@ -14,7 +14,8 @@ agc=$build/transpiler/agc
 [[ -x $agc ]] || { echo "no agc at $agc; build it first (cmake --build $build --target agc)" >&2; exit 2; }
 
 golden=$repo/tests/transpiler/golden
-flags=(-std=c++20 "-I$repo/tests/transpiler/stub" "-I$repo/include")
+# The same flags as tests/transpiler/CMakeLists.txt (the real <ag/ag.h>, Eigen).
+flags=(-std=c++20 "-I$repo/include" -isystem "${EIGEN3_INCLUDE_DIR:-/usr/include/eigen3}")
 cases=("$@")
 if [[ ${#cases[@]} == 0 ]]; then
   for dir in "$golden"/*/; do cases+=("$(basename "$dir")"); done

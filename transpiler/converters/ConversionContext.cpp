@@ -225,6 +225,12 @@ std::vector<std::string> ConversionContext::modifiedFlags(llvm::ArrayRef<const S
                       [&](const Stmt* part) { return part && isInside(liveness, jump, part); }))
       continue;
     const Stmt* target = jumpTarget(jump);
+    // A loop's break and continue flags are declared next to it (break) or in
+    // its body (continue): when the loop is inside the parts, so are they.
+    if (target && llvm::any_of(parts, [&](const Stmt* part) {
+          return part && isInside(liveness, target, part);
+        }))
+      continue;
     if (!target) {
       addUnique(flags, doReturnFlag);
       addUnique(flags, returnValue);

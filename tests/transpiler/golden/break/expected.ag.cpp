@@ -2,6 +2,8 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 AG_FUNCTION ag::Tensor first_over(ag::Tensor x, ag::Tensor limit); static ag::Tensor agc_impl_first_over(ag::Tensor x, ag::Tensor limit) {
   ag::Tensor found = 0;
   { ag::Tensor agc_break_1 = ag::constant(false); ag::for_stmt(x, [&] { return ag::not_(agc_break_1); }, [&](ag::Tensor v) {
@@ -14,10 +16,10 @@ AG_FUNCTION ag::Tensor first_over(ag::Tensor x, ag::Tensor limit); static ag::Te
   return found;
 }
 static ag::MarkedFunction<&agc_impl_first_over> agc_fn_first_over{&first_over, "first_over", {"x", "limit"}};
-#line 3 "input.cpp"
+#line 5 "input.cpp"
 AG_FUNCTION ag::Tensor first_over(ag::Tensor x, ag::Tensor limit) { return agc_fn_first_over(x, limit); }
 
-#line 15 "input.cpp"
+#line 17 "input.cpp"
 AG_FUNCTION ag::Tensor count_until(ag::Tensor n); static ag::Tensor agc_impl_count_until(ag::Tensor n) {
   ag::Tensor i = 0;
   { ag::Tensor agc_break_1 = ag::constant(false); ag::while_stmt([&] { return ag::and_(ag::not_(agc_break_1), [&] { return true; }); }, [&] {  // a plain loop becomes staged: its break depends on a tensor
@@ -27,5 +29,14 @@ AG_FUNCTION ag::Tensor count_until(ag::Tensor n); static ag::Tensor agc_impl_cou
   return i;
 }
 static ag::MarkedFunction<&agc_impl_count_until> agc_fn_count_until{&count_until, "count_until", {"n"}};
-#line 15 "input.cpp"
+#line 17 "input.cpp"
 AG_FUNCTION ag::Tensor count_until(ag::Tensor n) { return agc_fn_count_until(n); }
+
+#line 26 "input.cpp"
+int main() {
+  ag::Tensor xs = ag::constant({1, 5, 2, 7});
+  std::cout << first_over(xs, 4) << "\n";
+  std::cout << first_over(xs, 10) << "\n";
+  std::cout << count_until(5) << "\n";
+  std::cout << count_until(0) << "\n";
+}

@@ -1,5 +1,7 @@
 #include <ag/ag.h>
 
+#include <iostream>
+
 AG_FUNCTION ag::Tensor first_over(ag::Tensor x, ag::Tensor limit) {
   ag::Tensor found = 0;
   for (auto v : x) {
@@ -19,4 +21,12 @@ AG_FUNCTION ag::Tensor count_until(ag::Tensor n) {
     i = i + 1;
   }
   return i;
+}
+
+int main() {
+  ag::Tensor xs = ag::constant({1, 5, 2, 7});
+  std::cout << first_over(xs, 4) << "\n";
+  std::cout << first_over(xs, 10) << "\n";
+  std::cout << count_until(5) << "\n";
+  std::cout << count_until(0) << "\n";
 }

@@ -2,6 +2,8 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 // fizzbuzz-count from the AutoGraph guide.
 AG_FUNCTION ag::Tensor fizzbuzz_count(ag::Tensor n); static ag::Tensor agc_impl_fizzbuzz_count(ag::Tensor n) {
   ag::Tensor count = 0;
@@ -16,5 +18,11 @@ AG_FUNCTION ag::Tensor fizzbuzz_count(ag::Tensor n); static ag::Tensor agc_impl_
   return count;
 }
 static ag::MarkedFunction<&agc_impl_fizzbuzz_count> agc_fn_fizzbuzz_count{&fizzbuzz_count, "fizzbuzz_count", {"n"}};
-#line 4 "input.cpp"
+#line 6 "input.cpp"
 AG_FUNCTION ag::Tensor fizzbuzz_count(ag::Tensor n) { return agc_fn_fizzbuzz_count(n); }
+
+#line 19 "input.cpp"
+int main() {
+  std::cout << fizzbuzz_count(15) << "\n";
+  std::cout << fizzbuzz_count(31) << "\n";
+}

@@ -1,5 +1,7 @@
 #include <ag/ag.h>
 
+#include <iostream>
+
 // fizzbuzz-count from the AutoGraph guide.
 AG_FUNCTION ag::Tensor fizzbuzz_count(ag::Tensor n) {
   ag::Tensor count = 0;
@@ -12,4 +14,9 @@ AG_FUNCTION ag::Tensor fizzbuzz_count(ag::Tensor n) {
     count = count + 2;
   }
   return count;
+}
+
+int main() {
+  std::cout << fizzbuzz_count(15) << "\n";
+  std::cout << fizzbuzz_count(31) << "\n";
 }

@@ -2,22 +2,24 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 AG_FUNCTION ag::Tensor power(ag::Tensor x, ag::Tensor n); static ag::Tensor agc_impl_power(ag::Tensor x, ag::Tensor n) {
   ag::Tensor result = 1;
   { ag::Tensor i = 0; ag::while_stmt([&] { return i < n; }, [&] { {
     result = result * x;
   } 
-#line 5 "input.cpp"
+#line 7 "input.cpp"
                                 i = i + 1; }, ag::state({"result", "i"}, result, i)); }
   
-#line 8 "input.cpp"
+#line 10 "input.cpp"
   return result;
 }
 static ag::MarkedFunction<&agc_impl_power> agc_fn_power{&power, "power", {"x", "n"}};
-#line 3 "input.cpp"
+#line 5 "input.cpp"
 AG_FUNCTION ag::Tensor power(ag::Tensor x, ag::Tensor n) { return agc_fn_power(x, n); }
 
-#line 11 "input.cpp"
+#line 13 "input.cpp"
 AG_FUNCTION ag::Tensor skip_odd(ag::Tensor n); static ag::Tensor agc_impl_skip_odd(ag::Tensor n) {
   ag::Tensor total = 0;
   ag::Tensor i;
@@ -25,12 +27,19 @@ AG_FUNCTION ag::Tensor skip_odd(ag::Tensor n); static ag::Tensor agc_impl_skip_o
     ag::if_stmt(i % 2 == 1, [&] { agc_continue_1 = ag::constant(true); }, [&] {}, ag::state({"agc_continue_1"}, agc_continue_1)); ag::if_stmt(ag::not_(agc_continue_1), [&] {  // the step still runs
     total = total + i;
   }, [&] {}, ag::state({"total"}, total));} 
-#line 14 "input.cpp"
+#line 16 "input.cpp"
                      i = i + 1; }, ag::state({"total", "i"}, total, i)); }
   
-#line 18 "input.cpp"
+#line 20 "input.cpp"
   return total + i;
 }
 static ag::MarkedFunction<&agc_impl_skip_odd> agc_fn_skip_odd{&skip_odd, "skip_odd", {"n"}};
-#line 11 "input.cpp"
+#line 13 "input.cpp"
 AG_FUNCTION ag::Tensor skip_odd(ag::Tensor n) { return agc_fn_skip_odd(n); }
+
+#line 23 "input.cpp"
+int main() {
+  std::cout << power(3, 4) << "\n";
+  std::cout << power(ag::constant({2, -3}), 3) << "\n";
+  std::cout << skip_odd(10) << "\n";
+}

@@ -2,6 +2,8 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 AG_FUNCTION ag::Tensor sum_range(ag::Tensor n); static ag::Tensor agc_impl_sum_range(ag::Tensor n) {
   ag::Tensor total = 0;
   ag::for_stmt(ag::range(n), ag::no_extra_test, [&](ag::Tensor i) {
@@ -10,13 +12,13 @@ AG_FUNCTION ag::Tensor sum_range(ag::Tensor n); static ag::Tensor agc_impl_sum_r
   return total;
 }
 static ag::MarkedFunction<&agc_impl_sum_range> agc_fn_sum_range{&sum_range, "sum_range", {"n"}};
-#line 3 "input.cpp"
+#line 5 "input.cpp"
 AG_FUNCTION ag::Tensor sum_range(ag::Tensor n) { return agc_fn_sum_range(n); }
 
-#line 11 "input.cpp"
+#line 13 "input.cpp"
 AG_FUNCTION ag::Tensor sum_rows(ag::Tensor m); static ag::Tensor agc_impl_sum_rows(ag::Tensor m) {
   ag::Tensor acc = 0;
-  ag::TensorArray rows(ag::float32, 0, /*dynamic_size=*/true);
+  ag::TensorArray rows(ag::int32, 0, /*dynamic_size=*/true);
   ag::for_stmt(m, ag::no_extra_test, [&](ag::Tensor row) {
     acc = acc + ag::reduce_sum(row);
     rows = rows.write(acc, row);
@@ -24,5 +26,11 @@ AG_FUNCTION ag::Tensor sum_rows(ag::Tensor m); static ag::Tensor agc_impl_sum_ro
   return rows.stack() + acc;
 }
 static ag::MarkedFunction<&agc_impl_sum_rows> agc_fn_sum_rows{&sum_rows, "sum_rows", {"m"}};
-#line 11 "input.cpp"
+#line 13 "input.cpp"
 AG_FUNCTION ag::Tensor sum_rows(ag::Tensor m) { return agc_fn_sum_rows(m); }
+
+#line 23 "input.cpp"
+int main() {
+  std::cout << sum_range(5) << "\n";
+  std::cout << sum_rows(ag::constant({{0, 0}, {1, 0}, {0, 1}})) << "\n";
+}

@@ -2,16 +2,18 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 namespace model {
 
 AG_FUNCTION ag::Tensor scale(ag::Tensor x, int factor); static ag::Tensor agc_impl_scale(ag::Tensor x, int factor = 2) { return x * factor; }
 static ag::MarkedFunction<&agc_impl_scale> agc_fn_scale{&scale, "scale", {"x", "factor"}};
-#line 5 "input.cpp"
+#line 7 "input.cpp"
 AG_FUNCTION ag::Tensor scale(ag::Tensor x, int factor = 2) { return agc_fn_scale(x, factor); }
 
 AG_FUNCTION
 static ag::Tensor relu(const ag::Tensor& x); 
-#line 8 "input.cpp"
+#line 10 "input.cpp"
 static ag::Tensor agc_impl_relu(const ag::Tensor& x) { ag::Tensor agc_do_return = ag::constant(false); ag::Tensor agc_retval;
   ag::if_stmt(x > 0, [&] {
     agc_retval = x; agc_do_return = ag::constant(true);
@@ -19,19 +21,29 @@ static ag::Tensor agc_impl_relu(const ag::Tensor& x) { ag::Tensor agc_do_return 
   agc_retval = ag::constant(0.0); agc_do_return = ag::constant(true);
 }, [&] {}, ag::state({"agc_do_return", "agc_retval"}, agc_do_return, agc_retval)); return agc_retval;}
 static ag::MarkedFunction<&agc_impl_relu> agc_fn_relu{&relu, "relu", {"x"}};
-#line 7 "input.cpp"
+#line 9 "input.cpp"
 AG_FUNCTION
 static ag::Tensor relu(const ag::Tensor& x) { return agc_fn_relu(x); }
 
-#line 15 "input.cpp"
+#line 17 "input.cpp"
 AG_FUNCTION void train(ag::Variable& w, int num_steps); static void agc_impl_train(ag::Variable& w, int num_steps) {
   for (int step = 0; step < num_steps; ++step) {  // unrolled at trace time
     w.assign(w.read() * 2);
   }
 }
 static ag::MarkedFunction<&agc_impl_train> agc_fn_train{&train, "train", {"w", "num_steps"}};
-#line 15 "input.cpp"
+#line 17 "input.cpp"
 AG_FUNCTION void train(ag::Variable& w, int num_steps) { return agc_fn_train(w, num_steps); }
 
-#line 21 "input.cpp"
+#line 23 "input.cpp"
 }  // namespace model
+
+int main() {
+  std::cout << model::scale(ag::constant({1.0, 2.0})) << "\n";
+  std::cout << model::scale(3, 5) << "\n";
+  std::cout << model::relu(ag::constant(-2.5)) << " " << model::relu(ag::constant(2.5)) << "\n";
+  ag::Variable w(ag::constant(1.0));
+  model::train(w, 3);
+  model::train(w, 3);
+  std::cout << w.read() << "\n";
+}

@@ -1,5 +1,7 @@
 #include <ag/ag.h>
 
+#include <iostream>
+
 namespace model {
 
 AG_FUNCTION ag::Tensor scale(ag::Tensor x, int factor = 2) { return x * factor; }
@@ -19,3 +21,13 @@ AG_FUNCTION void train(ag::Variable& w, int num_steps) {
 }
 
 }  // namespace model
+
+int main() {
+  std::cout << model::scale(ag::constant({1.0, 2.0})) << "\n";
+  std::cout << model::scale(3, 5) << "\n";
+  std::cout << model::relu(ag::constant(-2.5)) << " " << model::relu(ag::constant(2.5)) << "\n";
+  ag::Variable w(ag::constant(1.0));
+  model::train(w, 3);
+  model::train(w, 3);
+  std::cout << w.read() << "\n";
+}

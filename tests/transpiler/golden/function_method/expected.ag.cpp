@@ -2,6 +2,8 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 class Dense : public ag::Module {
  public:
   ag::Tensor agc_impl_operator_call(ag::Tensor x) {
@@ -10,12 +12,19 @@ class Dense : public ag::Module {
     }, [&] {}, ag::state({"x"}, x));
     return x;
   }
-#line 5 "input.cpp"
+#line 7 "input.cpp"
   AG_FUNCTION ag::Tensor operator_call(ag::Tensor x) { return ag::call_method<&Dense::agc_impl_operator_call>(this, "Dense::operator_call", {"x"}, x); }
 
   
-#line 12 "input.cpp"
+#line 14 "input.cpp"
               ag::Tensor agc_impl_shifted(ag::Tensor x, ag::Tensor shift) const { return x + shift; }
-#line 12 "input.cpp"
+#line 14 "input.cpp"
   AG_FUNCTION ag::Tensor shifted(ag::Tensor x, ag::Tensor shift) const { return ag::call_method<&Dense::agc_impl_shifted>(this, "Dense::shifted", {"x", "shift"}, x, shift); }
 };
+
+int main() {
+  Dense dense;
+  std::cout << dense.operator_call(ag::constant({{1.0, 2.0}, {3.0, 4.0}})) << "\n";
+  std::cout << dense.operator_call(ag::constant({{-1.0, 0.0}, {0.0, -1.0}})) << "\n";
+  std::cout << dense.shifted(ag::constant({1.0, 2.0}), ag::constant(0.5)) << "\n";
+}

@@ -2,11 +2,13 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 // The condition's type depends on T: agc emits the staged form, and the
 // runtime picks plain control flow for bool at compile time.
 template <typename T>
 AG_FUNCTION T clip(T x, T limit); 
-#line 5 "input.cpp"
+#line 7 "input.cpp"
 template <typename T>
 static T agc_impl_clip(T x, T limit) {
   ag::if_stmt(x > limit, [&] {
@@ -14,9 +16,14 @@ static T agc_impl_clip(T x, T limit) {
   }, [&] {}, ag::state({"x"}, x));
   return x;
 }
-#line 5 "input.cpp"
+#line 7 "input.cpp"
 template <typename T>
 AG_FUNCTION T clip(T x, T limit) { static ag::MarkedFunction<&agc_impl_clip<T>> agc_fn_clip{&clip<T>, "clip", {"x", "limit"}}; return agc_fn_clip(x, limit); }
 
-#line 13 "input.cpp"
+#line 15 "input.cpp"
 ag::Tensor use(ag::Tensor x) { return clip(x, ag::Tensor(1)); }
+
+int main() {
+  std::cout << use(ag::constant(3)) << " " << use(ag::constant(-3)) << "\n";
+  std::cout << clip(5, 2) << " " << clip(1.5, 2.0) << "\n";
+}

@@ -1,5 +1,7 @@
 #include <ag/ag.h>
 
+#include <iostream>
+
 // The condition's type depends on T: agc emits the staged form, and the
 // runtime picks plain control flow for bool at compile time.
 template <typename T>
@@ -11,3 +13,8 @@ AG_FUNCTION T clip(T x, T limit) {
 }
 
 ag::Tensor use(ag::Tensor x) { return clip(x, ag::Tensor(1)); }
+
+int main() {
+  std::cout << use(ag::constant(3)) << " " << use(ag::constant(-3)) << "\n";
+  std::cout << clip(5, 2) << " " << clip(1.5, 2.0) << "\n";
+}

@@ -2,6 +2,8 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 AG_FUNCTION ag::Tensor sign(ag::Tensor x, bool verbose); static ag::Tensor agc_impl_sign(ag::Tensor x, bool verbose) {
   ag::Tensor y;
   ag::if_stmt(x > 0, [&] {
@@ -17,7 +19,7 @@ AG_FUNCTION ag::Tensor sign(ag::Tensor x, bool verbose); static ag::Tensor agc_i
   }
   ag::Tensor z = y;
   ag::if_stmt(ag::reduce_sum(x) > 10, [&] { 
-#line 18 "input.cpp"
+#line 20 "input.cpp"
     z = z * 2; }, [&] {}, ag::state({"z"}, z));  // no braces
   ag::Tensor unused;
   ag::if_stmt(x > 1, [&] {
@@ -26,5 +28,13 @@ AG_FUNCTION ag::Tensor sign(ag::Tensor x, bool verbose); static ag::Tensor agc_i
   return z;
 }
 static ag::MarkedFunction<&agc_impl_sign> agc_fn_sign{&sign, "sign", {"x", "verbose"}};
-#line 3 "input.cpp"
+#line 5 "input.cpp"
 AG_FUNCTION ag::Tensor sign(ag::Tensor x, bool verbose) { return agc_fn_sign(x, verbose); }
+
+#line 28 "input.cpp"
+int main() {
+  std::cout << sign(ag::constant(3.0), true) << "\n";
+  std::cout << sign(ag::constant(-2.0), true) << "\n";
+  std::cout << sign(ag::constant(0.0), false) << "\n";
+  std::cout << sign(ag::constant(20.0), false) << "\n";
+}

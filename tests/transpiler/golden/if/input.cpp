@@ -1,5 +1,7 @@
 #include <ag/ag.h>
 
+#include <iostream>
+
 AG_FUNCTION ag::Tensor sign(ag::Tensor x, bool verbose) {
   ag::Tensor y;
   if (x > 0) {
@@ -21,4 +23,11 @@ AG_FUNCTION ag::Tensor sign(ag::Tensor x, bool verbose) {
     unused = x;  // dead after the if: not state
   }
   return z;
+}
+
+int main() {
+  std::cout << sign(ag::constant(3.0), true) << "\n";
+  std::cout << sign(ag::constant(-2.0), true) << "\n";
+  std::cout << sign(ag::constant(0.0), false) << "\n";
+  std::cout << sign(ag::constant(20.0), false) << "\n";
 }

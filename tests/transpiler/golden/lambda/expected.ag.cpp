@@ -2,6 +2,8 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 ag::Tensor run(ag::Tensor x) {
   auto body = [](ag::Tensor v) AG_FUNCTION {
     ag::while_stmt([&] { return v > 1; }, [&] {
@@ -11,4 +13,9 @@ ag::Tensor run(ag::Tensor x) {
   };
   auto unmarked = [](ag::Tensor v) { return v > 0 ? v : -v; };  // not converted
   return body(x) + unmarked(x);
+}
+
+int main() {
+  std::cout << run(ag::constant(10.0)) << "\n";
+  std::cout << run(ag::constant(-4.0)) << "\n";
 }

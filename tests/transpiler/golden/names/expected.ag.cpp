@@ -2,6 +2,8 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 int agc_impl_f = 0;  // user names starting with agc_ push generated names aside
 
 AG_FUNCTION ag::Tensor f(ag::Tensor x); static ag::Tensor agc_impl_f_2(ag::Tensor x) {
@@ -13,5 +15,11 @@ AG_FUNCTION ag::Tensor f(ag::Tensor x); static ag::Tensor agc_impl_f_2(ag::Tenso
   return x;
 }
 static ag::MarkedFunction<&agc_impl_f_2> agc_fn_f{&f, "f", {"x"}};
-#line 5 "input.cpp"
+#line 7 "input.cpp"
 AG_FUNCTION ag::Tensor f(ag::Tensor x) { return agc_fn_f(x); }
+
+#line 16 "input.cpp"
+int main() {
+  std::cout << f(ag::constant(3)) << "\n";
+  std::cout << f(ag::constant(-2)) << "\n";
+}

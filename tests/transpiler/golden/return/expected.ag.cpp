@@ -2,6 +2,8 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 AG_FUNCTION ag::Tensor abs_value(ag::Tensor x); static ag::Tensor agc_impl_abs_value(ag::Tensor x) { ag::Tensor agc_do_return = ag::constant(false); ag::Tensor agc_retval;
   ag::if_stmt(x >= 0, [&] {
     agc_retval = x; agc_do_return = ag::constant(true);
@@ -10,10 +12,10 @@ AG_FUNCTION ag::Tensor abs_value(ag::Tensor x); static ag::Tensor agc_impl_abs_v
   }, ag::state({"agc_do_return", "agc_retval"}, agc_do_return, agc_retval));
  return agc_retval;}
 static ag::MarkedFunction<&agc_impl_abs_value> agc_fn_abs_value{&abs_value, "abs_value", {"x"}};
-#line 3 "input.cpp"
+#line 5 "input.cpp"
 AG_FUNCTION ag::Tensor abs_value(ag::Tensor x) { return agc_fn_abs_value(x); }
 
-#line 11 "input.cpp"
+#line 13 "input.cpp"
 AG_FUNCTION ag::Tensor find(ag::Tensor xs, ag::Tensor target); static ag::Tensor agc_impl_find(ag::Tensor xs, ag::Tensor target) { ag::Tensor agc_do_return = ag::constant(false); ag::Tensor agc_retval;
   ag::Tensor index = 0;
   ag::for_stmt(xs, [&] { return ag::not_(agc_do_return); }, [&](ag::Tensor x) {
@@ -22,17 +24,27 @@ AG_FUNCTION ag::Tensor find(ag::Tensor xs, ag::Tensor target); static ag::Tensor
     }, [&] {}, ag::state({"agc_do_return", "agc_retval"}, agc_do_return, agc_retval)); ag::if_stmt(ag::not_(agc_do_return), [&] {
     index = index + 1;
   }, [&] {}, ag::state({"index"}, index));}, ag::state({"index", "agc_do_return", "agc_retval"}, index, agc_do_return, agc_retval)); ag::if_stmt(ag::not_(agc_do_return), [&] {
-  agc_retval = ag::constant(-1.0); agc_do_return = ag::constant(true);
+  agc_retval = ag::constant(-1); agc_do_return = ag::constant(true);  // the same dtype as index: one staged return value
 }, [&] {}, ag::state({"agc_do_return", "agc_retval"}, agc_do_return, agc_retval)); return agc_retval;}
 static ag::MarkedFunction<&agc_impl_find> agc_fn_find{&find, "find", {"xs", "target"}};
-#line 11 "input.cpp"
+#line 13 "input.cpp"
 AG_FUNCTION ag::Tensor find(ag::Tensor xs, ag::Tensor target) { return agc_fn_find(xs, target); }
 
-#line 22 "input.cpp"
+#line 24 "input.cpp"
 AG_FUNCTION void maybe_print(ag::Tensor x); static void agc_impl_maybe_print(ag::Tensor x) { ag::Tensor agc_do_return = ag::constant(false);
   ag::if_stmt(x > 0, [&] { agc_do_return = ag::constant(true); }, [&] {}, ag::state({"agc_do_return"}, agc_do_return)); ag::if_stmt(ag::not_(agc_do_return), [&] {
   ag::print(x);
 }, [&] {}, ag::state());}
 static ag::MarkedFunction<&agc_impl_maybe_print> agc_fn_maybe_print{&maybe_print, "maybe_print", {"x"}};
-#line 22 "input.cpp"
+#line 24 "input.cpp"
 AG_FUNCTION void maybe_print(ag::Tensor x) { return agc_fn_maybe_print(x); }
+
+#line 29 "input.cpp"
+int main() {
+  std::cout << abs_value(ag::constant(-3.0)) << " " << abs_value(ag::constant(2.0)) << "\n";
+  ag::Tensor xs = ag::constant({4, 8, 15, 16});
+  std::cout << find(xs, 15) << " " << find(xs, 5) << "\n";
+  maybe_print(ag::constant(-5.0));
+  maybe_print(ag::constant(5.0));
+  ag::print("done");
+}

@@ -2,6 +2,8 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 // The seed guides' examples, written in C++.
 
 AG_FUNCTION ag::Tensor simple_relu(ag::Tensor x); static ag::Tensor agc_impl_simple_relu(ag::Tensor x) { ag::Tensor agc_do_return = ag::constant(false); ag::Tensor agc_retval;
@@ -12,10 +14,10 @@ AG_FUNCTION ag::Tensor simple_relu(ag::Tensor x); static ag::Tensor agc_impl_sim
   }, ag::state({"agc_do_return", "agc_retval"}, agc_do_return, agc_retval));
  return agc_retval;}
 static ag::MarkedFunction<&agc_impl_simple_relu> agc_fn_simple_relu{&simple_relu, "simple_relu", {"x"}};
-#line 5 "input.cpp"
+#line 7 "input.cpp"
 AG_FUNCTION ag::Tensor simple_relu(ag::Tensor x) { return agc_fn_simple_relu(x); }
 
-#line 13 "input.cpp"
+#line 15 "input.cpp"
 AG_FUNCTION ag::Tensor g(ag::Tensor x); static ag::Tensor agc_impl_g(ag::Tensor x) {
   ag::if_stmt(ag::reduce_sum(x) > 0, [&] {
     x = x * x;
@@ -25,10 +27,10 @@ AG_FUNCTION ag::Tensor g(ag::Tensor x); static ag::Tensor agc_impl_g(ag::Tensor 
   return x;
 }
 static ag::MarkedFunction<&agc_impl_g> agc_fn_g{&g, "g", {"x"}};
-#line 13 "input.cpp"
+#line 15 "input.cpp"
 AG_FUNCTION ag::Tensor g(ag::Tensor x) { return agc_fn_g(x); }
 
-#line 22 "input.cpp"
+#line 24 "input.cpp"
 AG_FUNCTION ag::Tensor collatz(ag::Tensor a); static ag::Tensor agc_impl_collatz(ag::Tensor a) {
   ag::Tensor counter = 0;
   ag::while_stmt([&] { return a != 1; }, [&] {
@@ -42,10 +44,10 @@ AG_FUNCTION ag::Tensor collatz(ag::Tensor a); static ag::Tensor agc_impl_collatz
   return counter;
 }
 static ag::MarkedFunction<&agc_impl_collatz> agc_fn_collatz{&collatz, "collatz", {"a"}};
-#line 22 "input.cpp"
+#line 24 "input.cpp"
 AG_FUNCTION ag::Tensor collatz(ag::Tensor a) { return agc_fn_collatz(a); }
 
-#line 35 "input.cpp"
+#line 37 "input.cpp"
 AG_FUNCTION ag::Tensor dynamic_rnn(ag::Tensor input_data, ag::Tensor initial_state); static ag::Tensor agc_impl_dynamic_rnn(ag::Tensor input_data, ag::Tensor initial_state) {
   ag::TensorArray outputs(ag::float32, 0, /*dynamic_size=*/true);
   ag::Tensor state = initial_state;
@@ -56,5 +58,25 @@ AG_FUNCTION ag::Tensor dynamic_rnn(ag::Tensor input_data, ag::Tensor initial_sta
   return outputs.stack();
 }
 static ag::MarkedFunction<&agc_impl_dynamic_rnn> agc_fn_dynamic_rnn{&dynamic_rnn, "dynamic_rnn", {"input_data", "initial_state"}};
-#line 35 "input.cpp"
+#line 37 "input.cpp"
 AG_FUNCTION ag::Tensor dynamic_rnn(ag::Tensor input_data, ag::Tensor initial_state) { return agc_fn_dynamic_rnn(input_data, initial_state); }
+
+#line 47 "input.cpp"
+int main() {
+  std::cout << simple_relu(ag::constant(-3.0)) << " " << simple_relu(ag::constant(2.0)) << "\n";
+  // Same signature on every call: the transpiled build traces g once.
+  std::cout << g(ag::constant({1.0, 2.0})) << "\n";
+  std::cout << g(ag::constant({-1.0, -2.0})) << "\n";
+  std::cout << g(ag::constant({0.5, -2.0})) << "\n";
+#ifdef AG_E2E_EXPECTED_TRACES
+  if (ag::function_of(&g).tracing_count() != AG_E2E_EXPECTED_TRACES) {
+    std::cerr << "g traced " << ag::function_of(&g).tracing_count() << " times, expected "
+              << AG_E2E_EXPECTED_TRACES << "\n";
+    return 1;
+  }
+#endif
+  std::cout << collatz(ag::constant(6.0)) << " " << collatz(ag::constant(27.0)) << "\n";
+  ag::Tensor input_data = ag::constant({{{0.5, 0.25}, {0.25, 0.5}}, {{1.0, 0.0}, {0.0, 0.5}}});
+  ag::Tensor state = ag::constant({{0.1}, {-0.2}});
+  std::cout << dynamic_rnn(input_data, state) << "\n";
+}

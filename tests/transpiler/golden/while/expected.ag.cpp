@@ -2,6 +2,8 @@
 #line 1 "input.cpp"
 #include <ag/ag.h>
 
+#include <iostream>
+
 // The tanh loop of the tf.function guide.
 AG_FUNCTION ag::Tensor tanh_loop(ag::Tensor x); static ag::Tensor agc_impl_tanh_loop(ag::Tensor x) {
   ag::Tensor i = 0;
@@ -12,10 +14,10 @@ AG_FUNCTION ag::Tensor tanh_loop(ag::Tensor x); static ag::Tensor agc_impl_tanh_
   return x;
 }
 static ag::MarkedFunction<&agc_impl_tanh_loop> agc_fn_tanh_loop{&tanh_loop, "tanh_loop", {"x"}};
-#line 4 "input.cpp"
+#line 6 "input.cpp"
 AG_FUNCTION ag::Tensor tanh_loop(ag::Tensor x) { return agc_fn_tanh_loop(x); }
 
-#line 13 "input.cpp"
+#line 15 "input.cpp"
 AG_FUNCTION ag::Tensor nested(ag::Tensor x, ag::Tensor n); static ag::Tensor agc_impl_nested(ag::Tensor x, ag::Tensor n) {
   ag::Tensor count = 0;
   ag::while_stmt([&] { return count < n; }, [&] {
@@ -30,5 +32,13 @@ AG_FUNCTION ag::Tensor nested(ag::Tensor x, ag::Tensor n); static ag::Tensor agc
   return x;
 }
 static ag::MarkedFunction<&agc_impl_nested> agc_fn_nested{&nested, "nested", {"x", "n"}};
-#line 13 "input.cpp"
+#line 15 "input.cpp"
 AG_FUNCTION ag::Tensor nested(ag::Tensor x, ag::Tensor n) { return agc_fn_nested(x, n); }
+
+#line 29 "input.cpp"
+int main() {
+  std::cout << tanh_loop(ag::constant({1.0, 2.0})) << "\n";
+  std::cout << nested(ag::constant(-3.0), 2) << "\n";
+  std::cout << nested(ag::constant(2.0), 3) << "\n";
+  ag::print("tanh", tanh_loop(ag::constant(5.0)));
+}

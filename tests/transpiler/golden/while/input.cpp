@@ -1,5 +1,7 @@
 #include <ag/ag.h>
 
+#include <iostream>
+
 // The tanh loop of the tf.function guide.
 AG_FUNCTION ag::Tensor tanh_loop(ag::Tensor x) {
   ag::Tensor i = 0;
@@ -22,4 +24,11 @@ AG_FUNCTION ag::Tensor nested(ag::Tensor x, ag::Tensor n) {
   // A plain loop unrolls at trace time: kept as written.
   for (int k = 0; k < 3; ++k) x = x + 1;
   return x;
+}
+
+int main() {
+  std::cout << tanh_loop(ag::constant({1.0, 2.0})) << "\n";
+  std::cout << nested(ag::constant(-3.0), 2) << "\n";
+  std::cout << nested(ag::constant(2.0), 3) << "\n";
+  ag::print("tanh", tanh_loop(ag::constant(5.0)));
 }
