@@ -1,8 +1,11 @@
 // If converter: `if (c) A else B` with a tensor condition c becomes
 //   ag::if_stmt(c, [&] { A }, [&] { B }, ag::state({...}, ...));
 //
+// An init statement stays in front, in a block that keeps its scope:
+//   if (init; c) A  ->  { init; ag::if_stmt(c, ...); }
+//
 // Needs: the pipeline decided the statement is staged (tensor or dependent
-// condition, no init statement or condition variable). Guarantees: the state
+// condition, no condition variable). Guarantees: the state
 // lists exactly the locals a branch modifies that are live after the `if`; a
 // local that starts undefined and is assigned on one path only while live
 // after is reported as AutoGraph reports it ("must also be initialized in the
@@ -40,7 +43,14 @@ Text convertIf(ConversionContext& ctx, const IfStmt* stmt) {
   checkBothBranchesInitialize(ctx, stmt, state);
   std::vector<std::string> flags = ctx.modifiedFlags({stmt->getThen(), stmt->getElse()}, nullptr);
 
-  Text out = "ag::if_stmt(";
+  Text out;
+  const Stmt* init = stmt->getInit();
+  if (init) {
+    out += "{ ";
+    out += ctx.copy(ctx.fullRangeOf(init));
+    out += " ";
+  }
+  out += "ag::if_stmt(";
   out += ctx.copy(stmt->getCond());
   out += ", [&] ";
   out += thenBody;
@@ -49,6 +59,7 @@ Text convertIf(ConversionContext& ctx, const IfStmt* stmt) {
   out += ", ";
   out += ConversionContext::stateText(state, flags);
   out += ");";
+  if (init) out += " }";
   return out;
 }
 

@@ -212,7 +212,8 @@ class BodyPipeline {
   }
 
   // A staged construct whose pieces come from a macro, or that declares a
-  // variable in its condition, cannot be rewritten as lambdas.
+  // variable in its condition (not in an init statement), cannot be rewritten
+  // as lambdas.
   void rejectUnconvertibleConstruct(const Stmt* stmt) {
     SourceLocation keyword = stmt->getBeginLoc();
     bool inMacro =
@@ -228,7 +229,7 @@ class BodyPipeline {
     }
     const auto* ifStmt = dyn_cast<IfStmt>(stmt);
     const auto* whileStmt = dyn_cast<WhileStmt>(stmt);
-    if ((ifStmt && (ifStmt->getInit() || ifStmt->getConditionVariable())) ||
+    if ((ifStmt && ifStmt->getConditionVariable()) ||
         (whileStmt && whileStmt->getConditionVariable())) {
       ctx_.error(keyword, std::string("a staged ") + constructName(stmt) +
                               " cannot declare a variable in its condition");
