@@ -52,8 +52,25 @@ bool isStageableType(QualType type) {
   if (type->isDependentType()) return true;
   const CXXRecordDecl* record = recordOf(type);
   if (!record) return false;
-  if (record->isInStdNamespace())
-    return record->getName() == "tuple" || record->getName() == "pair";
+  if (record->isInStdNamespace()) {
+    // Containers of stageable elements, as the runtime's collect_leaves takes
+    // them: tuple and pair elementwise, array and vector by element type.
+    llvm::StringRef name = record->getName();
+    const auto* specialization = dyn_cast<ClassTemplateSpecializationDecl>(record);
+    if (!specialization ||
+        !(name == "tuple" || name == "pair" || name == "array" || name == "vector"))
+      return false;
+    const TemplateArgumentList& args = specialization->getTemplateArgs();
+    auto stageableArgument = [](const TemplateArgument& arg) {
+      if (arg.getKind() == TemplateArgument::Pack)
+        return llvm::all_of(arg.pack_elements(), [](const TemplateArgument& element) {
+          return isStageableType(element.getAsType());
+        });
+      return isStageableType(arg.getAsType());
+    };
+    if (name == "array" || name == "vector") return stageableArgument(args[0]);
+    return llvm::all_of(args.asArray(), stageableArgument);
+  }
   // ag::Tensor, ag::TensorArray and user structs (through the ag_fields hook).
   return !isInNamespace(record, "ag") || record->getName() == "Tensor" ||
          record->getName() == "TensorArray";

@@ -24,8 +24,9 @@ const clang::Expr* spelled(const clang::Expr* expr);
 bool isTensorExpr(const clang::Expr* expr);
 
 // True when a variable of this type may be carried as staged state:
-// tensors, tensor arrays, tuples/pairs and user structs of them, and
-// dependent types. Scalars, pointers, enums and std containers may not.
+// tensors, tensor arrays, tuples, pairs, arrays and vectors of them, user
+// structs, and dependent types. Scalars, pointers, enums and other std types
+// may not.
 bool isStageableType(clang::QualType type);
 
 }  // namespace agc
