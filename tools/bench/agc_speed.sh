@@ -40,22 +40,25 @@ double eigen_work() {
 CPP
 flags=(-std=c++20 "-I$repo/include" -I/usr/include/eigen3)
 
-# Median wall time in milliseconds of running "$@" $runs times.
-median_ms() {
-  local times=()
-  for _ in $(seq "$runs"); do
-    local start end
-    start=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || { echo "command failed: $*" >&2; exit 2; }
-    end=$(date +%s%N)
-    times+=($(((end - start) / 1000000)))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p"
+# CPU time (user + system) in milliseconds of one run of "$@". CPU time,
+# not wall time, so that other load on the machine does not count.
+cpu_ms() {
+  local TIMEFORMAT='%U %S' seconds
+  seconds=$({ time "$@" >/dev/null 2>&1; } 2>&1) || { echo "command failed: $*" >&2; exit 2; }
+  awk -v t="$seconds" 'BEGIN { split(t, p, " "); printf "%d\n", (p[1] + p[2]) * 1000 }'
 }
 
+median() { sort -n | sed -n "$(((runs + 1) / 2))p"; }
+
+# The two commands alternate, run after run, so that drift hits both alike.
 cd "$work"
-clang_ms=$(median_ms clang-19 -fsyntax-only "${flags[@]}" bench.cpp)
-agc_ms=$(median_ms "$agc" transpile bench.cpp -o out -- "${flags[@]}")
-echo "clang-19 -fsyntax-only: ${clang_ms} ms (median of $runs)"
-echo "agc transpile:          ${agc_ms} ms (median of $runs)"
+clang_times=() agc_times=()
+for _ in $(seq "$runs"); do
+  clang_times+=("$(cpu_ms clang-19 -fsyntax-only "${flags[@]}" bench.cpp)")
+  agc_times+=("$(cpu_ms "$agc" transpile bench.cpp -o out -- "${flags[@]}")")
+done
+clang_ms=$(printf '%s\n' "${clang_times[@]}" | median)
+agc_ms=$(printf '%s\n' "${agc_times[@]}" | median)
+echo "clang-19 -fsyntax-only: ${clang_ms} ms CPU (median of $runs)"
+echo "agc transpile:          ${agc_ms} ms CPU (median of $runs)"
 awk -v a="$agc_ms" -v c="$clang_ms" 'BEGIN { printf "ratio agc/clang:        %.2fx (target <= 1.5x)\n", a / c }'
