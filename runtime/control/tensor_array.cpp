@@ -1,11 +1,41 @@
 #include "ag/tensor_array.h"
 
+#include <cstring>
 #include <string>
 
 #include "ag/control_flow.h"
 #include "ops/dispatch.h"
 
 namespace ag {
+
+namespace {
+
+// Eagerly, a write within the current size changes the one element in place
+// (the buffer is copied first only if another tensor shares it), so a loop
+// of n writes costs O(n) elements, not O(n^2). Anything else (growth, bad
+// index, mismatched shapes, tracing) goes through the TensorArrayWrite op and
+// its checks.
+bool write_in_place(Tensor& buffer, const Tensor& index, const Tensor& value) {
+  if (detail::is_tracing() || !buffer.defined() || buffer.is_symbolic() || index.is_symbolic() ||
+      value.is_symbolic() || !is_integer(index.dtype()) || index.rank() != 0 ||
+      value.dtype() != buffer.dtype()) {
+    return false;
+  }
+  const Shape& full = buffer.shape();
+  if (full.rank() != value.rank() + 1) return false;
+  for (int d = 0; d < value.rank(); ++d) {
+    if (full[d + 1] != value.shape()[d]) return false;
+  }
+  int64_t i = index.item<int64_t>();
+  if (i < 0 || i >= full[0]) return false;
+  size_t row = size_t(value.num_elements()) * dtype_size(value.dtype());
+  if (row == 0) return true;
+  char* data = static_cast<char*>(buffer.raw_mutable_data());
+  std::memcpy(data + size_t(i) * row, value.raw_data(), row);
+  return true;
+}
+
+}  // namespace
 
 TensorArray::TensorArray(DType dtype, int64_t size, bool dynamic_size,
                          std::optional<Shape> element_shape)
@@ -31,6 +61,7 @@ TensorArray& TensorArray::write(const Tensor& index, const Tensor& value) {
     for (int64_t d : value.shape()) full.push_back(d == kUnknownDim ? 0 : d);
     buffer_ = zeros(full, dtype_);
   }
+  if (write_in_place(buffer_, index, value)) return *this;
   ops::Attrs attrs;
   attrs.keepdims = dynamic_size_;
   Tensor i = is_integer(index.dtype()) ? index : cast(index, DType::int64);

@@ -1,10 +1,13 @@
 #include "exec/plan.h"
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
+#include <type_traits>
 
 #include "core/tensor_impl.h"
 #include "function/variable_state.h"
@@ -21,9 +24,11 @@ struct Plan::Step {
   std::vector<DType> out_dtypes;
   Shape static_shape;  // Op steps: the output shape when fully known
   bool shape_is_static = false;
+  size_t static_bytes = 0;  // the output's size when shape_is_static
   // An in-place op whose input 0 is a loop variable this plan may overwrite
-  // (a TensorArray write in a loop body): write into it when sizes allow.
-  bool write_into_input = false;
+  // (a TensorArray write in a loop body): the number of that input, whose
+  // memory the op writes into when its capacity allows; -1 otherwise.
+  int32_t write_into_input = -1;
   // Per output: its memory-plan buffer, or -1 for a fresh tensor (function
   // outputs of top-level plans, variable values, effect results).
   std::vector<int32_t> buffers;
@@ -34,6 +39,9 @@ struct Plan::Step {
   // If: then, else. While: cond, body.
   std::vector<std::unique_ptr<Plan>> subplans;
   size_t first_child = 0;  // index of the subplans' arenas in Arena::children
+  // While: the first of one scratch buffer per loop variable, for values held
+  // aside while the variables are updated (x, y = y, x).
+  int32_t first_scratch = -1;
   int64_t maximum_iterations = -1;
 };
 
@@ -45,23 +53,34 @@ struct Plan::Arena {
     size_t capacity = 0;
   };
   std::span<const Tensor* const> top_inputs;  // top-level run only
+  std::vector<size_t> input_capacity;         // per input: View::capacity
   std::vector<const void*> data;              // per slot
   std::vector<const Shape*> shape;            // per slot
   std::vector<Shape> dynamic_shapes;          // per slot, shapes known only at run time
   std::vector<Tensor> holders;                // per slot, values held as tensors
   std::vector<Buffer> buffers;
   std::vector<std::unique_ptr<Arena>> children;
-  std::vector<View> views;  // scratch for nested calls
+  std::vector<View> views;    // scratch for nested calls
+  std::vector<View> updates;  // scratch for a While's new loop variables
 
   ~Arena() {
     for (Buffer& b : buffers) std::free(b.data);
   }
-  void* reserve(int32_t buffer, size_t bytes) {
+  // The buffer's memory, enlarged to `bytes` if needed (the old contents are
+  // not kept). Never null, even for 0 bytes: shape rules read a null value
+  // as "unknown while tracing", and an empty tensor is a known value. With
+  // `grow`, an enlarged buffer gets half again as much room as it had, so a
+  // value growing by a row per loop iteration is reallocated O(log n) times.
+  void* reserve(int32_t buffer, size_t bytes, bool grow = false) {
     Buffer& b = buffers[size_t(buffer)];
-    if (b.capacity < bytes) {
+    if (b.capacity < bytes || b.data == nullptr) {
+      size_t wanted = grow ? std::max(bytes, b.capacity + b.capacity / 2) : bytes;
+      size_t rounded = (wanted + detail::kAlignment - 1) / detail::kAlignment * detail::kAlignment;
+      if (rounded == 0) rounded = detail::kAlignment;
       std::free(b.data);
-      size_t rounded = (bytes + detail::kAlignment - 1) / detail::kAlignment * detail::kAlignment;
-      b.data = std::aligned_alloc(detail::kAlignment, rounded == 0 ? detail::kAlignment : rounded);
+      b.data = nullptr;
+      b.capacity = 0;
+      b.data = std::aligned_alloc(detail::kAlignment, rounded);
       if (!b.data) throw std::bad_alloc();
       b.capacity = rounded;
     }
@@ -82,6 +101,31 @@ graph::ValueRef through_identity(const graph::Body& body, graph::ValueRef v) {
 
 size_t byte_size(const Shape& shape, DType dtype) {
   return size_t(shape.num_elements()) * dtype_size(dtype);
+}
+
+// byte_size for a concrete shape, inline: the executor's hot path.
+inline size_t concrete_bytes(const Shape& shape, size_t element_size) {
+  size_t n = element_size;
+  for (int64_t d : shape) n *= size_t(d);
+  return n;
+}
+
+// Copies a value; scalars (the usual loop counters and flags) without a
+// call into the C library.
+inline void copy_value(void* out, const void* in, size_t bytes) {
+  switch (bytes) {
+    case 1:
+      std::memcpy(out, in, 1);
+      break;
+    case 4:
+      std::memcpy(out, in, 4);
+      break;
+    case 8:
+      std::memcpy(out, in, 8);
+      break;
+    default:
+      std::memmove(out, in, bytes);
+  }
 }
 
 }  // namespace
@@ -132,6 +176,8 @@ Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level, size_t
     if (n.kind == graph::NodeKind::Op) {
       step.static_shape = n.outputs[0].shape;
       step.shape_is_static = step.static_shape.is_fully_defined();
+      if (step.shape_is_static)
+        step.static_bytes = byte_size(step.static_shape, step.out_dtypes[0]);
     }
     step.variable = n.variable;
     step.effect = n.effect;
@@ -140,8 +186,13 @@ Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level, size_t
       step.rng_counter = std::make_unique<std::atomic<uint64_t>>(0);
     }
     if (n.kind == graph::NodeKind::If || n.kind == graph::NodeKind::While) {
-      for (const auto& sub : n.subgraphs)
-        step.subplans.push_back(std::make_unique<Plan>(sub, false));
+      // A While owns its loop variables (its output buffers), so its body
+      // may overwrite them: they are the body's first inputs.
+      for (size_t k = 0; k < n.subgraphs.size(); ++k) {
+        bool loop_body = n.kind == graph::NodeKind::While && k == 1;
+        step.subplans.push_back(
+            std::make_unique<Plan>(n.subgraphs[k], false, loop_body ? n.outputs.size() : 0));
+      }
       step.first_child = num_children_;
       num_children_ += step.subplans.size();
       if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];
@@ -152,9 +203,13 @@ Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level, size_t
     steps_.push_back(std::move(step));
   }
   for (graph::ValueRef v : body.outputs) outputs_.push_back(slot_of(v));
+  input_slots_.assign(num_inputs_, -1);
+  for (size_t s = 0; s < sources_.size(); ++s) {
+    if (sources_[s].kind == Source::Input) input_slots_[size_t(sources_[s].index)] = int32_t(s);
+  }
 
   // Memory plan. Values computed into buffers: op results that are not
-  // top-level outputs, and every If/While result. A buffer is free again
+  // top-level outputs, and every While result. A buffer is free again
   // after the last step that reads its value; a nested plan's outputs stay
   // alive to the end, for the parent to read.
   std::vector<int32_t> last_use(size_t(num_slots), -1);
@@ -165,6 +220,22 @@ Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level, size_t
   for (int32_t o : outputs_) {
     is_output[size_t(o)] = true;
     last_use[size_t(o)] = INT_MAX;
+  }
+  // An If's outputs are not copied: each is the value its branch left, in
+  // the branch's arena or, when the branch passes an input through, the
+  // parent's value itself. So the If's inputs stay alive as long as its
+  // outputs (in reverse order, so that chains of Ifs extend transitively).
+  for (size_t s = steps_.size(); s-- > 0;) {
+    const Step& step = steps_[s];
+    if (step.kind != graph::NodeKind::If) continue;
+    int32_t outputs_end = -1;
+    for (size_t k = 0; k < step.buffers.size(); ++k) {
+      outputs_end = std::max(outputs_end, last_use[size_t(step.out_slot) + k]);
+    }
+    for (size_t i = 1; i < step.inputs.size(); ++i) {
+      int32_t& end = last_use[size_t(step.inputs[i])];
+      end = std::max(end, outputs_end);
+    }
   }
   std::vector<int32_t> free_buffers;
   std::vector<int32_t> buffer_of(size_t(num_slots), -1);
@@ -177,11 +248,12 @@ Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level, size_t
     if (step.op && (step.op->flags & ops::kInPlace)) {
       int32_t in0 = step.inputs[0];
       const Source& src = sources_[size_t(in0)];
-      step.write_into_input = src.kind == Source::Input && size_t(src.index) < donated_inputs &&
-                              last_use[size_t(in0)] == int32_t(s);
+      if (src.kind == Source::Input && size_t(src.index) < donated_inputs &&
+          last_use[size_t(in0)] == int32_t(s)) {
+        step.write_into_input = src.index;
+      }
     }
-    bool buffered = step.kind == graph::NodeKind::Op || step.kind == graph::NodeKind::If ||
-                    step.kind == graph::NodeKind::While;
+    bool buffered = step.kind == graph::NodeKind::Op || step.kind == graph::NodeKind::While;
     for (size_t k = 0; k < step.buffers.size(); ++k) {
       int32_t slot = step.out_slot + int32_t(k);
       bool fresh = top_level_ && is_output[size_t(slot)] && step.kind == graph::NodeKind::Op;
@@ -200,6 +272,28 @@ Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level, size_t
       if (last_use[size_t(slot)] == int32_t(s)) release(slot);
     }
   }
+  for (Step& step : steps_) {
+    if (step.kind != graph::NodeKind::While) continue;
+    step.first_scratch = int32_t(num_buffers_ + num_scratch_);
+    num_scratch_ += step.buffers.size();
+  }
+  // Outputs whose memory may be an input's other than the same-numbered one
+  // (a While body's loop variables trading values): an input passed to
+  // another output, an If's output (branches pass inputs through), an op
+  // that wrote into an input.
+  output_may_alias_input_.assign(outputs_.size(), 0);
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    const Source& src = sources_[size_t(outputs_[k])];
+    if (src.kind == Source::Input) {
+      output_may_alias_input_[k] = size_t(src.index) != k;
+    } else if (src.kind == Source::Step) {
+      const Step& step = steps_[size_t(src.index)];
+      output_may_alias_input_[k] =
+          step.kind == graph::NodeKind::If ||
+          (step.write_into_input >= 0 && size_t(step.write_into_input) != k);
+    }
+  }
+  num_donated_ = donated_inputs;
 }
 
 Plan::~Plan() = default;
@@ -209,11 +303,12 @@ size_t Plan::num_steps() const {
 
 std::unique_ptr<Plan::Arena> Plan::new_arena() const {
   auto arena = std::make_unique<Arena>();
+  arena->input_capacity.resize(num_inputs_);
   arena->data.resize(sources_.size());
   arena->shape.resize(sources_.size());
   arena->dynamic_shapes.resize(sources_.size());
   arena->holders.resize(sources_.size());
-  arena->buffers.resize(num_buffers_);
+  arena->buffers.resize(num_buffers_ + num_scratch_);
   arena->children.resize(num_children_);
   for (size_t s = 0; s < sources_.size(); ++s) {
     if (sources_[s].kind == Source::Constant) {
@@ -258,11 +353,11 @@ Tensor Plan::materialize(Arena& a, int32_t slot) const {
   return copy;
 }
 
-void Plan::store(Arena& a, const Step& step, int32_t slot, int32_t buffer, View v) const {
+void Plan::store(Arena& a, int32_t slot, int32_t buffer, View v, bool grow) const {
   DType dtype = slot_dtypes_[size_t(slot)];
   a.dynamic_shapes[size_t(slot)] = *v.shape;
   a.shape[size_t(slot)] = &a.dynamic_shapes[size_t(slot)];
-  size_t bytes = byte_size(*v.shape, dtype);
+  size_t bytes = concrete_bytes(*v.shape, dtype_size(dtype));
   if (buffer < 0) {
     Tensor fresh = detail::make_eager(dtype, *v.shape);
     std::memcpy(fresh.raw_mutable_data(), v.data, bytes);
@@ -270,9 +365,10 @@ void Plan::store(Arena& a, const Step& step, int32_t slot, int32_t buffer, View 
     a.holders[size_t(slot)] = std::move(fresh);
     return;
   }
-  (void)step;
-  void* out = a.reserve(buffer, bytes);
-  if (out != v.data) std::memmove(out, v.data, bytes);
+  // `v` never lies in this buffer when it must be enlarged: a loop body
+  // writes into its loop variable only within the capacity it was given.
+  void* out = a.reserve(buffer, bytes, grow);
+  if (out != v.data) copy_value(out, v.data, bytes);
   a.data[size_t(slot)] = out;
 }
 
@@ -280,11 +376,11 @@ void Plan::run_op(Arena& a, const Step& step) const {
   constexpr size_t kMaxInline = 8;
   size_t n = step.inputs.size();
   ops::KernelInput kin_inline[kMaxInline];
-  std::vector<ops::KernelInput> kin_heap;
+  std::unique_ptr<ops::KernelInput[]> kin_heap;  // ops with more inputs only
   ops::KernelInput* kin = kin_inline;
   if (n > kMaxInline) {
-    kin_heap.resize(n);
-    kin = kin_heap.data();
+    kin_heap = std::make_unique<ops::KernelInput[]>(n);
+    kin = kin_heap.get();
   }
   for (size_t i = 0; i < n; ++i) {
     int32_t in = step.inputs[i];
@@ -292,24 +388,38 @@ void Plan::run_op(Arena& a, const Step& step) const {
   }
   const Shape* out_shape = &step.static_shape;
   if (!step.shape_is_static) {
-    // Unknown dims: run the op's shape rule on the actual shapes and values.
-    std::vector<ops::ValueType> types(n);
-    std::vector<const void*> values(n);
+    // Unknown dims: run the op's shape rule on the actual shapes and values,
+    // with its inputs in inline arrays (no allocation per step; only the n
+    // entries used are constructed).
+    alignas(ops::ValueType) unsigned char types_inline[kMaxInline * sizeof(ops::ValueType)];
+    const void* values_inline[kMaxInline];
+    std::unique_ptr<ops::ValueType[]> types_heap;
+    std::unique_ptr<const void*[]> values_heap;
+    ops::ValueType* types = reinterpret_cast<ops::ValueType*>(types_inline);
+    const void** values = values_inline;
+    if (n > kMaxInline) {
+      types_heap = std::make_unique<ops::ValueType[]>(n);
+      values_heap = std::make_unique<const void*[]>(n);
+      types = types_heap.get();
+      values = values_heap.get();
+    }
+    static_assert(std::is_trivially_destructible_v<ops::ValueType>);
     for (size_t i = 0; i < n; ++i) {
-      types[i] = {kin[i].dtype, *kin[i].shape};
+      new (&types[i]) ops::ValueType{kin[i].dtype, *kin[i].shape};
       values[i] = kin[i].data;
     }
-    ops::InferContext ictx{step.op->name, types, *step.attrs, values};
+    ops::InferContext ictx{step.op->name, {types, n}, *step.attrs, {values, n}};
     a.dynamic_shapes[size_t(step.out_slot)] = step.op->infer(ictx).shape;
     out_shape = &a.dynamic_shapes[size_t(step.out_slot)];
   }
   DType dtype = step.out_dtypes[0];
+  size_t bytes =
+      step.shape_is_static ? step.static_bytes : concrete_bytes(*out_shape, dtype_size(dtype));
   void* out;
-  if (step.write_into_input &&
-      byte_size(*out_shape, dtype) == byte_size(*kin[0].shape, kin[0].dtype)) {
+  if (step.write_into_input >= 0 && bytes <= a.input_capacity[size_t(step.write_into_input)]) {
     out = const_cast<void*>(kin[0].data);
   } else if (step.buffers[0] >= 0) {
-    out = a.reserve(step.buffers[0], byte_size(*out_shape, dtype));
+    out = a.reserve(step.buffers[0], bytes);
   } else {
     Tensor fresh = detail::make_eager(dtype, *out_shape);
     out = fresh.raw_mutable_data();
@@ -332,13 +442,13 @@ void Plan::run_if(Arena& a, const Step& step) const {
   size_t branch = pred ? 0 : 1;
   const Plan& sub = *step.subplans[branch];
   Arena& child = *a.children[step.first_child + branch];
-  a.views.clear();
-  for (size_t i = 1; i < step.inputs.size(); ++i) {
-    a.views.push_back({a.data[size_t(step.inputs[i])], a.shape[size_t(step.inputs[i])]});
-  }
-  sub.execute(child, a.views);
+  sub.execute_from(child, a, std::span<const int32_t>(step.inputs).subspan(1));
+  // No copy: the outputs stay where the branch left them (see the memory
+  // plan), until this step runs again.
   for (size_t k = 0; k < step.buffers.size(); ++k) {
-    store(a, step, step.out_slot + int32_t(k), step.buffers[k], sub.output_view(child, k));
+    View v = sub.output_view(child, k);
+    a.data[size_t(step.out_slot) + k] = v.data;
+    a.shape[size_t(step.out_slot) + k] = v.shape;
   }
 }
 
@@ -351,53 +461,73 @@ void Plan::run_while(Arena& a, const Step& step) const {
   // The loop variables live in the While's own output buffers.
   for (size_t k = 0; k < num_vars; ++k) {
     int32_t in = step.inputs[k];
-    store(a, step, step.out_slot + int32_t(k), step.buffers[k],
+    store(a, step.out_slot + int32_t(k), step.buffers[k],
           {a.data[size_t(in)], a.shape[size_t(in)]});
   }
+  // The body may write into a loop variable's buffer, up to its capacity.
+  // The captured values come after the loop variables and do not change.
   std::vector<View>& views = a.views;
-  auto refresh_views = [&] {
-    views.clear();
+  views.resize(step.inputs.size());
+  for (size_t i = num_vars; i < step.inputs.size(); ++i) {
+    views[i] = {a.data[size_t(step.inputs[i])], a.shape[size_t(step.inputs[i])]};
+  }
+  for (int64_t iteration = 0;; ++iteration) {
     for (size_t k = 0; k < num_vars; ++k) {
       int32_t slot = step.out_slot + int32_t(k);
-      views.push_back({a.data[size_t(slot)], a.shape[size_t(slot)]});
+      views[k] = {a.data[size_t(slot)], a.shape[size_t(slot)],
+                  a.buffers[size_t(step.buffers[k])].capacity};
     }
-    for (size_t i = num_vars; i < step.inputs.size(); ++i) {
-      views.push_back({a.data[size_t(step.inputs[i])], a.shape[size_t(step.inputs[i])]});
-    }
-  };
-  for (int64_t iteration = 0;; ++iteration) {
-    refresh_views();
     cond.execute(cond_arena, views);
     if (!*static_cast<const bool*>(cond.output_view(cond_arena, 0).data)) break;
     if (step.maximum_iterations >= 0 && iteration >= step.maximum_iterations) break;
     body.execute(body_arena, views);
     // A body output may be another loop variable's current value (x, y = y,
-    // x): hold such values aside first so no update reads an overwritten one.
-    std::vector<Tensor> aside;
+    // x): hold such values aside first (in the While's scratch buffers) so
+    // no update reads an overwritten one.
+    // Which outputs can be such a value is known from the body's plan.
+    std::vector<View>& updates = a.updates;
+    updates.resize(num_vars);
     for (size_t k = 0; k < num_vars; ++k) {
       View v = body.output_view(body_arena, k);
-      for (size_t j = 0; j < num_vars; ++j) {
+      // (A variable's own buffer is never another's: the usual pass-through
+      // needs no search.)
+      bool search = body.output_may_alias_input_[k] && v.data != views[k].data;
+      for (size_t j = 0; search && j < num_vars; ++j) {
         if (j != k && v.data == views[j].data) {
-          if (aside.empty()) aside.resize(num_vars);
-          aside[k] = detail::make_eager(slot_dtypes_[size_t(step.out_slot) + k], *v.shape);
-          std::memcpy(aside[k].raw_mutable_data(), v.data, byte_size(*v.shape, aside[k].dtype()));
+          size_t bytes = byte_size(*v.shape, slot_dtypes_[size_t(step.out_slot) + k]);
+          void* copy = a.reserve(step.first_scratch + int32_t(k), bytes, /*grow=*/true);
+          std::memcpy(copy, v.data, bytes);
+          v.data = copy;
+          break;
         }
       }
+      updates[k] = v;
     }
     for (size_t k = 0; k < num_vars; ++k) {
-      View v = body.output_view(body_arena, k);
-      if (!aside.empty() && aside[k].defined()) v = {aside[k].raw_data(), &aside[k].shape()};
-      store(a, step, step.out_slot + int32_t(k), step.buffers[k], v);
+      int32_t slot = step.out_slot + int32_t(k);
+      const View& v = updates[k];
+      // Unchanged (passed through, or written in place at the same size).
+      if (v.data == a.data[size_t(slot)] && v.shape == a.shape[size_t(slot)]) continue;
+      store(a, slot, step.buffers[k], v, /*grow=*/true);
     }
   }
 }
 
 void Plan::execute(Arena& a, std::span<const View> inputs) const {
-  for (size_t s = 0; s < sources_.size(); ++s) {
-    if (sources_[s].kind == Source::Input) {
-      a.data[s] = inputs[size_t(sources_[s].index)].data;
-      a.shape[s] = inputs[size_t(sources_[s].index)].shape;
-    }
+  for (size_t k = 0; k < input_slots_.size(); ++k) {
+    size_t slot = size_t(input_slots_[k]);
+    a.data[slot] = inputs[k].data;
+    a.shape[slot] = inputs[k].shape;
+  }
+  for (size_t k = 0; k < num_donated_; ++k) a.input_capacity[k] = inputs[k].capacity;
+  run_steps(a);
+}
+
+void Plan::execute_from(Arena& a, const Arena& parent, std::span<const int32_t> slots) const {
+  for (size_t k = 0; k < input_slots_.size(); ++k) {
+    size_t slot = size_t(input_slots_[k]);
+    a.data[slot] = parent.data[size_t(slots[k])];
+    a.shape[slot] = parent.shape[size_t(slots[k])];
   }
   run_steps(a);
 }
@@ -467,11 +597,10 @@ void Plan::run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outpu
   } release{this, arena};
   Arena& a = *arena;
   a.top_inputs = inputs;
-  for (size_t s = 0; s < sources_.size(); ++s) {
-    if (sources_[s].kind == Source::Input) {
-      a.data[s] = inputs[size_t(sources_[s].index)]->raw_data();
-      a.shape[s] = &inputs[size_t(sources_[s].index)]->shape();
-    }
+  for (size_t k = 0; k < input_slots_.size(); ++k) {
+    size_t slot = size_t(input_slots_[k]);
+    a.data[slot] = inputs[k]->raw_data();
+    a.shape[slot] = &inputs[k]->shape();
   }
   run_steps(a);
   outputs.clear();

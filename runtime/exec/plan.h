@@ -4,7 +4,11 @@
 // walks the steps only: no graph walking, no hashing, and no allocation
 // beyond the buffers (kept in an arena between calls) and the returned
 // tensors. If and While steps run the nested plans of their branches and loop
-// bodies in child arenas, so a loop iteration allocates nothing either.
+// bodies in child arenas, so a loop iteration allocates nothing either (a
+// loop variable that grows, like a dynamic TensorArray, is reallocated with
+// spare room, O(log n) times). An If's outputs are not copied: they stay
+// where its branch left them. A While owns its loop variables; its body may
+// write into them in place (TensorArray writes).
 //
 // Needs: a Body whose nodes are in topological (and program) order, with one
 // placeholder per input. Guarantees: outputs equal what eager execution of
@@ -46,16 +50,22 @@ class Plan {
   // How many buffers the memory plan uses for intermediate values.
   size_t num_buffers() const { return num_buffers_; }
 
-  // A value as nested plans exchange it.
+  // A value as nested plans exchange it. `capacity` is how many bytes a
+  // nested plan may write at `data` when the input is donated to it (a While
+  // body's loop variable), and 0 otherwise.
   struct View {
     const void* data;
     const Shape* shape;
+    size_t capacity = 0;
   };
   struct Step;
   struct Arena;
   std::unique_ptr<Arena> new_arena() const;
   // Runs a nested plan; its outputs are then output_view(arena, k).
   void execute(Arena& arena, std::span<const View> inputs) const;
+  // The same, with the inputs the values of `slots` in the parent's arena
+  // (an If's branch; nothing donated).
+  void execute_from(Arena& arena, const Arena& parent, std::span<const int32_t> slots) const;
   View output_view(const Arena& arena, size_t k) const;
 
  private:
@@ -71,16 +81,24 @@ class Plan {
   void run_if(Arena& a, const Step& step) const;
   void run_while(Arena& a, const Step& step) const;
   // Stores `v` as the value of `slot`, copying into the slot's buffer.
-  void store(Arena& a, const Step& step, int32_t slot, int32_t buffer, View v) const;
+  // With `grow`, a buffer that must be enlarged gets spare room (a loop
+  // variable that grows every iteration, like a dynamic TensorArray).
+  void store(Arena& a, int32_t slot, int32_t buffer, View v, bool grow = false) const;
 
   std::shared_ptr<const graph::Body> body_;
   std::vector<Step> steps_;
-  std::vector<Source> sources_;     // per slot
-  std::vector<DType> slot_dtypes_;  // per slot
-  std::vector<Tensor> constants_;   // Const node values
-  std::vector<int32_t> outputs_;    // slot of each output
+  std::vector<Source> sources_;       // per slot
+  std::vector<DType> slot_dtypes_;    // per slot
+  std::vector<Tensor> constants_;     // Const node values
+  std::vector<int32_t> outputs_;      // slot of each output
+  std::vector<int32_t> input_slots_;  // slot of each input
+  size_t num_donated_ = 0;            // inputs the plan may write into
+  // Per output: whether its memory may be an input's other than the
+  // same-numbered one (see run_while).
+  std::vector<uint8_t> output_may_alias_input_;
   size_t num_inputs_ = 0;
   size_t num_buffers_ = 0;
+  size_t num_scratch_ = 0;   // While steps' scratch buffers, after num_buffers_
   size_t num_children_ = 0;  // nested plans' arenas per arena
   bool top_level_ = true;
   mutable std::mutex pool_mu_;

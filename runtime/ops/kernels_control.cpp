@@ -1,5 +1,6 @@
 // The ops that staged control flow needs: the length of an axis (to iterate
 // over a tensor of unknown length) and the TensorArray write.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -58,10 +59,16 @@ ValueType infer_tensor_array_write(const InferContext& ctx) {
   }
   Shape out = buffer.shape;
   if (ctx.attrs.keepdims) {
-    if (ctx.values.empty() || !ctx.values[0] || !ctx.values[1]) {
+    // Only the index's value matters. (The buffer's data pointer must not be
+    // tested: an empty array is a known value too.)
+    if (ctx.values.size() < 2 || !ctx.values[1]) {
       out.set_dim(0, kUnknownDim);
     } else if (out[0] != kUnknownDim) {
       int64_t i = read_index({ctx.values[1], &index.shape, index.dtype});
+      if (i < 0) {
+        throw InvalidArgumentError("TensorArray.write: index " + std::to_string(i) +
+                                   " is negative");
+      }
       out.set_dim(0, std::max(out[0], i + 1));
     }
   }
@@ -80,11 +87,11 @@ void kernel_tensor_array_write(const KernelContext& ctx) {
       size_t(ctx.out_shape->num_elements() / (size ? size : 1)) * dtype_size(ctx.out_dtype);
   int64_t old_size = (*buffer.shape)[0];
   char* out = static_cast<char*>(ctx.out);
-  if (out != buffer.data) {
-    std::memcpy(out, buffer.data, size_t(std::min(old_size, size)) * row);
-    if (size > old_size)
-      std::memset(out + size_t(old_size) * row, 0, size_t(size - old_size) * row);
-  }
+  // The executor may hand the kernel the input's own memory (a loop variable
+  // written in place), grown to the new size: the old rows are then already
+  // there, and only the new ones need zeros.
+  if (out != buffer.data) std::memcpy(out, buffer.data, size_t(std::min(old_size, size)) * row);
+  if (size > old_size) std::memset(out + size_t(old_size) * row, 0, size_t(size - old_size) * row);
   std::memcpy(out + size_t(index) * row, ctx.inputs[2].data, row);
 }
 

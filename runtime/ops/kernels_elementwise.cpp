@@ -22,6 +22,10 @@ template <class In, class Out, class F>
 void unary_loop(const KernelContext& ctx, F f) {
   const In* x = static_cast<const In*>(ctx.inputs[0].data);
   Out* out = static_cast<Out*>(ctx.out);
+  if (ctx.out_shape->rank() == 0) {  // scalars (loop counters, conditions): no loop setup
+    *out = f(*x);
+    return;
+  }
   int64_t n = ctx.out_shape->num_elements();
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
 }
@@ -32,6 +36,10 @@ void binary_loop(const KernelContext& ctx, F f) {
   const In* b = static_cast<const In*>(ctx.inputs[1].data);
   Out* out = static_cast<Out*>(ctx.out);
   const Shape& os = *ctx.out_shape;
+  if (os.rank() == 0) {  // two scalars (loop counters, conditions): no loop setup
+    *out = f(*a, *b);
+    return;
+  }
   int64_t n = os.num_elements();
   int64_t na = ctx.inputs[0].shape->num_elements();
   int64_t nb = ctx.inputs[1].shape->num_elements();
@@ -149,10 +157,43 @@ void kernel_mul(const KernelContext& ctx) {
 void kernel_div(const KernelContext& ctx) {
   binary_dispatch<Same>(ctx, DivOp{});
 }
+// Integer floordiv and mod by a scalar power of two (x // 2, x % 2): an
+// arithmetic shift and a mask give exactly the floor semantics of FloorDivOp
+// and ModOp in two's complement, without a division per element. Returns
+// false when the fast path does not apply.
+template <bool kMod>
+bool power_of_two_divisor(const KernelContext& ctx) {
+  if (ctx.inputs[1].shape->rank() != 0 || ctx.out_shape->rank() == 0) return false;
+  bool done = false;
+  visit_dtype(ctx.inputs[0].dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const T b = *static_cast<const T*>(ctx.inputs[1].data);
+      if (b <= 0 || (b & (b - 1)) != 0) return;
+      const T* a = static_cast<const T*>(ctx.inputs[0].data);
+      T* out = static_cast<T*>(ctx.out);
+      int64_t n = ctx.out_shape->num_elements();
+      if (ctx.inputs[0].shape->num_elements() != n) return;
+      if constexpr (kMod) {
+        const T mask = T(b - 1);
+        for (int64_t i = 0; i < n; ++i) out[i] = T(a[i] & mask);
+      } else {
+        int shift = 0;
+        while ((T(1) << shift) != b) ++shift;
+        for (int64_t i = 0; i < n; ++i) out[i] = T(a[i] >> shift);
+      }
+      done = true;
+    }
+  });
+  return done;
+}
+
 void kernel_floordiv(const KernelContext& ctx) {
+  if (power_of_two_divisor<false>(ctx)) return;
   binary_dispatch<Same>(ctx, FloorDivOp{{}, &ctx});
 }
 void kernel_mod(const KernelContext& ctx) {
+  if (power_of_two_divisor<true>(ctx)) return;
   binary_dispatch<Same>(ctx, ModOp{{}, &ctx});
 }
 void kernel_pow(const KernelContext& ctx) {
@@ -198,6 +239,14 @@ void kernel_where(const KernelContext& ctx) {
     const T* x = static_cast<const T*>(ctx.inputs[1].data);
     const T* y = static_cast<const T*>(ctx.inputs[2].data);
     T* out = static_cast<T*>(ctx.out);
+    // No broadcasting (the usual case): a plain loop the compiler turns into
+    // blends.
+    int64_t n = ctx.out_shape->num_elements();
+    if (ctx.inputs[0].shape->num_elements() == n && ctx.inputs[1].shape->num_elements() == n &&
+        ctx.inputs[2].shape->num_elements() == n) {
+      for (int64_t i = 0; i < n; ++i) out[i] = c[i] ? x[i] : y[i];
+      return;
+    }
     BroadcastIndexer<3> idx(*ctx.out_shape,
                             {ctx.inputs[0].shape, ctx.inputs[1].shape, ctx.inputs[2].shape});
     idx.for_each_row([&](int64_t o, const int64_t* in, const int64_t* step, int64_t len) {

@@ -214,6 +214,215 @@ TEST(ControlFlow, DynamicRnnWithTensorArray) {
   }
 }
 
+// A TensorArray of dynamic size that starts empty, written in a staged
+// loop: each write grows it by one element. The empty array before the
+// first iteration is a known value of size 0 (it used to reach the write's
+// shape rule as "unknown", and the write failed with "size -1").
+Tensor fill_dynamic(Tensor n) {
+  ag::TensorArray outputs(ag::float32, 0, /*dynamic_size=*/true);
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor i) { outputs = outputs.write(i, ag::cast(i, ag::float32) * 2.0f + 1.0f); },
+      ag::state({"outputs"}, outputs));
+  return outputs.stack();
+}
+
+TEST(ControlFlow, DynamicSizeTensorArrayWrittenInAStagedLoop) {
+  auto f = ag::function(fill_dynamic);
+  Tensor graph = f(ag::constant(3));
+  expect_same(fill_dynamic(ag::constant(3)), graph);
+  EXPECT_EQ(graph.values_string(), "[1. 3. 5.]");
+  // Past the loop variable's first buffer (64 bytes): the array is moved to
+  // a larger one and keeps what was written.
+  for (int n : {0, 1, 17, 100, 1000}) {
+    SCOPED_TRACE(n);
+    graph = f(ag::constant(n));
+    ASSERT_EQ(graph.shape(), ag::Shape{n});
+    expect_same(fill_dynamic(ag::constant(n)), graph);
+    const float* v = graph.data<float>();
+    for (int i = 0; i < n; ++i) ASSERT_EQ(v[i], 2.0f * float(i) + 1.0f) << "at " << i;
+  }
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+// Writes with gaps: an index past the end grows the array, the skipped
+// elements are zeros, and what was written before is kept.
+Tensor fill_every_third(Tensor n) {
+  ag::TensorArray outputs(ag::int32, 1, /*dynamic_size=*/true);
+  outputs.write(ag::constant(0), ag::constant({7, 7}));
+  ag::for_stmt(
+      ag::range(1, n), ag::no_extra_test,
+      [&](Tensor i) { outputs.write(i * 3, ag::stack({i, -i})); }, ag::state({"outputs"}, outputs));
+  return outputs.stack();
+}
+
+TEST(ControlFlow, DynamicSizeTensorArrayGrowsPastTheEndAndKeepsItsData) {
+  auto f = ag::function(fill_every_third);
+  for (int n : {1, 2, 4, 40}) {
+    SCOPED_TRACE(n);
+    Tensor eager = fill_every_third(ag::constant(n));
+    Tensor graph = f(ag::constant(n));
+    expect_same(eager, graph);
+    int64_t size = n == 1 ? 1 : 3 * (n - 1) + 1;
+    ASSERT_EQ(graph.shape(), (ag::Shape{size, 2}));
+    const int32_t* v = graph.data<int32_t>();
+    EXPECT_EQ(v[0], 7);
+    EXPECT_EQ(v[1], 7);
+    for (int64_t e = 1; e < size; ++e) {
+      int32_t expected = e % 3 == 0 ? int32_t(e / 3) : 0;
+      ASSERT_EQ(v[2 * e], expected) << "element " << e;
+      ASSERT_EQ(v[2 * e + 1], -expected) << "element " << e;
+    }
+  }
+}
+
+// The array is read after the write in the same iteration, so the write
+// cannot reuse the loop variable's memory; the result must be the same.
+Tensor write_then_read(Tensor n) {
+  ag::TensorArray outputs(ag::float32, 0, /*dynamic_size=*/true);
+  Tensor total = ag::constant(0.0f);
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor i) {
+        outputs.write(i, ag::cast(i, ag::float32));
+        total = total + outputs.read(i);
+      },
+      ag::state({"outputs", "total"}, outputs, total));
+  return ag::stack({total, ag::reduce_sum(outputs.stack())});
+}
+
+TEST(ControlFlow, TensorArrayReadAfterWriteInTheSameIteration) {
+  auto f = ag::function(write_then_read);
+  for (int n : {0, 5, 50}) {
+    SCOPED_TRACE(n);
+    Tensor graph = f(ag::constant(n));
+    expect_same(write_then_read(ag::constant(n)), graph);
+    float sum = float(n) * float(n - 1) / 2.0f;
+    EXPECT_EQ(graph.data<float>()[0], sum);
+    EXPECT_EQ(graph.data<float>()[1], sum);
+  }
+}
+
+TEST(ControlFlow, StaticSizeTensorArrayWriteOutOfRangeIsAnError) {
+  auto fill = [](Tensor n) {
+    ag::TensorArray outputs(ag::float32, 2);
+    ag::for_stmt(
+        ag::range(n), ag::no_extra_test,
+        [&](Tensor i) { outputs.write(i, ag::cast(i, ag::float32)); },
+        ag::state({"outputs"}, outputs));
+    return outputs.stack();
+  };
+  auto f = ag::function(fill);
+  EXPECT_EQ(f(ag::constant(2)).values_string(), "[0. 1.]");
+  EXPECT_CONTAINS(error_of([&] { f(ag::constant(3)); }), "index 2 is out of range for size 2");
+  EXPECT_CONTAINS(error_of([&] { fill(ag::constant(3)); }), "index 2 is out of range for size 2");
+}
+
+// Loop variables that trade values (x, y = y, x): each update must read the
+// values from before the iteration.
+Tensor swap_and_fib(Tensor n) {
+  Tensor x = ag::constant({1, 2, 3}), y = ag::constant({4, 5, 6});
+  Tensor a = ag::constant(0), b = ag::constant(1);
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor) {
+        Tensor old_x = x;
+        x = y;
+        y = old_x;
+        Tensor old_a = a;
+        a = b;
+        b = old_a + b;
+      },
+      ag::state({"x", "y", "a", "b"}, x, y, a, b));
+  return ag::concat({x, y, ag::stack({a, b})}, 0);
+}
+
+TEST(ControlFlow, LoopVariablesThatTradeValues) {
+  auto f = ag::function(swap_and_fib);
+  for (int n : {0, 1, 2, 3, 10}) {
+    SCOPED_TRACE(n);
+    expect_same(swap_and_fib(ag::constant(n)), f(ag::constant(n)));
+  }
+  EXPECT_EQ(f(ag::constant(3)).values_string(), "[4 5 6 1 2 3 2 3]");
+}
+
+// An If's outputs are not copied: a branch that passes a value through
+// leaves the If's output pointing at the outer value, which must then stay
+// alive (its buffer not reused by later steps) as long as the If's output.
+Tensor pass_through(Tensor x, Tensor pred) {
+  Tensor a = x * 2.0f;
+  Tensor y, z;
+  ag::if_stmt(
+      pred,
+      [&] {
+        y = a;
+        ag::if_stmt(ag::reduce_sum(x) > 0, [&] { z = a; }, [&] { z = x; }, ag::state({"z"}, z));
+      },
+      [&] {
+        y = a + 1.0f;
+        z = a - 1.0f;
+      },
+      ag::state({"y", "z"}, y, z));
+  Tensor b = x * 3.0f;  // a's buffer would be free here if the If copied
+  Tensor c = b + 1.0f;
+  return ag::stack({y, z, b, c});
+}
+
+TEST(ControlFlow, IfOutputsThatPassAValueThrough) {
+  auto f = ag::function(pass_through);
+  for (bool pred : {true, false}) {
+    for (float sign : {1.0f, -1.0f}) {
+      Tensor x = ag::constant({1.0f * sign, 2.0f * sign, 3.0f * sign});
+      expect_same(pass_through(x, ag::constant(pred)), f(x, ag::constant(pred)));
+    }
+  }
+}
+
+// The same inside a loop body: a branch passes loop variables through, and
+// swaps two of them.
+Tensor pass_through_in_a_loop(Tensor n) {
+  Tensor x = ag::constant(1), y = ag::constant(10), total = ag::constant(0);
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor i) {
+        ag::if_stmt(
+            i % 2 == 0,
+            [&] {
+              Tensor old_x = x;
+              x = y;
+              y = old_x;
+            },
+            [&] { x = x + 1; }, ag::state({"x", "y"}, x, y));
+        total = total + x * 100 + y;
+      },
+      ag::state({"x", "y", "total"}, x, y, total));
+  return ag::stack({x, y, total});
+}
+
+TEST(ControlFlow, IfInsideALoopPassesAndSwapsLoopVariables) {
+  auto f = ag::function(pass_through_in_a_loop);
+  for (int n : {0, 1, 2, 7, 20}) {
+    SCOPED_TRACE(n);
+    expect_same(pass_through_in_a_loop(ag::constant(n)), f(ag::constant(n)));
+  }
+}
+
+// Eager writes within the size change the array in place; a tensor taken
+// from the array before keeps its values (copy on write).
+TEST(ControlFlow, EagerTensorArrayWritesKeepValueSemantics) {
+  ag::TensorArray ta(ag::float32, 3);
+  ta.write(ag::constant(0), ag::constant({1.0f, 2.0f}));
+  Tensor before = ta.stack();
+  ta.write(ag::constant(int64_t{1}), ag::constant({3.0f, 4.0f}));
+  ta.write(ag::constant(0), ag::constant({5.0f, 6.0f}));
+  EXPECT_EQ(before.values_string(), "[[1. 2.]\n [0. 0.]\n [0. 0.]]");
+  EXPECT_EQ(ta.stack().values_string(), "[[5. 6.]\n [3. 4.]\n [0. 0.]]");
+  EXPECT_CONTAINS(error_of([&] { ta.write(ag::constant(3), ag::constant({1.0f, 1.0f})); }),
+                  "index 3 is out of range for size 3");
+  EXPECT_CONTAINS(error_of([&] { ta.write(ag::constant(0), ag::constant({1.0f})); }),
+                  "elements of shape");
+}
+
 TEST(ControlFlow, TrainOverATensorBound) {
   ag::Variable steps_run(0);
   auto train = ag::function([&](Tensor num_steps) {

@@ -356,4 +356,32 @@ TEST(Broadcasting, LongRowsTakeTheGeneralPath) {
   }
 }
 
+// Integer floordiv and mod by a scalar power of two take a shift-and-mask
+// path; it must give the floor semantics of the general path exactly,
+// negative numbers and the extremes included.
+template <class T>
+void expect_power_of_two_divisors_match() {
+  std::vector<T> xs;
+  for (int i = -40; i <= 40; ++i) xs.push_back(T(i));
+  xs.push_back(std::numeric_limits<T>::min());
+  xs.push_back(std::numeric_limits<T>::max());
+  const ag::Tensor x = ag::constant(xs, ag::Shape{int64_t(xs.size())});
+  for (T b : {T(1), T(2), T(4), T(8), T(64)}) {
+    std::vector<T> q = values<T>(ag::floordiv(x, ag::constant(std::vector<T>{b}, ag::Shape{})));
+    std::vector<T> r = values<T>(ag::mod(x, ag::constant(std::vector<T>{b}, ag::Shape{})));
+    for (size_t i = 0; i < xs.size(); ++i) {
+      // The general path, element by element (scalar operands).
+      const ag::Tensor a = ag::constant(std::vector<T>{xs[i]}, ag::Shape{});
+      const ag::Tensor d = ag::constant(std::vector<T>{b}, ag::Shape{});
+      EXPECT_EQ(q[i], ag::floordiv(a, d).item<T>()) << xs[i] << " // " << b;
+      EXPECT_EQ(r[i], ag::mod(a, d).item<T>()) << xs[i] << " % " << b;
+    }
+  }
+}
+
+TEST(Elementwise, FloorDivAndModByAPowerOfTwoMatchTheGeneralPath) {
+  expect_power_of_two_divisors_match<int32_t>();
+  expect_power_of_two_divisors_match<int64_t>();
+}
+
 }  // namespace

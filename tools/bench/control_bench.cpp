@@ -1,0 +1,638 @@
+// Issue 4 benchmarks: staged loops, each workload run three ways in one
+// process, side by side (as in runtime_bench.cpp):
+//   <workload>/hand   hand-written C++, the same algorithm with plain loops
+//   <workload>/eager  the same ag code without ag::function: the control-flow
+//                     statements run as ordinary C++ loops over eager tensors
+//   <workload>/graph  ag::function: the loop is staged into a While node and
+//                     runs in the executor; the trace is cached by a warm-up
+// Every row gets the counters `iters` (loop iterations per call) and
+// `ns_per_iter` (CPU time per call / iters); eager and graph rows get
+// `x_hand`, graph rows `x_eager`. A summary table with the targets comes
+// last. Times are CPU time per call. Before timing, graph and eager results
+// are checked to be bit-identical and the hand results to agree with them.
+// Run tools/bench/run.sh (it runs runtime_bench, then this).
+//
+// The workloads (the seed guides' examples):
+//   tanh_loop        while (reduce_sum(x) > 1) x = tanh(x), x = uniform(5)
+//                    (seed 7) in [0, 1). No print: the seed's ag::print is
+//                    left out so the loop, not the formatting, is timed.
+//   fizzbuzz_<n>     for i in range(1, n + 1): counts i by class (fizzbuzz,
+//                    fizz, buzz, other) in four int32 tensors, with the
+//                    seed's if / else if chain, instead of printing.
+//   collatz_<len>    the seed's vectorised step next_collatz(x) =
+//                    where(x % 2 == 0, x // 2, 3 * x + 1), applied where
+//                    x > 1 (so 1 stays 1), iterated while reduce_max(x) > 1;
+//                    returns the number of steps. int32. len 2: x = [27, 97]
+//                    (118 steps); len 100000: x = 1..100000 (350 steps; the
+//                    largest value on the way is 1,570,824,736 < 2^31).
+//   collatz_scalar   the seed's scalar collatz(27.0): while (a != 1) { if
+//                    (a % 2 == 0) a = a / 2; else a = 3 * a + 1; ++counter }
+//                    on a float64 scalar (111 iterations; an If per iteration).
+//   rnn_<b>x<t>x<f>  the seed's dynamic_rnn: [batch, time, features] ->
+//                    transpose -> for i in range(time) { state = input[i] +
+//                    state; states.write(i, state) } -> stack -> transpose,
+//                    with a static-size TensorArray. 2x3x4 (the seed's shape)
+//                    and 32x100x128.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <ag/ag.h>
+
+namespace {
+
+using ag::Tensor;
+
+// ---- The workloads, written once with ag ops (as agc emits them) ------------------
+
+Tensor tanh_loop(Tensor x) {
+  ag::while_stmt([&] { return ag::reduce_sum(x) > 1; }, [&] { x = ag::tanh(x); },
+                 ag::state({"x"}, x));
+  return x;
+}
+
+// Returns [fizzbuzz, fizz, buzz, other].
+Tensor fizzbuzz_count(Tensor n) {
+  Tensor fizzbuzz = ag::constant(0), fizz = ag::constant(0), buzz = ag::constant(0),
+         other = ag::constant(0);
+  ag::for_stmt(
+      ag::range(1, n + 1), ag::no_extra_test,
+      [&](Tensor i) {
+        ag::if_stmt(
+            i % 15 == 0, [&] { fizzbuzz = fizzbuzz + 1; },
+            [&] {
+              ag::if_stmt(
+                  i % 3 == 0, [&] { fizz = fizz + 1; },
+                  [&] {
+                    ag::if_stmt(
+                        i % 5 == 0, [&] { buzz = buzz + 1; }, [&] { other = other + 1; },
+                        ag::state({"buzz", "other"}, buzz, other));
+                  },
+                  ag::state({"fizz", "buzz", "other"}, fizz, buzz, other));
+            },
+            ag::state({"fizzbuzz", "fizz", "buzz", "other"}, fizzbuzz, fizz, buzz, other));
+      },
+      ag::state({"fizzbuzz", "fizz", "buzz", "other"}, fizzbuzz, fizz, buzz, other));
+  return ag::stack({fizzbuzz, fizz, buzz, other});
+}
+
+Tensor next_collatz(const Tensor& x) {
+  return ag::where(x % 2 == 0, ag::floordiv(x, 2), 3 * x + 1);
+}
+
+Tensor collatz_steps(Tensor x) {
+  Tensor steps = ag::constant(0);
+  ag::while_stmt([&] { return ag::reduce_max(x) > 1; },
+                 [&] {
+                   x = ag::where(x > 1, next_collatz(x), x);
+                   steps = steps + 1;
+                 },
+                 ag::state({"x", "steps"}, x, steps));
+  return steps;
+}
+
+Tensor collatz_scalar(Tensor a) {
+  Tensor counter = ag::constant(0);
+  ag::while_stmt([&] { return a != 1; },
+                 [&] {
+                   ag::if_stmt(
+                       a % 2 == 0, [&] { a = a / 2; }, [&] { a = 3 * a + 1; }, ag::state({"a"}, a));
+                   counter = counter + 1;
+                 },
+                 ag::state({"a", "counter"}, a, counter));
+  return counter;
+}
+
+Tensor rnn_step(const Tensor& inp, const Tensor& state) {
+  return inp + state;
+}
+
+Tensor dynamic_rnn(Tensor input_data, Tensor initial_state) {
+  input_data = ag::transpose(input_data, {1, 0, 2});  // -> [time, batch, features]
+  int64_t max_seq_len = input_data.shape()[0];
+  ag::TensorArray states(ag::float32, max_seq_len);
+  Tensor state = initial_state;
+  ag::for_stmt(
+      ag::range(Tensor(max_seq_len)), ag::no_extra_test,
+      [&](Tensor i) {
+        state = rnn_step(input_data[i], state);
+        states.write(i, state);
+      },
+      ag::state({"state", "states"}, state, states));
+  return ag::transpose(states.stack(), {1, 0, 2});
+}
+
+// ---- Hand-written C++ -------------------------------------------------------------------
+
+// Returns the number of iterations.
+int64_t tanh_loop_hand(float* x, int n) {
+  int64_t iterations = 0;
+  while (true) {
+    float sum = 0;
+    for (int i = 0; i < n; ++i) sum += x[i];
+    if (!(sum > 1)) break;
+    for (int i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
+    ++iterations;
+  }
+  return iterations;
+}
+
+void fizzbuzz_hand(int32_t n, int32_t counts[4]) {
+  int32_t fizzbuzz = 0, fizz = 0, buzz = 0, other = 0;
+  for (int32_t i = 1; i <= n; ++i) {
+    if (i % 15 == 0) {
+      ++fizzbuzz;
+    } else if (i % 3 == 0) {
+      ++fizz;
+    } else if (i % 5 == 0) {
+      ++buzz;
+    } else {
+      ++other;
+    }
+  }
+  counts[0] = fizzbuzz;
+  counts[1] = fizz;
+  counts[2] = buzz;
+  counts[3] = other;
+}
+
+// The same vectorised algorithm, one fused pass per step: all elements
+// advance together until the largest is 1. `x` is overwritten.
+int32_t collatz_hand(int32_t* x, int64_t n) {
+  int32_t steps = 0;
+  int32_t max = 0;
+  for (int64_t i = 0; i < n; ++i) max = std::max(max, x[i]);
+  while (max > 1) {
+    max = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t v = x[i];
+      if (v > 1) v = v % 2 == 0 ? v / 2 : 3 * v + 1;
+      x[i] = v;
+      max = std::max(max, v);
+    }
+    ++steps;
+  }
+  return steps;
+}
+
+int32_t collatz_scalar_hand(double a) {
+  int32_t counter = 0;
+  while (a != 1) {
+    a = std::fmod(a, 2.0) == 0 ? a / 2 : 3 * a + 1;
+    ++counter;
+  }
+  return counter;
+}
+
+// input [batch, time, features] -> output [batch, time, features].
+void dynamic_rnn_hand(const float* input, const float* init, float* out, int64_t batch,
+                      int64_t time, int64_t features) {
+  for (int64_t b = 0; b < batch; ++b) {
+    const float* s = init + b * features;
+    for (int64_t t = 0; t < time; ++t) {
+      const float* in = input + (b * time + t) * features;
+      float* o = out + (b * time + t) * features;
+      for (int64_t f = 0; f < features; ++f) o[f] = in[f] + s[f];
+      s = o;
+    }
+  }
+}
+
+// ---- Inputs, functions and result checks ------------------------------------------------
+
+auto make_tanh_fn() {
+  return ag::function(tanh_loop, {.name = "tanh_loop"});
+}
+auto make_fizzbuzz_fn() {
+  return ag::function(fizzbuzz_count, {.name = "fizzbuzz_count"});
+}
+auto make_collatz_fn() {
+  return ag::function(collatz_steps, {.name = "collatz_steps"});
+}
+auto make_collatz_scalar_fn() {
+  return ag::function(collatz_scalar, {.name = "collatz_scalar"});
+}
+auto make_rnn_fn() {
+  return ag::function(dynamic_rnn, {.name = "dynamic_rnn"});
+}
+
+struct RnnShape {
+  int64_t batch, time, features;
+};
+constexpr RnnShape kRnnSmall{2, 3, 4};
+constexpr RnnShape kRnnLarge{32, 100, 128};
+
+struct Inputs {
+  Tensor tanh_x;
+  Tensor collatz_2, collatz_1e5, collatz_scalar_a;
+  Tensor rnn_small_in, rnn_small_init, rnn_large_in, rnn_large_init;
+  std::unique_ptr<decltype(make_tanh_fn())> tanh_fn;
+  std::unique_ptr<decltype(make_fizzbuzz_fn())> fizzbuzz_fn;
+  std::unique_ptr<decltype(make_collatz_fn())> collatz_fn;
+  std::unique_ptr<decltype(make_collatz_scalar_fn())> collatz_scalar_fn;
+  std::unique_ptr<decltype(make_rnn_fn())> rnn_fn;
+  // Loop iterations per call, from the hand versions.
+  std::map<std::string, int64_t> iterations;
+};
+
+Inputs& inputs() {
+  static Inputs in;
+  return in;
+}
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "control_bench: result check failed: %s\n", what.c_str());
+  std::exit(2);
+}
+
+void check_same(const std::string& what, const Tensor& eager, const Tensor& graph) {
+  if (eager.dtype() != graph.dtype() || eager.shape() != graph.shape() ||
+      std::memcmp(eager.raw_data(), graph.raw_data(),
+                  size_t(eager.num_elements()) * ag::dtype_size(eager.dtype())) != 0) {
+    fail(what + ": graph and eager results differ");
+  }
+}
+
+template <class T>
+void check_close(const std::string& what, const T* expected, const T* actual, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    double e = double(expected[i]), a = double(actual[i]);
+    double tolerance = std::is_floating_point_v<T> ? 1e-4 * std::max(1.0, std::abs(e)) : 0.0;
+    if (!(std::abs(e - a) <= tolerance)) {
+      fail(what + ": hand and graph differ at " + std::to_string(i) + ": " + std::to_string(e) +
+           " vs " + std::to_string(a));
+    }
+  }
+}
+
+Tensor iota_i32(int64_t n) {
+  std::vector<int32_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = int32_t(i + 1);
+  return ag::constant(v, ag::Shape{n});
+}
+
+void prepare_inputs() {
+  Inputs& in = inputs();
+  in.tanh_x = ag::random_uniform({5}, 0.0, 1.0, ag::float32, 7);
+  in.collatz_2 = ag::constant({27, 97});
+  in.collatz_1e5 = iota_i32(100000);
+  in.collatz_scalar_a = ag::constant(27.0);
+  in.rnn_small_in = ag::random_uniform({kRnnSmall.batch, kRnnSmall.time, kRnnSmall.features}, 0.0,
+                                       1.0, ag::float32, 3);
+  in.rnn_small_init = ag::zeros({kRnnSmall.batch, kRnnSmall.features});
+  in.rnn_large_in = ag::random_uniform({kRnnLarge.batch, kRnnLarge.time, kRnnLarge.features}, 0.0,
+                                       1.0, ag::float32, 4);
+  in.rnn_large_init = ag::zeros({kRnnLarge.batch, kRnnLarge.features});
+  in.tanh_fn = std::make_unique<decltype(make_tanh_fn())>(make_tanh_fn());
+  in.fizzbuzz_fn = std::make_unique<decltype(make_fizzbuzz_fn())>(make_fizzbuzz_fn());
+  in.collatz_fn = std::make_unique<decltype(make_collatz_fn())>(make_collatz_fn());
+  in.collatz_scalar_fn =
+      std::make_unique<decltype(make_collatz_scalar_fn())>(make_collatz_scalar_fn());
+  in.rnn_fn = std::make_unique<decltype(make_rnn_fn())>(make_rnn_fn());
+
+  // Warm-up calls trace and cache every signature; they also check results.
+  {
+    Tensor graph = (*in.tanh_fn)(in.tanh_x);
+    check_same("tanh_loop", tanh_loop(in.tanh_x), graph);
+    std::vector<float> hand = in.tanh_x.to_vector<float>();
+    in.iterations["tanh_loop"] = tanh_loop_hand(hand.data(), 5);
+    check_close("tanh_loop", hand.data(), graph.data<float>(), 5);
+  }
+  for (int32_t n : {100, 10000}) {
+    std::string name = "fizzbuzz_" + std::to_string(n);
+    Tensor graph = (*in.fizzbuzz_fn)(ag::constant(n));
+    check_same(name, fizzbuzz_count(ag::constant(n)), graph);
+    int32_t hand[4];
+    fizzbuzz_hand(n, hand);
+    check_close(name, hand, graph.data<int32_t>(), 4);
+    in.iterations[name] = n;
+  }
+  for (const auto& [name, x] :
+       {std::pair{"collatz_2", &in.collatz_2}, std::pair{"collatz_100000", &in.collatz_1e5}}) {
+    Tensor graph = (*in.collatz_fn)(*x);
+    check_same(name, collatz_steps(*x), graph);
+    std::vector<int32_t> hand = x->to_vector<int32_t>();
+    int32_t steps = collatz_hand(hand.data(), int64_t(hand.size()));
+    check_close(name, &steps, graph.data<int32_t>(), 1);
+    in.iterations[name] = steps;
+  }
+  {
+    Tensor graph = (*in.collatz_scalar_fn)(in.collatz_scalar_a);
+    check_same("collatz_scalar", collatz_scalar(in.collatz_scalar_a), graph);
+    int32_t hand = collatz_scalar_hand(27.0);
+    check_close("collatz_scalar", &hand, graph.data<int32_t>(), 1);
+    in.iterations["collatz_scalar"] = hand;
+  }
+  for (const auto& [name, shape, input, init] :
+       {std::tuple{"rnn_2x3x4", kRnnSmall, &in.rnn_small_in, &in.rnn_small_init},
+        std::tuple{"rnn_32x100x128", kRnnLarge, &in.rnn_large_in, &in.rnn_large_init}}) {
+    Tensor graph = (*in.rnn_fn)(*input, *init);
+    check_same(name, dynamic_rnn(*input, *init), graph);
+    std::vector<float> hand(size_t(input->num_elements()));
+    dynamic_rnn_hand(input->data<float>(), init->data<float>(), hand.data(), shape.batch,
+                     shape.time, shape.features);
+    check_close(name, hand.data(), graph.data<float>(), int64_t(hand.size()));
+    in.iterations[name] = shape.time;
+  }
+  if (in.tanh_fn->tracing_count() != 1 || in.fizzbuzz_fn->tracing_count() != 1 ||
+      in.collatz_scalar_fn->tracing_count() != 1 || in.rnn_fn->tracing_count() != 2) {
+    fail("a function traced more often than once per signature");
+  }
+}
+
+// ---- Benchmarks -------------------------------------------------------------------------
+
+void set_iterations(benchmark::State& state, const std::string& workload) {
+  state.counters["iters"] = double(inputs().iterations.at(workload));
+}
+
+void bm_tanh_hand(benchmark::State& state) {
+  const std::vector<float> x0 = inputs().tanh_x.to_vector<float>();
+  float x[5];
+  for (auto _ : state) {
+    std::memcpy(x, x0.data(), sizeof x);
+    benchmark::DoNotOptimize(x);
+    benchmark::DoNotOptimize(tanh_loop_hand(x, 5));
+  }
+  set_iterations(state, "tanh_loop");
+}
+void bm_tanh_eager(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(tanh_loop(inputs().tanh_x));
+  set_iterations(state, "tanh_loop");
+}
+void bm_tanh_graph(benchmark::State& state) {
+  const Inputs& in = inputs();
+  for (auto _ : state) benchmark::DoNotOptimize((*in.tanh_fn)(in.tanh_x));
+  set_iterations(state, "tanh_loop");
+}
+
+void bm_fizzbuzz_hand(benchmark::State& state, int32_t n) {
+  int32_t counts[4];
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(n);
+    fizzbuzz_hand(n, counts);
+    benchmark::DoNotOptimize(counts);
+  }
+  set_iterations(state, "fizzbuzz_" + std::to_string(n));
+}
+void bm_fizzbuzz_eager(benchmark::State& state, int32_t n) {
+  const Tensor nt = ag::constant(n);
+  for (auto _ : state) benchmark::DoNotOptimize(fizzbuzz_count(nt));
+  set_iterations(state, "fizzbuzz_" + std::to_string(n));
+}
+void bm_fizzbuzz_graph(benchmark::State& state, int32_t n) {
+  const Tensor nt = ag::constant(n);
+  const auto& fn = *inputs().fizzbuzz_fn;
+  for (auto _ : state) benchmark::DoNotOptimize(fn(nt));
+  set_iterations(state, "fizzbuzz_" + std::to_string(n));
+}
+
+void bm_collatz_hand(benchmark::State& state, const char* name, const Tensor* x) {
+  const std::vector<int32_t> x0 = x->to_vector<int32_t>();
+  std::vector<int32_t> work(x0.size());
+  for (auto _ : state) {
+    std::copy(x0.begin(), x0.end(), work.begin());
+    benchmark::DoNotOptimize(collatz_hand(work.data(), int64_t(work.size())));
+  }
+  set_iterations(state, name);
+}
+void bm_collatz_eager(benchmark::State& state, const char* name, const Tensor* x) {
+  for (auto _ : state) benchmark::DoNotOptimize(collatz_steps(*x));
+  set_iterations(state, name);
+}
+void bm_collatz_graph(benchmark::State& state, const char* name, const Tensor* x) {
+  const auto& fn = *inputs().collatz_fn;
+  for (auto _ : state) benchmark::DoNotOptimize(fn(*x));
+  set_iterations(state, name);
+}
+
+void bm_collatz_scalar_hand(benchmark::State& state) {
+  double a = 27.0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(a);
+    benchmark::DoNotOptimize(collatz_scalar_hand(a));
+  }
+  set_iterations(state, "collatz_scalar");
+}
+void bm_collatz_scalar_eager(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(collatz_scalar(inputs().collatz_scalar_a));
+  set_iterations(state, "collatz_scalar");
+}
+void bm_collatz_scalar_graph(benchmark::State& state) {
+  const Inputs& in = inputs();
+  for (auto _ : state) benchmark::DoNotOptimize((*in.collatz_scalar_fn)(in.collatz_scalar_a));
+  set_iterations(state, "collatz_scalar");
+}
+
+void bm_rnn_hand(benchmark::State& state, const char* name, RnnShape shape, const Tensor* input,
+                 const Tensor* init) {
+  std::vector<float> out(size_t(input->num_elements()));
+  for (auto _ : state) {
+    dynamic_rnn_hand(input->data<float>(), init->data<float>(), out.data(), shape.batch, shape.time,
+                     shape.features);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  set_iterations(state, name);
+}
+void bm_rnn_eager(benchmark::State& state, const char* name, const Tensor* input,
+                  const Tensor* init) {
+  for (auto _ : state) benchmark::DoNotOptimize(dynamic_rnn(*input, *init));
+  set_iterations(state, name);
+}
+void bm_rnn_graph(benchmark::State& state, const char* name, const Tensor* input,
+                  const Tensor* init) {
+  const auto& fn = *inputs().rnn_fn;
+  for (auto _ : state) benchmark::DoNotOptimize(fn(*input, *init));
+  set_iterations(state, name);
+}
+
+// ---- Targets and the summary --------------------------------------------------------------
+
+enum class Target { PerIteration, Large };
+struct Workload {
+  const char* name;
+  Target target;
+};
+// Small bodies: the issue's <= 100 ns per staged iteration. Large bodies
+// (100000 elements, 16 KiB per step): DESIGN §7's graph/hand <= 1.1.
+constexpr Workload kWorkloads[] = {
+    {"tanh_loop", Target::PerIteration},      {"fizzbuzz_100", Target::PerIteration},
+    {"fizzbuzz_10000", Target::PerIteration}, {"collatz_2", Target::PerIteration},
+    {"collatz_100000", Target::Large},        {"collatz_scalar", Target::PerIteration},
+    {"rnn_2x3x4", Target::PerIteration},      {"rnn_32x100x128", Target::Large},
+};
+constexpr double kPerIterationTargetNs = 100.0;
+
+std::string workload_of(const std::string& name) {
+  return name.substr(0, name.find('/'));
+}
+std::string variant_of(const std::string& name) {
+  size_t slash = name.find('/');
+  return slash == std::string::npos ? "" : name.substr(slash + 1);
+}
+
+std::string format_ns(double ns) {
+  char buf[32];
+  if (ns < 1e3) {
+    std::snprintf(buf, sizeof buf, "%.1f ns", ns);
+  } else if (ns < 1e6) {
+    std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+  }
+  return buf;
+}
+
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  SummaryReporter() : ConsoleReporter(OO_None) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::vector<Run> annotated = runs;
+    for (Run& run : annotated) {
+      bool repeated_iteration = run.run_type == Run::RT_Iteration && run.repetitions > 1;
+      if (repeated_iteration ||
+          (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median")) {
+        continue;
+      }
+      const std::string name = run.run_name.function_name;
+      const std::string workload = workload_of(name), variant = variant_of(name);
+      double ns = run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      medians_[name] = ns;
+      if (auto it = run.counters.find("iters"); it != run.counters.end() && it->second.value > 0) {
+        run.counters["ns_per_iter"] = ns / it->second.value;
+        iterations_[workload] = it->second.value;
+      }
+      if (variant == "hand") continue;
+      if (auto it = medians_.find(workload + "/hand"); it != medians_.end()) {
+        run.counters["x_hand"] = ns / it->second;
+      }
+      if (auto it = medians_.find(workload + "/eager");
+          variant != "eager" && it != medians_.end()) {
+        run.counters["x_eager"] = ns / it->second;
+      }
+    }
+    ConsoleReporter::ReportRuns(annotated);
+  }
+
+  void Finalize() override {
+    std::ostream& os = GetOutputStream();
+    os << "\nSummary (CPU time per call, medians; per iteration = per call / loop iterations)\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "%-15s %6s %11s %11s %11s %10s %10s %10s %7s %7s  %s\n",
+                  "workload", "iters", "eager", "graph", "hand", "eager/it", "graph/it", "hand/it",
+                  "g/hand", "g/eager", "target");
+    os << line;
+    for (const Workload& w : kWorkloads) {
+      const std::string name = w.name;
+      auto eager = medians_.find(name + "/eager");
+      auto graph = medians_.find(name + "/graph");
+      auto hand = medians_.find(name + "/hand");
+      auto iters = iterations_.find(name);
+      if (graph == medians_.end() || hand == medians_.end() || iters == iterations_.end()) continue;
+      double g = graph->second, h = hand->second, n = iters->second;
+      double e = eager == medians_.end() ? 0.0 : eager->second;
+      char target[128];
+      if (w.target == Target::PerIteration) {
+        std::snprintf(target, sizeof target, "graph <= %.0f ns/iter: %s", kPerIterationTargetNs,
+                      g / n <= kPerIterationTargetNs ? "MET" : "MISSED");
+      } else {
+        std::snprintf(target, sizeof target, "graph/hand <= 1.1: %s",
+                      g <= 1.1 * h ? "MET" : "MISSED");
+      }
+      std::snprintf(
+          line, sizeof line, "%-15s %6.0f %11s %11s %11s %10s %10s %10s %7.2f %7.2f  %s\n", w.name,
+          n, e > 0 ? format_ns(e).c_str() : "n/a", format_ns(g).c_str(), format_ns(h).c_str(),
+          e > 0 ? format_ns(e / n).c_str() : "n/a", format_ns(g / n).c_str(),
+          format_ns(h / n).c_str(), g / h, e > 0 ? g / e : 0.0, target);
+      os << line;
+    }
+    ConsoleReporter::Finalize();
+  }
+
+ private:
+  std::map<std::string, double> medians_;     // ns, by full name
+  std::map<std::string, double> iterations_;  // loop iterations per call, by workload
+};
+
+void register_benchmarks() {
+  Inputs& in = inputs();
+  auto add = [](const std::string& name, auto fn, benchmark::TimeUnit unit) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(unit);
+  };
+  using benchmark::kMicrosecond;
+  using benchmark::kNanosecond;
+
+  add("tanh_loop/hand", bm_tanh_hand, kNanosecond);
+  add("tanh_loop/eager", bm_tanh_eager, kMicrosecond);
+  add("tanh_loop/graph", bm_tanh_graph, kMicrosecond);
+
+  for (int32_t n : {100, 10000}) {
+    std::string name = "fizzbuzz_" + std::to_string(n);
+    add(name + "/hand", [n](benchmark::State& s) { bm_fizzbuzz_hand(s, n); }, kNanosecond);
+    add(name + "/eager", [n](benchmark::State& s) { bm_fizzbuzz_eager(s, n); }, kMicrosecond);
+    add(name + "/graph", [n](benchmark::State& s) { bm_fizzbuzz_graph(s, n); }, kMicrosecond);
+  }
+
+  for (const auto& [name, x] :
+       {std::pair{"collatz_2", &in.collatz_2}, std::pair{"collatz_100000", &in.collatz_1e5}}) {
+    auto unit = x->num_elements() > 100 ? benchmark::kMillisecond : kMicrosecond;
+    add(
+        std::string(name) + "/hand",
+        [name, x](benchmark::State& s) { bm_collatz_hand(s, name, x); },
+        x->num_elements() > 100 ? benchmark::kMillisecond : kNanosecond);
+    add(
+        std::string(name) + "/eager",
+        [name, x](benchmark::State& s) { bm_collatz_eager(s, name, x); }, unit);
+    add(
+        std::string(name) + "/graph",
+        [name, x](benchmark::State& s) { bm_collatz_graph(s, name, x); }, unit);
+  }
+
+  add("collatz_scalar/hand", bm_collatz_scalar_hand, kNanosecond);
+  add("collatz_scalar/eager", bm_collatz_scalar_eager, kMicrosecond);
+  add("collatz_scalar/graph", bm_collatz_scalar_graph, kMicrosecond);
+
+  for (const auto& [name, shape, input, init] :
+       {std::tuple{"rnn_2x3x4", kRnnSmall, &in.rnn_small_in, &in.rnn_small_init},
+        std::tuple{"rnn_32x100x128", kRnnLarge, &in.rnn_large_in, &in.rnn_large_init}}) {
+    add(
+        std::string(name) + "/hand",
+        [name, shape, input, init](benchmark::State& s) {
+          bm_rnn_hand(s, name, shape, input, init);
+        },
+        shape.time > 10 ? kMicrosecond : kNanosecond);
+    add(
+        std::string(name) + "/eager",
+        [name, input, init](benchmark::State& s) { bm_rnn_eager(s, name, input, init); },
+        kMicrosecond);
+    add(
+        std::string(name) + "/graph",
+        [name, input, init](benchmark::State& s) { bm_rnn_graph(s, name, input, init); },
+        kMicrosecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  prepare_inputs();
+  register_benchmarks();
+  SummaryReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
