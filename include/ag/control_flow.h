@@ -105,6 +105,9 @@ struct Leaf {
   std::string name;
   // May stay undefined before a construct (return values, TensorArrays).
   bool undefined_ok;
+  // For a TensorArray's buffer: the rows it has before its first write (the
+  // value a path that does not write it leaves); -1 for other leaves.
+  int64_t array_rows = -1;
 };
 
 template <class T>
@@ -113,7 +116,7 @@ void collect_leaves(T& value, const std::string& name, std::vector<Leaf>& out) {
   if constexpr (std::is_same_v<U, Tensor>) {
     out.push_back({&value, name, name.rfind("agc_retval", 0) == 0});
   } else if constexpr (std::is_same_v<U, TensorArray>) {
-    out.push_back({&value.buffer(), name, true});
+    out.push_back({&value.buffer(), name, true, value.initial_size()});
   } else if constexpr (IsVector<U>::value || IsArray<U>::value) {
     for (size_t i = 0; i < value.size(); ++i)
       collect_leaves(value[i], name + "[" + std::to_string(i) + "]", out);

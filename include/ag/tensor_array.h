@@ -28,6 +28,8 @@ class TensorArray {
   // The number of elements, as an int32 scalar.
   Tensor size() const;
   DType dtype() const { return dtype_; }
+  // The size given at construction: the rows before the first write.
+  int64_t initial_size() const { return size_; }
 
   // The stacked values; undefined until the first write (or unstack).
   Tensor& buffer() { return buffer_; }

@@ -53,6 +53,18 @@ Tensor placeholder_value(const ops::ValueType& type) {
   return zeros(shape, type.dtype);
 }
 
+// The value a path that never sets `leaf` leaves it with: an unwritten
+// TensorArray keeps its initial rows (elements shaped like `type`'s); any
+// other leaf gets placeholder_value.
+Tensor unset_value(const Leaf& leaf, const ops::ValueType& type) {
+  if (leaf.array_rows < 0 || type.shape.has_unknown_rank() || type.shape.rank() < 1)
+    return placeholder_value(type);
+  Shape shape{leaf.array_rows};
+  for (int i = 1; i < type.shape.rank(); ++i)
+    shape.push_back(type.shape[i] == kUnknownDim ? 0 : type.shape[i]);
+  return zeros(shape, type.dtype);
+}
+
 std::vector<Tensor> values_of(const std::vector<Leaf>& leaves) {
   std::vector<Tensor> out;
   for (const Leaf& l : leaves) out.push_back(*l.tensor);
@@ -160,10 +172,15 @@ void stage_if(const Tensor& pred, FnRef<void()> then_fn, FnRef<void()> else_fn,
   };
   std::vector<Output> outputs;
   for (size_t k = 0; k < leaves.size(); ++k) {
-    const Tensor& t = then_branch.values[k];
-    const Tensor& e = else_branch.values[k];
+    Tensor& t = then_branch.values[k];
+    Tensor& e = else_branch.values[k];
     if (!t.defined() && !e.defined()) continue;
     const std::string& name = leaves[k].name;
+    // A TensorArray written in one branch only keeps its rows in the other.
+    if (leaves[k].array_rows >= 0 && t.defined() != e.defined()) {
+      const Tensor& written = t.defined() ? t : e;
+      (t.defined() ? e : t) = unset_value(leaves[k], {written.dtype(), written.shape()});
+    }
     if (t.defined() != e.defined() && !leaves[k].undefined_ok) {
       throw ValueError("'" + name + "' must also be initialized in the " +
                        (t.defined() ? "else" : "main") +
@@ -246,7 +263,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
     for (size_t k = 0; k < n; ++k) {
       if (initial[k].defined() || !defined[k].defined()) continue;
       ops::ValueType type{defined[k].dtype(), defined[k].shape()};
-      initial[k] = placeholder_value(type);
+      initial[k] = unset_value(leaves[k], type);
       vars.push_back(k);
       types.push_back({type.dtype, initial[k].shape()});
     }

@@ -245,6 +245,41 @@ TEST(ControlFlow, DynamicSizeTensorArrayWrittenInAStagedLoop) {
   EXPECT_EQ(f.tracing_count(), 1);
 }
 
+// Appending with write(size(), v): before the first write the array has its
+// initial rows (none), in the loop and in a branch that does not write it.
+Tensor append_row_sums(Tensor m) {
+  ag::TensorArray sums(ag::int32, 0, /*dynamic_size=*/true);
+  ag::for_stmt(
+      m, ag::no_extra_test, [&](Tensor row) { sums.write(sums.size(), ag::reduce_sum(row)); },
+      ag::state({"sums"}, sums));
+  return sums.stack();
+}
+
+Tensor write_if_positive(Tensor x) {
+  ag::TensorArray out(ag::int32, 0, /*dynamic_size=*/true);
+  ag::if_stmt(x > 0, [&] { out.write(ag::constant(0), x); }, [&] {}, ag::state({"out"}, out));
+  return out.size();
+}
+
+TEST(ControlFlow, TensorArrayAppendedAtItsSizeStartsEmpty) {
+  auto f = ag::function(append_row_sums);
+  for (Tensor m : {ag::constant({{1, 2}}), ag::constant({{1, 2}, {3, 4}, {5, 6}})}) {
+    Tensor graph = f(m);
+    expect_same(append_row_sums(m), graph);
+  }
+  EXPECT_EQ(f(ag::constant({{1, 2}, {3, 4}})).values_string(), "[3 7]");
+}
+
+TEST(ControlFlow, TensorArrayWrittenInOneBranchKeepsItsRowsInTheOther) {
+  auto f = ag::function(write_if_positive);
+  for (int x : {-1, 4}) {
+    SCOPED_TRACE(x);
+    expect_same(write_if_positive(ag::constant(x)), f(ag::constant(x)));
+  }
+  EXPECT_EQ(f(ag::constant(-1)).item<int>(), 0);
+  EXPECT_EQ(f(ag::constant(4)).item<int>(), 1);
+}
+
 // Writes with gaps: an index past the end grows the array, the skipped
 // elements are zeros, and what was written before is kept.
 Tensor fill_every_third(Tensor n) {
