@@ -8,6 +8,7 @@ packages=(
   libopenblas-dev libeigen3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   cmake ninja-build pkg-config g++ ccache
+  python3 python3-jsonschema
 )
 
 missing=()

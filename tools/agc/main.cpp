@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,8 +25,11 @@ constexpr const char* kExamples = R"(Examples:
       rewrites model.cpp in place, with the flags from build/compile_commands.json
   agc show model.cpp --function train -- -std=c++20 -Iinclude
       prints the code generated for train(), formatted
+  agc check model.cpp --format=sarif -o agc.sarif -p build
+      reports code whose behaviour changes under tracing (agc check --list-checks)
 
-Exit codes: 0 success, 1 errors in the user's code, 2 tool failure.
+Exit codes: 0 success, 1 errors in the user's code (for check: findings at
+error level), 2 tool failure.
 Clang's builtin headers: --resource-dir, else $AGC_RESOURCE_DIR, else )";
 
 // Writes `text` to `target` through a temporary file and a rename, so readers
@@ -108,6 +112,34 @@ int transpile(const agc::DriverOptions& options, const std::string& outputDir, b
   return agc::kExitOk;
 }
 
+int check(const agc::DriverOptions& options, const std::string& format,
+          const std::string& outputFile) {
+  agc::DriverResult result = agc::runChecker(options);
+  if (format == "text" || result.exitCode == agc::kExitToolFailure) return result.exitCode;
+  std::string text = format == "json" ? agc::findingsToJson(result.findings)
+                                      : agc::findingsToSarif(result.findings, AGC_VERSION);
+  if (outputFile.empty()) {
+    std::cout << text << std::flush;
+  } else {
+    fs::path target(outputFile);
+    if (target.has_parent_path()) {
+      std::error_code error;
+      fs::create_directories(target.parent_path(), error);
+    }
+    if (!writeAtomically(target, text)) return agc::kExitToolFailure;
+  }
+  return result.exitCode;
+}
+
+void listChecks() {
+  std::vector<agc::CheckInfo> checks = agc::registeredChecks();
+  std::size_t width = 0;
+  for (const agc::CheckInfo& info : checks) width = std::max(width, info.name.size());
+  for (const agc::CheckInfo& info : checks)
+    std::cout << info.name << std::string(width + 2 - info.name.size(), ' ') << info.summary
+              << "\n";
+}
+
 int show(const agc::DriverOptions& options, const std::string& function) {
   agc::DriverResult result = agc::runTranspiler(options);
   if (result.exitCode != agc::kExitOk) return result.exitCode;
@@ -167,6 +199,29 @@ int main(int argc, char** argv) {
       ->excludes(inPlaceFlag);
   addCommonFlags(*transpileCommand, transpileFlags);
 
+  std::string transpileChecks;
+  transpileCommand->add_option("--checks", transpileChecks,
+                               "Checks to run first, as clang-tidy globs (--checks=-* for none)");
+
+  CommonFlags checkFlags;
+  std::vector<std::string> checkFiles;
+  std::string checkFormat = "text", checkOutput, checkGlobs;
+  bool werror = false, listChecksFlag = false;
+  CLI::App* checkCommand = app.add_subcommand(
+      "check", "Report code whose behaviour changes under tracing (lint), as Clang does");
+  checkCommand->add_option("files", checkFiles, "C++ files to check")->check(CLI::ExistingFile);
+  checkCommand
+      ->add_option("--format", checkFormat,
+                   "text (stderr, like clang), json or sarif (SARIF 2.1.0; stdout or --output)")
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
+  checkCommand->add_option("-o,--output", checkOutput, "Write the json or sarif output to FILE");
+  checkCommand->add_flag("--werror", werror, "Make every finding an error (exit code 1)");
+  checkCommand->add_option("--checks", checkGlobs,
+                           "Checks to enable or disable, clang-tidy globs applied after the "
+                           ".agc.yaml ones: --checks=-*,ag-side-effect");
+  checkCommand->add_flag("--list-checks", listChecksFlag, "Print the checks and exit");
+  addCommonFlags(*checkCommand, checkFlags);
+
   CommonFlags showFlags;
   std::string showFile, functionName;
   CLI::App* showCommand = app.add_subcommand("show", "Print the generated code, formatted");
@@ -184,6 +239,11 @@ int main(int argc, char** argv) {
       if (!outputName.empty() && transpileFiles.size() != 1)
         throw CLI::ValidationError("--output", "needs exactly one input file");
     }
+    if (checkCommand->parsed() && !listChecksFlag) {
+      if (checkFiles.empty()) throw CLI::RequiredError("files");
+      if (!checkOutput.empty() && checkFormat == "text")
+        throw CLI::ValidationError("--output", "needs --format=json or --format=sarif");
+    }
   } catch (const CLI::Error& error) {
     int code = app.exit(error);
     return code == 0 ? agc::kExitOk : agc::kExitToolFailure;
@@ -192,7 +252,20 @@ int main(int argc, char** argv) {
   if (transpileCommand->parsed()) {
     agc::DriverOptions options =
         driverOptions(transpileFiles, transpileFlags, compilerFlags, haveCompilerFlags);
+    options.checks.checks = transpileChecks;
     return transpile(options, outputDir, inPlace, outputName);
+  }
+  if (checkCommand->parsed()) {
+    if (listChecksFlag) {
+      listChecks();
+      return agc::kExitOk;
+    }
+    agc::DriverOptions options =
+        driverOptions(checkFiles, checkFlags, compilerFlags, haveCompilerFlags);
+    options.checks.checks = checkGlobs;
+    options.checks.werror = werror;
+    options.checks.printText = checkFormat == "text";
+    return check(options, checkFormat, checkOutput);
   }
   agc::DriverOptions options =
       driverOptions({showFile}, showFlags, compilerFlags, haveCompilerFlags);

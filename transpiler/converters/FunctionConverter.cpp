@@ -7,17 +7,16 @@
 // `agc_impl_NAME` and a wrapper through `ag::call_method`; a marked lambda is
 // converted in place. Functions of the main file that marked code calls, and
 // that take or return tensors or hold tensor control flow, are converted in
-// place. Calls to functions with tensor control flow that cannot be converted
-// are reported.
+// place (analysis/ConvertedFunctions finds them).
 #include "converters/FunctionConverter.h"
 
+#include "analysis/ConvertedFunctions.h"
 #include "analysis/TensorTypes.h"
 #include "converters/Pipeline.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -29,63 +28,7 @@ using namespace clang;
 
 namespace {
 
-bool isMarked(const Decl* decl) {
-  for (const auto* attr : decl->specific_attrs<AnnotateAttr>())
-    if (attr->getAnnotation() == "autograph") return true;
-  return false;
-}
-
-// A marked or reached piece of code to convert.
-struct Unit {
-  enum Kind { FreeFunction, Method, Lambda, InPlace } kind;
-  const FunctionDecl* function;  // for lambdas, the call operator
-  const LambdaExpr* lambda = nullptr;
-};
-
-class MarkedFinder : public RecursiveASTVisitor<MarkedFinder> {
- public:
-  MarkedFinder(const SourceManager& sm, std::vector<Unit>& units) : sm_(sm), units_(units) {}
-
-  bool VisitFunctionDecl(FunctionDecl* function) {
-    if (!function->doesThisDeclarationHaveABody() || !isMarked(function) ||
-        !sm_.isInMainFile(sm_.getExpansionLoc(function->getLocation())) ||
-        function->isTemplateInstantiation())
-      return true;
-    if (const auto* method = dyn_cast<CXXMethodDecl>(function)) {
-      if (method->getParent()->isLambda()) return true;  // found through VisitLambdaExpr
-      units_.push_back({Unit::Method, function});
-    } else {
-      units_.push_back({Unit::FreeFunction, function});
-    }
-    return true;
-  }
-
-  bool VisitLambdaExpr(LambdaExpr* lambda) {
-    const CXXMethodDecl* callOperator = lambda->getCallOperator();
-    if (isMarked(callOperator) && sm_.isInMainFile(sm_.getExpansionLoc(lambda->getBeginLoc())))
-      units_.push_back({Unit::Lambda, callOperator, lambda});
-    return true;
-  }
-
- private:
-  const SourceManager& sm_;
-  std::vector<Unit>& units_;
-};
-
-// Collects the direct callees of a body, including calls inside lambdas.
-void collectCallees(const Stmt* stmt,
-                    std::vector<std::pair<const CallExpr*, const FunctionDecl*>>& out) {
-  if (!stmt) return;
-  if (const auto* call = dyn_cast<CallExpr>(stmt))
-    if (const FunctionDecl* callee = call->getDirectCallee()) out.emplace_back(call, callee);
-  for (const Stmt* child : stmt->children()) collectCallees(child, out);
-}
-
-bool mentionsTensor(const FunctionDecl* function) {
-  if (isTensorType(function->getReturnType())) return true;
-  return llvm::any_of(function->parameters(),
-                      [](const ParmVarDecl* p) { return isTensorType(p->getType()); });
-}
+using Unit = ConvertedUnit;
 
 // One replacement inside a copied range.
 struct Substitution {
@@ -101,12 +44,10 @@ class FileConverter {
         file_{ast, source, diags, NameAllocator(source.buffer()), {}} {}
 
   void run(TranspileResult& result) {
-    std::vector<Unit> units;
-    MarkedFinder(sm_, units).TraverseDecl(ast_.getTranslationUnitDecl());
+    // Marked code and what it calls from this file, transitively. Calls it
+    // cannot convert are reported by the ag-unconverted-call check.
+    std::vector<Unit> units = findConvertedFunctions(ast_).units;
     if (units.empty()) return;
-    for (const Unit& unit : units) queued_.insert(unit.function);
-    // Recursive conversion: what marked code calls from this file, transitively.
-    for (std::size_t i = 0; i < units.size(); ++i) findCallees(units[i].function, units);
     // In source order, inner code first: a marked lambda inside a function
     // is converted before the function copies it.
     std::stable_sort(units.begin(), units.end(),
@@ -122,35 +63,6 @@ class FileConverter {
 
   std::size_t endOf(const Unit& unit) const {
     return offsetOf(unit.lambda ? unit.lambda->getEndLoc() : unit.function->getEndLoc());
-  }
-
-  void findCallees(const FunctionDecl* function, std::vector<Unit>& units) {
-    std::vector<std::pair<const CallExpr*, const FunctionDecl*>> calls;
-    collectCallees(function->getBody(), calls);
-    for (auto [call, callee] : calls) {
-      if (const FunctionDecl* pattern = callee->getTemplateInstantiationPattern()) callee = pattern;
-      const FunctionDecl* definition = nullptr;
-      if (!callee->hasBody(definition) || queued_.count(definition) || definition->isImplicit() ||
-          definition->isInStdNamespace())
-        continue;
-      if (const auto* method = dyn_cast<CXXMethodDecl>(definition);
-          method && method->getParent()->isLambda())
-        continue;
-      bool inMainFile = sm_.isInMainFile(sm_.getExpansionLoc(definition->getLocation()));
-      bool tensorFlow = hasTensorControlFlow(definition->getBody());
-      if (inMainFile && (mentionsTensor(definition) || tensorFlow)) {
-        queued_.insert(definition);
-        units.push_back({Unit::InPlace, definition});
-      } else if (!inMainFile && tensorFlow && reportedCallees_.insert(definition).second) {
-        file_.diags.warning(call->getBeginLoc(),
-                            ("call to '" + definition->getNameAsString() +
-                             "', which has tensor control flow that agc cannot convert "
-                             "because it is defined in another file [ag-unconverted-call]"))
-            << call->getSourceRange();
-        file_.diags.note(definition->getLocation(),
-                         "mark it AG_FUNCTION, or define it in the file that calls it");
-      }
-    }
   }
 
   static std::string returnTypeText(const FunctionDecl* function, const SourceText& source,
@@ -416,8 +328,6 @@ class FileConverter {
   ASTContext& ast_;
   const SourceManager& sm_;
   FileContext file_;
-  std::set<const FunctionDecl*> queued_;
-  std::set<const FunctionDecl*> reportedCallees_;
 };
 
 }  // namespace

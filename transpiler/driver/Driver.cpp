@@ -1,5 +1,6 @@
 #include "driver/Driver.h"
 
+#include "checks/CheckRunner.h"
 #include "converters/FunctionConverter.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -127,15 +128,38 @@ std::string defaultResourceDir() {
 }
 
 DriverResult runTranspiler(const DriverOptions& options) {
-  return runOnFiles(options, [&](ASTContext& ast, FileOutput& output) {
-    std::optional<TranspileResult> result =
+  std::vector<Finding> findings;
+  bool configFailed = false;
+  DriverResult result = runOnFiles(options, [&](ASTContext& ast, FileOutput& output) {
+    CheckRunResult checked = runChecks(ast, options.checks, findings);
+    if (checked.toolFailure) {
+      configFailed = true;
+      return false;
+    }
+    std::optional<TranspileResult> converted =
         transpileMainFile(ast, output.file, options.lineDirectives);
-    if (!result) return false;
-    output.text = std::move(result->text);
-    output.functions = std::move(result->functions);
-    output.changed = result->changed;
+    if (!converted || checked.errors > 0) return false;
+    output.text = std::move(converted->text);
+    output.functions = std::move(converted->functions);
+    output.changed = converted->changed;
     return true;
   });
+  if (configFailed) result.exitCode = kExitToolFailure;
+  result.findings = std::move(findings);
+  return result;
+}
+
+DriverResult runChecker(const DriverOptions& options) {
+  std::vector<Finding> findings;
+  bool configFailed = false;
+  DriverResult result = runOnFiles(options, [&](ASTContext& ast, FileOutput&) {
+    CheckRunResult checked = runChecks(ast, options.checks, findings);
+    configFailed |= checked.toolFailure;
+    return !checked.toolFailure && checked.errors == 0;
+  });
+  if (configFailed) result.exitCode = kExitToolFailure;
+  result.findings = std::move(findings);
+  return result;
 }
 
 DriverResult runOnFiles(const DriverOptions& options, const FileProcessor& process) {

@@ -3,6 +3,8 @@
 // This header is Clang-free so that tools/agc/main.cpp stays cheap to compile.
 #pragma once
 
+#include "checks/CheckOutput.h"
+
 #include <functional>
 #include <map>
 #include <string>
@@ -27,6 +29,7 @@ struct DriverOptions {
   bool haveCompilerFlags = false;
   std::string resourceDir;  // empty: AGC_RESOURCE_DIR, else the configured one
   bool lineDirectives = true;
+  CheckOptions checks;  // `agc check`, and the checks `agc transpile` runs first
 };
 
 struct FileOutput {
@@ -39,6 +42,7 @@ struct FileOutput {
 struct DriverResult {
   int exitCode = kExitOk;
   std::vector<FileOutput> outputs;  // complete only when exitCode is kExitOk
+  std::vector<Finding> findings;    // what the checks found, in order
 };
 
 // Called once per parsed file without C++ errors; fills `output` and returns
@@ -50,8 +54,14 @@ using FileProcessor = std::function<bool(clang::ASTContext& ast, FileOutput& out
 // Clang prints them; the exit code sorts them (see ExitCode).
 DriverResult runOnFiles(const DriverOptions& options, const FileProcessor& process);
 
-// runOnFiles with the transpiler.
+// runOnFiles with the transpiler. The checks run first; findings at error
+// level make the exit code kExitUserError.
 DriverResult runTranspiler(const DriverOptions& options);
+
+// runOnFiles with the checks only (`agc check`): exit code 0 when no finding
+// is at error level, 1 when one is or the code has C++ errors, 2 when the
+// tool fails (flags, files, a malformed .agc.yaml).
+DriverResult runChecker(const DriverOptions& options);
 
 // The resource directory used when none is given.
 std::string defaultResourceDir();

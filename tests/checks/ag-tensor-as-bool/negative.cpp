@@ -1,0 +1,39 @@
+// ag-tensor-as-bool: idiomatic code that must produce no finding.
+#include <ag/ag.h>
+
+// Conditions that agc stages.
+AG_FUNCTION ag::Tensor relu(ag::Tensor x) {
+  if (ag::reduce_sum(x) > 0) {
+    return x;
+  }
+  return ag::zeros_like(x);
+}
+
+AG_FUNCTION ag::Tensor logical(ag::Tensor x) {
+  ag::Tensor y = x;
+  if (!(x > 0) || (x < -10 && x > -20)) {
+    y = -x;
+  }
+  while (y > 100) y = y / 2;
+  return y;
+}
+
+AG_FUNCTION ag::Tensor checked(ag::Tensor x) {
+  ag::assert_that(ag::reduce_min(x > 0), "x must be positive");
+  return x;
+}
+
+// A C++ bool that is not a tensor.
+AG_FUNCTION ag::Tensor scalar_flag(ag::Tensor x, bool negate) {
+  bool flip = static_cast<bool>(negate);
+  return flip ? -x : x;
+}
+
+// Eager code may test tensors.
+bool is_positive(const ag::Tensor& t) {
+  return static_cast<bool>(t > 0);
+}
+
+int main() {
+  return is_positive(ag::constant(1)) ? 0 : 1;
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `agc check` must find nothing in our own code:
+#   - every transpiler golden input that agc accepts (expected.exit 0): the
+#     findings must be exactly the diagnostics of its expected.stderr (the
+#     `recursive` golden expects its ag-unconverted-call warning);
+#   - every examples/**/*.cpp: no finding at all, exit code 0 (flags from the
+#     build's compile_commands.json when there is one, plus -I of its folder).
+#
+# usage: no_false_positives.sh AGC REPO BUILD_DIR -- COMPILER_FLAGS...
+set -u
+agc=$1
+repo=$(cd "$2" && pwd)
+build=$3
+shift 3
+[[ ${1:-} == -- ]] && shift
+flags=("$@")
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+diagnostics() {
+  grep -E '^[^ ][^:]*:[0-9]+:[0-9]+: (warning|error|note): ' "$1" | sed "s|$repo/|<repo>/|g" || true
+}
+
+status=0
+checked=0
+for case_dir in "$repo"/tests/transpiler/golden/*/; do
+  [[ -f $case_dir/expected.exit && $(cat "$case_dir/expected.exit") == 0 ]] || continue
+  (cd "$case_dir" && "$agc" check input.cpp -- -I. "${flags[@]}") 2>"$work/stderr"
+  code=$?
+  diagnostics "$work/stderr" >"$work/actual"
+  diagnostics "$case_dir/expected.stderr" >"$work/expected"
+  if [[ $code != 0 ]] || ! diff -u "$work/expected" "$work/actual"; then
+    echo "FAIL: golden/$(basename "$case_dir"): exit code $code, findings above"
+    cat "$work/stderr"
+    status=1
+  fi
+  checked=$((checked + 1))
+done
+
+while IFS= read -r file; do
+  dir=$(dirname "$file")
+  database=()
+  [[ -f $build/compile_commands.json ]] && database=(-p "$build")
+  "$agc" check "${database[@]}" "$file" -- -I"$dir" -I"$repo/examples/common" "${flags[@]}" \
+    2>"$work/stderr"
+  code=$?
+  if [[ $code != 0 ]] || [[ -n $(diagnostics "$work/stderr") ]]; then
+    echo "FAIL: ${file#"$repo"/}: exit code $code"
+    cat "$work/stderr"
+    status=1
+  fi
+  checked=$((checked + 1))
+done < <(find "$repo/examples" -name '*.cpp' | sort)
+
+echo "checked $checked files"
+exit $status

@@ -1,0 +1,256 @@
+// ag-variable-creation. A traced function may create an ag::Variable only on
+// its first trace (per ag::Module instance): a variable created on every call
+// would be a fresh, zero-history state each time, and the runtime refuses it
+// on the second trace. The create-once pattern (the seed's `Count` module)
+// keeps the variable in storage that outlives the call and creates it only
+// when that storage is empty:
+//
+//   std::optional<ag::Variable> count_;
+//   AG_FUNCTION ag::Tensor operator_call() {
+//     if (!count_) count_.emplace(0);
+//     return count_->assign_add(1);
+//   }
+//
+// A creation is `ag::Variable(...)` (not a copy), `emplace*` on a container or
+// optional of variables, or `std::make_unique/make_shared<ag::Variable>`. It
+// is accepted when its target (the variable declared, the lvalue assigned, the
+// object emplaced into) is a static local, or is a member, static or global
+// and the creation sits in a branch of an `if` whose (non-tensor) condition
+// reads that target or a `bool` flag member, or follows an `if` on the target
+// that returns. Anything else is reported, locals always.
+#include "checks/VariableCreationCheck.h"
+
+#include "analysis/TensorTypes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+namespace agc {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace {
+
+bool isVariableType(QualType type) {
+  return isAgClass(type, "Variable");
+}
+
+// std::optional<ag::Variable>, std::vector<ag::Variable>, std::unique_ptr<...>.
+bool holdsVariables(QualType type) {
+  const auto* record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  if (!record) return false;
+  for (const TemplateArgument& arg : record->getTemplateArgs().asArray())
+    if (arg.getKind() == TemplateArgument::Type && isVariableType(arg.getAsType())) return true;
+  return false;
+}
+
+// The storage an lvalue expression names: a variable or a member of `this`.
+const ValueDecl* storageOf(const Expr* expr) {
+  const ValueDecl* field = nullptr;
+  while (expr) {
+    expr = expr->IgnoreParenImpCasts();
+    if (const auto* member = dyn_cast<MemberExpr>(expr)) {
+      if (const auto* var = dyn_cast<VarDecl>(member->getMemberDecl())) return var;
+      field = member->getMemberDecl();
+      expr = member->getBase();
+    } else if (isa<CXXThisExpr>(expr)) {
+      return field;
+    } else if (const auto* ref = dyn_cast<DeclRefExpr>(expr)) {
+      return field ? nullptr : dyn_cast<VarDecl>(ref->getDecl());
+    } else if (const auto* op = dyn_cast<CXXOperatorCallExpr>(expr)) {
+      OverloadedOperatorKind kind = op->getOperator();
+      if ((kind != OO_Subscript && kind != OO_Star && kind != OO_Arrow) || op->getNumArgs() < 1)
+        return nullptr;
+      expr = op->getArg(0);
+    } else if (const auto* subscript = dyn_cast<ArraySubscriptExpr>(expr)) {
+      expr = subscript->getBase();
+    } else {
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+// Storage that outlives the call: members, statics and globals.
+bool outlivesCall(const ValueDecl* decl) {
+  if (!decl) return false;
+  if (isa<FieldDecl>(decl)) return true;
+  const auto* var = dyn_cast<VarDecl>(decl);
+  return var && var->hasGlobalStorage();
+}
+
+// Whether `expr` reads `target`, or a bool member/static/global (a flag).
+bool readsGuard(const Stmt* stmt, const ValueDecl* target) {
+  if (!stmt) return false;
+  const ValueDecl* read = nullptr;
+  if (const auto* member = dyn_cast<MemberExpr>(stmt)) read = member->getMemberDecl();
+  if (const auto* ref = dyn_cast<DeclRefExpr>(stmt)) read = ref->getDecl();
+  if (read) {
+    if (target && read->getCanonicalDecl() == target->getCanonicalDecl()) return true;
+    if (outlivesCall(read) && read->getType().getNonReferenceType()->isBooleanType()) return true;
+  }
+  for (const Stmt* child : stmt->children())
+    if (readsGuard(child, target)) return true;
+  return false;
+}
+
+bool containsReturn(const Stmt* stmt) {
+  if (!stmt) return false;
+  if (isa<ReturnStmt>(stmt)) return true;
+  if (isa<LambdaExpr>(stmt)) return false;
+  for (const Stmt* child : stmt->children())
+    if (containsReturn(child)) return true;
+  return false;
+}
+
+class Creation {
+ public:
+  Creation(ASTContext& context, const Expr* expr) : context_(context), expr_(expr) {}
+
+  // The storage the created variable goes into, and whether a local does.
+  void findTarget() {
+    DynTypedNode node = DynTypedNode::create(*expr_);
+    const Expr* child = expr_;
+    for (int steps = 0; steps < 16; ++steps) {
+      auto parents = context_.getParents(node);
+      if (parents.empty()) return;
+      node = parents[0];
+      if (const auto* var = node.get<VarDecl>()) {
+        target_ = var;
+        return;
+      }
+      const auto* parent = node.get<Expr>();
+      if (!parent) return;
+      if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
+              CXXFunctionalCastExpr, ParenExpr, CXXNewExpr, CXXConstructExpr, InitListExpr>(
+              parent)) {
+        child = parent;
+        continue;
+      }
+      if (const auto* op = dyn_cast<CXXOperatorCallExpr>(parent);
+          op && op->isAssignmentOp() && op->getNumArgs() == 2 && op->getArg(1) == child) {
+        target_ = storageOf(op->getArg(0));
+        return;
+      }
+      if (const auto* binary = dyn_cast<BinaryOperator>(parent);
+          binary && binary->isAssignmentOp() && binary->getRHS() == child) {
+        target_ = storageOf(binary->getLHS());
+        return;
+      }
+      if (const auto* call = dyn_cast<CXXMemberCallExpr>(parent)) {
+        target_ = storageOf(call->getImplicitObjectArgument());
+        return;
+      }
+      return;
+    }
+  }
+
+  void setTarget(const ValueDecl* target) { target_ = target; }
+
+  bool createdOnce() const {
+    if (const auto* var = dyn_cast_or_null<VarDecl>(target_); var && var->isStaticLocal())
+      return true;
+    if (!outlivesCall(target_)) return false;
+    // Walk out to the function body, looking for the guard.
+    DynTypedNode node = DynTypedNode::create(*expr_);
+    const Stmt* child = expr_;
+    for (int steps = 0; steps < 256; ++steps) {
+      auto parents = context_.getParents(node);
+      if (parents.empty()) return false;
+      node = parents[0];
+      if (node.get<FunctionDecl>()) return false;
+      const auto* parent = node.get<Stmt>();
+      if (!parent) continue;
+      if (const auto* ifStmt = dyn_cast<IfStmt>(parent);
+          ifStmt && (child == ifStmt->getThen() || child == ifStmt->getElse()) &&
+          !isTensorExpr(ifStmt->getCond()) && readsGuard(ifStmt->getCond(), target_))
+        return true;
+      if (const auto* block = dyn_cast<CompoundStmt>(parent)) {
+        // `if (v_) return ...;` earlier in the block.
+        for (const Stmt* sibling : block->body()) {
+          if (sibling == child) break;
+          const auto* ifStmt = dyn_cast<IfStmt>(sibling);
+          if (ifStmt && !isTensorExpr(ifStmt->getCond()) &&
+              readsGuard(ifStmt->getCond(), target_) && containsReturn(ifStmt->getThen()))
+            return true;
+        }
+      }
+      child = parent;
+    }
+    return false;
+  }
+
+ private:
+  ASTContext& context_;
+  const Expr* expr_;
+  const ValueDecl* target_ = nullptr;
+};
+
+}  // namespace
+
+void VariableCreationCheck::registerMatchers(MatchFinder& finder) {
+  auto variable = cxxRecordDecl(hasName("::ag::Variable"));
+  finder.addMatcher(
+      cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(variable)))).bind("construct"),
+      this);
+  finder.addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("emplace", "emplace_back", "emplace_front",
+                                                        "emplace_hint", "try_emplace"))))
+          .bind("emplace"),
+      this);
+  finder.addMatcher(
+      callExpr(callee(functionDecl(hasAnyName("::std::make_unique", "::std::make_shared"))))
+          .bind("make"),
+      this);
+}
+
+void VariableCreationCheck::check(const MatchFinder::MatchResult& result) {
+  const Expr* creation = nullptr;
+  const ValueDecl* target = nullptr;
+  bool haveTarget = false;
+  if (const auto* construct = result.Nodes.getNodeAs<CXXConstructExpr>("construct")) {
+    const CXXConstructorDecl* constructor = construct->getConstructor();
+    if (!constructor || constructor->isCopyOrMoveConstructor()) return;
+    creation = construct;
+  } else if (const auto* call = result.Nodes.getNodeAs<CXXMemberCallExpr>("emplace")) {
+    const Expr* object = call->getImplicitObjectArgument();
+    if (!object || !holdsVariables(object->getType())) return;
+    // emplace(other_variable) copies; only a construction creates.
+    if (call->getNumArgs() == 1 && isVariableType(call->getArg(0)->getType())) return;
+    creation = call;
+    target = storageOf(object);
+    haveTarget = true;
+  } else if (const auto* call = result.Nodes.getNodeAs<CallExpr>("make")) {
+    if (!holdsVariables(call->getType())) return;
+    if (call->getNumArgs() == 1 && isVariableType(call->getArg(0)->getType())) return;
+    creation = call;
+  }
+  if (!creation) return;
+  const FunctionDecl* function = scope().enclosingConverted(*creation);
+  if (!function) return;
+  Creation site(*result.Context, creation);
+  if (haveTarget)
+    site.setTarget(target);
+  else
+    site.findTarget();
+  if (site.createdOnce()) return;
+  std::string name = function->getNameAsString();
+  if (const auto* method = dyn_cast<CXXMethodDecl>(function);
+      method && method->getParent()->isLambda())
+    name = "lambda";
+  diag(creation->getBeginLoc(),
+       "ag::Variable created on every trace of '" + name +
+           "'; create it once, in a member guarded by 'if (!var_) var_.emplace(...)', or "
+           "outside the function",
+       DiagnosticIDs::Error)
+      << creation->getSourceRange();
+}
+
+}  // namespace agc
