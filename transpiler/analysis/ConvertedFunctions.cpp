@@ -55,7 +55,39 @@ void collectCallees(const Stmt* stmt,
   for (const Stmt* child : stmt->children()) collectCallees(child, out);
 }
 
+// Whether the lambda's body (or, for a generic lambda, one of its
+// instantiations) has an if/while/for on a tensor.
+bool lambdaHasTensorControlFlow(const LambdaExpr* lambda) {
+  const CXXMethodDecl* callOperator = lambda->getCallOperator();
+  if (hasTensorControlFlow(callOperator->getBody())) return true;
+  if (const FunctionTemplateDecl* templ = callOperator->getDescribedFunctionTemplate())
+    for (const FunctionDecl* instance : templ->specializations())
+      if (hasTensorControlFlow(instance->getBody())) return true;
+  return false;
+}
+
+// The unmarked lambdas under `stmt` with tensor control flow, outermost first,
+// skipping the functions given to ag::host_function.
+void collectNestedLambdas(const Stmt* stmt, std::vector<const LambdaExpr*>& out) {
+  if (!stmt) return;
+  if (const auto* call = dyn_cast<CallExpr>(stmt); call && isHostFunctionCall(call)) {
+    for (unsigned i = 1; i < call->getNumArgs(); ++i) collectNestedLambdas(call->getArg(i), out);
+    return;
+  }
+  if (const auto* lambda = dyn_cast<LambdaExpr>(stmt);
+      lambda && !isMarked(lambda->getCallOperator()) && lambdaHasTensorControlFlow(lambda))
+    out.push_back(lambda);
+  for (const Stmt* child : stmt->children()) collectNestedLambdas(child, out);
+}
+
 }  // namespace
+
+bool isHostFunctionCall(const CallExpr* call) {
+  const FunctionDecl* callee = call->getDirectCallee();
+  if (!callee || callee->getName() != "host_function" || call->getNumArgs() == 0) return false;
+  const auto* ns = dyn_cast<NamespaceDecl>(callee->getDeclContext()->getRedeclContext());
+  return ns && ns->getName() == "ag";
+}
 
 bool isMarked(const Decl* decl) {
   for (const auto* attr : decl->specific_attrs<AnnotateAttr>())
@@ -116,6 +148,15 @@ ConvertedFunctions findConvertedFunctions(ASTContext& ast) {
         result.unconvertible.push_back({call, definition});
       }
     }
+  }
+  // Lambdas inside converted code; marked ones are units already.
+  llvm::DenseSet<const LambdaExpr*> nested;
+  for (const ConvertedUnit& unit : units) {
+    std::vector<const LambdaExpr*> lambdas;
+    collectNestedLambdas(unit.function->getBody(), lambdas);
+    for (const LambdaExpr* lambda : lambdas)
+      if (nested.insert(lambda).second)
+        result.nestedLambdas.push_back({ConvertedUnit::Lambda, lambda->getCallOperator(), lambda});
   }
   return result;
 }

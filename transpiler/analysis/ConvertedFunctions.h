@@ -5,7 +5,9 @@
 // AG_FUNCTION), then, transitively, the functions of the main file that
 // converted code calls and that take or return tensors or hold tensor control
 // flow. Calls to functions with tensor control flow that are defined in
-// another file (and so cannot be converted) are listed too.
+// another file (and so cannot be converted) are listed too, and so are the
+// unmarked lambdas inside converted code that have tensor control flow: they
+// run while their enclosing function traces, so they are converted with it.
 //
 // Shared by the transpiler (FunctionConverter) and `agc check` (the traversal
 // scope of the checks), so that both agree on what "converted code" is.
@@ -40,12 +42,18 @@ struct ConvertedFunctions {
   std::vector<ConvertedUnit> units;
   // One entry per unconvertible definition (its first call).
   std::vector<UnconvertibleCall> unconvertible;
+  // Unmarked lambdas inside converted code (outside ag::host_function) with
+  // tensor control flow; converted in place, not traced on their own.
+  std::vector<ConvertedUnit> nestedLambdas;
 };
 
 ConvertedFunctions findConvertedFunctions(clang::ASTContext& ast);
 
 // Whether `decl` carries AG_FUNCTION's annotation.
 bool isMarked(const clang::Decl* decl);
+
+// Whether `call` is ag::host_function(fn, ...), whose fn runs at execution time.
+bool isHostFunctionCall(const clang::CallExpr* call);
 
 // Whether the function takes or returns an ag::Tensor.
 bool mentionsTensor(const clang::FunctionDecl* function);

@@ -138,13 +138,6 @@ const Config& configFor(llvm::StringRef directory) {
 
 // --- The converted code -------------------------------------------------------
 
-bool isHostFunctionCall(const CallExpr* call) {
-  const FunctionDecl* callee = call->getDirectCallee();
-  if (!callee || callee->getName() != "host_function" || call->getNumArgs() == 0) return false;
-  const auto* ns = dyn_cast<NamespaceDecl>(callee->getDeclContext()->getRedeclContext());
-  return ns && ns->getName() == "ag";
-}
-
 class ConvertedScope : public CheckScope {
  public:
   ConvertedScope(ASTContext& ast, const ConvertedFunctions& found) : sm_(ast.getSourceManager()) {

@@ -46,8 +46,12 @@ class FileConverter {
   void run(TranspileResult& result) {
     // Marked code and what it calls from this file, transitively. Calls it
     // cannot convert are reported by the ag-unconverted-call check.
-    std::vector<Unit> units = findConvertedFunctions(ast_).units;
+    ConvertedFunctions found = findConvertedFunctions(ast_);
+    std::vector<Unit> units = std::move(found.units);
     if (units.empty()) return;
+    // Unmarked lambdas with tensor control flow inside converted code run
+    // while it traces: staged in place, like the functions it calls.
+    units.insert(units.end(), found.nestedLambdas.begin(), found.nestedLambdas.end());
     // In source order, inner code first: a marked lambda inside a function
     // is converted before the function copies it.
     std::stable_sort(units.begin(), units.end(),

@@ -2,8 +2,9 @@
 #line 1 "input.cpp"
 // Calls from converted code, in the style of AutoGraph's call_to_user_function
 // and call_to_lambda_function tests: helpers defined in this file are
-// converted too (recursively), lambdas inside a marked function are staged
-// with it, and a helper called from a staged loop body is traced into it.
+// converted too (recursively), unmarked lambdas inside a marked function
+// (generic ones too) are staged with it, and a helper called from a staged
+// loop body is traced into it.
 #include <ag/ag.h>
 
 #include <iostream>
@@ -24,18 +25,18 @@ AG_FUNCTION ag::Tensor user_functions(ag::Tensor x); static ag::Tensor agc_impl_
   return total + halve_while_big(x * 7);
 }
 static ag::MarkedFunction<&agc_impl_user_functions> agc_fn_user_functions{&user_functions, "user_functions", {"x"}};
-#line 19 "input.cpp"
+#line 20 "input.cpp"
 AG_FUNCTION ag::Tensor user_functions(ag::Tensor x) { return agc_fn_user_functions(x); }
 
-#line 25 "input.cpp"
+#line 26 "input.cpp"
 AG_FUNCTION ag::Tensor local_lambda(ag::Tensor x); static ag::Tensor agc_impl_local_lambda(ag::Tensor x) {
   auto sign = [](ag::Tensor v) {
     ag::Tensor s = 0;
-    if (v > 0) {
+    ag::if_stmt(v > 0, [&] {
       s = 1;
-    } else if (v < 0) {
+    }, [&] { ag::if_stmt(v < 0, [&] {
       s = -1;
-    }
+    }, [&] {}, ag::state({"s"}, s)); }, ag::state({"s"}, s));
     return s;
   };
   ag::Tensor acc = 0;
@@ -47,10 +48,24 @@ AG_FUNCTION ag::Tensor local_lambda(ag::Tensor x); static ag::Tensor agc_impl_lo
   return acc;
 }
 static ag::MarkedFunction<&agc_impl_local_lambda> agc_fn_local_lambda{&local_lambda, "local_lambda", {"x"}};
-#line 25 "input.cpp"
+#line 26 "input.cpp"
 AG_FUNCTION ag::Tensor local_lambda(ag::Tensor x) { return agc_fn_local_lambda(x); }
 
-#line 44 "input.cpp"
+#line 45 "input.cpp"
+// A generic lambda: its `if` is staged when it is called with a tensor.
+AG_FUNCTION ag::Tensor generic_lambda(ag::Tensor x); static ag::Tensor agc_impl_generic_lambda(ag::Tensor x) {
+  auto clamp_low = [](auto v, auto low) {
+    auto out = v;
+    ag::if_stmt(v < low, [&] { out = low; }, [&] {}, ag::state({"out"}, out));
+    return out;
+  };
+  return clamp_low(x, ag::Tensor(2)) + clamp_low(1, 0);
+}
+static ag::MarkedFunction<&agc_impl_generic_lambda> agc_fn_generic_lambda{&generic_lambda, "generic_lambda", {"x"}};
+#line 46 "input.cpp"
+AG_FUNCTION ag::Tensor generic_lambda(ag::Tensor x) { return agc_fn_generic_lambda(x); }
+
+#line 55 "input.cpp"
 int main() {
   auto marked = [](ag::Tensor x) AG_FUNCTION {
     ag::Tensor y = x;
@@ -59,6 +74,8 @@ int main() {
   };
   for (int x : {0, 1, 2, 5}) {
     std::cout << x << ": " << user_functions(ag::Tensor(x)).item<int>() << " "
+              << local_lambda(ag::Tensor(x)).item<int>() << " "
+              << generic_lambda(ag::Tensor(x)).item<int>() << " "
               << marked(ag::Tensor(x) - 1).item<int>() << "\n";
   }
 }

@@ -1,7 +1,8 @@
 // Calls from converted code, in the style of AutoGraph's call_to_user_function
 // and call_to_lambda_function tests: helpers defined in this file are
-// converted too (recursively), lambdas inside a marked function are staged
-// with it, and a helper called from a staged loop body is traced into it.
+// converted too (recursively), unmarked lambdas inside a marked function
+// (generic ones too) are staged with it, and a helper called from a staged
+// loop body is traced into it.
 #include <ag/ag.h>
 
 #include <iostream>
@@ -41,6 +42,16 @@ AG_FUNCTION ag::Tensor local_lambda(ag::Tensor x) {
   return acc;
 }
 
+// A generic lambda: its `if` is staged when it is called with a tensor.
+AG_FUNCTION ag::Tensor generic_lambda(ag::Tensor x) {
+  auto clamp_low = [](auto v, auto low) {
+    auto out = v;
+    if (v < low) out = low;
+    return out;
+  };
+  return clamp_low(x, ag::Tensor(2)) + clamp_low(1, 0);
+}
+
 int main() {
   auto marked = [](ag::Tensor x) AG_FUNCTION {
     ag::Tensor y = x;
@@ -49,6 +60,8 @@ int main() {
   };
   for (int x : {0, 1, 2, 5}) {
     std::cout << x << ": " << user_functions(ag::Tensor(x)).item<int>() << " "
+              << local_lambda(ag::Tensor(x)).item<int>() << " "
+              << generic_lambda(ag::Tensor(x)).item<int>() << " "
               << marked(ag::Tensor(x) - 1).item<int>() << "\n";
   }
 }
