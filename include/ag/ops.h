@@ -119,6 +119,9 @@ Tensor reduce_mean(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdim
 Tensor reduce_max(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
 Tensor reduce_min(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
 Tensor reduce_prod(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+// Logical or / and over a bool tensor; no elements give false / true.
+Tensor reduce_any(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor reduce_all(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
 // Index of the largest element along `axis`, as int64.
 Tensor argmax(const Tensor& x, int64_t axis = 0);
 Tensor argmin(const Tensor& x, int64_t axis = 0);

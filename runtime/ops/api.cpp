@@ -219,6 +219,12 @@ Tensor reduce_min(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
 Tensor reduce_prod(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
   return ops::apply(OpId::ReduceProd, {x}, axes_attrs(std::move(axes), keepdims));
 }
+Tensor reduce_any(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
+  return ops::apply(OpId::ReduceAny, {x}, axes_attrs(std::move(axes), keepdims));
+}
+Tensor reduce_all(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
+  return ops::apply(OpId::ReduceAll, {x}, axes_attrs(std::move(axes), keepdims));
+}
 Tensor argmax(const Tensor& x, int64_t axis) {
   return ops::apply(OpId::ArgMax, {x}, axis_attrs(axis));
 }

@@ -163,8 +163,14 @@ static uint32_t reduced_axes(const InferContext& ctx, int rank) {
 ValueType infer_reduce(const InferContext& ctx) {
   const ValueType& x = ctx.inputs[0];
   require_known_rank(ctx, x.shape);
-  bool numeric_only = ctx.op_name != "reduce_max" && ctx.op_name != "reduce_min";
-  require_dtype(ctx, !numeric_only || x.dtype != DType::bool_, x.dtype);
+  std::string_view name = ctx.op_name;
+  if (name == "reduce_any" || name == "reduce_all") {
+    if (x.dtype != DType::bool_)
+      fail(ctx, "needs a bool tensor, got " + std::string(dtype_name(x.dtype)) +
+                    "; compare first, e.g. ag::" + std::string(name) + "(x > 0)");
+  } else if (name != "reduce_max" && name != "reduce_min") {
+    require_dtype(ctx, x.dtype != DType::bool_, x.dtype);
+  }
   uint32_t mask = reduced_axes(ctx, x.shape.rank());
   Shape out;
   for (int i = 0; i < x.shape.rank(); ++i) {

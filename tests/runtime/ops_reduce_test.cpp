@@ -135,6 +135,21 @@ TEST(Reduce, BoolMaxIsAnyAndMinIsAll) {
   EXPECT_EQ(values<bool>(ag::reduce_min(ag::constant({true, true}))), (std::vector<bool>{true}));
 }
 
+TEST(Reduce, AnyAndAllOverBool) {
+  ag::Tensor b = ag::constant({{true, false}, {false, false}});
+  EXPECT_EQ(values<bool>(ag::reduce_any(b, {1})), (std::vector<bool>{true, false}));
+  EXPECT_EQ(values<bool>(ag::reduce_all(b, {0})), (std::vector<bool>{false, false}));
+  EXPECT_EQ(values<bool>(ag::reduce_any(b)), (std::vector<bool>{true}));
+  EXPECT_EQ(values<bool>(ag::reduce_all(ag::constant({true, true}))), (std::vector<bool>{true}));
+  EXPECT_EQ(ag::reduce_any(b, {0}, /*keepdims=*/true).shape(), (ag::Shape{1, 2}));
+  ag::Tensor none = ag::zeros(ag::Shape{0}, ag::bool_);
+  EXPECT_FALSE(ag::reduce_any(none).item<bool>());
+  EXPECT_TRUE(ag::reduce_all(none).item<bool>());
+  expect_error<ag::InvalidArgumentError>(
+      [] { ag::reduce_any(ag::constant({1, 2})); },
+      "reduce_any: needs a bool tensor, got int32; compare first, e.g. ag::reduce_any(x > 0)");
+}
+
 TEST(Reduce, EmptyInputsGiveTheIdentity) {
   ag::Tensor e = ag::zeros(ag::Shape{0, 2});
   EXPECT_EQ(values<float>(ag::reduce_sum(e, {0})), (std::vector<float>{0, 0}));

@@ -104,6 +104,9 @@ bool mentionsTensor(const FunctionDecl* function) {
 CalleeKind classifyCallee(const FunctionDecl* callee, const SourceManager& sm,
                           const FunctionDecl*& definition) {
   definition = nullptr;
+  // A template is converted as written (its pattern), when the instantiation
+  // called here takes tensors or stages on them.
+  const FunctionDecl* instance = callee;
   if (const FunctionDecl* pattern = callee->getTemplateInstantiationPattern()) callee = pattern;
   if (!callee->hasBody(definition) || definition->isImplicit() || definition->isInStdNamespace())
     return CalleeKind::Ignore;
@@ -112,7 +115,12 @@ CalleeKind classifyCallee(const FunctionDecl* callee, const SourceManager& sm,
     return CalleeKind::Ignore;
   bool inMainFile = sm.isInMainFile(sm.getExpansionLoc(definition->getLocation()));
   bool tensorFlow = hasTensorControlFlow(definition->getBody());
-  if (inMainFile && (mentionsTensor(definition) || tensorFlow)) return CalleeKind::ConvertInPlace;
+  bool tensors = mentionsTensor(definition);
+  if (instance != callee && instance->hasBody()) {
+    tensorFlow = tensorFlow || hasTensorControlFlow(instance->getBody());
+    tensors = tensors || mentionsTensor(instance);
+  }
+  if (inMainFile && (tensors || tensorFlow)) return CalleeKind::ConvertInPlace;
   if (!inMainFile && tensorFlow) return CalleeKind::Unconvertible;
   return CalleeKind::Ignore;
 }

@@ -162,5 +162,7 @@ Text emitBlock(ConversionContext& ctx, const clang::CompoundStmt* block, const T
                const Text& suffix);  // JumpConverter
 // Registers the edits; returns how many.
 unsigned convertLogicalExpressions(ConversionContext& ctx);  // LogicalConverter
+// Whether `expr` is `&&`, `||`, `!` or `?:` with a tensor operand (condition).
+bool isTensorLogicalExpr(const clang::Expr* expr);  // LogicalConverter
 
 }  // namespace agc

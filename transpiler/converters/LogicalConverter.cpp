@@ -22,9 +22,7 @@ namespace agc {
 
 using namespace clang;
 
-namespace {
-
-bool hasTensorOperand(const Expr* expr) {
+bool isTensorLogicalExpr(const Expr* expr) {
   if (const auto* binary = dyn_cast<BinaryOperator>(expr))
     return binary->isLogicalOp() &&
            (isTensorExpr(binary->getLHS()) || isTensorExpr(binary->getRHS()));
@@ -34,6 +32,8 @@ bool hasTensorOperand(const Expr* expr) {
     return isTensorExpr(conditional->getCond());
   return false;
 }
+
+namespace {
 
 bool isTransparent(const Stmt* stmt) {
   return isa<ParenExpr, ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
@@ -48,7 +48,7 @@ class LogicalRewriter {
   void visit(const Stmt* stmt, bool tensorWanted) {
     if (!stmt || isa<LambdaExpr>(stmt)) return;
     const auto* expr = dyn_cast<Expr>(stmt);
-    bool convert = expr && hasTensorOperand(expr) && isConvertible(expr, tensorWanted);
+    bool convert = expr && isTensorLogicalExpr(expr) && isConvertible(expr, tensorWanted);
     for (const Stmt* child : stmt->children())
       visit(child, convert || (isTransparent(stmt) && tensorWanted));
     if (convert) rewrite(expr);

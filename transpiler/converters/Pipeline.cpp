@@ -299,6 +299,9 @@ bool hasTensorControlFlow(const Stmt* body) {
   for (const Stmt* stmt : BodyStatements(body).all) {
     const Expr* condition = conditionOf(stmt);
     if (condition && !condition->isTypeDependent() && isTensorExpr(condition)) return true;
+    if (const auto* expr = dyn_cast<Expr>(stmt);
+        expr && !expr->isTypeDependent() && isTensorLogicalExpr(expr))
+      return true;
   }
   return false;
 }
