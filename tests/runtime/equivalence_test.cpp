@@ -165,13 +165,11 @@ std::vector<OpCase> make_cases() {
     ReduceFn fn;
     std::vector<DType> dtypes;
   };
-  const Reduction reductions[] = {{"reduce_sum", ag::reduce_sum, kNumeric},
-                                  {"reduce_mean", ag::reduce_mean, kNumeric},
-                                  {"reduce_prod", ag::reduce_prod, kNumeric},
-                                  {"reduce_max", ag::reduce_max, kAll},
-                                  {"reduce_min", ag::reduce_min, kAll},
-                                  {"reduce_any", ag::reduce_any, kBoolOnly},
-                                  {"reduce_all", ag::reduce_all, kBoolOnly}};
+  const Reduction reductions[] = {
+      {"reduce_sum", ag::reduce_sum, kNumeric},   {"reduce_mean", ag::reduce_mean, kNumeric},
+      {"reduce_prod", ag::reduce_prod, kNumeric}, {"reduce_max", ag::reduce_max, kAll},
+      {"reduce_min", ag::reduce_min, kAll},       {"reduce_any", ag::reduce_any, kBoolOnly},
+      {"reduce_all", ag::reduce_all, kBoolOnly}};
   const std::vector<std::vector<int64_t>> axes_cases = {{}, {0}, {1}, {-1}, {0, 2}};
   for (const Reduction& r : reductions) {
     for (const auto& axes : axes_cases) {
