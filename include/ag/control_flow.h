@@ -313,9 +313,17 @@ inline Tensor not_(const Tensor& a) {
   return logical_not(a);
 }
 
+// With a tensor condition, C++ numbers in the branches become tensors, so
+// that `x * (c ? 2 : 3)` can be staged.
 template <class C, class AFn, class BFn>
 auto if_exp(const C& c, AFn&& a, BFn&& b) {
-  return cond(c, a, b);
+  using R = std::common_type_t<std::invoke_result_t<AFn&>, std::invoke_result_t<BFn&>>;
+  if constexpr (!std::is_same_v<C, bool> && std::is_arithmetic_v<R>) {
+    return cond(c, [&] { return detail::to_tensor(R(a())); },
+                [&] { return detail::to_tensor(R(b())); });
+  } else {
+    return cond(c, a, b);
+  }
 }
 
 // ---- Functional forms -----------------------------------------------------------

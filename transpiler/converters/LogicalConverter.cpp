@@ -58,7 +58,9 @@ class LogicalRewriter {
   bool isConvertible(const Expr* expr, bool tensorWanted) const {
     if (tensorWanted || ctx_.stagedConditions.contains(expr)) return true;
     if (const auto* conditional = dyn_cast<ConditionalOperator>(expr))
-      return isTensorExpr(conditional->getTrueExpr()) && isTensorExpr(conditional->getFalseExpr());
+      return (isTensorExpr(conditional->getTrueExpr()) &&
+              isTensorExpr(conditional->getFalseExpr())) ||
+             feedsTensorExpr(conditional);
     // Converted to a tensor right away, e.g. `return a && b;` in a tensor function.
     for (const Stmt* parent = ctx_.liveness.parentOf(expr); parent;
          parent = ctx_.liveness.parentOf(parent)) {
@@ -70,6 +72,15 @@ class LogicalRewriter {
       if (!isTransparent(parent)) return false;
     }
     return false;
+  }
+
+  // Whether `expr` is an operand of a tensor operator, as in
+  // `x * (t > 0 ? 2 : 3)`: the C++ number would become a tensor there anyway.
+  bool feedsTensorExpr(const Expr* expr) const {
+    const Stmt* parent = ctx_.liveness.parentOf(expr);
+    while (parent && isTransparent(parent)) parent = ctx_.liveness.parentOf(parent);
+    const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+    return op && isTensorType(op->getType());
   }
 
   void rewrite(const Expr* expr) {

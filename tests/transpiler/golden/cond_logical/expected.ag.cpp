@@ -214,6 +214,16 @@ static ag::MarkedFunction<&agc_impl_ternary> agc_fn_ternary{&ternary, "ternary",
 AG_FUNCTION ag::Tensor ternary(ag::Tensor x) { return agc_fn_ternary(x); }
 
 #line 149 "input.cpp"
+// C++ numbers in the branches of a tensor `?:` that feeds a tensor operator.
+AG_FUNCTION ag::Tensor ternary_numbers(ag::Tensor x); static ag::Tensor agc_impl_ternary_numbers(ag::Tensor x) {
+  ag::Tensor scaled = ag::cast(x, ag::float32) * (ag::if_exp(x > 0, [&] { return 0.5; }, [&] { return 2.0; }));
+  return ag::cast(scaled, ag::int32) + (ag::if_exp(x >= 1, [&] { return 1000; }, [&] { return 2000; }));
+}
+static ag::MarkedFunction<&agc_impl_ternary_numbers> agc_fn_ternary_numbers{&ternary_numbers, "ternary_numbers", {"x"}};
+#line 150 "input.cpp"
+AG_FUNCTION ag::Tensor ternary_numbers(ag::Tensor x) { return agc_fn_ternary_numbers(x); }
+
+#line 155 "input.cpp"
 int main() {
   ag::Variable v(0);
   for (bool c : {true, false})
@@ -254,5 +264,6 @@ int main() {
     for (int y : {-1, 0, 1})
       std::cout << "if_on_logical(" << x << ", " << y
                 << ") = " << if_on_logical(ag::Tensor(x), ag::Tensor(y)).item<int>() << " "
-                << ternary(ag::Tensor(x * 3 + y)).item<int>() << "\n";
+                << ternary(ag::Tensor(x * 3 + y)).item<int>() << " "
+                << ternary_numbers(ag::Tensor(x * 3 + y)).item<int>() << "\n";
 }

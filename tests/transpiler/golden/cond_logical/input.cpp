@@ -146,6 +146,12 @@ AG_FUNCTION ag::Tensor ternary(ag::Tensor x) {
   return sign * x;
 }
 
+// C++ numbers in the branches of a tensor `?:` that feeds a tensor operator.
+AG_FUNCTION ag::Tensor ternary_numbers(ag::Tensor x) {
+  ag::Tensor scaled = ag::cast(x, ag::float32) * (x > 0 ? 0.5 : 2.0);
+  return ag::cast(scaled, ag::int32) + (x >= 1 ? 1000 : 2000);
+}
+
 int main() {
   ag::Variable v(0);
   for (bool c : {true, false})
@@ -186,5 +192,6 @@ int main() {
     for (int y : {-1, 0, 1})
       std::cout << "if_on_logical(" << x << ", " << y
                 << ") = " << if_on_logical(ag::Tensor(x), ag::Tensor(y)).item<int>() << " "
-                << ternary(ag::Tensor(x * 3 + y)).item<int>() << "\n";
+                << ternary(ag::Tensor(x * 3 + y)).item<int>() << " "
+                << ternary_numbers(ag::Tensor(x * 3 + y)).item<int>() << "\n";
 }
