@@ -319,8 +319,8 @@ template <class C, class AFn, class BFn>
 auto if_exp(const C& c, AFn&& a, BFn&& b) {
   using R = std::common_type_t<std::invoke_result_t<AFn&>, std::invoke_result_t<BFn&>>;
   if constexpr (!std::is_same_v<C, bool> && std::is_arithmetic_v<R>) {
-    return cond(c, [&] { return detail::to_tensor(R(a())); },
-                [&] { return detail::to_tensor(R(b())); });
+    return cond(
+        c, [&] { return detail::to_tensor(R(a())); }, [&] { return detail::to_tensor(R(b())); });
   } else {
     return cond(c, a, b);
   }
