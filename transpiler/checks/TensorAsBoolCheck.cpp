@@ -39,8 +39,27 @@ DynTypedNode parentThroughImplicit(const Expr& expr, ASTContext& ast, const Stmt
   }
 }
 
+bool isStagedCondition(const Stmt* parent, const Stmt* child, ASTContext& ast);
+
+// Whether agc stages the `?:` whose condition is a tensor: it does when the
+// result is a tensor or feeds one (a tensor operator or constructor);
+// `int k = t ? 1 : 2;` stays C++.
+bool isStagedConditional(const ConditionalOperator& conditional, ASTContext& ast) {
+  if (isTensorType(conditional.getType())) return true;
+  const Stmt* child = nullptr;
+  DynTypedNode above = parentThroughImplicit(conditional, ast, child);
+  const Expr* parent = above.get<Expr>();
+  if (parent && isa<CXXOperatorCallExpr, CXXConstructExpr>(parent))
+    return isTensorType(parent->getType());
+  // An operand of a tensor &&, ||, ! or ?:, which agc converts as a whole.
+  if (const auto* outer = dyn_cast_or_null<ConditionalOperator>(parent))
+    return isStagedConditional(*outer, ast);
+  return parent && isa<BinaryOperator, UnaryOperator>(parent) &&
+         isStagedCondition(parent, child, ast);
+}
+
 // Whether the conversion is a condition agc stages.
-bool isStagedCondition(const Stmt* parent, const Stmt* child) {
+bool isStagedCondition(const Stmt* parent, const Stmt* child, ASTContext& ast) {
   if (!parent) return false;
   if (const auto* ifStmt = dyn_cast<IfStmt>(parent))
     return ifStmt->getCond() == child && !ifStmt->isConstexpr();
@@ -50,7 +69,7 @@ bool isStagedCondition(const Stmt* parent, const Stmt* child) {
   if (const auto* unary = dyn_cast<UnaryOperator>(parent)) return unary->getOpcode() == UO_LNot;
   if (const auto* binary = dyn_cast<BinaryOperator>(parent)) return binary->isLogicalOp();
   if (const auto* conditional = dyn_cast<ConditionalOperator>(parent))
-    return conditional->getCond() == child;
+    return conditional->getCond() == child && isStagedConditional(*conditional, ast);
   return false;
 }
 
@@ -101,7 +120,7 @@ void TensorAsBoolCheck::check(const MatchFinder::MatchResult& result) {
   const Stmt* child = nullptr;
   DynTypedNode above = parentThroughImplicit(*call, ast, child);
   const Stmt* parent = above.get<Stmt>();
-  if (isStagedCondition(parent, child)) return;
+  if (isStagedCondition(parent, child, ast)) return;
 
   SourceLocation loc = call->getBeginLoc();
   SourceRange range = call->getSourceRange();

@@ -58,7 +58,8 @@ class LogicalRewriter {
   bool isConvertible(const Expr* expr, bool tensorWanted) const {
     if (tensorWanted || ctx_.stagedConditions.contains(expr)) return true;
     if (const auto* conditional = dyn_cast<ConditionalOperator>(expr))
-      return (isTensorExpr(conditional->getTrueExpr()) &&
+      return isTensorType(conditional->getType()) ||
+             (isTensorExpr(conditional->getTrueExpr()) &&
               isTensorExpr(conditional->getFalseExpr())) ||
              feedsTensorExpr(conditional);
     // Converted to a tensor right away, e.g. `return a && b;` in a tensor function.

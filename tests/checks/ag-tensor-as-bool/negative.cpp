@@ -23,6 +23,13 @@ AG_FUNCTION ag::Tensor checked(ag::Tensor x) {
   return x;
 }
 
+// A tensor ?: that agc stages: its result is a tensor or feeds a tensor operator.
+AG_FUNCTION ag::Tensor conditionals(ag::Tensor x) {
+  ag::Tensor sign = x > 0 ? ag::Tensor(1) : ag::Tensor(-1);
+  ag::Tensor y = x > 10 ? x : 0;
+  return sign * y + (x > 5 ? 100 : 200) + y * (x < 0 ? (x < -5 ? 1 : 2) : 3);
+}
+
 // A C++ bool that is not a tensor.
 AG_FUNCTION ag::Tensor scalar_flag(ag::Tensor x, bool negate) {
   bool flip = static_cast<bool>(negate);

@@ -25,3 +25,9 @@ AG_FUNCTION ag::Tensor read(ag::Tensor x) {
   if (x.item<bool>()) return x;
   return x + 1;
 }
+
+// A tensor ?: whose C++ result stays C++: agc does not stage it.
+AG_FUNCTION ag::Tensor repeat(ag::Tensor x) {
+  int times = x > 0 ? 2 : 3;
+  return x * times;
+}
