@@ -65,7 +65,7 @@ bool isStagedCondition(const Stmt* parent, const Stmt* child, ASTContext& ast) {
     return ifStmt->getCond() == child && !ifStmt->isConstexpr();
   if (const auto* loop = dyn_cast<WhileStmt>(parent)) return loop->getCond() == child;
   if (const auto* loop = dyn_cast<ForStmt>(parent)) return loop->getCond() == child;
-  if (const auto* loop = dyn_cast<DoStmt>(parent)) return loop->getCond() == child;  // agc's error
+  if (const auto* loop = dyn_cast<DoStmt>(parent)) return loop->getCond() == child;
   if (const auto* unary = dyn_cast<UnaryOperator>(parent)) return unary->getOpcode() == UO_LNot;
   if (const auto* binary = dyn_cast<BinaryOperator>(parent)) return binary->isLogicalOp();
   if (const auto* conditional = dyn_cast<ConditionalOperator>(parent))

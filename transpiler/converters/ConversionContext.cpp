@@ -139,6 +139,7 @@ Text ConversionContext::emit(const Stmt* stmt) {
     if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return convertWhile(*this, loop);
     if (const auto* loop = dyn_cast<ForStmt>(stmt)) return convertFor(*this, loop);
     if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return convertRangeFor(*this, loop);
+    if (const auto* loop = dyn_cast<DoStmt>(stmt)) return convertDo(*this, loop);
   }
   return emitUnstaged(stmt);
 }

@@ -69,6 +69,7 @@ struct CharRange {
 struct LoopFlags {
   std::string breakFlag;     // empty when no break is lowered
   std::string continueFlag;  // empty when no continue is lowered
+  std::string firstFlag;     // a staged do-while's first pass
 };
 
 class ConversionContext {
@@ -157,6 +158,7 @@ Text convertIf(ConversionContext& ctx, const clang::IfStmt* stmt);              
 Text convertWhile(ConversionContext& ctx, const clang::WhileStmt* stmt);           // LoopConverter
 Text convertFor(ConversionContext& ctx, const clang::ForStmt* stmt);               // LoopConverter
 Text convertRangeFor(ConversionContext& ctx, const clang::CXXForRangeStmt* stmt);  // LoopConverter
+Text convertDo(ConversionContext& ctx, const clang::DoStmt* stmt);                 // LoopConverter
 Text lowerJump(ConversionContext& ctx, const clang::Stmt* jump);                   // JumpConverter
 Text emitBlock(ConversionContext& ctx, const clang::CompoundStmt* block, const Text& prefix,
                const Text& suffix);  // JumpConverter

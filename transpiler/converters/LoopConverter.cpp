@@ -3,6 +3,9 @@
 //   while (c) B           -> ag::while_stmt([&] { return c; }, [&] { B }, state);
 //   for (I; c; S) B       -> { I ag::while_stmt([&] { return c; }, [&] { B S; }, state); }
 //   for (auto i : t) B    -> ag::for_stmt(t, ag::no_extra_test, [&](ag::Tensor i) { B }, state);
+//   do B while (c);       -> { ag::Tensor first = ag::constant(true);
+//                              ag::while_stmt([&] { return ag::or_(first, [&] { return c; }); },
+//                                             [&] { first = ag::constant(false); B }, state); }
 //
 // Needs: the pipeline decided the loop is staged (tensor condition or range,
 // or a lowered break/return inside it) and allocated its flags. Guarantees:
@@ -159,6 +162,33 @@ Text convertRangeFor(ConversionContext& ctx, const CXXForRangeStmt* stmt) {
   out += ConversionContext::stateText(state, ctx.modifiedFlags({stmt->getBody()}, stmt));
   out += ");";
   return wrapInBlock(flags.beforeLoop, out);
+}
+
+Text convertDo(ConversionContext& ctx, const DoStmt* stmt) {
+  LoopFlagCode flags = flagCode(ctx, stmt);
+  const std::string& first = ctx.loopFlags[stmt].firstFlag;
+  Text body = ctx.emitBody(stmt->getBody(),
+                           Text(" " + first + " = ag::constant(false);") + flags.bodyPrefix);
+  std::vector<const VarDecl*> state =
+      ctx.stateVariables({stmt->getCond(), stmt->getBody()}, stmt, stmt, "do-while loop");
+  checkDefinedBeforeLoop(ctx, stmt, state);
+  std::vector<std::string> stateFlags = ctx.modifiedFlags({stmt->getBody()}, stmt);
+  stateFlags.insert(stateFlags.begin(), first);
+  Text condition = "ag::or_(" + first + ", [&] { return ";
+  condition += ctx.copy(stmt->getCond());
+  condition += "; })";
+
+  Text out = "{ ";
+  out += flags.beforeLoop;
+  out += "ag::Tensor " + first + " = ag::constant(true); ";
+  out += "ag::while_stmt(";
+  out += loopTest(flags.exitFlags, condition);
+  out += ", [&] ";
+  out += body;
+  out += ", ";
+  out += ConversionContext::stateText(state, stateFlags);
+  out += "); }";
+  return out;
 }
 
 }  // namespace agc

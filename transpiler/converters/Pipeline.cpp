@@ -30,6 +30,7 @@ const Expr* conditionOf(const Stmt* stmt) {
   if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return loop->getCond();
   if (const auto* loop = dyn_cast<ForStmt>(stmt)) return loop->getCond();
   if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return loop->getRangeInit();
+  if (const auto* loop = dyn_cast<DoStmt>(stmt)) return loop->getCond();
   return nullptr;
 }
 
@@ -38,6 +39,7 @@ const Stmt* bodyOf(const Stmt* stmt) {
   if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return loop->getBody();
   if (const auto* loop = dyn_cast<ForStmt>(stmt)) return loop->getBody();
   if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return loop->getBody();
+  if (const auto* loop = dyn_cast<DoStmt>(stmt)) return loop->getBody();
   return nullptr;
 }
 
@@ -119,12 +121,6 @@ class BodyPipeline {
                 "iterate over a tensor or ag::range(...) to stage this loop");
       return;
     }
-    if (isa<DoStmt>(stmt)) {
-      ctx_.error(cause->getBeginLoc(), (std::string("cannot lower '") + jumpName(cause) +
-                                        "' out of staged code inside a do-while loop"));
-      ctx_.note(stmt->getBeginLoc(), "rewrite the do-while loop as a while loop");
-      return;
-    }
     ctx_.staged.insert(stmt);
     if (const Expr* condition = conditionOf(stmt)) ctx_.stagedConditions.insert(spelled(condition));
   }
@@ -178,10 +174,6 @@ class BodyPipeline {
           switchStmt && isTensorType(spelled(switchStmt->getCond())->getType())) {
         ctx_.error(switchStmt->getSwitchLoc(), "switch on a tensor is not supported");
         ctx_.note(switchStmt->getSwitchLoc(), "use if/else if with tensor comparisons instead");
-      }
-      if (const auto* doStmt = dyn_cast<DoStmt>(stmt); doStmt && isTensorExpr(doStmt->getCond())) {
-        ctx_.error(doStmt->getDoLoc(), "do-while loop with a tensor condition is not supported");
-        ctx_.note(doStmt->getDoLoc(), "rewrite it as a while loop");
       }
       if (ctx_.staged.contains(stmt)) rejectUnconvertibleConstruct(stmt);
       if (ctx_.lowered.contains(stmt) &&
@@ -246,6 +238,9 @@ class BodyPipeline {
     int loopNumber = 0;
     for (const Stmt* stmt : statements_.all) {
       if (!isLoop(stmt)) continue;
+      // A staged do-while runs its body once before testing: a first-pass flag.
+      if (isa<DoStmt>(stmt) && ctx_.staged.contains(stmt))
+        ctx_.loopFlags[stmt].firstFlag = ctx_.file.names.fresh("agc_first", ctx_.localNames);
       bool hasBreak = false, hasContinue = false;
       for (const Stmt* jump : ctx_.lowered) {
         if (ctx_.jumpTarget(jump) != stmt) continue;
