@@ -1,11 +1,13 @@
 // If converter: `if (c) A else B` with a tensor condition c becomes
 //   ag::if_stmt(c, [&] { A }, [&] { B }, ag::state({...}, ...));
 //
-// An init statement stays in front, in a block that keeps its scope:
-//   if (init; c) A  ->  { init; ag::if_stmt(c, ...); }
+// An init statement or a condition variable stays in front, in a block that
+// keeps its scope:
+//   if (init; c) A          ->  { init; ag::if_stmt(c, ...); }
+//   if (ag::Tensor t = e) A ->  { ag::Tensor t = e; ag::if_stmt(t, ...); }
 //
 // Needs: the pipeline decided the statement is staged (tensor or dependent
-// condition, no condition variable). Guarantees: the state
+// condition). Guarantees: the state
 // lists exactly the locals a branch modifies that are live after the `if`; a
 // local that starts undefined and is assigned on one path only while live
 // after is reported as AutoGraph reports it ("must also be initialized in the
@@ -45,13 +47,19 @@ Text convertIf(ConversionContext& ctx, const IfStmt* stmt) {
 
   Text out;
   const Stmt* init = stmt->getInit();
+  const DeclStmt* conditionDecl = stmt->getConditionVariableDeclStmt();
+  if (init || conditionDecl) out += "{ ";
   if (init) {
-    out += "{ ";
     out += ctx.copy(ctx.fullRangeOf(init));
     out += " ";
   }
+  if (conditionDecl) {
+    out += ctx.copy(conditionDecl);
+    out += "; ";
+  }
   out += "ag::if_stmt(";
-  out += ctx.copy(stmt->getCond());
+  out += conditionDecl ? Text(stmt->getConditionVariable()->getName().str())
+                       : ctx.copy(stmt->getCond());
   out += ", [&] ";
   out += thenBody;
   out += ", [&] ";
@@ -59,7 +67,7 @@ Text convertIf(ConversionContext& ctx, const IfStmt* stmt) {
   out += ", ";
   out += ConversionContext::stateText(state, flags);
   out += ");";
-  if (init) out += " }";
+  if (init || conditionDecl) out += " }";
   return out;
 }
 

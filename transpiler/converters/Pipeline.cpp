@@ -203,9 +203,9 @@ class BodyPipeline {
     }
   }
 
-  // A staged construct whose pieces come from a macro, or that declares a
-  // variable in its condition (not in an init statement), cannot be rewritten
-  // as lambdas.
+  // A staged construct whose pieces come from a macro, or a staged while that
+  // declares a variable in its condition (evaluated before every iteration),
+  // cannot be rewritten as lambdas.
   void rejectUnconvertibleConstruct(const Stmt* stmt) {
     SourceLocation keyword = stmt->getBeginLoc();
     bool inMacro =
@@ -219,10 +219,8 @@ class BodyPipeline {
       ctx_.note(keyword, "expand the macro by hand, or use ag::if_stmt/ag::while_stmt directly");
       return;
     }
-    const auto* ifStmt = dyn_cast<IfStmt>(stmt);
     const auto* whileStmt = dyn_cast<WhileStmt>(stmt);
-    if ((ifStmt && ifStmt->getConditionVariable()) ||
-        (whileStmt && whileStmt->getConditionVariable())) {
+    if (whileStmt && whileStmt->getConditionVariable()) {
       ctx_.error(keyword, std::string("a staged ") + constructName(stmt) +
                               " cannot declare a variable in its condition");
       ctx_.note(keyword, "declare the variable before the statement");
