@@ -21,6 +21,7 @@
 #include "clang/Lex/Lexer.h"
 
 #include <algorithm>
+#include <map>
 
 namespace agc {
 
@@ -118,8 +119,9 @@ class FileConverter {
       return;
     }
     for (const ParmVarDecl* param : function->parameters()) {
-      if (param->getName().empty()) {
-        file_.diags.error(param->getBeginLoc(), "a parameter of a marked function needs a name");
+      if (param->getName().empty() && param->isParameterPack()) {
+        file_.diags.error(param->getBeginLoc(),
+                          "a parameter pack of a marked function needs a name");
         return;
       }
     }
@@ -202,7 +204,7 @@ class FileConverter {
   }
 
   // The declaration header, as written, up to the body, without trailing spaces.
-  Text header(const FunctionDecl* function, bool withDefaults) const {
+  Text header(const FunctionDecl* function, bool withDefaults) {
     std::size_t begin = declBegin(function),
                 bodyBegin = offsetOf(function->getBody()->getBeginLoc());
     std::string_view text = file_.source.buffer();
@@ -216,6 +218,12 @@ class FileConverter {
         returnRange.isValid())
       subs.push_back({offsetOf(returnRange.getBegin()), tokenEnd(returnRange.getEnd()),
                       returnTypeText(function, file_.source, sm_, ast_.getPrintingPolicy())});
+    // The wrapper forwards every parameter: unnamed ones get a name.
+    for (const ParmVarDecl* param : function->parameters())
+      if (param->getName().empty()) {
+        std::size_t at = offsetOf(param->getLocation());
+        subs.push_back({at, at, " " + nameOf(param)});
+      }
     if (!withDefaults) {
       for (const ParmVarDecl* param : function->parameters()) {
         if (!param->hasDefaultArg() || param->hasUninstantiatedDefaultArg()) continue;
@@ -229,10 +237,20 @@ class FileConverter {
     return copyWith(begin, end, subs);
   }
 
-  static std::string forwardedArguments(const FunctionDecl* function) {
+  // The parameter's name, or the one agc gives an unnamed parameter.
+  std::string nameOf(const ParmVarDecl* param) {
+    if (!param->getName().empty()) return param->getName().str();
+    auto [it, inserted] = unnamedParameters_.try_emplace(param);
+    if (inserted)
+      it->second = file_.names.fresh(
+          "agc_arg_" + std::to_string(param->getFunctionScopeIndex() + 1), file_.fileScopeNames);
+    return it->second;
+  }
+
+  std::string forwardedArguments(const FunctionDecl* function) {
     std::string args;
     for (const ParmVarDecl* param : function->parameters()) {
-      std::string name = param->getName().str();
+      std::string name = nameOf(param);
       std::string arg = param->getType()->isRValueReferenceType()
                             ? "static_cast<decltype(" + name + ")&&>(" + name + ")"
                             : name;
@@ -242,10 +260,10 @@ class FileConverter {
     return args;
   }
 
-  static std::string parameterNames(const FunctionDecl* function) {
+  std::string parameterNames(const FunctionDecl* function) {
     std::string names;
     for (const ParmVarDecl* param : function->parameters())
-      names += (names.empty() ? "\"" : ", \"") + param->getName().str() + "\"";
+      names += (names.empty() ? "\"" : ", \"") + nameOf(param) + "\"";
     return "{" + names + "}";
   }
 
@@ -332,6 +350,7 @@ class FileConverter {
   ASTContext& ast_;
   const SourceManager& sm_;
   FileContext file_;
+  std::map<const ParmVarDecl*, std::string> unnamedParameters_;
 };
 
 }  // namespace

@@ -36,6 +36,16 @@ static ag::MarkedFunction<&agc_impl_train> agc_fn_train{&train, "train", {"w", "
 AG_FUNCTION void train(ag::Variable& w, int num_steps) { return agc_fn_train(w, num_steps); }
 
 #line 23 "input.cpp"
+// Unnamed parameters: the wrapper names them to forward them.
+AG_FUNCTION ag::Tensor first_positive(ag::Tensor x, ag::Tensor /*unused*/ agc_arg_2, int agc_arg_3); static ag::Tensor agc_impl_first_positive(ag::Tensor x, ag::Tensor /*unused*/, int) {
+  ag::if_stmt(x > 0, [&] { x = x * 10; }, [&] {}, ag::state({"x"}, x));
+  return x;
+}
+static ag::MarkedFunction<&agc_impl_first_positive> agc_fn_first_positive{&first_positive, "first_positive", {"x", "agc_arg_2", "agc_arg_3"}};
+#line 24 "input.cpp"
+AG_FUNCTION ag::Tensor first_positive(ag::Tensor x, ag::Tensor /*unused*/ agc_arg_2, int agc_arg_3) { return agc_fn_first_positive(x, agc_arg_2, agc_arg_3); }
+
+#line 29 "input.cpp"
 }  // namespace model
 
 int main() {
@@ -46,4 +56,6 @@ int main() {
   model::train(w, 3);
   model::train(w, 3);
   std::cout << w.read() << "\n";
+  std::cout << model::first_positive(ag::constant(4), ag::constant(0), 1) << " "
+            << model::first_positive(ag::constant(-4), ag::constant(0), 2) << "\n";
 }

@@ -20,6 +20,12 @@ AG_FUNCTION void train(ag::Variable& w, int num_steps) {
   }
 }
 
+// Unnamed parameters: the wrapper names them to forward them.
+AG_FUNCTION ag::Tensor first_positive(ag::Tensor x, ag::Tensor /*unused*/, int) {
+  if (x > 0) x = x * 10;
+  return x;
+}
+
 }  // namespace model
 
 int main() {
@@ -30,4 +36,6 @@ int main() {
   model::train(w, 3);
   model::train(w, 3);
   std::cout << w.read() << "\n";
+  std::cout << model::first_positive(ag::constant(4), ag::constant(0), 1) << " "
+            << model::first_positive(ag::constant(-4), ag::constant(0), 2) << "\n";
 }
