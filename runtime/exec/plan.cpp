@@ -1,6 +1,7 @@
 #include "exec/plan.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <climits>
 #include <cstdlib>
@@ -15,6 +16,8 @@
 
 namespace ag::exec {
 
+constexpr size_t kMaxScalarInputs = 3;  // where(c, x, y)
+
 struct Plan::Step {
   graph::NodeKind kind = graph::NodeKind::Op;
   const ops::OpDef* op = nullptr;
@@ -25,6 +28,11 @@ struct Plan::Step {
   Shape static_shape;  // Op steps: the output shape when fully known
   bool shape_is_static = false;
   size_t static_bytes = 0;  // the output's size when shape_is_static
+  // Scalar steps (an elementwise op on static rank-0 values, written into a
+  // buffer): the op's scalar kernel, called without a KernelContext, and its
+  // input slots, padded with the first so that all are always read.
+  ops::ScalarKernelFn scalar_kernel = nullptr;
+  std::array<int32_t, kMaxScalarInputs> scalar_inputs{};
   // An in-place op whose input 0 is a loop variable this plan may overwrite
   // (a TensorArray write in a loop body): the number of that input, whose
   // memory the op writes into when its capacity allows; -1 otherwise.
@@ -43,6 +51,9 @@ struct Plan::Step {
   // aside while the variables are updated (x, y = y, x).
   int32_t first_scratch = -1;
   int64_t maximum_iterations = -1;
+  // While: per loop variable, its shape when static (it then never changes,
+  // and stores skip copying it), or null.
+  std::vector<const Shape*> var_static_shapes;
 };
 
 // Per-call state: where each slot's value is now, the reusable buffers and
@@ -60,7 +71,6 @@ struct Plan::Arena {
   std::vector<Tensor> holders;                // per slot, values held as tensors
   std::vector<Buffer> buffers;
   std::vector<std::unique_ptr<Arena>> children;
-  std::vector<View> views;    // scratch for nested calls
   std::vector<View> updates;  // scratch for a While's new loop variables
 
   ~Arena() {
@@ -146,9 +156,11 @@ Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level, size_t
   };
   sources_.assign(size_t(num_slots), Source{Source::Step, -1});
   slot_dtypes_.resize(size_t(num_slots));
+  std::vector<bool> slot_is_scalar(size_t(num_slots), false);  // static rank 0
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     for (size_t k = 0; k < body.nodes[i].outputs.size(); ++k) {
       slot_dtypes_[size_t(first_slot[i]) + k] = body.nodes[i].outputs[k].dtype;
+      slot_is_scalar[size_t(first_slot[i]) + k] = body.nodes[i].outputs[k].shape.rank() == 0;
     }
   }
   num_inputs_ = body.placeholders.size();
@@ -196,6 +208,11 @@ Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level, size_t
       step.first_child = num_children_;
       num_children_ += step.subplans.size();
       if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];
+      if (n.kind == graph::NodeKind::While) {
+        for (const ops::ValueType& t : n.outputs) {
+          step.var_static_shapes.push_back(t.shape.is_fully_defined() ? &t.shape : nullptr);
+        }
+      }
     }
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       sources_[size_t(first_slot[i]) + k] = {Source::Step, int32_t(steps_.size())};
@@ -293,12 +310,33 @@ Plan::Plan(std::shared_ptr<const graph::Body> owned_body, bool top_level, size_t
           (step.write_into_input >= 0 && size_t(step.write_into_input) != k);
     }
   }
+  // Scalar steps: loop counters, flags and conditions are mostly rank-0
+  // values, and for those the generic step costs more than the arithmetic.
+  for (Step& step : steps_) {
+    if (step.kind != graph::NodeKind::Op || !(step.op->flags & ops::kElementwise) ||
+        (step.op->flags & ops::kStateful) || !step.shape_is_static ||
+        step.static_shape.rank() != 0 || step.buffers[0] < 0 || step.write_into_input >= 0) {
+      continue;
+    }
+    bool all_scalar = step.inputs.size() <= kMaxScalarInputs;
+    for (int32_t in : step.inputs) all_scalar = all_scalar && slot_is_scalar[size_t(in)];
+    if (!all_scalar) continue;
+    step.scalar_kernel =
+        ops::scalar_kernel(step.op->id, slot_dtypes_[size_t(step.inputs[0])], step.out_dtypes[0]);
+    for (size_t i = 0; i < kMaxScalarInputs; ++i) {
+      step.scalar_inputs[i] = step.inputs[i < step.inputs.size() ? i : 0];
+    }
+  }
   num_donated_ = donated_inputs;
 }
 
 Plan::~Plan() = default;
 size_t Plan::num_steps() const {
   return steps_.size();
+}
+size_t Plan::num_scalar_steps() const {
+  return size_t(std::count_if(steps_.begin(), steps_.end(),
+                              [](const Step& s) { return s.scalar_kernel != nullptr; }));
 }
 
 std::unique_ptr<Plan::Arena> Plan::new_arena() const {
@@ -353,10 +391,15 @@ Tensor Plan::materialize(Arena& a, int32_t slot) const {
   return copy;
 }
 
-void Plan::store(Arena& a, int32_t slot, int32_t buffer, View v, bool grow) const {
+void Plan::store(Arena& a, int32_t slot, int32_t buffer, View v, bool grow,
+                 const Shape* static_shape) const {
   DType dtype = slot_dtypes_[size_t(slot)];
-  a.dynamic_shapes[size_t(slot)] = *v.shape;
-  a.shape[size_t(slot)] = &a.dynamic_shapes[size_t(slot)];
+  if (static_shape) {
+    a.shape[size_t(slot)] = static_shape;
+  } else {
+    a.dynamic_shapes[size_t(slot)] = *v.shape;
+    a.shape[size_t(slot)] = &a.dynamic_shapes[size_t(slot)];
+  }
   size_t bytes = concrete_bytes(*v.shape, dtype_size(dtype));
   if (buffer < 0) {
     Tensor fresh = detail::make_eager(dtype, *v.shape);
@@ -458,42 +501,47 @@ void Plan::run_while(Arena& a, const Step& step) const {
   Arena& cond_arena = *a.children[step.first_child];
   Arena& body_arena = *a.children[step.first_child + 1];
   size_t num_vars = step.buffers.size();
+  // Binds loop variable k, as it is now, as input k of the condition and the
+  // body: each iteration rebinds only the variables that changed. The body
+  // may write into a variable's buffer, up to its capacity.
+  auto bind_var = [&](size_t k) {
+    int32_t slot = step.out_slot + int32_t(k);
+    View v{a.data[size_t(slot)], a.shape[size_t(slot)],
+           a.buffers[size_t(step.buffers[k])].capacity};
+    cond.bind(cond_arena, {&v, 1}, k);
+    body.bind(body_arena, {&v, 1}, k);
+  };
   // The loop variables live in the While's own output buffers.
   for (size_t k = 0; k < num_vars; ++k) {
     int32_t in = step.inputs[k];
-    store(a, step.out_slot + int32_t(k), step.buffers[k],
-          {a.data[size_t(in)], a.shape[size_t(in)]});
+    store(a, step.out_slot + int32_t(k), step.buffers[k], {a.data[size_t(in)], a.shape[size_t(in)]},
+          /*grow=*/false, step.var_static_shapes[k]);
+    bind_var(k);
   }
-  // The body may write into a loop variable's buffer, up to its capacity.
   // The captured values come after the loop variables and do not change.
-  std::vector<View>& views = a.views;
-  views.resize(step.inputs.size());
   for (size_t i = num_vars; i < step.inputs.size(); ++i) {
-    views[i] = {a.data[size_t(step.inputs[i])], a.shape[size_t(step.inputs[i])]};
+    View v{a.data[size_t(step.inputs[i])], a.shape[size_t(step.inputs[i])]};
+    cond.bind(cond_arena, {&v, 1}, i);
+    body.bind(body_arena, {&v, 1}, i);
   }
+  std::vector<View>& updates = a.updates;
+  updates.resize(num_vars);
   for (int64_t iteration = 0;; ++iteration) {
-    for (size_t k = 0; k < num_vars; ++k) {
-      int32_t slot = step.out_slot + int32_t(k);
-      views[k] = {a.data[size_t(slot)], a.shape[size_t(slot)],
-                  a.buffers[size_t(step.buffers[k])].capacity};
-    }
-    cond.execute(cond_arena, views);
+    cond.run_steps(cond_arena);
     if (!*static_cast<const bool*>(cond.output_view(cond_arena, 0).data)) break;
     if (step.maximum_iterations >= 0 && iteration >= step.maximum_iterations) break;
-    body.execute(body_arena, views);
+    body.run_steps(body_arena);
     // A body output may be another loop variable's current value (x, y = y,
     // x): hold such values aside first (in the While's scratch buffers) so
     // no update reads an overwritten one.
     // Which outputs can be such a value is known from the body's plan.
-    std::vector<View>& updates = a.updates;
-    updates.resize(num_vars);
     for (size_t k = 0; k < num_vars; ++k) {
       View v = body.output_view(body_arena, k);
       // (A variable's own buffer is never another's: the usual pass-through
       // needs no search.)
-      bool search = body.output_may_alias_input_[k] && v.data != views[k].data;
+      bool search = body.output_may_alias_input_[k] && v.data != a.data[size_t(step.out_slot) + k];
       for (size_t j = 0; search && j < num_vars; ++j) {
-        if (j != k && v.data == views[j].data) {
+        if (j != k && v.data == a.data[size_t(step.out_slot) + j]) {
           size_t bytes = byte_size(*v.shape, slot_dtypes_[size_t(step.out_slot) + k]);
           void* copy = a.reserve(step.first_scratch + int32_t(k), bytes, /*grow=*/true);
           std::memcpy(copy, v.data, bytes);
@@ -507,20 +555,23 @@ void Plan::run_while(Arena& a, const Step& step) const {
       int32_t slot = step.out_slot + int32_t(k);
       const View& v = updates[k];
       // Unchanged (passed through, or written in place at the same size).
-      if (v.data == a.data[size_t(slot)] && v.shape == a.shape[size_t(slot)]) continue;
-      store(a, slot, step.buffers[k], v, /*grow=*/true);
+      if (v.data == a.data[size_t(slot)] &&
+          (v.shape == a.shape[size_t(slot)] || step.var_static_shapes[k])) {
+        continue;
+      }
+      store(a, slot, step.buffers[k], v, /*grow=*/true, step.var_static_shapes[k]);
+      bind_var(k);
     }
   }
 }
 
-void Plan::execute(Arena& a, std::span<const View> inputs) const {
-  for (size_t k = 0; k < input_slots_.size(); ++k) {
-    size_t slot = size_t(input_slots_[k]);
+void Plan::bind(Arena& a, std::span<const View> inputs, size_t first) const {
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    size_t slot = size_t(input_slots_[first + k]);
     a.data[slot] = inputs[k].data;
     a.shape[slot] = inputs[k].shape;
+    if (first + k < num_donated_) a.input_capacity[first + k] = inputs[k].capacity;
   }
-  for (size_t k = 0; k < num_donated_; ++k) a.input_capacity[k] = inputs[k].capacity;
-  run_steps(a);
 }
 
 void Plan::execute_from(Arena& a, const Arena& parent, std::span<const int32_t> slots) const {
@@ -534,6 +585,15 @@ void Plan::execute_from(Arena& a, const Arena& parent, std::span<const int32_t> 
 
 void Plan::run_steps(Arena& a) const {
   for (const Step& step : steps_) {
+    if (step.scalar_kernel) {  // most steps of a loop body: no call, no context
+      const void* in[kMaxScalarInputs];
+      for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = a.data[size_t(step.scalar_inputs[i])];
+      void* out = a.reserve(step.buffers[0], step.static_bytes);
+      step.scalar_kernel(in, out);
+      a.data[size_t(step.out_slot)] = out;
+      a.shape[size_t(step.out_slot)] = &step.static_shape;
+      continue;
+    }
     switch (step.kind) {
       case graph::NodeKind::Op:
         run_op(a, step);

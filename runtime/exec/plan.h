@@ -1,6 +1,8 @@
 // The executor. A Body is compiled once into a flat Plan: a list of steps,
 // each a kernel pointer with the slots it reads and writes, plus a memory
-// plan that lets values with disjoint lifetimes share buffers. Running a plan
+// plan that lets values with disjoint lifetimes share buffers. A step whose
+// inputs and output are static scalars (loop counters, conditions) calls the
+// op's scalar kernel directly, without a KernelContext or dtype dispatch. Running a plan
 // walks the steps only: no graph walking, no hashing, and no allocation
 // beyond the buffers (kept in an arena between calls) and the returned
 // tensors. If and While steps run the nested plans of their branches and loop
@@ -47,6 +49,8 @@ class Plan {
   size_t num_inputs() const { return num_inputs_; }
   size_t num_outputs() const { return outputs_.size(); }
   size_t num_steps() const;
+  // How many of them are scalar steps (see above).
+  size_t num_scalar_steps() const;
   // How many buffers the memory plan uses for intermediate values.
   size_t num_buffers() const { return num_buffers_; }
 
@@ -61,10 +65,13 @@ class Plan {
   struct Step;
   struct Arena;
   std::unique_ptr<Arena> new_arena() const;
-  // Runs a nested plan; its outputs are then output_view(arena, k).
-  void execute(Arena& arena, std::span<const View> inputs) const;
-  // The same, with the inputs the values of `slots` in the parent's arena
-  // (an If's branch; nothing donated).
+  // Binds inputs first, first + 1, ... of a nested plan to `inputs`. They
+  // keep these values until bound again: a While binds its captured values
+  // once and a loop variable whenever it changes.
+  void bind(Arena& arena, std::span<const View> inputs, size_t first) const;
+  // Runs a nested plan with its inputs the values of `slots` in the parent's
+  // arena (an If's branch; nothing donated); its outputs are then
+  // output_view(arena, k).
   void execute_from(Arena& arena, const Arena& parent, std::span<const int32_t> slots) const;
   View output_view(const Arena& arena, size_t k) const;
 
@@ -82,8 +89,10 @@ class Plan {
   void run_while(Arena& a, const Step& step) const;
   // Stores `v` as the value of `slot`, copying into the slot's buffer.
   // With `grow`, a buffer that must be enlarged gets spare room (a loop
-  // variable that grows every iteration, like a dynamic TensorArray).
-  void store(Arena& a, int32_t slot, int32_t buffer, View v, bool grow = false) const;
+  // variable that grows every iteration, like a dynamic TensorArray). A
+  // `static_shape` (which v has) is used instead of a copy of v's shape.
+  void store(Arena& a, int32_t slot, int32_t buffer, View v, bool grow = false,
+             const Shape* static_shape = nullptr) const;
 
   std::shared_ptr<const graph::Body> body_;
   std::vector<Step> steps_;

@@ -100,63 +100,38 @@ struct Bool {
 
 // ---- Kernels ------------------------------------------------------------------
 
-void kernel_neg(const KernelContext& ctx) {
-  unary_dispatch<Same>(ctx, NegOp{});
-}
-void kernel_abs(const KernelContext& ctx) {
-  unary_dispatch<Same>(ctx, AbsOp{});
-}
-void kernel_exp(const KernelContext& ctx) {
-  unary_dispatch<Same>(ctx, ExpOp{});
-}
-void kernel_log(const KernelContext& ctx) {
-  unary_dispatch<Same>(ctx, LogOp{});
-}
-void kernel_sqrt(const KernelContext& ctx) {
-  unary_dispatch<Same>(ctx, SqrtOp{});
-}
-void kernel_tanh(const KernelContext& ctx) {
-  unary_dispatch<Same>(ctx, TanhOp{});
-}
-void kernel_sigmoid(const KernelContext& ctx) {
-  unary_dispatch<Same>(ctx, SigmoidOp{});
-}
-void kernel_relu(const KernelContext& ctx) {
-  unary_dispatch<Same>(ctx, ReluOp{});
-}
-void kernel_logical_not(const KernelContext& ctx) {
-  unary_dispatch<Same>(ctx, LogicalNotOp{});
-}
-void kernel_identity(const KernelContext& ctx) {
-  unary_dispatch<Same>(ctx, IdentityOp{});
-}
+// One line per elementwise op with a functor: its kernel and its scalar
+// kernel (scalar_kernel below) both come from that line.
+#define AG_UNARY_KERNELS(X)                             \
+  X(Neg, kernel_neg, Same, NegOp)                       \
+  X(Abs, kernel_abs, Same, AbsOp)                       \
+  X(Exp, kernel_exp, Same, ExpOp)                       \
+  X(Log, kernel_log, Same, LogOp)                       \
+  X(Sqrt, kernel_sqrt, Same, SqrtOp)                    \
+  X(Tanh, kernel_tanh, Same, TanhOp)                    \
+  X(Sigmoid, kernel_sigmoid, Same, SigmoidOp)           \
+  X(Relu, kernel_relu, Same, ReluOp)                    \
+  X(LogicalNot, kernel_logical_not, Same, LogicalNotOp) \
+  X(Identity, kernel_identity, Same, IdentityOp)
+#define AG_BINARY_KERNELS(X)                                  \
+  X(Add, kernel_add, Same, AddOp)                             \
+  X(Sub, kernel_sub, Same, SubOp)                             \
+  X(Mul, kernel_mul, Same, MulOp)                             \
+  X(Div, kernel_div, Same, DivOp)                             \
+  X(FloorDiv, kernel_floordiv, Same, FloorDivOp)              \
+  X(Mod, kernel_mod, Same, ModOp)                             \
+  X(Pow, kernel_pow, Same, PowOp)                             \
+  X(Maximum, kernel_maximum, Same, MaximumOp)                 \
+  X(Minimum, kernel_minimum, Same, MinimumOp)                 \
+  X(Equal, kernel_equal, Bool, EqualOp)                       \
+  X(NotEqual, kernel_not_equal, Bool, NotEqualOp)             \
+  X(Less, kernel_less, Bool, LessOp)                          \
+  X(LessEqual, kernel_less_equal, Bool, LessEqualOp)          \
+  X(Greater, kernel_greater, Bool, GreaterOp)                 \
+  X(GreaterEqual, kernel_greater_equal, Bool, GreaterEqualOp) \
+  X(LogicalAnd, kernel_logical_and, Same, LogicalAndOp)       \
+  X(LogicalOr, kernel_logical_or, Same, LogicalOrOp)
 
-void kernel_cast(const KernelContext& ctx) {
-  visit_dtype(ctx.inputs[0].dtype, [&](auto in) {
-    using In = decltype(in);
-    visit_dtype(ctx.out_dtype, [&](auto out) {
-      using Out = decltype(out);
-      if constexpr (std::is_same_v<Out, bool>) {
-        unary_loop<In, Out>(ctx, [](In x) { return x != In(0); });
-      } else {
-        unary_loop<In, Out>(ctx, [](In x) { return Out(x); });
-      }
-    });
-  });
-}
-
-void kernel_add(const KernelContext& ctx) {
-  binary_dispatch<Same>(ctx, AddOp{});
-}
-void kernel_sub(const KernelContext& ctx) {
-  binary_dispatch<Same>(ctx, SubOp{});
-}
-void kernel_mul(const KernelContext& ctx) {
-  binary_dispatch<Same>(ctx, MulOp{});
-}
-void kernel_div(const KernelContext& ctx) {
-  binary_dispatch<Same>(ctx, DivOp{});
-}
 // Integer floordiv and mod by a scalar power of two (x // 2, x % 2): an
 // arithmetic shift and a mask give exactly the floor semantics of FloorDivOp
 // and ModOp in two's complement, without a division per element. Returns
@@ -188,46 +163,47 @@ bool power_of_two_divisor(const KernelContext& ctx) {
   return done;
 }
 
-void kernel_floordiv(const KernelContext& ctx) {
-  if (power_of_two_divisor<false>(ctx)) return;
-  binary_dispatch<Same>(ctx, FloorDivOp{{}, &ctx});
+template <template <class> class Result, class Op>
+void binary_kernel(const KernelContext& ctx) {
+  if constexpr (std::is_same_v<Op, FloorDivOp> || std::is_same_v<Op, ModOp>) {
+    if (power_of_two_divisor<std::is_same_v<Op, ModOp>>(ctx)) return;
+  }
+  binary_dispatch<Result>(ctx, Op{});
 }
-void kernel_mod(const KernelContext& ctx) {
-  if (power_of_two_divisor<true>(ctx)) return;
-  binary_dispatch<Same>(ctx, ModOp{{}, &ctx});
-}
-void kernel_pow(const KernelContext& ctx) {
-  binary_dispatch<Same>(ctx, PowOp{{}, &ctx});
-}
-void kernel_maximum(const KernelContext& ctx) {
-  binary_dispatch<Same>(ctx, MaximumOp{});
-}
-void kernel_minimum(const KernelContext& ctx) {
-  binary_dispatch<Same>(ctx, MinimumOp{});
-}
-void kernel_equal(const KernelContext& ctx) {
-  binary_dispatch<Bool>(ctx, EqualOp{});
-}
-void kernel_not_equal(const KernelContext& ctx) {
-  binary_dispatch<Bool>(ctx, NotEqualOp{});
-}
-void kernel_less(const KernelContext& ctx) {
-  binary_dispatch<Bool>(ctx, LessOp{});
-}
-void kernel_less_equal(const KernelContext& ctx) {
-  binary_dispatch<Bool>(ctx, LessEqualOp{});
-}
-void kernel_greater(const KernelContext& ctx) {
-  binary_dispatch<Bool>(ctx, GreaterOp{});
-}
-void kernel_greater_equal(const KernelContext& ctx) {
-  binary_dispatch<Bool>(ctx, GreaterEqualOp{});
-}
-void kernel_logical_and(const KernelContext& ctx) {
-  binary_dispatch<Same>(ctx, LogicalAndOp{});
-}
-void kernel_logical_or(const KernelContext& ctx) {
-  binary_dispatch<Same>(ctx, LogicalOrOp{});
+
+#define AG_DEFINE_UNARY_KERNEL(id, kernel, Result, Op) \
+  void kernel(const KernelContext& ctx) {              \
+    unary_dispatch<Result>(ctx, Op{});                 \
+  }
+AG_UNARY_KERNELS(AG_DEFINE_UNARY_KERNEL)
+#undef AG_DEFINE_UNARY_KERNEL
+
+#define AG_DEFINE_BINARY_KERNEL(id, kernel, Result, Op) \
+  void kernel(const KernelContext& ctx) {               \
+    binary_kernel<Result, Op>(ctx);                     \
+  }
+AG_BINARY_KERNELS(AG_DEFINE_BINARY_KERNEL)
+#undef AG_DEFINE_BINARY_KERNEL
+
+// cast's element conversion: to bool is "not zero", as in TensorFlow.
+template <class Out>
+struct CastTo {
+  template <class In>
+  Out operator()(In x) const {
+    if constexpr (std::is_same_v<Out, bool>) {
+      return x != In(0);
+    } else {
+      return Out(x);
+    }
+  }
+};
+
+void kernel_cast(const KernelContext& ctx) {
+  visit_dtype(ctx.inputs[0].dtype, [&](auto in) {
+    using In = decltype(in);
+    visit_dtype(ctx.out_dtype,
+                [&](auto out) { unary_loop<In, decltype(out)>(ctx, CastTo<decltype(out)>{}); });
+  });
 }
 
 // ---- Ternary ----------------------------------------------------------------
@@ -255,6 +231,84 @@ void kernel_where(const KernelContext& ctx) {
       }
     });
   });
+}
+
+// ---- Scalar kernels -----------------------------------------------------------
+
+namespace {
+
+template <template <class> class Result, class Op>
+ScalarKernelFn unary_scalar(DType dtype) {
+  return visit_dtype(dtype, [](auto v) -> ScalarKernelFn {
+    using T = decltype(v);
+    if constexpr (Op::template supports<T>) {
+      return [](const void* const* in, void* out) {
+        *static_cast<typename Result<T>::type*>(out) = Op{}(*static_cast<const T*>(in[0]));
+      };
+    } else {
+      return nullptr;
+    }
+  });
+}
+
+template <template <class> class Result, class Op>
+ScalarKernelFn binary_scalar(DType dtype) {
+  return visit_dtype(dtype, [](auto v) -> ScalarKernelFn {
+    using T = decltype(v);
+    if constexpr (Op::template supports<T>) {
+      return [](const void* const* in, void* out) {
+        *static_cast<typename Result<T>::type*>(out) =
+            Op{}(*static_cast<const T*>(in[0]), *static_cast<const T*>(in[1]));
+      };
+    } else {
+      return nullptr;
+    }
+  });
+}
+
+ScalarKernelFn cast_scalar(DType input_dtype, DType output_dtype) {
+  return visit_dtype(input_dtype, [&](auto in) {
+    using In = decltype(in);
+    return visit_dtype(output_dtype, [](auto out) -> ScalarKernelFn {
+      using Out = decltype(out);
+      return [](const void* const* x, void* y) {
+        *static_cast<Out*>(y) = CastTo<Out>{}(*static_cast<const In*>(x[0]));
+      };
+    });
+  });
+}
+
+ScalarKernelFn where_scalar(DType dtype) {
+  return visit_dtype(dtype, [](auto v) -> ScalarKernelFn {
+    using T = decltype(v);
+    return [](const void* const* in, void* out) {
+      *static_cast<T*>(out) = *static_cast<const bool*>(in[0]) ? *static_cast<const T*>(in[1])
+                                                               : *static_cast<const T*>(in[2]);
+    };
+  });
+}
+
+}  // namespace
+
+ScalarKernelFn scalar_kernel(OpId id, DType input_dtype, DType output_dtype) {
+  switch (id) {
+#define AG_UNARY_CASE(op, kernel, Result, Op) \
+  case OpId::op:                              \
+    return unary_scalar<Result, Op>(input_dtype);
+    AG_UNARY_KERNELS(AG_UNARY_CASE)
+#undef AG_UNARY_CASE
+#define AG_BINARY_CASE(op, kernel, Result, Op) \
+  case OpId::op:                               \
+    return binary_scalar<Result, Op>(input_dtype);
+    AG_BINARY_KERNELS(AG_BINARY_CASE)
+#undef AG_BINARY_CASE
+    case OpId::Cast:
+      return cast_scalar(input_dtype, output_dtype);
+    case OpId::Where:
+      return where_scalar(output_dtype);
+    default:
+      return nullptr;
+  }
 }
 
 }  // namespace ag::ops

@@ -92,4 +92,13 @@ struct OpDef {
 
 const OpDef& op_def(OpId id);
 
+// A kernel for rank-0 inputs and a rank-0 output, which the executor calls
+// for scalar steps (loop counters, conditions) without a KernelContext or
+// dtype dispatch. It applies the op's own functor (ops/scalar_ops.h), so it
+// computes exactly what the op's kernel computes.
+using ScalarKernelFn = void (*)(const void* const* inputs, void* out);
+// The scalar kernel of an elementwise op for these dtypes (where's is chosen
+// by its output dtype), or null when the op has none.
+ScalarKernelFn scalar_kernel(OpId id, DType input_dtype, DType output_dtype);
+
 }  // namespace ag::ops

@@ -46,8 +46,8 @@ T wrapping(T a, T b, F f) {
   }
 }
 
-[[noreturn]] inline void integer_division_by_zero(const KernelContext& ctx) {
-  throw InvalidArgumentError(std::string(ctx.op_name) + ": integer division by zero");
+[[noreturn]] inline void integer_division_by_zero(OpId op) {
+  throw InvalidArgumentError(std::string(op_def(op).name) + ": integer division by zero");
 }
 
 #define AG_UNARY_OP(Name, Domain, expr) \
@@ -95,13 +95,12 @@ AG_BINARY_OP(LogicalAndOp, BoolOnly, T, a&& b)
 AG_BINARY_OP(LogicalOrOp, BoolOnly, T, a || b)
 #undef AG_BINARY_OP
 
-// Functors that can fail keep the context for the op's name.
+// Functors that can fail name their op in the error.
 struct FloorDivOp : Numeric {
-  const KernelContext* ctx;
   template <class T>
   T operator()(T a, T b) const {
     if constexpr (kIsInt<T>) {
-      if (b == 0) integer_division_by_zero(*ctx);
+      if (b == 0) integer_division_by_zero(OpId::FloorDiv);
       // INT_MIN / -1 overflows: negate with wrapping instead.
       if (b == T(-1)) return NegOp{}(a);
       T q = a / b;
@@ -114,11 +113,10 @@ struct FloorDivOp : Numeric {
 
 // The result takes the divisor's sign, matching FloorDivOp.
 struct ModOp : Numeric {
-  const KernelContext* ctx;
   template <class T>
   T operator()(T a, T b) const {
     if constexpr (kIsInt<T>) {
-      if (b == 0) integer_division_by_zero(*ctx);
+      if (b == 0) integer_division_by_zero(OpId::Mod);
       if (b == T(-1)) return T(0);
       T r = a % b;
       return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
@@ -130,12 +128,11 @@ struct ModOp : Numeric {
 };
 
 struct PowOp : Numeric {
-  const KernelContext* ctx;
   template <class T>
   T operator()(T base, T e) const {
     if constexpr (kIsInt<T>) {
       if (e < 0) {
-        throw InvalidArgumentError(std::string(ctx->op_name) +
+        throw InvalidArgumentError(std::string(op_def(OpId::Pow).name) +
                                    ": integers to negative integer powers are not allowed");
       }
       // Square-and-multiply in the unsigned type, wrapping like the other ops.

@@ -78,6 +78,13 @@ struct Param {
 
 // ---- The cases ------------------------------------------------------------------------
 
+// Rank-0 operands (the "_scalars" cases) make the executor's scalar steps,
+// which compute values that later steps read; a function output is computed
+// by the general kernel. So those cases pass the result through one more op.
+Tensor as_intermediate(const Tensor& scalar) {
+  return ag::reshape(scalar, {1});
+}
+
 using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
 using UnaryFn = Tensor (*)(const Tensor&);
 
@@ -91,14 +98,18 @@ void add_binary(std::vector<OpCase>& cases, const std::string& name, BinaryFn fn
   cases.push_back({name + "_broadcast", dtypes, make({2, 1, 3}, {4, 3}), call});
   cases.push_back({name + "_row", dtypes, make({2, 3}, {3}), call});
   cases.push_back({name + "_scalar", dtypes, make({2, 3}, {}), call});
+  cases.push_back({name + "_scalars", dtypes, make({}, {}),
+                   [fn](const Tensors& x) { return as_intermediate(fn(x[0], x[1])); }});
 }
 
 void add_unary(std::vector<OpCase>& cases, const std::string& name, UnaryFn fn,
                std::vector<DType> dtypes, bool positive_only = false) {
-  cases.push_back(
-      {name, dtypes,
-       [=](DType d) { return Tensors{positive_only ? positive(d, {2, 5}) : sample(d, {2, 5})}; },
-       [fn](const Tensors& x) { return fn(x[0]); }});
+  auto make = [=](Shape shape) {
+    return [=](DType d) { return Tensors{positive_only ? positive(d, shape) : sample(d, shape)}; };
+  };
+  cases.push_back({name, dtypes, make({2, 5}), [fn](const Tensors& x) { return fn(x[0]); }});
+  cases.push_back({name + "_scalars", dtypes, make({}),
+                   [fn](const Tensors& x) { return as_intermediate(fn(x[0])); }});
 }
 
 std::vector<OpCase> make_cases() {
@@ -129,6 +140,12 @@ std::vector<OpCase> make_cases() {
                  return Tensors{sample(d, {2, 3}, 1), exponent};
                },
                [](const Tensors& x) { return ag::pow(x[0], x[1]); }});
+  c.push_back({"pow_scalars", kNumeric,
+               [](DType d) {
+                 Tensor exponent = d == ag::bool_ ? sample(d, {}, 2) : positive(d, {}, 2) % 4;
+                 return Tensors{sample(d, {}, 1), exponent};
+               },
+               [](const Tensors& x) { return as_intermediate(ag::pow(x[0], x[1])); }});
   c.push_back({"pow_fractional", kFloating,
                [](DType d) { return Tensors{positive(d, {2, 3}, 1), sample(d, {2, 3}, 2)}; },
                [](const Tensors& x) { return ag::pow(x[0], x[1]); }});
@@ -151,12 +168,22 @@ std::vector<OpCase> make_cases() {
     c.push_back({"cast_to_" + std::string(ag::dtype_name(to)), kAll,
                  [](DType d) { return Tensors{sample(d, {2, 5})}; },
                  [to](const Tensors& x) { return ag::cast(x[0], to); }});
+    c.push_back({"cast_scalars_to_" + std::string(ag::dtype_name(to)), kAll,
+                 [](DType d) { return Tensors{sample(d, {})}; },
+                 [to](const Tensors& x) { return as_intermediate(ag::cast(x[0], to)); }});
   }
   c.push_back({"where", kAll,
                [](DType d) {
                  return Tensors{sample(ag::bool_, {2, 3}), sample(d, {2, 3}, 1), sample(d, {3}, 2)};
                },
                [](const Tensors& x) { return ag::where(x[0], x[1], x[2]); }});
+  for (bool condition : {false, true}) {
+    c.push_back({std::string("where_scalars_") + (condition ? "true" : "false"), kAll,
+                 [condition](DType d) {
+                   return Tensors{ag::constant(condition), sample(d, {}, 1), sample(d, {}, 2)};
+                 },
+                 [](const Tensors& x) { return as_intermediate(ag::where(x[0], x[1], x[2])); }});
+  }
 
   // Reductions, over every axis, one axis, a negative axis and two axes.
   using ReduceFn = Tensor (*)(const Tensor&, std::vector<int64_t>, bool);
