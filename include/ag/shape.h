@@ -32,8 +32,17 @@ class Shape {
   int64_t operator[](int i) const { return dims_[i]; }
   void set_dim(int i, int64_t d) { dims_[i] = d; }
   void push_back(int64_t d);
-  // The product of the dims, or kUnknownDim when one is unknown.
-  int64_t num_elements() const;
+  // The product of the dims, or kUnknownDim when one is unknown. Inline:
+  // kernels and the executor ask for it on every op.
+  int64_t num_elements() const {
+    if (rank_ < 0) return kUnknownDim;
+    int64_t n = 1;
+    for (int i = 0; i < rank_; ++i) {
+      if (dims_[i] == kUnknownDim) return kUnknownDim;
+      n *= dims_[i];
+    }
+    return n;
+  }
 
   const int64_t* begin() const { return dims_; }
   const int64_t* end() const { return dims_ + (rank_ < 0 ? 0 : rank_); }

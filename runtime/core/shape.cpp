@@ -46,16 +46,6 @@ void Shape::push_back(int64_t d) {
   dims_[rank_++] = d;
 }
 
-int64_t Shape::num_elements() const {
-  if (rank_ < 0) return kUnknownDim;
-  int64_t n = 1;
-  for (int i = 0; i < rank_; ++i) {
-    if (dims_[i] == kUnknownDim) return kUnknownDim;
-    n *= dims_[i];
-  }
-  return n;
-}
-
 std::string Shape::to_string() const {
   if (rank_ < 0) return "<unknown>";
   std::string s = "(";
