@@ -290,7 +290,8 @@ auto and_(const A& a, BFn&& b) {
   } else if constexpr (std::is_same_v<A, bool>) {
     return a ? detail::to_tensor(b()) : Tensor(false);
   } else {
-    return cond(a, [&] { return detail::to_tensor(b()); }, [] { return Tensor(false); });
+    auto rhs = [&] { return detail::to_tensor(b()); };
+    return cond(a, rhs, [] { return Tensor(false); });
   }
 }
 
@@ -302,7 +303,9 @@ auto or_(const A& a, BFn&& b) {
   } else if constexpr (std::is_same_v<A, bool>) {
     return a ? Tensor(true) : detail::to_tensor(b());
   } else {
-    return cond(a, [] { return Tensor(true); }, [&] { return detail::to_tensor(b()); });
+    auto lhs = [] { return Tensor(true); };
+    auto rhs = [&] { return detail::to_tensor(b()); };
+    return cond(a, lhs, rhs);
   }
 }
 

@@ -191,16 +191,18 @@ inline Tensor operator!(const Tensor& x) {
   return logical_not(x);
 }
 
-#define AG_DECLARE_COMPOUND(op, fn)                          \
-  inline Tensor& operator op(Tensor & a, const Tensor & b) { \
-    a = fn(a, b);                                            \
-    return a;                                                \
-  }                                                          \
-  template <Arithmetic S>                                    \
-  Tensor& operator op(Tensor & a, S b) {                     \
-    a = fn(a, Scalar(b));                                    \
-    return a;                                                \
+// clang-format off: versions 14 and 19 space `operator op(Tensor& a` differently.
+#define AG_DECLARE_COMPOUND(op, fn)                        \
+  inline Tensor& operator op(Tensor& a, const Tensor& b) { \
+    a = fn(a, b);                                          \
+    return a;                                              \
+  }                                                        \
+  template <Arithmetic S>                                  \
+  Tensor& operator op(Tensor& a, S b) {                    \
+    a = fn(a, Scalar(b));                                  \
+    return a;                                              \
   }
+// clang-format on
 AG_DECLARE_COMPOUND(+=, add)
 AG_DECLARE_COMPOUND(-=, sub)
 AG_DECLARE_COMPOUND(*=, mul)

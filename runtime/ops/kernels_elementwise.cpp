@@ -4,6 +4,7 @@
 // compiler vectorises.
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "ag/error.h"
 #include "ops/broadcast.h"
@@ -100,37 +101,37 @@ struct Bool {
 
 // ---- Kernels ------------------------------------------------------------------
 
-// One line per elementwise op with a functor: its kernel and its scalar
-// kernel (scalar_kernel below) both come from that line.
-#define AG_UNARY_KERNELS(X)                             \
-  X(Neg, kernel_neg, Same, NegOp)                       \
-  X(Abs, kernel_abs, Same, AbsOp)                       \
-  X(Exp, kernel_exp, Same, ExpOp)                       \
-  X(Log, kernel_log, Same, LogOp)                       \
-  X(Sqrt, kernel_sqrt, Same, SqrtOp)                    \
-  X(Tanh, kernel_tanh, Same, TanhOp)                    \
-  X(Sigmoid, kernel_sigmoid, Same, SigmoidOp)           \
-  X(Relu, kernel_relu, Same, ReluOp)                    \
-  X(LogicalNot, kernel_logical_not, Same, LogicalNotOp) \
-  X(Identity, kernel_identity, Same, IdentityOp)
-#define AG_BINARY_KERNELS(X)                                  \
-  X(Add, kernel_add, Same, AddOp)                             \
-  X(Sub, kernel_sub, Same, SubOp)                             \
-  X(Mul, kernel_mul, Same, MulOp)                             \
-  X(Div, kernel_div, Same, DivOp)                             \
-  X(FloorDiv, kernel_floordiv, Same, FloorDivOp)              \
-  X(Mod, kernel_mod, Same, ModOp)                             \
-  X(Pow, kernel_pow, Same, PowOp)                             \
-  X(Maximum, kernel_maximum, Same, MaximumOp)                 \
-  X(Minimum, kernel_minimum, Same, MinimumOp)                 \
-  X(Equal, kernel_equal, Bool, EqualOp)                       \
-  X(NotEqual, kernel_not_equal, Bool, NotEqualOp)             \
-  X(Less, kernel_less, Bool, LessOp)                          \
-  X(LessEqual, kernel_less_equal, Bool, LessEqualOp)          \
-  X(Greater, kernel_greater, Bool, GreaterOp)                 \
-  X(GreaterEqual, kernel_greater_equal, Bool, GreaterEqualOp) \
-  X(LogicalAnd, kernel_logical_and, Same, LogicalAndOp)       \
-  X(LogicalOr, kernel_logical_or, Same, LogicalOrOp)
+// One line per elementwise op with a functor (id, kernel, arity, result
+// type, functor): its kernel and its scalar kernel (scalar_kernel below) both
+// come from that line.
+#define AG_ELEMENTWISE_KERNELS(X)                                \
+  X(Neg, kernel_neg, 1, Same, NegOp)                             \
+  X(Abs, kernel_abs, 1, Same, AbsOp)                             \
+  X(Exp, kernel_exp, 1, Same, ExpOp)                             \
+  X(Log, kernel_log, 1, Same, LogOp)                             \
+  X(Sqrt, kernel_sqrt, 1, Same, SqrtOp)                          \
+  X(Tanh, kernel_tanh, 1, Same, TanhOp)                          \
+  X(Sigmoid, kernel_sigmoid, 1, Same, SigmoidOp)                 \
+  X(Relu, kernel_relu, 1, Same, ReluOp)                          \
+  X(LogicalNot, kernel_logical_not, 1, Same, LogicalNotOp)       \
+  X(Identity, kernel_identity, 1, Same, IdentityOp)              \
+  X(Add, kernel_add, 2, Same, AddOp)                             \
+  X(Sub, kernel_sub, 2, Same, SubOp)                             \
+  X(Mul, kernel_mul, 2, Same, MulOp)                             \
+  X(Div, kernel_div, 2, Same, DivOp)                             \
+  X(FloorDiv, kernel_floordiv, 2, Same, FloorDivOp)              \
+  X(Mod, kernel_mod, 2, Same, ModOp)                             \
+  X(Pow, kernel_pow, 2, Same, PowOp)                             \
+  X(Maximum, kernel_maximum, 2, Same, MaximumOp)                 \
+  X(Minimum, kernel_minimum, 2, Same, MinimumOp)                 \
+  X(Equal, kernel_equal, 2, Bool, EqualOp)                       \
+  X(NotEqual, kernel_not_equal, 2, Bool, NotEqualOp)             \
+  X(Less, kernel_less, 2, Bool, LessOp)                          \
+  X(LessEqual, kernel_less_equal, 2, Bool, LessEqualOp)          \
+  X(Greater, kernel_greater, 2, Bool, GreaterOp)                 \
+  X(GreaterEqual, kernel_greater_equal, 2, Bool, GreaterEqualOp) \
+  X(LogicalAnd, kernel_logical_and, 2, Same, LogicalAndOp)       \
+  X(LogicalOr, kernel_logical_or, 2, Same, LogicalOrOp)
 
 // Integer floordiv and mod by a scalar power of two (x // 2, x % 2): an
 // arithmetic shift and a mask give exactly the floor semantics of FloorDivOp
@@ -163,27 +164,24 @@ bool power_of_two_divisor(const KernelContext& ctx) {
   return done;
 }
 
-template <template <class> class Result, class Op>
-void binary_kernel(const KernelContext& ctx) {
-  if constexpr (std::is_same_v<Op, FloorDivOp> || std::is_same_v<Op, ModOp>) {
-    if (power_of_two_divisor<std::is_same_v<Op, ModOp>>(ctx)) return;
+template <int kArity, template <class> class Result, class Op>
+void elementwise_kernel(const KernelContext& ctx) {
+  if constexpr (kArity == 1) {
+    unary_dispatch<Result>(ctx, Op{});
+  } else {
+    if constexpr (std::is_same_v<Op, FloorDivOp> || std::is_same_v<Op, ModOp>) {
+      if (power_of_two_divisor<std::is_same_v<Op, ModOp>>(ctx)) return;
+    }
+    binary_dispatch<Result>(ctx, Op{});
   }
-  binary_dispatch<Result>(ctx, Op{});
 }
 
-#define AG_DEFINE_UNARY_KERNEL(id, kernel, Result, Op) \
-  void kernel(const KernelContext& ctx) {              \
-    unary_dispatch<Result>(ctx, Op{});                 \
-  }
-AG_UNARY_KERNELS(AG_DEFINE_UNARY_KERNEL)
-#undef AG_DEFINE_UNARY_KERNEL
-
-#define AG_DEFINE_BINARY_KERNEL(id, kernel, Result, Op) \
+#define AG_DEFINE_KERNEL(id, kernel, arity, Result, Op) \
   void kernel(const KernelContext& ctx) {               \
-    binary_kernel<Result, Op>(ctx);                     \
+    elementwise_kernel<arity, Result, Op>(ctx);         \
   }
-AG_BINARY_KERNELS(AG_DEFINE_BINARY_KERNEL)
-#undef AG_DEFINE_BINARY_KERNEL
+AG_ELEMENTWISE_KERNELS(AG_DEFINE_KERNEL)
+#undef AG_DEFINE_KERNEL
 
 // cast's element conversion: to bool is "not zero", as in TensorFlow.
 template <class Out>
@@ -237,28 +235,14 @@ void kernel_where(const KernelContext& ctx) {
 
 namespace {
 
-template <template <class> class Result, class Op>
-ScalarKernelFn unary_scalar(DType dtype) {
+// The functor applied to the rank-0 inputs in[0], ..., in[I...].
+template <template <class> class Result, class Op, size_t... I>
+ScalarKernelFn functor_scalar(DType dtype, std::index_sequence<I...>) {
   return visit_dtype(dtype, [](auto v) -> ScalarKernelFn {
     using T = decltype(v);
     if constexpr (Op::template supports<T>) {
       return [](const void* const* in, void* out) {
-        *static_cast<typename Result<T>::type*>(out) = Op{}(*static_cast<const T*>(in[0]));
-      };
-    } else {
-      return nullptr;
-    }
-  });
-}
-
-template <template <class> class Result, class Op>
-ScalarKernelFn binary_scalar(DType dtype) {
-  return visit_dtype(dtype, [](auto v) -> ScalarKernelFn {
-    using T = decltype(v);
-    if constexpr (Op::template supports<T>) {
-      return [](const void* const* in, void* out) {
-        *static_cast<typename Result<T>::type*>(out) =
-            Op{}(*static_cast<const T*>(in[0]), *static_cast<const T*>(in[1]));
+        *static_cast<typename Result<T>::type*>(out) = Op{}(*static_cast<const T*>(in[I])...);
       };
     } else {
       return nullptr;
@@ -292,16 +276,11 @@ ScalarKernelFn where_scalar(DType dtype) {
 
 ScalarKernelFn scalar_kernel(OpId id, DType input_dtype, DType output_dtype) {
   switch (id) {
-#define AG_UNARY_CASE(op, kernel, Result, Op) \
-  case OpId::op:                              \
-    return unary_scalar<Result, Op>(input_dtype);
-    AG_UNARY_KERNELS(AG_UNARY_CASE)
-#undef AG_UNARY_CASE
-#define AG_BINARY_CASE(op, kernel, Result, Op) \
-  case OpId::op:                               \
-    return binary_scalar<Result, Op>(input_dtype);
-    AG_BINARY_KERNELS(AG_BINARY_CASE)
-#undef AG_BINARY_CASE
+#define AG_SCALAR_CASE(op, kernel, arity, Result, Op) \
+  case OpId::op:                                      \
+    return functor_scalar<Result, Op>(input_dtype, std::make_index_sequence<arity>{});
+    AG_ELEMENTWISE_KERNELS(AG_SCALAR_CASE)
+#undef AG_SCALAR_CASE
     case OpId::Cast:
       return cast_scalar(input_dtype, output_dtype);
     case OpId::Where:

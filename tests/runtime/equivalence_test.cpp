@@ -55,6 +55,17 @@ Tensor positive(DType dtype, Shape shape, int salt = 0) {
   return ag::abs(sample(dtype, shape, salt, true)) + 1;
 }
 
+// The inputs of a case: one sample per shape, the k-th with salt first_salt + k.
+std::function<Tensors(DType)> samples(std::vector<Shape> shapes, int first_salt = 0) {
+  return [shapes, first_salt](DType d) {
+    Tensors inputs;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      inputs.push_back(sample(d, shapes[k], first_salt + int(k)));
+    }
+    return inputs;
+  };
+}
+
 void expect_identical(const Tensor& expected, const Tensor& actual, const std::string& what) {
   ASSERT_TRUE(actual.defined()) << what;
   ASSERT_EQ(expected.dtype(), actual.dtype()) << what;
@@ -132,24 +143,22 @@ std::vector<OpCase> make_cases() {
   add_binary(c, "greater_equal", ag::greater_equal, kAll);
   add_binary(c, "logical_and", ag::logical_and, kBoolOnly);
   add_binary(c, "logical_or", ag::logical_or, kBoolOnly);
-  c.push_back({"pow", kNumeric,
-               [](DType d) {
-                 // Small non-negative integer exponents; bool stays bool for the rejection test.
-                 Tensor exponent =
-                     d == ag::bool_ ? sample(d, {2, 3}, 2) : positive(d, {2, 3}, 2) % 4;
-                 return Tensors{sample(d, {2, 3}, 1), exponent};
-               },
-               [](const Tensors& x) { return ag::pow(x[0], x[1]); }});
-  c.push_back({"pow_scalars", kNumeric,
-               [](DType d) {
-                 Tensor exponent = d == ag::bool_ ? sample(d, {}, 2) : positive(d, {}, 2) % 4;
-                 return Tensors{sample(d, {}, 1), exponent};
-               },
-               [](const Tensors& x) { return as_intermediate(ag::pow(x[0], x[1])); }});
-  c.push_back({"pow_fractional", kFloating,
-               [](DType d) { return Tensors{positive(d, {2, 3}, 1), sample(d, {2, 3}, 2)}; },
-               [](const Tensors& x) { return ag::pow(x[0], x[1]); }});
-  c.push_back({"weak_scalars", kAll, [](DType d) { return Tensors{sample(d, {2, 3})}; },
+  // Small non-negative integer exponents; bool stays bool for the rejection test.
+  auto pow_inputs = [](Shape shape) {
+    return [shape](DType d) {
+      Tensor exponent = d == ag::bool_ ? sample(d, shape, 2) : positive(d, shape, 2) % 4;
+      return Tensors{sample(d, shape, 1), exponent};
+    };
+  };
+  auto pow = [](const Tensors& x) { return ag::pow(x[0], x[1]); };
+  c.push_back({"pow", kNumeric, pow_inputs({2, 3}), pow});
+  c.push_back({"pow_scalars", kNumeric, pow_inputs({}),
+               [pow](const Tensors& x) { return as_intermediate(pow(x)); }});
+  auto positive_base = [](DType d) {
+    return Tensors{positive(d, {2, 3}, 1), sample(d, {2, 3}, 2)};
+  };
+  c.push_back({"pow_fractional", kFloating, positive_base, pow});
+  c.push_back({"weak_scalars", kAll, samples({{2, 3}}),
                [](const Tensors& x) { return ag::pow(x[0] * 3 - 1, 2) + 0.5 * x[0]; }});
 
   // Elementwise unary.
@@ -165,11 +174,9 @@ std::vector<OpCase> make_cases() {
   add_unary(c, "sqrt", ag::sqrt, kFloating, true);
   add_unary(c, "logical_not", ag::logical_not, kBoolOnly);
   for (DType to : kAllDtypes) {
-    c.push_back({"cast_to_" + std::string(ag::dtype_name(to)), kAll,
-                 [](DType d) { return Tensors{sample(d, {2, 5})}; },
+    c.push_back({"cast_to_" + std::string(ag::dtype_name(to)), kAll, samples({{2, 5}}),
                  [to](const Tensors& x) { return ag::cast(x[0], to); }});
-    c.push_back({"cast_scalars_to_" + std::string(ag::dtype_name(to)), kAll,
-                 [](DType d) { return Tensors{sample(d, {})}; },
+    c.push_back({"cast_scalars_to_" + std::string(ag::dtype_name(to)), kAll, samples({Shape{}}),
                  [to](const Tensors& x) { return as_intermediate(ag::cast(x[0], to)); }});
   }
   c.push_back({"where", kAll,
@@ -205,24 +212,24 @@ std::vector<OpCase> make_cases() {
         if (!axes.empty()) axes_name.clear();
         for (int64_t a : axes) axes_name += (axes_name.empty() ? "" : "_") + std::to_string(a);
         std::replace(axes_name.begin(), axes_name.end(), '-', 'm');
-        c.push_back(
-            {std::string(r.name) + "_" + axes_name + (keepdims ? "_keepdims" : ""), r.dtypes,
-             [](DType d) { return Tensors{sample(d, {2, 3, 4})}; },
-             [fn = r.fn, axes, keepdims](const Tensors& x) { return fn(x[0], axes, keepdims); }});
+        c.push_back({std::string(r.name) + "_" + axes_name + (keepdims ? "_keepdims" : ""),
+                     r.dtypes, samples({{2, 3, 4}}), [fn = r.fn, axes, keepdims](const Tensors& x) {
+                       return fn(x[0], axes, keepdims);
+                     }});
       }
     }
   }
   for (int64_t axis : {0, 1, -1}) {
     std::string suffix = "_axis" + std::string(axis < 0 ? "m1" : std::to_string(axis));
-    c.push_back({"argmax" + suffix, kNumeric, [](DType d) { return Tensors{sample(d, {3, 4, 2})}; },
+    c.push_back({"argmax" + suffix, kNumeric, samples({{3, 4, 2}}),
                  [axis](const Tensors& x) { return ag::argmax(x[0], axis); }});
-    c.push_back({"argmin" + suffix, kNumeric, [](DType d) { return Tensors{sample(d, {3, 4, 2})}; },
+    c.push_back({"argmin" + suffix, kNumeric, samples({{3, 4, 2}}),
                  [axis](const Tensors& x) { return ag::argmin(x[0], axis); }});
   }
 
   // Linear algebra: tiny (own loop), BLAS-sized, batched.
   auto matmul_case = [&](const std::string& name, Shape a, Shape b) {
-    c.push_back({name, kNumeric, [=](DType d) { return Tensors{sample(d, a, 1), sample(d, b, 2)}; },
+    c.push_back({name, kNumeric, samples({a, b}, 1),
                  [](const Tensors& x) { return ag::matmul(x[0], x[1]); }});
   };
   matmul_case("matmul_2x2", {2, 2}, {2, 2});
@@ -232,8 +239,7 @@ std::vector<OpCase> make_cases() {
 
   // Shapes and data movement.
   auto layout = [&](const std::string& name, Shape shape, std::function<Tensor(const Tensor&)> f) {
-    c.push_back({name, kAll, [=](DType d) { return Tensors{sample(d, shape)}; },
-                 [f](const Tensors& x) { return f(x[0]); }});
+    c.push_back({name, kAll, samples({shape}), [f](const Tensors& x) { return f(x[0]); }});
   };
   layout("transpose_reverse", {2, 3, 4}, [](const Tensor& x) { return ag::transpose(x); });
   layout("transpose_perm", {2, 3, 4}, [](const Tensor& x) { return ag::transpose(x, {1, 0, 2}); });
@@ -256,8 +262,7 @@ std::vector<OpCase> make_cases() {
                  [axis](const Tensors& x) { return ag::concat(x, axis); }});
   }
   for (int64_t axis : {0, 1, 2}) {
-    c.push_back({"stack_" + std::to_string(axis), kAll,
-                 [](DType d) { return Tensors{sample(d, {2, 3}, 1), sample(d, {2, 3}, 2)}; },
+    c.push_back({"stack_" + std::to_string(axis), kAll, samples({{2, 3}, {2, 3}}, 1),
                  [axis](const Tensors& x) { return ag::stack(x, axis); }});
   }
   for (DType index_dtype : {ag::int32, ag::int64}) {

@@ -145,8 +145,9 @@ TEST(Reduce, AnyAndAllOverBool) {
   ag::Tensor none = ag::zeros(ag::Shape{0}, ag::bool_);
   EXPECT_FALSE(ag::reduce_any(none).item<bool>());
   EXPECT_TRUE(ag::reduce_all(none).item<bool>());
+  ag::Tensor ints = ag::constant({1, 2});
   expect_error<ag::InvalidArgumentError>(
-      [] { ag::reduce_any(ag::constant({1, 2})); },
+      [&] { ag::reduce_any(ints); },
       "reduce_any: needs a bool tensor, got int32; compare first, e.g. ag::reduce_any(x > 0)");
 }
 
@@ -176,7 +177,8 @@ TEST(Reduce, AxisErrors) {
       [&] { ag::reduce_sum(m, {2}); }, "reduce_sum: axis 2 is out of range for a tensor of rank 2");
   expect_error<ag::InvalidArgumentError>([&] { ag::reduce_max(m, {-3}); },
                                          "reduce_max: axis -3 is out of range");
-  expect_error<ag::InvalidArgumentError>([&] { ag::reduce_sum(m, {1, -1}); },
+  std::vector<int64_t> repeated = {1, -1};
+  expect_error<ag::InvalidArgumentError>([&] { ag::reduce_sum(m, repeated); },
                                          "reduce_sum: axis -1 appears twice");
   expect_error<ag::InvalidArgumentError>([&] { ag::argmax(m, 2); },
                                          "argmax: axis 2 is out of range for a tensor of rank 2");
