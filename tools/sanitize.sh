@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the tests with sanitizers in their own build folder and runs them.
+# Usage: tools/sanitize.sh thread [ctest args...]             build-tsan/: the runtime tests
+#        tools/sanitize.sh address,undefined [ctest args...]  build-asan/: every test
+# ThreadSanitizer runs the runtime's tests (the concurrency tests among them);
+# agc is single-threaded, so its tests run under ASan/UBSan only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sanitizers=${1:?usage: tools/sanitize.sh thread|address,undefined [ctest args...]}
+shift
+export CCACHE_SLOPPINESS=time_macros CCACHE_BASEDIR="$PWD"
+options=(-DAG_SANITIZE="$sanitizers" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+         -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if [ "$sanitizers" = thread ]; then
+  dir=build-tsan
+  options+=(-DAG_BUILD_TRANSPILER=OFF -DAG_BUILD_EXAMPLES=OFF)
+  targets=(--target runtime_tests)
+  export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+else
+  dir=build-asan
+  targets=()
+  export ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}" UBSAN_OPTIONS="print_stacktrace=1"
+fi
+[ -f "$dir/build.ninja" ] || cmake -S . -B "$dir" -G Ninja "${options[@]}" >/dev/null
+cmake --build "$dir" -j"$(nproc)" "${targets[@]}"
+cd "$dir" && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j"$(nproc)" "$@"
