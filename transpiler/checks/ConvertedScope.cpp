@@ -55,7 +55,6 @@ bool ConvertedScope::isConverted(const FunctionDecl* function) const {
   return converted_.contains(function->getCanonicalDecl());
 }
 
-// Whether the expansion location of `loc` lies in a host_function lambda.
 bool ConvertedScope::inHostRange(SourceLocation loc) const {
   if (hostRanges_.empty() || loc.isInvalid()) return false;
   SourceLocation fileLoc = sm_.getExpansionLoc(loc);
