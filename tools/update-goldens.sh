@@ -4,11 +4,11 @@
 # (git diff tests/transpiler/golden) before committing it.
 #
 # usage: tools/update-goldens.sh [BUILD_DIR] [CASE...]
-#   BUILD_DIR defaults to build-agc; CASE names folders under
+#   BUILD_DIR defaults to build (tools/build.sh); CASE names folders under
 #   tests/transpiler/golden (default: all of them).
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$repo/build-agc}" && pwd)
+build=$(cd "${1:-$repo/build}" && pwd)
 [[ $# -gt 0 ]] && shift
 agc=$build/transpiler/agc
 [[ -x $agc ]] || { echo "no agc at $agc; build it first (cmake --build $build --target agc)" >&2; exit 2; }

@@ -48,6 +48,7 @@
 #include <utility>
 #include <vector>
 
+#include "ag/annotate.h"
 #include "ag/function.h"
 #include "ag/ops.h"
 #include "ag/tensor.h"
@@ -114,7 +115,7 @@ template <class T>
 void collect_leaves(T& value, const std::string& name, std::vector<Leaf>& out) {
   using U = std::remove_cv_t<T>;
   if constexpr (std::is_same_v<U, Tensor>) {
-    out.push_back({&value, name, name.rfind("agc_retval", 0) == 0});
+    out.push_back({&value, name, name.rfind(AG_RETVAL_PREFIX, 0) == 0});
   } else if constexpr (std::is_same_v<U, TensorArray>) {
     out.push_back({&value.buffer(), name, true, value.initial_size()});
   } else if constexpr (IsVector<U>::value || IsArray<U>::value) {

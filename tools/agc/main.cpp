@@ -1,4 +1,4 @@
-// agc: the autograph-cpp transpiler's command line (DESIGN §5.4).
+// agc: the autograph-cpp transpiler's command line (see transpiler/README.md).
 //
 // The only translation unit that includes CLI11. Exceptions stay here: the
 // driver calls into LLVM, which is built without them.

@@ -1,9 +1,9 @@
 #include "analysis/ConvertedFunctions.h"
 
+#include "analysis/AstPredicates.h"
+#include "analysis/Staging.h"
 #include "analysis/TensorTypes.h"
-#include "converters/Pipeline.h"
 
-#include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -81,19 +81,6 @@ void collectNestedLambdas(const Stmt* stmt, std::vector<const LambdaExpr*>& out)
 }
 
 }  // namespace
-
-bool isHostFunctionCall(const CallExpr* call) {
-  const FunctionDecl* callee = call->getDirectCallee();
-  if (!callee || callee->getName() != "host_function" || call->getNumArgs() == 0) return false;
-  const auto* ns = dyn_cast<NamespaceDecl>(callee->getDeclContext()->getRedeclContext());
-  return ns && ns->getName() == "ag";
-}
-
-bool isMarked(const Decl* decl) {
-  for (const auto* attr : decl->specific_attrs<AnnotateAttr>())
-    if (attr->getAnnotation() == "autograph") return true;
-  return false;
-}
 
 bool mentionsTensor(const FunctionDecl* function) {
   if (isTensorType(function->getReturnType())) return true;

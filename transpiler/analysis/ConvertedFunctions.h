@@ -1,8 +1,8 @@
 // Which functions of a translation unit `agc` converts.
 //
 // Needs: a parsed translation unit. Guarantees: the marked functions, methods
-// and lambdas of the main file (those carrying the "autograph" annotation of
-// AG_FUNCTION), then, transitively, the functions of the main file that
+// and lambdas of the main file (those AG_FUNCTION marks: AstPredicates.h,
+// isMarked), then, transitively, the functions of the main file that
 // converted code calls and that take or return tensors or hold tensor control
 // flow. Calls to functions with tensor control flow that are defined in
 // another file (and so cannot be converted) are listed too, and so are the
@@ -48,12 +48,6 @@ struct ConvertedFunctions {
 };
 
 ConvertedFunctions findConvertedFunctions(clang::ASTContext& ast);
-
-// Whether `decl` carries AG_FUNCTION's annotation.
-bool isMarked(const clang::Decl* decl);
-
-// Whether `call` is ag::host_function(fn, ...), whose fn runs at execution time.
-bool isHostFunctionCall(const clang::CallExpr* call);
 
 // Whether the function takes or returns an ag::Tensor.
 bool mentionsTensor(const clang::FunctionDecl* function);

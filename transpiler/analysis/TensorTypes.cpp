@@ -1,5 +1,7 @@
 #include "analysis/TensorTypes.h"
 
+#include "analysis/AstPredicates.h"
+
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 
@@ -12,18 +14,12 @@ static const CXXRecordDecl* recordOf(QualType type) {
   return type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
 }
 
-static bool isInNamespace(const Decl* decl, llvm::StringRef name) {
-  const auto* ns = dyn_cast<NamespaceDecl>(decl->getDeclContext()->getRedeclContext());
-  return ns && ns->getName() == name && ns->getParent()->getRedeclContext()->isTranslationUnit();
-}
-
-bool isAgClass(QualType type, llvm::StringRef name) {
-  const CXXRecordDecl* record = recordOf(type);
-  return record && record->getName() == name && isInNamespace(record, "ag");
-}
-
 bool isTensorType(QualType type) {
   return isAgClass(type, "Tensor");
+}
+
+bool isTensorOrTensorArray(QualType type) {
+  return isTensorType(type) || isAgClass(type, "TensorArray");
 }
 
 const Expr* spelled(const Expr* expr) {
@@ -72,7 +68,7 @@ bool isStageableType(QualType type) {
     return llvm::all_of(args.asArray(), stageableArgument);
   }
   // ag::Tensor, ag::TensorArray and user structs (through the ag_fields hook).
-  return !isInNamespace(record, "ag") || record->getName() == "Tensor" ||
+  return !isInAgNamespace(record) || record->getName() == "Tensor" ||
          record->getName() == "TensorArray";
 }
 

@@ -14,8 +14,8 @@ namespace agc {
 
 // True for `ag::Tensor`, through references, cv-qualifiers and sugar.
 bool isTensorType(clang::QualType type);
-// True for a class `ag::<name>`, through references, cv-qualifiers and sugar.
-bool isAgClass(clang::QualType type, llvm::StringRef name);
+// True for `ag::Tensor` or `ag::TensorArray`, the types a tensor value lives in.
+bool isTensorOrTensorArray(clang::QualType type);
 
 // The expression as written: no implicit casts or conversion calls.
 const clang::Expr* spelled(const clang::Expr* expr);

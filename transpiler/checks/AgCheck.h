@@ -13,18 +13,15 @@
 // called on the nested nodes themselves. onStartOfTranslationUnit and
 // onEndOfTranslationUnit are called around the matching.
 //
-// Adding a check (see also tools/agc and docs/checks.md):
-//   1. transpiler/checks/<Class>.h and .cpp: `class <Class> : public AgCheck`
-//      with the constructor (name, engine, scope), e.g. `using AgCheck::AgCheck;`.
-//      In registerMatchers, `finder.addMatcher(matcher, this)`: an AgCheck is
-//      a MatchCallback whose run() calls check().
-//   2. One line in checks/Checks.def: AG_CHECK(<Class>, "ag-name", "summary").
-//   3. One `#include "checks/<Class>.h"` line in checks/AllChecks.h (the
-//      registry, CheckRegistry.cpp, includes it and expands Checks.def).
-//   4. The .cpp in the check list of transpiler/CMakeLists.txt.
-//   5. tests/checks/ag-name/{positive,negative}.cpp with .expected files
-//      (tools/update-check-goldens.sh writes them), and a section in
-//      docs/checks.md.
+// Adding a check: `tools/new-check.sh ag-foo-bar "summary"` writes what a
+// check costs (see transpiler/README.md): checks/FooBarCheck.h and .cpp
+// (`class FooBarCheck : public AgCheck` with `using AgCheck::AgCheck;`; in
+// registerMatchers, `finder.addMatcher(matcher, this)`: an AgCheck is a
+// MatchCallback whose run() calls check()), one AG_CHECK line in
+// checks/Checks.def (CMake reads it for the registry's includes and globs the
+// sources), tests/checks/ag-foo-bar/{positive,negative}.cpp with .expected
+// files (tools/update-check-goldens.sh writes them), and a section in
+// docs/checks.md.
 //
 // What the framework does around a check: it runs only checks enabled by
 // --checks and .agc.yaml; it drops findings suppressed by // NOLINT(ag-name)
@@ -55,8 +52,10 @@ class CheckScope {
   // The converted function whose body holds `node`, or null. For code in a
   // lambda that is not itself converted, the enclosing converted function.
   virtual const clang::FunctionDecl* enclosingConverted(const clang::Stmt& node) const = 0;
-  // Whether `node` lies in the body of an if/while/for whose condition is a
-  // tensor (code that runs once per trace but is staged per iteration).
+  // Whether `node` lies in a staged part of staged control flow (the rule of
+  // analysis/Staging.h: the branches of an if, the body of a while, do-while,
+  // for or range-for, the increment of a for): code that runs once per trace
+  // but stands for every branch or iteration.
   virtual bool isInStagedControlFlow(const clang::Stmt& node) const = 0;
   // Whether `node` lies in a lambda given to ag::host_function, which runs at
   // execution time, on every call (its findings are dropped anyway).

@@ -1,6 +1,7 @@
 #include "checks/CheckRegistry.h"
 
-#include "checks/AllChecks.h"
+#include "checks/CheckHeaders.h"  // generated from Checks.def
+#include "checks/CheckOutput.h"
 
 namespace agc {
 
@@ -22,6 +23,13 @@ const CheckFactory kFactories[] = {
 
 llvm::ArrayRef<CheckFactory> checkFactories() {
   return kFactories;
+}
+
+std::vector<CheckInfo> registeredChecks() {
+  std::vector<CheckInfo> out;
+  for (const CheckFactory& factory : checkFactories())
+    out.push_back({factory.name, factory.summary});
+  return out;
 }
 
 }  // namespace agc

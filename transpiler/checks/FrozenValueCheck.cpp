@@ -17,7 +17,7 @@
 // Writes are ag-global-mutation's; a read-modify-write is reported there.
 #include "checks/FrozenValueCheck.h"
 
-#include "analysis/ConvertedFunctions.h"
+#include "analysis/AstPredicates.h"
 #include "checks/StateAccess.h"
 
 #include "clang/AST/ASTContext.h"

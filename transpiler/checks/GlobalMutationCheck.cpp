@@ -18,7 +18,7 @@
 // a local object of the caller, so its members are not reported there.
 #include "checks/GlobalMutationCheck.h"
 
-#include "analysis/ConvertedFunctions.h"
+#include "analysis/AstPredicates.h"
 #include "checks/StateAccess.h"
 
 #include "clang/AST/ASTContext.h"

@@ -1,5 +1,6 @@
 #include "checks/StateAccess.h"
 
+#include "analysis/AstPredicates.h"
 #include "analysis/TensorTypes.h"
 
 #include "clang/AST/DeclCXX.h"
@@ -70,7 +71,7 @@ bool isPlainValueTypeImpl(QualType type, int depth) {
     }
     return true;
   }
-  if (isInNamespace(record, "ag") || isInNamespace(record, "std") || isInNamespace(record, "Eigen"))
+  if (isInAgNamespace(record) || isInNamespace(record, "std") || isInNamespace(record, "Eigen"))
     return false;
   if (!record->isAggregate() || record->isLambda()) return false;
   for (const FieldDecl* field : record->fields())
@@ -78,42 +79,6 @@ bool isPlainValueTypeImpl(QualType type, int depth) {
   for (const CXXBaseSpecifier& base : record->bases())
     if (!isPlainValueTypeImpl(base.getType(), depth + 1)) return false;
   return true;
-}
-
-bool holdsTensorImpl(QualType type, int depth) {
-  if (type.isNull() || depth > 6) return false;
-  type = type.getNonReferenceType().getCanonicalType();
-  if (isTensorType(type) || isAgClass(type, "TensorArray")) return true;
-  if (const auto* array = dyn_cast<ArrayType>(type.getTypePtr()))
-    return holdsTensorImpl(array->getElementType(), depth + 1);
-  if (type->isPointerType()) return holdsTensorImpl(type->getPointeeType(), depth + 1);
-  const CXXRecordDecl* record = type->getAsCXXRecordDecl();
-  if (!record) return false;
-  if (const auto* specialization = dyn_cast<ClassTemplateSpecializationDecl>(record))
-    for (const TemplateArgument& argument : specialization->getTemplateArgs().asArray())
-      if (argument.getKind() == TemplateArgument::Type &&
-          holdsTensorImpl(argument.getAsType(), depth + 1))
-        return true;
-  if (!record->hasDefinition() || isInNamespace(record, "std") || isInNamespace(record, "ag"))
-    return false;
-  for (const FieldDecl* field : record->fields())
-    if (holdsTensorImpl(field->getType(), depth + 1)) return true;
-  return false;
-}
-
-bool holdsVariableImpl(QualType type, int depth) {
-  if (type.isNull() || depth > 4) return false;
-  type = type.getNonReferenceType().getCanonicalType();
-  if (isAgClass(type, "Variable")) return true;
-  if (type->isPointerType()) return holdsVariableImpl(type->getPointeeType(), depth + 1);
-  const auto* specialization =
-      dyn_cast_or_null<ClassTemplateSpecializationDecl>(type->getAsCXXRecordDecl());
-  if (!specialization) return false;
-  for (const TemplateArgument& argument : specialization->getTemplateArgs().asArray())
-    if (argument.getKind() == TemplateArgument::Type &&
-        holdsVariableImpl(argument.getAsType(), depth + 1))
-      return true;
-  return false;
 }
 
 // Whether `stmt` creates an ag::Variable: constructs one (not a copy), makes
@@ -210,10 +175,6 @@ class WriteCollector : public RecursiveASTVisitor<WriteCollector> {
 
 }  // namespace
 
-bool holdsVariable(QualType type) {
-  return holdsVariableImpl(type, 0);
-}
-
 bool isInCreateOnceGuard(const Stmt& node, ASTContext& ast) {
   const Stmt* child = &node;
   for (int depth = 0; depth < 64; ++depth) {
@@ -271,28 +232,8 @@ llvm::ArrayRef<const Expr*> WriteIndex::writesOf(const Decl* decl) const {
   return found->second;
 }
 
-bool isInNamespace(const Decl* decl, llvm::StringRef name) {
-  for (const DeclContext* context = decl->getDeclContext(); context;
-       context = context->getParent()) {
-    const auto* ns = dyn_cast<NamespaceDecl>(context);
-    if (ns && !ns->isInline() && ns->getParent()->getRedeclContext()->isTranslationUnit())
-      return ns->getName() == name;
-  }
-  return false;
-}
-
-bool isWithinStd(const Decl* decl) {
-  for (const DeclContext* context = decl->getDeclContext(); context; context = context->getParent())
-    if (context->isStdNamespace()) return true;
-  return false;
-}
-
 bool isPlainValueType(QualType type) {
   return isPlainValueTypeImpl(type, 0);
-}
-
-bool holdsTensor(QualType type) {
-  return holdsTensorImpl(type, 0);
 }
 
 bool isMutableStaticVariable(const VarDecl* var, const SourceManager& sm) {
@@ -304,8 +245,7 @@ bool isMutableStaticVariable(const VarDecl* var, const SourceManager& sm) {
   if (const auto* array = type->getAsArrayTypeUnsafe();
       array && array->getElementType().isConstQualified())
     return false;
-  if (var->isInStdNamespace() || isInNamespace(var, "ag") || isInNamespace(var, "Eigen"))
-    return false;
+  if (var->isInStdNamespace() || isInAgNamespace(var) || isInNamespace(var, "Eigen")) return false;
   return !sm.isInSystemHeader(sm.getExpansionLoc(var->getLocation()));
 }
 

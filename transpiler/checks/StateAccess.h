@@ -1,8 +1,10 @@
 // Helpers shared by the checks about state that outlives a trace
 // (ag-global-mutation, ag-frozen-value, ag-side-effect): how an expression
 // uses the object it names, and which declarations and types are the user's
-// plain values.
+// plain values. (Predicates of the whole of agc: analysis/AstPredicates.h.)
 #pragma once
+
+#include "analysis/AstPredicates.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -25,26 +27,11 @@ enum class Access {
 // is a write to the object. Uses the parent map of `ast`.
 Access accessOf(const clang::Expr& expr, clang::ASTContext& ast);
 
-// Whether the declaration is in namespace `name` (directly, at top level) or
-// one nested in it.
-bool isInNamespace(const clang::Decl* decl, llvm::StringRef name);
-
-// Whether the declaration is in namespace std or one nested in it
-// (std::chrono::steady_clock::now, std::this_thread::sleep_for).
-bool isWithinStd(const clang::Decl* decl);
-
 // The user's plain values, whose copies behave like the value: arithmetic,
 // enums, pointers to them, ag::Tensor, std::string, std containers and arrays
 // of those, and aggregates whose fields are all such values. Not:
 // ag::Variable, modules, functions, streams, or anything holding them.
 bool isPlainValueType(clang::QualType type);
-
-// Whether the type is or holds (as a template argument, field or element) an
-// ag::Tensor or ag::TensorArray.
-bool holdsTensor(clang::QualType type);
-
-// Whether the type is or holds an ag::Variable (optional, unique_ptr, ...).
-bool holdsVariable(clang::QualType type);
 
 // Whether `node` lies in the condition or the then-branch of an `if` whose
 // then-branch creates an ag::Variable: the create-once guard (`if (!built_) {

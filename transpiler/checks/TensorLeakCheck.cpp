@@ -17,10 +17,10 @@
 // reported there.
 #include "checks/TensorLeakCheck.h"
 
+#include "analysis/AstPredicates.h"
 #include "analysis/TensorTypes.h"
 
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -32,45 +32,6 @@ using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace {
-
-bool isMarked(const FunctionDecl* function) {
-  if (!function) return false;
-  if (const FunctionDecl* pattern = function->getTemplateInstantiationPattern()) function = pattern;
-  for (const FunctionDecl* redecl : function->redecls())
-    for (const auto* attr : redecl->specific_attrs<AnnotateAttr>())
-      if (attr->getAnnotation() == "autograph") return true;
-  return false;
-}
-
-bool isTensorLike(QualType type) {
-  return isTensorType(type) || isAgClass(type, "TensorArray");
-}
-
-// True for a class template specialization with a tensor among its arguments
-// (std::vector<ag::Tensor>, std::optional<ag::Tensor>, std::map<K, ag::Tensor>).
-bool holdsTensors(QualType type) {
-  const auto* record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-      type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
-  if (!record) return false;
-  for (const TemplateArgument& arg : record->getTemplateArgs().asArray())
-    if (arg.getKind() == TemplateArgument::Type && isTensorLike(arg.getAsType())) return true;
-  return false;
-}
-
-bool isInAgNamespace(const Decl* decl) {
-  const auto* ns = dyn_cast<NamespaceDecl>(decl->getDeclContext()->getRedeclContext());
-  return ns && ns->getName() == "ag";
-}
-
-bool holdsVariables(QualType type) {
-  const auto* record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-      type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
-  if (!record) return false;
-  for (const TemplateArgument& arg : record->getTemplateArgs().asArray())
-    if (arg.getKind() == TemplateArgument::Type && isAgClass(arg.getAsType(), "Variable"))
-      return true;
-  return false;
-}
 
 // What an lvalue expression ultimately refers to.
 struct Root {
@@ -192,13 +153,16 @@ void TensorLeakCheck::check(const MatchFinder::MatchResult& result) {
   if (const auto* binary = result.Nodes.getNodeAs<BinaryOperator>("assign")) {
     store = binary;
     target = binary->getLHS();
-    if (!isTensorLike(binary->getLHS()->getType()) && !isTensorLike(binary->getRHS()->getType()))
+    if (!isTensorOrTensorArray(binary->getLHS()->getType()) &&
+        !isTensorOrTensorArray(binary->getRHS()->getType()))
       return;
   } else if (const auto* op = result.Nodes.getNodeAs<CXXOperatorCallExpr>("assign")) {
     if (op->getNumArgs() != 2) return;
     store = op;
     target = op->getArg(0);
-    if (!isTensorLike(op->getArg(0)->getType()) && !isTensorLike(op->getArg(1)->getType())) return;
+    if (!isTensorOrTensorArray(op->getArg(0)->getType()) &&
+        !isTensorOrTensorArray(op->getArg(1)->getType()))
+      return;
   } else if (const auto* call = result.Nodes.getNodeAs<CXXMemberCallExpr>("insert")) {
     store = call;
     target = call->getImplicitObjectArgument();
@@ -207,12 +171,16 @@ void TensorLeakCheck::check(const MatchFinder::MatchResult& result) {
     // ag::Variable::assign and friends are the right way to keep state, and
     // so are containers of variables.
     const CXXRecordDecl* record = call->getRecordDecl();
-    if (!record || isInAgNamespace(record) || holdsVariables(target->getType())) return;
-    bool tensorArg = llvm::any_of(call->arguments(),
-                                  [](const Expr* arg) { return isTensorLike(arg->getType()); });
-    if (!tensorArg && !holdsTensors(target->getType())) return;
+    if (!record || isInAgNamespace(record) ||
+        hasTypeArgument(target->getType(), [](QualType t) { return isAgClass(t, "Variable"); }))
+      return;
+    bool tensorArg = llvm::any_of(
+        call->arguments(), [](const Expr* arg) { return isTensorOrTensorArray(arg->getType()); });
+    if (!tensorArg && !hasTypeArgument(target->getType(), isTensorOrTensorArray)) return;
   } else if (const auto* var = result.Nodes.getNodeAs<VarDecl>("static")) {
-    if (!isTensorLike(var->getType()) && !holdsTensors(var->getType())) return;
+    if (!isTensorOrTensorArray(var->getType()) &&
+        !hasTypeArgument(var->getType(), isTensorOrTensorArray))
+      return;
     const Expr* init = var->getInit();
     if (const auto* construct = dyn_cast<CXXConstructExpr>(init->IgnoreImplicit());
         construct && construct->getNumArgs() == 0)

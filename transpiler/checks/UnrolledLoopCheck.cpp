@@ -34,15 +34,11 @@ using namespace clang::ast_matchers;
 
 namespace {
 
-bool isTensorLike(QualType type) {
-  return isTensorType(type) || isAgClass(type, "TensorArray");
-}
-
 // Numbers and tensors, and standard aggregates of them.
 bool isDataType(QualType type, int depth = 0) {
   if (type.isNull() || depth > 4) return false;
   type = type.getNonReferenceType().getCanonicalType();
-  if (type->isArithmeticType() || isTensorLike(type)) return true;
+  if (type->isArithmeticType() || isTensorOrTensorArray(type)) return true;
   if (const auto* array = dyn_cast<ConstantArrayType>(type.getTypePtr()))
     return isDataType(array->getElementType(), depth + 1);
   const auto* record =
@@ -89,8 +85,9 @@ std::optional<uint64_t> fixedSize(const Expr* range) {
 // that is not a bare name.
 bool usesTensors(const Stmt* stmt) {
   if (!stmt) return false;
-  if (const auto* expr = dyn_cast<Expr>(stmt);
-      expr && !isa<DeclRefExpr>(expr) && !expr->isTypeDependent() && isTensorLike(expr->getType()))
+  if (const auto* expr = dyn_cast<Expr>(stmt); expr && !isa<DeclRefExpr>(expr) &&
+                                               !expr->isTypeDependent() &&
+                                               isTensorOrTensorArray(expr->getType()))
     return true;
   for (const Stmt* child : stmt->children())
     if (usesTensors(child)) return true;

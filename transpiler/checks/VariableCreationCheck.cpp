@@ -20,6 +20,7 @@
 // that returns. Anything else is reported, locals always.
 #include "checks/VariableCreationCheck.h"
 
+#include "analysis/AstPredicates.h"
 #include "analysis/TensorTypes.h"
 
 #include "clang/AST/ASTContext.h"
@@ -39,43 +40,6 @@ namespace {
 
 bool isVariableType(QualType type) {
   return isAgClass(type, "Variable");
-}
-
-// std::optional<ag::Variable>, std::vector<ag::Variable>, std::unique_ptr<...>.
-bool holdsVariables(QualType type) {
-  const auto* record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-      type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
-  if (!record) return false;
-  for (const TemplateArgument& arg : record->getTemplateArgs().asArray())
-    if (arg.getKind() == TemplateArgument::Type && isVariableType(arg.getAsType())) return true;
-  return false;
-}
-
-// The storage an lvalue expression names: a variable or a member of `this`.
-const ValueDecl* storageOf(const Expr* expr) {
-  const ValueDecl* field = nullptr;
-  while (expr) {
-    expr = expr->IgnoreParenImpCasts();
-    if (const auto* member = dyn_cast<MemberExpr>(expr)) {
-      if (const auto* var = dyn_cast<VarDecl>(member->getMemberDecl())) return var;
-      field = member->getMemberDecl();
-      expr = member->getBase();
-    } else if (isa<CXXThisExpr>(expr)) {
-      return field;
-    } else if (const auto* ref = dyn_cast<DeclRefExpr>(expr)) {
-      return field ? nullptr : dyn_cast<VarDecl>(ref->getDecl());
-    } else if (const auto* op = dyn_cast<CXXOperatorCallExpr>(expr)) {
-      OverloadedOperatorKind kind = op->getOperator();
-      if ((kind != OO_Subscript && kind != OO_Star && kind != OO_Arrow) || op->getNumArgs() < 1)
-        return nullptr;
-      expr = op->getArg(0);
-    } else if (const auto* subscript = dyn_cast<ArraySubscriptExpr>(expr)) {
-      expr = subscript->getBase();
-    } else {
-      return nullptr;
-    }
-  }
-  return nullptr;
 }
 
 // Storage that outlives the call: members, statics and globals.
@@ -221,14 +185,14 @@ void VariableCreationCheck::check(const MatchFinder::MatchResult& result) {
     creation = construct;
   } else if (const auto* call = result.Nodes.getNodeAs<CXXMemberCallExpr>("emplace")) {
     const Expr* object = call->getImplicitObjectArgument();
-    if (!object || !holdsVariables(object->getType())) return;
+    if (!object || !hasTypeArgument(object->getType(), isVariableType)) return;
     // emplace(other_variable) copies; only a construction creates.
     if (call->getNumArgs() == 1 && isVariableType(call->getArg(0)->getType())) return;
     creation = call;
     target = storageOf(object);
     haveTarget = true;
   } else if (const auto* call = result.Nodes.getNodeAs<CallExpr>("make")) {
-    if (!holdsVariables(call->getType())) return;
+    if (!hasTypeArgument(call->getType(), isVariableType)) return;
     if (call->getNumArgs() == 1 && isVariableType(call->getArg(0)->getType())) return;
     creation = call;
   }

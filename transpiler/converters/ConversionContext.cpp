@@ -1,5 +1,6 @@
 #include "converters/ConversionContext.h"
 
+#include "analysis/AstPredicates.h"
 #include "analysis/TensorTypes.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -19,16 +20,11 @@ using namespace clang;
 Diagnostics::Diagnostics(DiagnosticsEngine& engine)
     : engine_(engine),
       errorId_(engine.getCustomDiagID(DiagnosticsEngine::Error, "%0")),
-      warningId_(engine.getCustomDiagID(DiagnosticsEngine::Warning, "%0")),
       noteId_(engine.getCustomDiagID(DiagnosticsEngine::Note, "%0")) {}
 
 DiagnosticBuilder Diagnostics::error(SourceLocation loc, llvm::StringRef text) {
   ++errors_;
   return engine_.Report(loc, errorId_) << text;
-}
-
-DiagnosticBuilder Diagnostics::warning(SourceLocation loc, llvm::StringRef text) {
-  return engine_.Report(loc, warningId_) << text;
 }
 
 DiagnosticBuilder Diagnostics::note(SourceLocation loc, llvm::StringRef text) {

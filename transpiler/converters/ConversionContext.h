@@ -28,13 +28,12 @@ class Diagnostics {
  public:
   explicit Diagnostics(clang::DiagnosticsEngine& engine);
   clang::DiagnosticBuilder error(clang::SourceLocation loc, llvm::StringRef text);
-  clang::DiagnosticBuilder warning(clang::SourceLocation loc, llvm::StringRef text);
   clang::DiagnosticBuilder note(clang::SourceLocation loc, llvm::StringRef text);
   unsigned errorCount() const { return errors_; }
 
  private:
   clang::DiagnosticsEngine& engine_;
-  unsigned errorId_, warningId_, noteId_;
+  unsigned errorId_, noteId_;
   unsigned errors_ = 0;
 };
 
@@ -164,7 +163,5 @@ Text emitBlock(ConversionContext& ctx, const clang::CompoundStmt* block, const T
                const Text& suffix);  // JumpConverter
 // Registers the edits; returns how many.
 unsigned convertLogicalExpressions(ConversionContext& ctx);  // LogicalConverter
-// Whether `expr` is `&&`, `||`, `!` or `?:` with a tensor operand (condition).
-bool isTensorLogicalExpr(const clang::Expr* expr);  // LogicalConverter
 
 }  // namespace agc

@@ -10,9 +10,12 @@
 // place (analysis/ConvertedFunctions finds them).
 #include "converters/FunctionConverter.h"
 
+#include "analysis/AstPredicates.h"
 #include "analysis/ConvertedFunctions.h"
 #include "analysis/TensorTypes.h"
 #include "converters/Pipeline.h"
+
+#include "ag/annotate.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
@@ -164,7 +167,8 @@ class FileConverter {
                                           std::size_t end) const {
     std::vector<Substitution> subs;
     for (const auto* attr : function->specific_attrs<AnnotateAttr>()) {
-      if (attr->getAnnotation() != "autograph" || !attr->getLocation().isMacroID()) continue;
+      if (attr->getAnnotation() != AG_FUNCTION_ANNOTATION || !attr->getLocation().isMacroID())
+        continue;
       CharSourceRange expansion = sm_.getExpansionRange(attr->getLocation());
       std::size_t markerBegin = offsetOf(expansion.getBegin());
       std::size_t markerEnd = tokenEnd(expansion.getEnd());

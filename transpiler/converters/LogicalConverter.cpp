@@ -14,6 +14,7 @@
 // Runs before the statement converters; its edits are picked up when they copy.
 #include "converters/ConversionContext.h"
 
+#include "analysis/Staging.h"
 #include "analysis/TensorTypes.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -21,17 +22,6 @@
 namespace agc {
 
 using namespace clang;
-
-bool isTensorLogicalExpr(const Expr* expr) {
-  if (const auto* binary = dyn_cast<BinaryOperator>(expr))
-    return binary->isLogicalOp() &&
-           (isTensorExpr(binary->getLHS()) || isTensorExpr(binary->getRHS()));
-  if (const auto* unary = dyn_cast<UnaryOperator>(expr))
-    return unary->getOpcode() == UO_LNot && isTensorExpr(unary->getSubExpr());
-  if (const auto* conditional = dyn_cast<ConditionalOperator>(expr))
-    return isTensorExpr(conditional->getCond());
-  return false;
-}
 
 namespace {
 

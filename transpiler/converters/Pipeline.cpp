@@ -1,6 +1,9 @@
 #include "converters/Pipeline.h"
 
+#include "analysis/Staging.h"
 #include "analysis/TensorTypes.h"
+
+#include "ag/annotate.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -11,58 +14,10 @@ using namespace clang;
 
 namespace {
 
-// The statements of one function body, outside nested lambdas.
-struct BodyStatements {
-  std::vector<const Stmt*> all;
-
-  explicit BodyStatements(const Stmt* body) { collect(body); }
-
-  void collect(const Stmt* stmt) {
-    if (!stmt || isa<LambdaExpr>(stmt)) return;
-    all.push_back(stmt);
-    for (const Stmt* child : stmt->children()) collect(child);
-  }
-};
-
-const Expr* conditionOf(const Stmt* stmt) {
-  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt))
-    return ifStmt->isConsteval() ? nullptr : ifStmt->getCond();
-  if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return loop->getCond();
-  if (const auto* loop = dyn_cast<ForStmt>(stmt)) return loop->getCond();
-  if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return loop->getRangeInit();
-  if (const auto* loop = dyn_cast<DoStmt>(stmt)) return loop->getCond();
-  return nullptr;
-}
-
-const Stmt* bodyOf(const Stmt* stmt) {
-  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt)) return ifStmt->getThen();
-  if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return loop->getBody();
-  if (const auto* loop = dyn_cast<ForStmt>(stmt)) return loop->getBody();
-  if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return loop->getBody();
-  if (const auto* loop = dyn_cast<DoStmt>(stmt)) return loop->getBody();
-  return nullptr;
-}
-
-const Stmt* elseOf(const Stmt* stmt) {
-  const auto* ifStmt = dyn_cast<IfStmt>(stmt);
-  return ifStmt ? ifStmt->getElse() : nullptr;
-}
-
-const char* constructName(const Stmt* stmt) {
-  if (isa<IfStmt>(stmt)) return "if";
-  if (isa<WhileStmt>(stmt)) return "while loop";
-  if (isa<DoStmt>(stmt)) return "do-while loop";
-  return "for loop";
-}
-
 const char* jumpName(const Stmt* jump) {
   if (isa<BreakStmt>(jump)) return "break";
   if (isa<ContinueStmt>(jump)) return "continue";
   return "return";
-}
-
-bool isLoop(const Stmt* stmt) {
-  return isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(stmt);
 }
 
 class BodyPipeline {
@@ -70,7 +25,7 @@ class BodyPipeline {
   BodyPipeline(FileContext& file, const FunctionBody& function)
       : function_(function),
         ctx_(file, function.body, function.returnType, function.liveAtExit),
-        statements_(function.body) {}
+        statements_(bodyStatements(function.body)) {}
 
   std::optional<Text> run(bool& changed) {
     // 1. Staging: an if/while/for with a tensor (or dependent) condition.
@@ -102,11 +57,8 @@ class BodyPipeline {
 
  private:
   void stageTensorConditions() {
-    for (const Stmt* stmt : statements_.all) {
-      if (const auto* ifStmt = dyn_cast<IfStmt>(stmt); ifStmt && ifStmt->isConstexpr()) continue;
-      const Expr* condition = conditionOf(stmt);
-      if (condition && isTensorExpr(condition)) stage(stmt, nullptr);
-    }
+    for (const Stmt* stmt : statements_)
+      if (isStaged(stmt)) stage(stmt, nullptr);
   }
 
   // Stages `stmt`; `cause` is the jump that requires it, for diagnostics.
@@ -127,7 +79,7 @@ class BodyPipeline {
 
   void planJumps() {
     std::vector<const Stmt*> jumps;
-    for (const Stmt* stmt : statements_.all)
+    for (const Stmt* stmt : statements_)
       if (isa<BreakStmt, ContinueStmt, ReturnStmt>(stmt)) jumps.push_back(stmt);
     for (bool changed = true; changed && !ctx_.failed;) {
       changed = false;
@@ -168,7 +120,7 @@ class BodyPipeline {
   }
 
   void rejectUnsupported() {
-    for (const Stmt* stmt : statements_.all) {
+    for (const Stmt* stmt : statements_) {
       // A dependent switch may well be on an integer: only a known tensor is an error.
       if (const auto* switchStmt = dyn_cast<SwitchStmt>(stmt);
           switchStmt && isTensorType(spelled(switchStmt->getCond())->getType())) {
@@ -234,7 +186,7 @@ class BodyPipeline {
 
   void allocateFlags() {
     int loopNumber = 0;
-    for (const Stmt* stmt : statements_.all) {
+    for (const Stmt* stmt : statements_) {
       if (!isLoop(stmt)) continue;
       // A staged do-while runs its body once before testing: a first-pass flag.
       if (isa<DoStmt>(stmt) && ctx_.staged.contains(stmt))
@@ -261,7 +213,7 @@ class BodyPipeline {
     if (ctx_.lowerReturns) {
       ctx_.doReturnFlag = ctx_.file.names.fresh("agc_do_return", ctx_.localNames);
       if (!function_.returnType->isVoidType())
-        ctx_.returnValue = ctx_.file.names.fresh("agc_retval", ctx_.localNames);
+        ctx_.returnValue = ctx_.file.names.fresh(AG_RETVAL_PREFIX, ctx_.localNames);
     }
   }
 
@@ -278,7 +230,7 @@ class BodyPipeline {
 
   const FunctionBody& function_;
   ConversionContext ctx_;
-  BodyStatements statements_;
+  std::vector<const Stmt*> statements_;  // of the body, outside lambdas
 };
 
 }  // namespace
@@ -286,17 +238,6 @@ class BodyPipeline {
 std::optional<Text> convertBody(FileContext& file, const FunctionBody& function, bool& changed) {
   changed = false;
   return BodyPipeline(file, function).run(changed);
-}
-
-bool hasTensorControlFlow(const Stmt* body) {
-  for (const Stmt* stmt : BodyStatements(body).all) {
-    const Expr* condition = conditionOf(stmt);
-    if (condition && !condition->isTypeDependent() && isTensorExpr(condition)) return true;
-    if (const auto* expr = dyn_cast<Expr>(stmt);
-        expr && !expr->isTypeDependent() && isTensorLogicalExpr(expr))
-      return true;
-  }
-  return false;
 }
 
 }  // namespace agc

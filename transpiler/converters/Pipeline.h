@@ -19,9 +19,4 @@ struct FunctionBody {
 // `changed` tells whether anything was converted.
 std::optional<Text> convertBody(FileContext& file, const FunctionBody& function, bool& changed);
 
-// Whether the body holds an if/while/for whose condition is a tensor, or `&&`,
-// `||`, `!` or `?:` over tensors: such a function must be converted to run
-// under tracing.
-bool hasTensorControlFlow(const clang::Stmt* body);
-
 }  // namespace agc

@@ -43,9 +43,20 @@ AG_FUNCTION ag::Tensor halves(ag::Tensor n) {
   return x;
 }
 
+// A do-while loop on a tensor is staged like a while loop.
+AG_FUNCTION ag::Tensor halvings(ag::Tensor x) {
+  std::vector<ag::Tensor> steps;
+  do {
+    x = x / 2;
+    steps.push_back(x);
+  } while (ag::reduce_sum(x) > 1);
+  return x;
+}
+
 int main() {
   dynamic_rnn(ag::constant({{1.0}}), ag::constant({{0.0}}));
   Tracker tracker;
   tracker.operator_call(ag::constant(8.0));
   halves(ag::constant(3));
+  halvings(ag::constant(8.0));
 }

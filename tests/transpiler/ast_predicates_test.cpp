@@ -1,0 +1,106 @@
+// Unit tests for the shared AST predicates (analysis/AstPredicates.h).
+#include "analysis/AstPredicates.h"
+
+#include "parsed_code.h"
+
+#include "ag/annotate.h"
+
+#include "clang/AST/ExprCXX.h"
+
+#include <gtest/gtest.h>
+
+namespace agc {
+namespace {
+
+using namespace clang;
+using test::ParsedCode;
+
+TEST(AstPredicatesTest, MarkedFunctionsCarryTheAnnotation) {
+  ParsedCode code(std::string("#define AG_FUNCTION __attribute__((annotate(\"") +
+                  AG_FUNCTION_ANNOTATION + R"("))) 
+AG_FUNCTION ag::Tensor marked(ag::Tensor x) { return x; }
+ag::Tensor plain(ag::Tensor x) { return x; }
+AG_FUNCTION ag::Tensor declaredFirst(ag::Tensor x);
+ag::Tensor declaredFirst(ag::Tensor x) { return x; }
+template <class T> AG_FUNCTION T templ(T x) { return x; }
+ag::Tensor use(ag::Tensor x) { return templ(x); }
+)");
+  EXPECT_TRUE(isMarked(code.function("marked")));
+  EXPECT_FALSE(isMarked(code.function("plain")));
+  EXPECT_TRUE(isMarked(code.function("declaredFirst")));
+  const auto* call = test::all<CallExpr>(code.body("use")).front();
+  EXPECT_TRUE(isMarked(call->getDirectCallee()));  // the instantiation
+}
+
+TEST(AstPredicatesTest, Namespaces) {
+  ParsedCode code(R"(
+namespace ag::detail { struct Inner {}; }
+namespace other::ag { struct Fake {}; }
+namespace std { inline namespace v1 { struct vec {}; } }
+void f(ag::Tensor t, ag::detail::Inner inner, other::ag::Fake fake, std::vec v) {}
+)");
+  auto recordOf = [&](const char* name) {
+    return code.var("f", name)->getType()->getAsCXXRecordDecl();
+  };
+  EXPECT_TRUE(isInAgNamespace(recordOf("t")));
+  EXPECT_TRUE(isInAgNamespace(recordOf("inner")));
+  EXPECT_FALSE(isInAgNamespace(recordOf("fake")));
+  EXPECT_TRUE(isInNamespace(recordOf("v"), "std"));
+  EXPECT_TRUE(isWithinStd(recordOf("v")));
+  EXPECT_TRUE(isAgClass(code.var("f", "t")->getType(), "Tensor"));
+  EXPECT_FALSE(isAgClass(code.var("f", "fake")->getType(), "Fake"));
+}
+
+TEST(AstPredicatesTest, HoldsTensorAndVariable) {
+  ParsedCode code(R"(
+template <class T> struct Box { T value; };
+struct Pair { int a; ag::Tensor b; };
+void f(Box<ag::Tensor> box, Pair pair, ag::Tensor* p, ag::TensorArray array, int n,
+       Box<int> ints, Box<ag::Variable> variables, Box<Box<ag::Variable>*> nested,
+       ag::Variable v) {}
+)");
+  auto typeOf = [&](const char* name) { return code.var("f", name)->getType(); };
+  EXPECT_TRUE(holdsTensor(typeOf("box")));
+  EXPECT_TRUE(holdsTensor(typeOf("pair")));
+  EXPECT_TRUE(holdsTensor(typeOf("p")));
+  EXPECT_TRUE(holdsTensor(typeOf("array")));
+  EXPECT_FALSE(holdsTensor(typeOf("n")));
+  EXPECT_FALSE(holdsTensor(typeOf("ints")));
+  EXPECT_TRUE(holdsVariable(typeOf("variables")));
+  EXPECT_TRUE(holdsVariable(typeOf("nested")));
+  EXPECT_TRUE(holdsVariable(typeOf("v")));
+  EXPECT_FALSE(holdsVariable(typeOf("box")));
+  auto isVariable = [](QualType type) { return isAgClass(type, "Variable"); };
+  EXPECT_TRUE(hasTypeArgument(typeOf("variables"), isVariable));
+  EXPECT_FALSE(hasTypeArgument(typeOf("nested"), isVariable));  // not directly
+  EXPECT_FALSE(hasTypeArgument(typeOf("v"), isVariable));
+}
+
+TEST(AstPredicatesTest, StorageOfAnLvalue) {
+  ParsedCode code(R"(
+struct Inner { int x; };
+struct S {
+  Inner m;
+  static int shared;
+  int arr[3];
+  Inner& get();
+  void f(Inner local, S other, int i) {
+    local.x;
+    m.x;
+    this->m.x;
+    other.shared;
+    arr[i];
+    get().x;
+  }
+};
+)");
+  std::vector<std::string> roots;
+  for (const Stmt* stmt : test::statementsOf(code.body("f"))) {
+    const ValueDecl* root = storageOf(cast<Expr>(stmt));
+    roots.push_back(root ? root->getNameAsString() : "null");
+  }
+  EXPECT_EQ(roots, (std::vector<std::string>{"local", "m", "m", "shared", "arr", "null"}));
+}
+
+}  // namespace
+}  // namespace agc

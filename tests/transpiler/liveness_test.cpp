@@ -1,0 +1,82 @@
+// Unit tests for the liveness analysis (analysis/Liveness.h): which local
+// variables may be read after a statement, or by a loop's next iteration.
+#include "analysis/Liveness.h"
+
+#include "parsed_code.h"
+
+#include <gtest/gtest.h>
+
+namespace agc {
+namespace {
+
+using namespace clang;
+using test::ParsedCode;
+
+constexpr const char* kCode = R"(
+void f(ag::Tensor x, ag::Tensor& out, bool b) {
+  ag::Tensor y = x + x;
+  x = y;
+  y = ag::Tensor(1.0);
+  if (b) { out = x; }
+  while (x > 0) {
+    y = x;
+    x = x - y;
+  }
+  out = x;
+}
+)";
+
+// The names among x, out, b and y that are live after `stmt`.
+std::vector<std::string> liveAfter(const ParsedCode& code, const Liveness& liveness,
+                                   const Stmt* stmt) {
+  std::vector<std::string> live;
+  for (const char* name : {"x", "out", "b", "y"})
+    if (liveness.liveAfter(stmt, code.var("f", name))) live.push_back(name);
+  return live;
+}
+
+using Names = std::vector<std::string>;
+
+TEST(LivenessTest, LiveAfterEachStatement) {
+  ParsedCode code(kCode);
+  const Stmt* body = code.body("f");
+  Liveness liveness(body, {code.var("f", "out")});
+  std::vector<const Stmt*> statements = test::statementsOf(body);
+  ASSERT_EQ(statements.size(), 6u);
+  // y is read by `x = y`, b by the if; x is reassigned before any read, and
+  // out on every path (the last statement) before the caller sees it.
+  EXPECT_EQ(liveAfter(code, liveness, statements[0]), (Names{"b", "y"}));
+  // y is reassigned before it is read again; the if reads x.
+  EXPECT_EQ(liveAfter(code, liveness, statements[1]), (Names{"x", "b"}));
+  // After the loop, only x is read (by `out = x`).
+  EXPECT_EQ(liveAfter(code, liveness, statements[4]), (Names{"x"}));
+  // At the end only the reference parameter is live.
+  EXPECT_EQ(liveAfter(code, liveness, statements[5]), (Names{"out"}));
+}
+
+TEST(LivenessTest, WithoutLiveAtExitNothingIsLiveAtTheEnd) {
+  ParsedCode code(kCode);
+  const Stmt* body = code.body("f");
+  Liveness liveness(body, {});
+  EXPECT_EQ(liveAfter(code, liveness, test::statementsOf(body)[5]), Names{});
+}
+
+TEST(LivenessTest, LoopCarriedVariables) {
+  ParsedCode code(kCode);
+  const Stmt* body = code.body("f");
+  Liveness liveness(body, {code.var("f", "out")});
+  const Stmt* loop = test::statementsOf(body)[4];
+  // The test reads x; the body writes y before reading it.
+  EXPECT_TRUE(liveness.liveIntoNextIteration(loop, code.var("f", "x")));
+  EXPECT_FALSE(liveness.liveIntoNextIteration(loop, code.var("f", "y")));
+  const Stmt* loopBody = cast<WhileStmt>(loop)->getBody();
+  EXPECT_TRUE(liveness.upwardExposed(loopBody, code.var("f", "x")));
+  EXPECT_FALSE(liveness.upwardExposed(loopBody, code.var("f", "y")));
+  // Inside the body, after `y = x`, y is live (read by `x = x - y`).
+  const Stmt* first = test::statementsOf(loopBody)[0];
+  EXPECT_TRUE(liveness.liveAfter(first, code.var("f", "y")));
+  EXPECT_EQ(liveness.parentOf(first), loopBody);
+}
+
+}  // namespace
+}  // namespace agc

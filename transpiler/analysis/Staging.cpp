@@ -1,0 +1,97 @@
+#include "analysis/Staging.h"
+
+#include "analysis/TensorTypes.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+
+namespace agc {
+
+using namespace clang;
+
+const Expr* conditionOf(const Stmt* stmt) {
+  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt))
+    return ifStmt->isConsteval() ? nullptr : ifStmt->getCond();
+  if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return loop->getCond();
+  if (const auto* loop = dyn_cast<ForStmt>(stmt)) return loop->getCond();
+  if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return loop->getRangeInit();
+  if (const auto* loop = dyn_cast<DoStmt>(stmt)) return loop->getCond();
+  return nullptr;
+}
+
+const Stmt* bodyOf(const Stmt* stmt) {
+  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt)) return ifStmt->getThen();
+  if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return loop->getBody();
+  if (const auto* loop = dyn_cast<ForStmt>(stmt)) return loop->getBody();
+  if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return loop->getBody();
+  if (const auto* loop = dyn_cast<DoStmt>(stmt)) return loop->getBody();
+  return nullptr;
+}
+
+const Stmt* elseOf(const Stmt* stmt) {
+  const auto* ifStmt = dyn_cast<IfStmt>(stmt);
+  return ifStmt ? ifStmt->getElse() : nullptr;
+}
+
+const char* constructName(const Stmt* stmt) {
+  if (isa<IfStmt>(stmt)) return "if";
+  if (isa<WhileStmt>(stmt)) return "while loop";
+  if (isa<DoStmt>(stmt)) return "do-while loop";
+  return "for loop";
+}
+
+bool isLoop(const Stmt* stmt) {
+  return isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(stmt);
+}
+
+bool isStaged(const Stmt* stmt) {
+  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt); ifStmt && ifStmt->isConstexpr()) return false;
+  const Expr* condition = conditionOf(stmt);
+  return condition && isTensorExpr(condition);
+}
+
+llvm::SmallVector<const Stmt*, 2> stagedPartsOf(const Stmt* stmt) {
+  llvm::SmallVector<const Stmt*, 2> parts;
+  if (!isStaged(stmt)) return parts;
+  for (const Stmt* part : {bodyOf(stmt), elseOf(stmt)})
+    if (part) parts.push_back(part);
+  if (const auto* loop = dyn_cast<ForStmt>(stmt); loop && loop->getInc())
+    parts.push_back(loop->getInc());
+  return parts;
+}
+
+bool isTensorLogicalExpr(const Expr* expr) {
+  if (const auto* binary = dyn_cast<BinaryOperator>(expr))
+    return binary->isLogicalOp() &&
+           (isTensorExpr(binary->getLHS()) || isTensorExpr(binary->getRHS()));
+  if (const auto* unary = dyn_cast<UnaryOperator>(expr))
+    return unary->getOpcode() == UO_LNot && isTensorExpr(unary->getSubExpr());
+  if (const auto* conditional = dyn_cast<ConditionalOperator>(expr))
+    return isTensorExpr(conditional->getCond());
+  return false;
+}
+
+static void collectStatements(const Stmt* stmt, std::vector<const Stmt*>& out) {
+  if (!stmt || isa<LambdaExpr>(stmt)) return;
+  out.push_back(stmt);
+  for (const Stmt* child : stmt->children()) collectStatements(child, out);
+}
+
+std::vector<const Stmt*> bodyStatements(const Stmt* body) {
+  std::vector<const Stmt*> out;
+  collectStatements(body, out);
+  return out;
+}
+
+bool hasTensorControlFlow(const Stmt* body) {
+  for (const Stmt* stmt : bodyStatements(body)) {
+    const Expr* condition = conditionOf(stmt);
+    if (condition && !condition->isTypeDependent() && isTensorExpr(condition)) return true;
+    if (const auto* expr = dyn_cast<Expr>(stmt);
+        expr && !expr->isTypeDependent() && isTensorLogicalExpr(expr))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace agc
