@@ -107,7 +107,8 @@ class FunctionCore {
   std::unique_ptr<State> state_;
 };
 
-// Marks a call made while tracing, which runs inline; detects recursion.
+// Marks a function being traced, or called while tracing (which runs inline),
+// on this thread; throws if the function is already marked (recursion).
 class InlineScope {
  public:
   explicit InlineScope(const FunctionCore& core);
@@ -115,6 +116,7 @@ class InlineScope {
   InlineScope(const InlineScope&) = delete;
   InlineScope& operator=(const InlineScope&) = delete;
 };
+
 std::string concrete_to_string(const ConcreteCore& core);
 Graph concrete_graph(const ConcreteCore& core);
 std::string concrete_function_type(const ConcreteCore& core);
