@@ -12,7 +12,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -20,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "ag/detail/function_args.h"
+#include "ag/detail/function_core.h"
 #include "ag/tensor.h"
 #include "ag/trace_type.h"
 #include "ag/variable.h"
@@ -91,244 +92,6 @@ class Graph {
   std::string name_;
 };
 
-namespace detail {
-
-class ConcreteCore;
-class FunctionCore;
-
-bool is_tracing();
-[[noreturn]] void throw_bad_concrete_call(const ConcreteCore& core,
-                                          const std::vector<Atom>& call_atoms);
-
-// Inline storage for the flat tensor inputs of a call.
-class FlatTensors {
- public:
-  void push(const Tensor& t) {
-    if (size_ < kInline) {
-      inline_[size_++] = &t;
-    } else {
-      if (heap_.empty()) heap_.assign(inline_, inline_ + kInline);
-      heap_.push_back(&t);
-      ++size_;
-    }
-  }
-  std::span<const Tensor* const> view() const {
-    return heap_.empty() ? std::span<const Tensor* const>(inline_, size_)
-                         : std::span<const Tensor* const>(heap_);
-  }
-
- private:
-  static constexpr size_t kInline = 8;
-  const Tensor* inline_[kInline];
-  size_t size_ = 0;
-  std::vector<const Tensor*> heap_;
-};
-
-// What the template side needs from a traced concrete function.
-const std::vector<Atom>& concrete_atoms(const ConcreteCore& core);
-// Runs the graph. `outputs` gets the flat results.
-void run_concrete(const ConcreteCore& core, std::span<const Tensor* const> inputs,
-                  std::vector<Tensor>& outputs);
-// The traced result object (with symbolic tensors) and its C++ type.
-const void* concrete_result_template(const ConcreteCore& core);
-const std::type_info& concrete_result_type(const ConcreteCore& core);
-
-// While tracing: the template side asks for placeholders and reports results.
-class TraceRequest {
- public:
-  virtual ~TraceRequest() = default;
-  // A symbolic tensor for the next tensor atom; `name` names its placeholder.
-  virtual Tensor next_placeholder(const std::string& name) = 0;
-  virtual void set_result(std::vector<Tensor> flat, std::shared_ptr<const void> result_template,
-                          const std::type_info& result_type) = 0;
-};
-
-struct TraceCallback {
-  void* context;
-  void (*run)(void* context, TraceRequest& request);
-};
-struct MatchCallback {
-  void* context;
-  bool (*matches)(void* context, const std::vector<Atom>& atoms);
-};
-
-class FunctionCore {
- public:
-  FunctionCore(FunctionOptions options, size_t arity);
-  ~FunctionCore();
-  FunctionCore(const FunctionCore&) = delete;
-  FunctionCore& operator=(const FunctionCore&) = delete;
-
-  // The fast path: an exact signature hit, or null.
-  ConcreteCore* find_exact(uint64_t hash, MatchCallback match) const;
-  // The slow path: the most specific compatible trace, or a new one.
-  ConcreteCore* resolve(uint64_t hash, std::vector<Atom> call_atoms, TraceCallback trace);
-  // get_concrete_function: a trace for exactly these atoms (specs allowed).
-  std::shared_ptr<ConcreteCore> concrete_for(std::vector<Atom> call_atoms, TraceCallback trace);
-
-  int tracing_count() const;
-  std::string pretty_printed_concrete_signatures() const;
-  const FunctionOptions& options() const;
-  // Drops the traces that belong to a destroyed module.
-  void drop_module(uint64_t module_id);
-
- private:
-  std::shared_ptr<ConcreteCore> trace_locked(std::vector<Atom> call_atoms, TraceCallback trace);
-  void warn_if_retracing(int count);
-  struct State;
-  std::unique_ptr<State> state_;
-};
-
-// Marks a call made while tracing, which runs inline; detects recursion.
-class InlineScope {
- public:
-  explicit InlineScope(const FunctionCore& core);
-  ~InlineScope();
-  InlineScope(const InlineScope&) = delete;
-  InlineScope& operator=(const InlineScope&) = delete;
-};
-std::string concrete_to_string(const ConcreteCore& core);
-Graph concrete_graph(const ConcreteCore& core);
-std::string concrete_function_type(const ConcreteCore& core);
-
-// ---- Argument plumbing --------------------------------------------------------
-
-template <class T>
-struct ContainsTensor
-    : std::bool_constant<std::is_same_v<T, Tensor> || std::is_same_v<T, TensorSpec>> {};
-template <class T, class A>
-struct ContainsTensor<std::vector<T, A>> : ContainsTensor<T> {};
-template <class T, size_t N>
-struct ContainsTensor<std::array<T, N>> : ContainsTensor<T> {};
-template <class... T>
-struct ContainsTensor<std::tuple<T...>> : std::disjunction<ContainsTensor<T>...> {};
-template <class A, class B>
-struct ContainsTensor<std::pair<A, B>> : std::disjunction<ContainsTensor<A>, ContainsTensor<B>> {};
-template <class K, class V, class C, class A>
-struct ContainsTensor<std::map<K, V, C, A>> : ContainsTensor<V> {};
-template <class K, class V, class H, class E, class A>
-struct ContainsTensor<std::unordered_map<K, V, H, E, A>> : ContainsTensor<V> {};
-
-// TensorSpec arguments (get_concrete_function) become Tensors when traced;
-// every other argument keeps its type and value category.
-template <class T>
-struct Traced {
-  using type = T;
-};
-template <class T>
-  requires std::is_same_v<std::remove_cvref_t<T>, TensorSpec>
-struct Traced<T> {
-  using type = Tensor;
-};
-template <class T>
-  requires std::is_same_v<std::remove_cvref_t<T>, std::vector<TensorSpec>>
-struct Traced<T> {
-  using type = std::vector<Tensor>;
-};
-template <class T>
-using TracedT = typename Traced<T>::type;
-
-// The argument as the traced function sees it: tensors (and specs) replaced
-// by placeholders in order, everything else passed through.
-template <class T>
-decltype(auto) substitute(T&& arg, TraceRequest& request, const std::string& name) {
-  using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_same_v<U, Tensor> || std::is_same_v<U, TensorSpec>) {
-    return Tensor(request.next_placeholder(name));
-  } else if constexpr (std::is_same_v<U, std::vector<TensorSpec>>) {
-    std::vector<Tensor> out;
-    for (size_t i = 0; i < arg.size(); ++i)
-      out.push_back(request.next_placeholder(name + "_" + std::to_string(i)));
-    return out;
-  } else if constexpr (ContainsTensor<U>::value || HasFields<U>) {
-    U copy = arg;
-    size_t i = 0;
-    for_each_tensor(
-        copy, [&](Tensor& t) { t = request.next_placeholder(name + "_" + std::to_string(i++)); });
-    return copy;
-  } else {
-    return std::forward<T>(arg);
-  }
-}
-
-template <class T>
-void collect_inputs(const T& arg, FlatTensors& flat) {
-  using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_same_v<U, Tensor>) {
-    flat.push(arg);
-  } else if constexpr (ContainsTensor<U>::value || HasFields<U>) {
-    for_each_tensor(const_cast<U&>(arg), [&](Tensor& t) { flat.push(t); });
-  }
-}
-
-// Fills a copy of the traced result with the call's outputs.
-template <class R>
-R rebuild_result(const ConcreteCore& core, std::vector<Tensor>& outputs) {
-  if constexpr (std::is_void_v<R>) {
-    return;
-  } else {
-    if (concrete_result_type(core) != typeid(R)) {
-      throw InternalError(
-          "ag::function: a trace was reused for a call with a different result type");
-    }
-    R result = *static_cast<const R*>(concrete_result_template(core));
-    size_t i = 0;
-    for_each_tensor(result, [&](Tensor& t) { t = std::move(outputs[i++]); });
-    return result;
-  }
-}
-
-template <class R, class F, class... Args>
-struct Tracer {
-  F* f;
-  const std::vector<std::string>* arg_names;
-  std::tuple<Args&&...> args;
-
-  static std::string name_of(const std::vector<std::string>& names, size_t i) {
-    return i < names.size() ? names[i] : "args_" + std::to_string(i);
-  }
-
-  static void run(void* context, TraceRequest& request) {
-    auto& self = *static_cast<Tracer*>(context);
-    self.invoke(request, std::index_sequence_for<Args...>{});
-  }
-
-  template <size_t... I>
-  void invoke(TraceRequest& request, std::index_sequence<I...>) {
-    // Substitute in argument order (braced init keeps the order).
-    std::tuple<decltype(substitute(std::get<I>(std::move(args)), request, std::string()))...>
-        traced{substitute(std::get<I>(std::move(args)), request, name_of(*arg_names, I))...};
-    if constexpr (std::is_void_v<R>) {
-      std::apply(*f, std::move(traced));
-      request.set_result({}, nullptr, typeid(void));
-    } else {
-      auto result = std::make_shared<R>(std::apply(*f, std::move(traced)));
-      std::vector<Tensor> flat;
-      for_each_tensor(*result, [&](Tensor& t) { flat.push_back(t); });
-      request.set_result(std::move(flat), result, typeid(R));
-    }
-  }
-};
-
-template <class... Args>
-bool match_args(void* context, const std::vector<Atom>& atoms) {
-  auto& args = *static_cast<std::tuple<const Args&...>*>(context);
-  Matcher m{atoms};
-  std::apply([&](const auto&... a) { (visit_trace_type(m, a), ...); }, args);
-  return m.matched();
-}
-
-template <class... Args>
-std::vector<Atom> collect_atoms(const Args&... args) {
-  std::vector<Atom> atoms;
-  Collector c{atoms};
-  (visit_trace_type(c, args), ...);
-  (void)c;
-  return atoms;
-}
-
-}  // namespace detail
-
 // A trace of a function for one signature: callable with compatible
 // arguments only.
 template <class R>
@@ -378,7 +141,7 @@ class PolymorphicFunction {
  public:
   PolymorphicFunction(F f, FunctionOptions options)
       : f_(std::make_shared<F>(std::move(f))),
-        core_(std::make_shared<detail::FunctionCore>(std::move(options), 0)) {}
+        core_(std::make_shared<detail::FunctionCore>(std::move(options))) {}
 
   template <class... Args>
   decltype(auto) operator()(Args&&... args) const {
@@ -449,11 +212,6 @@ class FunctionHandle {
  private:
   std::shared_ptr<detail::FunctionCore> core_;
 };
-
-namespace detail {
-void register_marked(const void* address, std::shared_ptr<FunctionCore> core);
-std::shared_ptr<FunctionCore> find_marked(const void* address);
-}  // namespace detail
 
 template <class Fp>
 FunctionHandle function_of(Fp f) {

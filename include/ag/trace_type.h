@@ -1,4 +1,5 @@
-// Trace types: how a call's arguments select a trace (DESIGN §3).
+// Trace types: how a call's arguments select a trace (docs/architecture.md,
+// "Tracing and the cache").
 //
 //   ag::Tensor                      by dtype and shape
 //   ag::Variable                    by identity (and dtype, shape)

@@ -1,3 +1,5 @@
+// ag::TensorArray: in-place eager writes, and the tensor_array_write op for
+// everything else (growth, checks, tracing).
 #include "ag/tensor_array.h"
 
 #include <cstring>
@@ -5,6 +7,7 @@
 
 #include "ag/control_flow.h"
 #include "ops/dispatch.h"
+#include "trace/tracer.h"
 
 namespace ag {
 
@@ -16,7 +19,7 @@ namespace {
 // index, mismatched shapes, tracing) goes through the TensorArrayWrite op and
 // its checks.
 bool write_in_place(Tensor& buffer, const Tensor& index, const Tensor& value) {
-  if (detail::is_tracing() || !buffer.defined() || buffer.is_symbolic() || index.is_symbolic() ||
+  if (trace::is_tracing() || !buffer.defined() || buffer.is_symbolic() || index.is_symbolic() ||
       value.is_symbolic() || !is_integer(index.dtype()) || index.rank() != 0 ||
       value.dtype() != buffer.dtype()) {
     return false;

@@ -13,7 +13,6 @@
 
 #include "ag/tensor.h"
 #include "core/tensor_impl.h"
-#include "trace/tracer.h"
 
 namespace ag {
 namespace {
@@ -156,7 +155,7 @@ std::string Tensor::to_string() const {
   if (!defined()) return "ag::Tensor(<undefined>)";
   std::string tail =
       ", shape=" + shape().to_string() + ", dtype=" + std::string(dtype_name(dtype())) + ")";
-  if (is_symbolic()) return "ag::Tensor(\"" + trace::symbolic_name(*impl_) + "\"" + tail;
+  if (is_symbolic()) return "ag::Tensor(\"" + detail::symbolic_name(*impl_) + "\"" + tail;
   std::string values = format_values(*this, -1, /*pad=*/true);
   bool multiline = values.find('\n') != std::string::npos;
   return "ag::Tensor(" + std::string(multiline ? "\n" : "") + values + tail;

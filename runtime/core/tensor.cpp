@@ -5,9 +5,7 @@
 #include <cstring>
 #include <ostream>
 
-#include "ag/ops.h"
 #include "core/tensor_impl.h"
-#include "trace/tracer.h"
 
 namespace ag {
 namespace detail {
@@ -42,6 +40,24 @@ Tensor make_symbolic(std::shared_ptr<trace::TraceState> trace, int32_t node, int
   impl->node = node;
   impl->output = output;
   return Tensor(std::move(impl));
+}
+
+namespace {
+SymbolicTensorHooks g_symbolic_hooks{};
+}  // namespace
+
+void install_symbolic_tensor_hooks(const SymbolicTensorHooks& hooks) {
+  g_symbolic_hooks = hooks;
+}
+
+std::string symbolic_name(const TensorImpl& impl) {
+  if (!g_symbolic_hooks.name) throw InternalError("a symbolic tensor before any trace");
+  return g_symbolic_hooks.name(impl);
+}
+
+void throw_value_access(const TensorImpl& impl, std::string_view what) {
+  if (g_symbolic_hooks.throw_value_access) g_symbolic_hooks.throw_value_access(impl, what);
+  throw InternalError("a symbolic tensor before any trace");
 }
 
 }  // namespace detail
@@ -89,7 +105,7 @@ bool Tensor::is_symbolic() const {
 
 void Tensor::check_access(DType requested) const {
   if (!impl_) throw_undefined("data access");
-  if (impl_->trace) trace::throw_value_access(*impl_, "data()");
+  if (impl_->trace) detail::throw_value_access(*impl_, "data()");
   if (requested != impl_->dtype) {
     throw TypeError("data<" + std::string(dtype_name(requested)) + ">() on a tensor of dtype " +
                     std::string(dtype_name(impl_->dtype)));
@@ -98,13 +114,13 @@ void Tensor::check_access(DType requested) const {
 
 const void* Tensor::raw_data() const {
   if (!impl_) throw_undefined("data access");
-  if (impl_->trace) trace::throw_value_access(*impl_, "data()");
+  if (impl_->trace) detail::throw_value_access(*impl_, "data()");
   return impl_->storage->data;
 }
 
 void* Tensor::raw_mutable_data() {
   if (!impl_) throw_undefined("data access");
-  if (impl_->trace) trace::throw_value_access(*impl_, "mutable_data()");
+  if (impl_->trace) detail::throw_value_access(*impl_, "mutable_data()");
   // Copy on write: neither the handle nor the bytes may be shared.
   if (impl_.use_count() > 1 || impl_->storage.use_count() > 1) {
     auto copy = std::make_shared<detail::TensorImpl>(*impl_);
@@ -118,7 +134,7 @@ void* Tensor::raw_mutable_data() {
 template <Arithmetic T>
 T Tensor::item() const {
   if (!impl_) throw_undefined("item()");
-  if (impl_->trace) trace::throw_value_access(*impl_, "item()");
+  if (impl_->trace) detail::throw_value_access(*impl_, "item()");
   if (impl_->shape.num_elements() != 1) {
     throw InvalidArgumentError("item() needs a tensor with exactly one element, got shape " +
                                impl_->shape.to_string());
@@ -155,7 +171,7 @@ AG_INSTANTIATE(long long)
 
 Tensor::operator bool() const {
   if (!impl_) throw_undefined("conversion to bool");
-  if (impl_->trace) trace::throw_value_access(*impl_, "converted to bool");
+  if (impl_->trace) detail::throw_value_access(*impl_, "converted to bool");
   if (impl_->shape.num_elements() != 1) {
     throw InvalidArgumentError(
         "the truth value of a tensor with more than one element is ambiguous: shape " +
@@ -164,25 +180,8 @@ Tensor::operator bool() const {
   return item<bool>();
 }
 
-Tensor Tensor::operator[](int64_t index) const {
-  const Shape& s = shape();
-  if (s.rank() == 0) throw InvalidArgumentError("cannot index a scalar tensor");
-  if (s[0] != kUnknownDim) {
-    if (index < -s[0] || index >= s[0]) {
-      throw OutOfRangeError("index " + std::to_string(index) +
-                            " is out of range for a first axis of size " + std::to_string(s[0]));
-    }
-    if (index < 0) index += s[0];
-  }
-  return gather(*this, Tensor(index));
-}
-
-Tensor Tensor::operator[](const Tensor& index) const {
-  return gather(*this, index);
-}
-
 Tensor::Iterator Tensor::begin() const {
-  if (is_symbolic()) trace::throw_value_access(*impl_, "iterated over with a C++ for loop");
+  if (is_symbolic()) detail::throw_value_access(*impl_, "iterated over with a C++ for loop");
   return Iterator(this, 0);
 }
 
@@ -327,17 +326,6 @@ Tensor zeros(Shape shape, DType dtype) {
 Tensor ones(Shape shape, DType dtype) {
   return fill(shape, 1.0, dtype);
 }
-// A symbolic tensor's shape may be known only at run time, so its *_like
-// values are staged: a bool mask of its shape (exact even for NaN), cast.
-Tensor zeros_like(const Tensor& t) {
-  if (t.is_symbolic()) return cast(logical_and(cast(t, DType::bool_), false), t.dtype());
-  return zeros(t.shape(), t.dtype());
-}
-Tensor ones_like(const Tensor& t) {
-  if (t.is_symbolic()) return cast(logical_or(cast(t, DType::bool_), true), t.dtype());
-  return ones(t.shape(), t.dtype());
-}
-
 Tensor eye(int64_t rows, int64_t cols, DType dtype) {
   Tensor t = zeros(Shape{rows, cols}, dtype);
   void* data = t.raw_mutable_data();

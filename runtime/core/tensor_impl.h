@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "ag/tensor.h"
 
@@ -41,5 +43,20 @@ Tensor make_eager(DType dtype, const Shape& shape);
 // A symbolic tensor naming a node output.
 Tensor make_symbolic(std::shared_ptr<trace::TraceState> trace, int32_t node, int32_t output,
                      DType dtype, const Shape& shape);
+
+// A symbolic tensor's node and trace belong to the trace layer, which sits
+// above core (layers: runtime/CMakeLists.txt). It installs these hooks when
+// its first trace starts, before any symbolic tensor can exist.
+struct SymbolicTensorHooks {
+  // "add:0"
+  std::string (*name)(const TensorImpl& impl);
+  // Throws the error for reading the value of a symbolic tensor; `what` says
+  // how it was read ("converted to bool", "item()").
+  void (*throw_value_access)(const TensorImpl& impl, std::string_view what);
+};
+void install_symbolic_tensor_hooks(const SymbolicTensorHooks& hooks);
+// What the installed hooks say about a symbolic tensor.
+std::string symbolic_name(const TensorImpl& impl);
+[[noreturn]] void throw_value_access(const TensorImpl& impl, std::string_view what);
 
 }  // namespace ag::detail

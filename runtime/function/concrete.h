@@ -1,6 +1,6 @@
 // A traced function for one signature: the graph as traced (what graph()
 // shows), the plan compiled from its optimised copy, and what is needed to
-// print its signature. Internal to the runtime.
+// print its signature (function/signature.h). Internal to the runtime.
 #pragma once
 
 #include <memory>
@@ -25,13 +25,5 @@ class ConcreteCore {
   const std::type_info* result_type = &typeid(void);
   std::vector<std::shared_ptr<VariableState>> captured_variables;
 };
-
-// The text of one top-level argument's atoms starting at `pos` (advanced past
-// them): "TensorSpec(shape=(2,), dtype=int32)", "Literal[3]", "List[...]".
-std::string atoms_to_string(const std::vector<Atom>& atoms, size_t& pos);
-// Splits atoms into the text of each top-level argument.
-std::vector<std::string> argument_strings(const std::vector<Atom>& atoms);
-// The name of argument `i`.
-std::string argument_name(const std::vector<std::string>& names, size_t i);
 
 }  // namespace ag::detail

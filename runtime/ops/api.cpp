@@ -1,4 +1,5 @@
-// The public op functions of ag/ops.h: argument handling and dtype promotion
+// The public op functions of ag/ops.h, and the parts of ag/tensor.h that are
+// ops (indexing, zeros_like/ones_like): argument handling and dtype promotion
 // (ag/dtype.h), then one call into the registry. No arithmetic lives here.
 #include <algorithm>
 #include <string>
@@ -278,6 +279,35 @@ Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> s
   std::vector<int64_t> ints = std::move(begin);
   ints.insert(ints.end(), size.begin(), size.end());
   return ops::apply(OpId::Slice, {x}, ints_attrs(std::move(ints)));
+}
+
+// Indexing is a gather on the first axis.
+Tensor Tensor::operator[](int64_t index) const {
+  const Shape& s = shape();
+  if (s.rank() == 0) throw InvalidArgumentError("cannot index a scalar tensor");
+  if (s[0] != kUnknownDim) {
+    if (index < -s[0] || index >= s[0]) {
+      throw OutOfRangeError("index " + std::to_string(index) +
+                            " is out of range for a first axis of size " + std::to_string(s[0]));
+    }
+    if (index < 0) index += s[0];
+  }
+  return gather(*this, Tensor(index));
+}
+
+Tensor Tensor::operator[](const Tensor& index) const {
+  return gather(*this, index);
+}
+
+// A symbolic tensor's shape may be known only at run time, so its *_like
+// values are staged: a bool mask of its shape (exact even for NaN), cast.
+Tensor zeros_like(const Tensor& t) {
+  if (t.is_symbolic()) return cast(logical_and(cast(t, DType::bool_), false), t.dtype());
+  return zeros(t.shape(), t.dtype());
+}
+Tensor ones_like(const Tensor& t) {
+  if (t.is_symbolic()) return cast(logical_or(cast(t, DType::bool_), true), t.dtype());
+  return ones(t.shape(), t.dtype());
 }
 
 Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta) {

@@ -1,12 +1,19 @@
 #include "ops/dispatch.h"
 
+#include <atomic>
 #include <string>
 
 #include "core/tensor_impl.h"
 #include "ops/random.h"
-#include "trace/tracer.h"
 
 namespace ag::ops {
+namespace {
+std::atomic<const TraceHooks*> g_trace_hooks{nullptr};
+}  // namespace
+
+void install_trace_hooks(const TraceHooks* hooks) {
+  g_trace_hooks.store(hooks, std::memory_order_release);
+}
 
 Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, RandomState* rng) {
   const OpDef& def = op_def(op);
@@ -51,8 +58,13 @@ Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs) {
   const OpDef& def = op_def(op);
   bool symbolic = false;
   for (const Tensor& t : inputs) symbolic |= t.is_symbolic();
-  if (symbolic || ((def.flags & kStateful) && trace::is_tracing())) {
-    return trace::record_op(op, inputs, attrs);
+  if (symbolic || (def.flags & kStateful)) {
+    const TraceHooks* hooks = g_trace_hooks.load(std::memory_order_acquire);
+    if (symbolic || (hooks && hooks->is_tracing())) {
+      if (!hooks)
+        throw InternalError(std::string(def.name) + ": a symbolic input before any trace");
+      return hooks->record_op(op, inputs, attrs);
+    }
   }
   if (def.flags & kStateful) return run_eager(op, inputs, attrs, &eager_random_state(attrs.seed));
   return run_eager(op, inputs, attrs, nullptr);

@@ -19,4 +19,16 @@ inline Tensor apply(OpId op, std::initializer_list<Tensor> inputs, const Attrs& 
 // Runs the kernel on eager inputs (used by constant folding as well).
 Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, RandomState* rng);
 
+// Tracing sits above ops (layers: runtime/CMakeLists.txt): the trace layer
+// installs these hooks when its first trace starts, before any symbolic
+// tensor can exist. Until then nothing is traced.
+struct TraceHooks {
+  // True while this thread is tracing a function.
+  bool (*is_tracing)();
+  // Adds a node for `op` to the current trace; returns its symbolic output.
+  Tensor (*record_op)(OpId op, std::span<const Tensor> inputs, const Attrs& attrs);
+};
+// `hooks` must outlive every later apply().
+void install_trace_hooks(const TraceHooks* hooks);
+
 }  // namespace ag::ops

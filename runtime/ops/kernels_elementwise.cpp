@@ -1,7 +1,8 @@
 // Elementwise kernels. Each op's arithmetic is one functor in
-// ops/scalar_ops.h; the loops that apply it (same shape, scalar operand,
-// general broadcast) are shared. Inner loops are plain indexed loops that the
-// compiler vectorises.
+// ops/scalar_ops.h, named by its AG_ELEMENTWISE_OP line in ops.def, which
+// defines its kernel and its scalar kernel here; the loops that apply it
+// (same shape, scalar operand, general broadcast) are shared. Inner loops are
+// plain indexed loops that the compiler vectorises.
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -61,77 +62,36 @@ void binary_loop(const KernelContext& ctx, F f) {
   }
 }
 
-// Dispatches on the input dtype. `Result` maps the input type to the output
-// type; `Op::supports` rejects types the op has no meaning for (infer already
+// Dispatches on the input dtype; the output type is the functor's result
+// type. `Op::supports` rejects types the op has no meaning for (infer already
 // rejected them, so reaching here is a bug).
-template <template <class> class Result, class Op>
+template <class Op>
 void binary_dispatch(const KernelContext& ctx, Op op) {
   visit_dtype(ctx.inputs[0].dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (Op::template supports<T>) {
-      binary_loop<T, typename Result<T>::type>(ctx, [&](T a, T b) { return op(a, b); });
+      binary_loop<T, std::invoke_result_t<Op, T, T>>(ctx, [&](T a, T b) { return op(a, b); });
     } else {
       throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
     }
   });
 }
 
-template <template <class> class Result, class Op>
+template <class Op>
 void unary_dispatch(const KernelContext& ctx, Op op) {
   visit_dtype(ctx.inputs[0].dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (Op::template supports<T>) {
-      unary_loop<T, typename Result<T>::type>(ctx, [&](T x) { return op(x); });
+      unary_loop<T, std::invoke_result_t<Op, T>>(ctx, [&](T x) { return op(x); });
     } else {
       throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
     }
   });
 }
 
-template <class T>
-struct Same {
-  using type = T;
-};
-template <class T>
-struct Bool {
-  using type = bool;
-};
-
 }  // namespace
 
 // ---- Kernels ------------------------------------------------------------------
-
-// One line per elementwise op with a functor (id, kernel, arity, result
-// type, functor): its kernel and its scalar kernel (scalar_kernel below) both
-// come from that line.
-#define AG_ELEMENTWISE_KERNELS(X)                                \
-  X(Neg, kernel_neg, 1, Same, NegOp)                             \
-  X(Abs, kernel_abs, 1, Same, AbsOp)                             \
-  X(Exp, kernel_exp, 1, Same, ExpOp)                             \
-  X(Log, kernel_log, 1, Same, LogOp)                             \
-  X(Sqrt, kernel_sqrt, 1, Same, SqrtOp)                          \
-  X(Tanh, kernel_tanh, 1, Same, TanhOp)                          \
-  X(Sigmoid, kernel_sigmoid, 1, Same, SigmoidOp)                 \
-  X(Relu, kernel_relu, 1, Same, ReluOp)                          \
-  X(LogicalNot, kernel_logical_not, 1, Same, LogicalNotOp)       \
-  X(Identity, kernel_identity, 1, Same, IdentityOp)              \
-  X(Add, kernel_add, 2, Same, AddOp)                             \
-  X(Sub, kernel_sub, 2, Same, SubOp)                             \
-  X(Mul, kernel_mul, 2, Same, MulOp)                             \
-  X(Div, kernel_div, 2, Same, DivOp)                             \
-  X(FloorDiv, kernel_floordiv, 2, Same, FloorDivOp)              \
-  X(Mod, kernel_mod, 2, Same, ModOp)                             \
-  X(Pow, kernel_pow, 2, Same, PowOp)                             \
-  X(Maximum, kernel_maximum, 2, Same, MaximumOp)                 \
-  X(Minimum, kernel_minimum, 2, Same, MinimumOp)                 \
-  X(Equal, kernel_equal, 2, Bool, EqualOp)                       \
-  X(NotEqual, kernel_not_equal, 2, Bool, NotEqualOp)             \
-  X(Less, kernel_less, 2, Bool, LessOp)                          \
-  X(LessEqual, kernel_less_equal, 2, Bool, LessEqualOp)          \
-  X(Greater, kernel_greater, 2, Bool, GreaterOp)                 \
-  X(GreaterEqual, kernel_greater_equal, 2, Bool, GreaterEqualOp) \
-  X(LogicalAnd, kernel_logical_and, 2, Same, LogicalAndOp)       \
-  X(LogicalOr, kernel_logical_or, 2, Same, LogicalOrOp)
 
 // Integer floordiv and mod by a scalar power of two (x // 2, x % 2): an
 // arithmetic shift and a mask give exactly the floor semantics of FloorDivOp
@@ -164,24 +124,27 @@ bool power_of_two_divisor(const KernelContext& ctx) {
   return done;
 }
 
-template <int kArity, template <class> class Result, class Op>
+template <int kArity, class Op>
 void elementwise_kernel(const KernelContext& ctx) {
   if constexpr (kArity == 1) {
-    unary_dispatch<Result>(ctx, Op{});
+    unary_dispatch(ctx, Op{});
   } else {
     if constexpr (std::is_same_v<Op, FloorDivOp> || std::is_same_v<Op, ModOp>) {
       if (power_of_two_divisor<std::is_same_v<Op, ModOp>>(ctx)) return;
     }
-    binary_dispatch<Result>(ctx, Op{});
+    binary_dispatch(ctx, Op{});
   }
 }
 
-#define AG_DEFINE_KERNEL(id, kernel, arity, Result, Op) \
-  void kernel(const KernelContext& ctx) {               \
-    elementwise_kernel<arity, Result, Op>(ctx);         \
+// The kernel of every AG_ELEMENTWISE_OP of ops.def.
+#define AG_OP(id, name, arity, infer, kernel, flags)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor) \
+  void kernel(const KernelContext& ctx) {                          \
+    elementwise_kernel<arity, functor>(ctx);                       \
   }
-AG_ELEMENTWISE_KERNELS(AG_DEFINE_KERNEL)
-#undef AG_DEFINE_KERNEL
+#include "ops/ops.def"
+#undef AG_ELEMENTWISE_OP
+#undef AG_OP
 
 // cast's element conversion: to bool is "not zero", as in TensorFlow.
 template <class Out>
@@ -236,13 +199,14 @@ void kernel_where(const KernelContext& ctx) {
 namespace {
 
 // The functor applied to the rank-0 inputs in[0], ..., in[I...].
-template <template <class> class Result, class Op, size_t... I>
+template <class Op, size_t... I>
 ScalarKernelFn functor_scalar(DType dtype, std::index_sequence<I...>) {
   return visit_dtype(dtype, [](auto v) -> ScalarKernelFn {
     using T = decltype(v);
     if constexpr (Op::template supports<T>) {
       return [](const void* const* in, void* out) {
-        *static_cast<typename Result<T>::type*>(out) = Op{}(*static_cast<const T*>(in[I])...);
+        using Out = decltype(Op{}(*static_cast<const T*>(in[I])...));
+        *static_cast<Out*>(out) = Op{}(*static_cast<const T*>(in[I])...);
       };
     } else {
       return nullptr;
@@ -276,11 +240,13 @@ ScalarKernelFn where_scalar(DType dtype) {
 
 ScalarKernelFn scalar_kernel(OpId id, DType input_dtype, DType output_dtype) {
   switch (id) {
-#define AG_SCALAR_CASE(op, kernel, arity, Result, Op) \
-  case OpId::op:                                      \
-    return functor_scalar<Result, Op>(input_dtype, std::make_index_sequence<arity>{});
-    AG_ELEMENTWISE_KERNELS(AG_SCALAR_CASE)
-#undef AG_SCALAR_CASE
+#define AG_OP(id, name, arity, infer, kernel, flags)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor) \
+  case OpId::id:                                                   \
+    return functor_scalar<functor>(input_dtype, std::make_index_sequence<arity>{});
+#include "ops/ops.def"
+#undef AG_ELEMENTWISE_OP
+#undef AG_OP
     case OpId::Cast:
       return cast_scalar(input_dtype, output_dtype);
     case OpId::Where:

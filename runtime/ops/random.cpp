@@ -1,3 +1,5 @@
+// The random ops' generator state: counter-based bits from a seed, the eager
+// sequence of each seed, and ag::set_random_seed.
 #include "ops/random.h"
 
 #include <atomic>

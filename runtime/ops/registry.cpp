@@ -1,3 +1,4 @@
+// The op table built from ops.def (op_def), and the hash of Attrs.
 #include "ops/kernels.h"
 #include "ops/op_registry.h"
 

@@ -1,5 +1,6 @@
 // The arithmetic of the elementwise ops: one functor per op, computing one
-// element. Elementwise kernels apply them over buffers; reductions and the
+// element, named by the op's AG_ELEMENTWISE_OP line in ops.def. Elementwise
+// kernels apply them over buffers (kernels_elementwise.cpp); reductions and the
 // integer matmul reuse AddOp, MulOp, MaximumOp and MinimumOp, so each op's
 // arithmetic is written exactly once. Internal to the runtime.
 #pragma once

@@ -1,8 +1,12 @@
+// Tracing: the thread's current trace, turning tensors into values of the
+// body being built (constants, captures), recording ops, and the errors for
+// leaked or value-read symbolic tensors.
 #include "trace/tracer.h"
 
 #include <string>
 
 #include "core/tensor_impl.h"
+#include "ops/dispatch.h"
 #include "trace/trace_state.h"
 
 namespace ag::trace {
@@ -11,7 +15,7 @@ namespace {
 thread_local std::shared_ptr<TraceState> t_current;
 
 std::string describe(const detail::TensorImpl& impl) {
-  return "ag::Tensor '" + symbolic_name(impl) + "' (shape=" + impl.shape.to_string() +
+  return "ag::Tensor '" + trace::symbolic_name(impl) + "' (shape=" + impl.shape.to_string() +
          ", dtype=" + std::string(dtype_name(impl.dtype)) + ")";
 }
 
@@ -29,6 +33,19 @@ bool is_ancestor(const TraceState* ancestor, const TraceState* of) {
       "ag::function must be return values: return the tensor, or keep state in an ag::Variable.");
 }
 
+// core and ops sit below tracing and reach it through hooks; a symbolic
+// tensor exists only inside a trace, so installing them when the first trace
+// starts is early enough.
+void install_hooks() {
+  static const bool installed = [] {
+    detail::install_symbolic_tensor_hooks({&trace::symbolic_name, &trace::throw_value_access});
+    static const ops::TraceHooks trace_hooks{&trace::is_tracing, &trace::record_op};
+    ops::install_trace_hooks(&trace_hooks);
+    return true;
+  }();
+  (void)installed;
+}
+
 }  // namespace
 
 TraceState* current() {
@@ -41,6 +58,7 @@ bool is_tracing() {
 
 ActiveTrace::ActiveTrace(std::shared_ptr<TraceState> state, bool finish_on_exit)
     : state_(std::move(state)), previous_(t_current), finish_on_exit_(finish_on_exit) {
+  install_hooks();
   t_current = state_;
 }
 

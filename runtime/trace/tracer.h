@@ -1,4 +1,5 @@
-// The tracing entry points that the op layer calls. Internal to the runtime.
+// The tracing entry points. core and ops, which sit below tracing, reach them
+// through the hooks tracer.cpp installs. Internal to the runtime.
 #pragma once
 
 #include <span>

@@ -4,17 +4,21 @@
 // traced function of placeholders (twice, the second time on the cached plan
 // whose buffers are now reused), and traced over captured eager tensors, which
 // constant folding evaluates while tracing. Dtypes an op rejects must be
-// rejected in both modes.
+// rejected in both modes. Every op of runtime/ops/ops.def must appear in the
+// graph of some case (OpEquivalenceCoverage).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
 #include <functional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <ag/ag.h>
+
+#include "ops/op_registry.h"
 
 namespace {
 
@@ -287,6 +291,27 @@ std::vector<OpCase> make_cases() {
   // A bool limit promotes to int32 against the int32 delta.
   c.push_back({"range_limit", kAll, [](DType d) { return Tensors{ag::cast(ag::constant(5), d)}; },
                [](const Tensors& x) { return ag::range(x[0]); }});
+
+  // A TensorArray writes in place eagerly and with tensor_array_write nodes
+  // in a graph.
+  c.push_back({"tensor_array_write", kAll, samples({{3}, {3}}, 1), [](const Tensors& x) {
+                 ag::TensorArray rows(x[0].dtype(), 3);
+                 rows.write(ag::constant(2), x[0]);
+                 rows.write(ag::constant(0), x[1]);
+                 return rows.stack();
+               }});
+  // A for loop over a tensor whose length is unknown while tracing stages a
+  // dim node for its trip count.
+  c.push_back({"for_over_range", kAll,
+               [](DType d) { return Tensors{ag::cast(ag::constant(5), d)}; },
+               [](const Tensors& x) {
+                 Tensor total(int64_t{0});
+                 ag::for_stmt(
+                     ag::range(x[0]), ag::no_extra_test,
+                     [&](Tensor i) { total = total + ag::cast(i, ag::int64); },
+                     ag::state({"total"}, total));
+                 return total;
+               }});
   return c;
 }
 
@@ -359,6 +384,11 @@ struct RandomCase {
   bool normal;
 };
 
+const RandomCase kRandomCases[] = {
+    {"uniform_float32", ag::float32, false}, {"uniform_float64", ag::float64, false},
+    {"uniform_int32", ag::int32, false},     {"uniform_int64", ag::int64, false},
+    {"normal_float32", ag::float32, true},   {"normal_float64", ag::float64, true}};
+
 class RandomEquivalence : public testing::TestWithParam<RandomCase> {};
 
 TEST_P(RandomEquivalence, FirstDrawWithASeedMatches) {
@@ -380,14 +410,53 @@ TEST_P(RandomEquivalence, FirstDrawWithASeedMatches) {
             0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, RandomEquivalence,
-                         testing::Values(RandomCase{"uniform_float32", ag::float32, false},
-                                         RandomCase{"uniform_float64", ag::float64, false},
-                                         RandomCase{"uniform_int32", ag::int32, false},
-                                         RandomCase{"uniform_int64", ag::int64, false},
-                                         RandomCase{"normal_float32", ag::float32, true},
-                                         RandomCase{"normal_float64", ag::float64, true}),
+INSTANTIATE_TEST_SUITE_P(Ops, RandomEquivalence, testing::ValuesIn(kRandomCases),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// ---- Every op of ops.def has a case -----------------------------------------------------
+
+// The ops the cases' graphs contain: an op is covered when some case's trace
+// (of its first supported dtype) records a node of it. A case that fails to
+// trace (its own test reports why) is listed in `untraced`.
+std::set<std::string> covered_ops(std::string& untraced) {
+  std::set<std::string> covered;
+  auto add = [&](const std::string& name, const std::function<ag::Graph()>& trace) {
+    try {
+      for (const std::string& op : trace().ops()) covered.insert(op);
+    } catch (const ag::Error&) {
+      untraced += " " + name;
+    }
+  };
+  for (const OpCase& c : all_cases()) {
+    add(c.name, [&] {
+      auto traced = ag::function([op = c.op](const Tensors& xs) { return op(xs); });
+      return traced.get_concrete_function(c.inputs(c.dtypes.front())).graph();
+    });
+  }
+  for (const RandomCase& r : kRandomCases) {
+    add(r.name, [&] {
+      auto traced = ag::function([r] {
+        return r.normal ? ag::random_normal({2}, 0.0, 1.0, r.dtype)
+                        : ag::random_uniform({2}, 0.0, 1.0, r.dtype);
+      });
+      return traced.get_concrete_function().graph();
+    });
+  }
+  return covered;
+}
+
+TEST(OpEquivalenceCoverage, EveryOpInOpsDefHasACase) {
+  std::string untraced;
+  const std::set<std::string> covered = covered_ops(untraced);
+  std::string missing;
+  for (size_t i = 0; i < size_t(ag::ops::OpId::kCount); ++i) {
+    std::string name(ag::ops::op_def(ag::ops::OpId(i)).name);
+    if (!covered.count(name)) missing += " " + name;
+  }
+  EXPECT_EQ(missing, "") << "ops of runtime/ops/ops.def with no case in make_cases() "
+                            "(tests/runtime/equivalence_test.cpp):"
+                         << missing << "; cases that failed to trace:" << untraced;
+}
 
 // ---- Non-strict execution (the seed guide's example) ----------------------------------------
 

@@ -1,6 +1,7 @@
-// A cache hit allocates only what it returns (DESIGN §3, §4): the global
-// operator new is replaced by one that counts, on this thread, while a test
-// switches counting on. Everything forwards to malloc/free, which ASan allows.
+// A cache hit allocates only what it returns (docs/architecture.md, "Tracing
+// and the cache" and "Executor"): the global operator new is replaced by one
+// that counts, on this thread, while a test switches counting on. Everything forwards to
+// malloc/free, which ASan allows.
 //
 // What the counter sees: every operator new (std::make_shared, std::vector,
 // std::string, ...). Tensor element storage comes from std::aligned_alloc,

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Scaffolds a new op (as clang-tidy's add_new_check.py does for checks): every
+# place an op needs, each with a stub that builds, and a failing
+# eager-vs-graph case in tests/runtime/equivalence_test.cpp to make pass.
+#
+#   tools/new-op.sh NAME [--elementwise unary|binary] [--family FAMILY]
+#
+# NAME is the snake_case public name (ag::NAME); the op's id is its CamelCase.
+#
+# --elementwise unary|binary (4 files and the test):
+#   runtime/ops/ops.def       an AG_ELEMENTWISE_OP line (kernel and scalar
+#                             kernel come from the functor)
+#   runtime/ops/scalar_ops.h  the functor, which throws until written
+#   include/ag/ops.h          the public declaration
+#   runtime/ops/api.cpp       the public definition (binary: dtype promotion)
+# otherwise (5 files and the test):
+#   runtime/ops/ops.def                  an AG_OP line
+#   runtime/ops/infer.cpp                infer_NAME, which throws until written
+#   runtime/ops/kernels_FAMILY.cpp       kernel_NAME (FAMILY: layout by default,
+#                                        reduce, linalg, creation, control)
+#   include/ag/ops.h, runtime/ops/api.cpp
+# and in both cases tests/runtime/equivalence_test.cpp: a case in make_cases().
+#
+# Then: pick the infer rule and the dtypes (the generated lines say which
+# default they took), write the arithmetic, build runtime_tests and run
+# --gtest_filter='*NAME*'. runtime/ops/README.md explains each file.
+set -euo pipefail
+
+usage() {
+  echo "usage: $0 NAME [--elementwise unary|binary] [--family layout|reduce|linalg|creation|control]" >&2
+  exit 2
+}
+
+[[ $# -ge 1 ]] || usage
+name=$1
+shift
+kind=general
+family=layout
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --elementwise)
+      [[ $# -ge 2 && ($2 == unary || $2 == binary) ]] || usage
+      kind=$2
+      shift 2
+      ;;
+    --family)
+      [[ $# -ge 2 ]] || usage
+      family=$2
+      shift 2
+      ;;
+    *) usage ;;
+  esac
+done
+[[ $name =~ ^[a-z][a-z0-9_]*$ ]] || { echo "$0: NAME must be snake_case: $name" >&2; exit 2; }
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+ops_def=$root/runtime/ops/ops.def
+scalar_ops=$root/runtime/ops/scalar_ops.h
+infer=$root/runtime/ops/infer.cpp
+kernels=$root/runtime/ops/kernels_$family.cpp
+ops_h=$root/include/ag/ops.h
+api=$root/runtime/ops/api.cpp
+test=$root/tests/runtime/equivalence_test.cpp
+[[ $kind != general || -f $kernels ]] || { echo "$0: no $kernels" >&2; exit 2; }
+
+id=$(echo "$name" | sed -E 's/(^|_)([a-z0-9])/\U\2/g')
+functor=${id}Op
+if grep -q "^AG_\(ELEMENTWISE_\)\?OP($id," "$ops_def" || grep -q "\"$name\"" "$ops_def"; then
+  echo "$0: ops.def already has $id or \"$name\"" >&2
+  exit 1
+fi
+
+# insert_after FILE PATTERN TEXT: TEXT after the last line matching PATTERN.
+insert_after() {
+  local file=$1 pattern=$2 text=$3 line
+  line=$(grep -n -E "$pattern" "$file" | tail -1 | cut -d: -f1)
+  [[ -n $line ]] || { echo "$0: no line matching '$pattern' in $file" >&2; exit 1; }
+  TEXT=$text awk -v n="$line" '{ print } NR == n { print ENVIRON["TEXT"] }' "$file" >"$file.new"
+  mv "$file.new" "$file"
+}
+# insert_before FILE PATTERN TEXT: TEXT before the first line matching PATTERN.
+insert_before() {
+  local file=$1 pattern=$2 text=$3 line
+  line=$(grep -n -E "$pattern" "$file" | head -1 | cut -d: -f1)
+  [[ -n $line ]] || { echo "$0: no line matching '$pattern' in $file" >&2; exit 1; }
+  TEXT=$text awk -v n="$line" 'NR == n { print ENVIRON["TEXT"] } { print }' "$file" >"$file.new"
+  mv "$file.new" "$file"
+}
+
+stub_error="\"$name: not implemented yet (a tools/new-op.sh stub)\""
+changed=()
+
+case $kind in
+  unary | binary)
+    if [[ $kind == unary ]]; then
+      arity=1 infer_fn=infer_unary_numeric params="T" call='x[0]'
+    else
+      arity=2 infer_fn=infer_binary_numeric params="T, T" call='x[0], x[1]'
+    fi
+    insert_after "$ops_def" "^AG_ELEMENTWISE_OP\(\w+, \"\w+\", $arity," \
+      "AG_ELEMENTWISE_OP($id, \"$name\", $arity, $infer_fn, kernel_$name, $functor)"
+    insert_before "$scalar_ops" '^} +// namespace ag::ops::scalar' \
+      "// TODO(new-op.sh): $name's arithmetic on one element; Numeric is the dtypes it
+// supports (Floating, BoolOnly, Any), matching $infer_fn in ops.def.
+struct $functor : Numeric {
+  template <class T>
+  T operator()($params) const {
+    throw InternalError($stub_error);
+  }
+};
+"
+    changed+=("$scalar_ops")
+    if [[ $kind == unary ]]; then
+      insert_before "$ops_h" '^// Elementwise choice;' "Tensor $name(const Tensor& x);"
+      insert_before "$api" '^Tensor where\(const Tensor& cond, const Tensor& x, const Tensor& y\)' \
+        "Tensor $name(const Tensor& x) {
+  return ops::apply(OpId::$id, {x});
+}
+"
+      insert_after "$test" '^  add_unary\(c, .*\);$' \
+        "  // TODO(new-op.sh): the dtypes $name supports.
+  add_unary(c, \"$name\", ag::$name, kNumeric);"
+    else
+      insert_before "$ops_h" '^#undef AG_DECLARE_BINARY' "AG_DECLARE_BINARY($name)"
+      insert_before "$api" '^#undef AG_DEFINE_BINARY' "AG_DEFINE_BINARY($name, $id)"
+      insert_after "$test" '^  add_binary\(c, .*\);$' \
+        "  // TODO(new-op.sh): the dtypes $name supports.
+  add_binary(c, \"$name\", ag::$name, kNumeric);"
+    fi
+    ;;
+  general)
+    insert_before "$ops_def" '^#ifdef AG_OPS_DEF_DEFAULT_ELEMENTWISE_OP' \
+      "// TODO(new-op.sh): move to its section; arity, attrs and flags.
+AG_OP($id, \"$name\", 1, infer_$name, kernel_$name, kNone)
+"
+    insert_before "$infer" '^} +// namespace ag::ops$' \
+      "// TODO(new-op.sh): $name's output dtype and shape, and its errors.
+ValueType infer_$name(const InferContext&) {
+  throw InternalError($stub_error);
+}
+"
+    insert_before "$kernels" '^} +// namespace ag::ops$' \
+      "// TODO(new-op.sh): $name's kernel.
+void kernel_$name(const KernelContext&) {
+  throw InternalError($stub_error);
+}
+"
+    changed+=("$infer" "$kernels")
+    insert_before "$ops_h" '^// ---- Operators' "// TODO(new-op.sh): what $name computes.
+Tensor $name(const Tensor& x);
+"
+    insert_before "$api" '^} +// namespace ag$' "Tensor $name(const Tensor& x) {
+  return ops::apply(OpId::$id, {x});
+}
+"
+    insert_before "$test" '^  return c;$' \
+      "  // TODO(new-op.sh): $name's inputs, dtypes and the cases that reach each branch of its kernel.
+  c.push_back({\"$name\", kAll, samples({{2, 3}}), [](const Tensors& x) { return ag::$name(x[0]); }});"
+    ;;
+esac
+changed+=("$ops_def" "$ops_h" "$api" "$test")
+
+if command -v clang-format-19 >/dev/null; then
+  for f in "${changed[@]}"; do
+    [[ $f == *.def ]] || clang-format-19 -i "$f"
+  done
+fi
+echo "new op $id (\"$name\"); changed:"
+for f in "${changed[@]}"; do echo "  ${f#"$root"/}"; done
+echo "Its equivalence case fails until the stubs are written."
