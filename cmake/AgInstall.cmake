@@ -1,4 +1,4 @@
-# Install and package (DESIGN §5.5): `cmake --install build --prefix <dir>`
+# Install and package (docs/architecture.md, "Build integration"): `cmake --install build --prefix <dir>`
 # installs
 #   bin/agc                                    (when AG_BUILD_TRANSPILER)
 #   include/ag/*.h

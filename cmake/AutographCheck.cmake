@@ -1,5 +1,5 @@
 # autograph_check: lint a target's sources with `agc check` as part of its
-# build (DESIGN §5.5).
+# build (docs/architecture.md, "Build integration").
 #
 #   autograph_check(TARGET app)
 #   autograph_check(TARGET app SARIF ${CMAKE_BINARY_DIR}/agc-check.sarif)

@@ -1,5 +1,5 @@
 # autograph_transpile: run agc on some sources of a target as a build step and
-# compile the generated files in their place (DESIGN §5.5).
+# compile the generated files in their place (docs/architecture.md, "Build integration").
 #
 #   add_executable(app main.cpp model.cpp)
 #   target_link_libraries(app PRIVATE autograph_cpp::runtime)

@@ -465,7 +465,7 @@ struct Workload {
   Target target;
 };
 // Small bodies: the issue's <= 100 ns per staged iteration. Large bodies
-// (100000 elements, 16 KiB per step): DESIGN §7's graph/hand <= 1.1.
+// (100000 elements, 16 KiB per step): the graph/hand <= 1.1.
 constexpr Workload kWorkloads[] = {
     {"tanh_loop", Target::PerIteration},      {"fizzbuzz_100", Target::PerIteration},
     {"fizzbuzz_10000", Target::PerIteration}, {"collatz_2", Target::PerIteration},

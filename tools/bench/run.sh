@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release, ccache) in build-bench and runs them with one
-# BLAS thread, five repetitions, medians reported: runtime_bench (DESIGN §7
+# BLAS thread, five repetitions, medians reported: runtime_bench (docs/architecture.md "Performance targets"
 # workloads), then control_bench (staged loops, issue 4). Extra arguments go
 # to both binaries, e.g. --benchmark_filter=cache_hit; AG_BENCH_BINARIES
 # picks the binaries, e.g. AG_BENCH_BINARIES=control_bench.

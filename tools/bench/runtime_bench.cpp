@@ -1,5 +1,5 @@
-// DESIGN §7 benchmarks: for each workload, the same code run three ways in one
-// process, side by side:
+// docs/architecture.md "Performance targets" benchmarks: for each workload, the same code run three
+// ways in one process, side by side:
 //   <workload>/hand_<how>  hand-written C++ (plain loops, Eigen or cblas)
 //   <workload>/eager       plain ag ops, no ag::function
 //   <workload>/graph       ag::function, trace cached by a warm-up call
@@ -564,7 +564,8 @@ class SummaryReporter : public benchmark::ConsoleReporter {
 
   void Finalize() override {
     std::ostream& os = GetOutputStream();
-    os << "\nSummary (CPU time per call, medians; targets from DESIGN §7)\n";
+    os << "\nSummary (CPU time per call, medians; targets from docs/architecture.md, 'Performance "
+          "targets')\n";
     char line[512];
     std::snprintf(line, sizeof line, "%-12s %12s %12s %12s %-12s %10s %11s  %s\n", "workload",
                   "eager", "graph", "hand", "(best hand)", "graph/hand", "graph/eager", "target");
