@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "core/tensor_impl.h"
-#include "function/variable_state.h"
+#include "graph/variable_state.h"
 #include "ops/random.h"
 
 namespace ag::exec {

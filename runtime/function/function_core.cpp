@@ -13,7 +13,7 @@
 
 #include "core/tensor_impl.h"
 #include "function/concrete.h"
-#include "function/variable_state.h"
+#include "graph/variable_state.h"
 #include "passes/passes.h"
 #include "trace/trace_state.h"
 

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <ostream>
 
-#include "function/variable_state.h"
+#include "graph/variable_state.h"
 #include "ops/dispatch.h"
 #include "trace/trace_state.h"
 
