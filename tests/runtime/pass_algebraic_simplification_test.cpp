@@ -21,6 +21,14 @@ TEST(AlgebraicSimplification, RemovesMulByOneWhenShapeIsKept) {
   ValueRef x = b.placeholder("x", float32, {3});
   b.output(b.op(OpId::Mul, {x, b.constant(ones({}))}));
   b.output(b.op(OpId::Mul, {b.constant(ones({3})), x}));
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> Const\n"
+            "['x', 'Const'] -> mul\n"
+            "['mul'] -> Identity\n"
+            "[] -> Const_1\n"
+            "['Const_1', 'x'] -> mul_1\n"
+            "['mul_1'] -> Identity_1\n");
 
   simplify_algebra(b.body);
   eliminate_dead_code(b.body);
@@ -52,6 +60,21 @@ TEST(AlgebraicSimplification, RemovesMulByOneOnUnknownDimsOnlyWhenShapeIsKept) {
   b.output(b.op(OpId::Mul, {x, b.constant(ones({1, 1, 1}))}));  // [1, None, 3]: kept
   b.output(b.op(OpId::Mul, {u, b.constant(ones({}))}));         // a scalar: removed
   b.output(b.op(OpId::Mul, {u, b.constant(ones({1}))}));        // u may be a scalar: kept
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> u\n"
+            "[] -> Const\n"
+            "['x', 'Const'] -> mul\n"
+            "['mul'] -> Identity\n"
+            "[] -> Const_1\n"
+            "['x', 'Const_1'] -> mul_1\n"
+            "['mul_1'] -> Identity_1\n"
+            "[] -> Const_2\n"
+            "['u', 'Const_2'] -> mul_2\n"
+            "['mul_2'] -> Identity_2\n"
+            "[] -> Const_3\n"
+            "['u', 'Const_3'] -> mul_3\n"
+            "['mul_3'] -> Identity_3\n");
 
   simplify_algebra(b.body);
   eliminate_dead_code(b.body);
@@ -80,6 +103,19 @@ TEST(AlgebraicSimplification, RemovesAdditiveAndDivisiveIdentities) {
   b.output(b.op(OpId::Div, {minus_zero, one}));
   b.output(b.op(OpId::Sub, {zero, x}));  // 0 - x is -x, not x
   b.output(b.op(OpId::Div, {one, x}));   // 1 / x is not x
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> Const\n"
+            "[] -> Const_1\n"
+            "['x', 'Const'] -> add\n"
+            "['Const', 'add'] -> add_1\n"
+            "['add_1', 'Const'] -> sub\n"
+            "['sub', 'Const_1'] -> truediv\n"
+            "['truediv'] -> Identity\n"
+            "['Const', 'x'] -> sub_1\n"
+            "['sub_1'] -> Identity_1\n"
+            "['Const_1', 'x'] -> truediv_1\n"
+            "['truediv_1'] -> Identity_2\n");
 
   simplify_algebra(b.body);
   eliminate_dead_code(b.body);
@@ -115,6 +151,16 @@ TEST(AlgebraicSimplification, RemovesDoubleNegationAndDoubleLogicalNot) {
   ValueRef neg = b.op(OpId::Neg, {x});
   b.output(b.op(OpId::Neg, {b.op(OpId::Neg, {neg})}));  // three negations: one is left
   b.output(b.op(OpId::LogicalNot, {b.op(OpId::LogicalNot, {flag})}));
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> flag\n"
+            "['x'] -> neg\n"
+            "['neg'] -> neg_1\n"
+            "['neg_1'] -> neg_2\n"
+            "['neg_2'] -> Identity\n"
+            "['flag'] -> logical_not\n"
+            "['logical_not'] -> logical_not_1\n"
+            "['logical_not_1'] -> Identity_1\n");
 
   simplify_algebra(b.body);
   eliminate_dead_code(b.body);
@@ -133,6 +179,12 @@ TEST(AlgebraicSimplification, RemovesSameDtypeCastAndInnerIdentity) {
   ValueRef same = b.op(OpId::Cast, {x}, cast_to(int32));
   ValueRef inner = b.op(OpId::Identity, {same});
   b.output(b.op(OpId::Cast, {inner}, cast_to(float32)));
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "['x'] -> cast\n"
+            "['cast'] -> Identity\n"
+            "['Identity'] -> cast_1\n"
+            "['cast_1'] -> Identity_1\n");
 
   simplify_algebra(b.body);
   eliminate_dead_code(b.body);

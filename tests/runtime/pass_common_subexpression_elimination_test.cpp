@@ -95,6 +95,20 @@ TEST(CommonSubexpressionElimination, MergesConstantsWithEqualBytesOnly) {
   b.output(b.op(OpId::Mul, {b.op(OpId::Add, {x, one}), b.op(OpId::Add, {x, one_again})}));
   b.output(b.op(OpId::Sub, {zero, negative_zero}));
   b.output(as_float64);
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> Const\n"
+            "[] -> Const_1\n"
+            "[] -> Const_2\n"
+            "[] -> Const_3\n"
+            "[] -> Const_4\n"
+            "['x', 'Const'] -> add\n"
+            "['x', 'Const_1'] -> add_1\n"
+            "['add', 'add_1'] -> mul\n"
+            "['mul'] -> Identity\n"
+            "['Const_2', 'Const_3'] -> sub\n"
+            "['sub'] -> Identity_1\n"
+            "['Const_4'] -> Identity_2\n");
 
   eliminate_common_subexpressions(b.body);
   eliminate_dead_code(b.body);
@@ -119,6 +133,7 @@ TEST(CommonSubexpressionElimination, KeepsOutputNodes) {
   ValueRef x = b.placeholder("x", float32, {});
   b.output(x);
   b.output(x);
+  const std::string before = b.body.to_string();
 
   eliminate_common_subexpressions(b.body);
   eliminate_dead_code(b.body);
@@ -127,6 +142,7 @@ TEST(CommonSubexpressionElimination, KeepsOutputNodes) {
             "[] -> x\n"
             "['x'] -> Identity\n"
             "['x'] -> Identity_1\n");
+  EXPECT_EQ(b.body.to_string(), before);
   EXPECT_EQ(output_names(b.body), (std::vector<std::string>{"Identity", "Identity_1"}));
 }
 

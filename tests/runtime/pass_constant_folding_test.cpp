@@ -22,6 +22,15 @@ TEST(ConstantFolding, FoldsConstantChainsInOneSweep) {
   ValueRef sum = b.op(OpId::Add, {b.constant(constant({1, 2})), b.constant(constant({10, 20}))});
   ValueRef product = b.op(OpId::Mul, {sum, b.constant(constant(2))});
   b.output(b.op(OpId::Add, {x, product}));
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> Const\n"
+            "[] -> Const_1\n"
+            "['Const', 'Const_1'] -> add\n"
+            "[] -> Const_2\n"
+            "['add', 'Const_2'] -> mul\n"
+            "['x', 'mul'] -> add_1\n"
+            "['add_1'] -> Identity\n");
 
   fold_constants(b.body);
 
@@ -82,9 +91,11 @@ TEST(ConstantFolding, LeavesStatefulAndNonConstantOps) {
 TEST(ConstantFolding, LeavesHugeResultsUnfolded) {
   BodyBuilder b;
   b.output(b.op(OpId::Add, {b.constant(ones({1025, 1024})), b.constant(constant(1.0))}));
+  const std::string before = b.body.to_string();
 
   fold_constants(b.body);
 
+  EXPECT_EQ(b.body.to_string(), before);
   EXPECT_EQ(b.body.nodes[2].kind, NodeKind::Op);
 }
 

@@ -53,6 +53,13 @@ TEST(DeadCodeElimination, KeepsUnusedPlaceholdersAndWhatStatefulNodesRead) {
   b.placeholder("y", float32, {3});
   b.effect("print", {b.op(OpId::Add, {x, x})});
   b.output(x);
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "['x', 'x'] -> mul\n"
+            "[] -> y\n"
+            "['x', 'x'] -> add\n"
+            "['add'] -> print\n"
+            "['x'] -> Identity\n");
 
   eliminate_dead_code(b.body);
 

@@ -27,6 +27,22 @@ TEST(Optimize, ReachesAFixedPoint) {
   ValueRef sum = b.op(OpId::Add, {left, right});
   b.output(b.op(OpId::Add, {sum, b.constant(constant(0.0))}));
   b.output(b.op(OpId::Add, {left, right}));
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> Const\n"
+            "[] -> Const_1\n"
+            "['Const', 'Const_1'] -> sub\n"
+            "[] -> Const_2\n"
+            "[] -> Const_3\n"
+            "['Const_2', 'Const_3'] -> mul\n"
+            "['x', 'sub'] -> mul_1\n"
+            "['x', 'mul'] -> add\n"
+            "['mul_1', 'add'] -> add_1\n"
+            "[] -> Const_4\n"
+            "['add_1', 'Const_4'] -> add_2\n"
+            "['add_2'] -> Identity\n"
+            "['mul_1', 'add'] -> add_3\n"
+            "['add_3'] -> Identity_1\n");
 
   optimize(b.body);
 
@@ -49,6 +65,19 @@ std::shared_ptr<Body> messy_branch(bool with_effect) {
   return b.finish();
 }
 
+// messy_branch(false) before the pipeline.
+const std::string kMessyBranch =
+    "[] -> x\n"
+    "[] -> unused\n"
+    "[] -> Const\n"
+    "['x', 'Const'] -> gather\n"
+    "['x', 'x'] -> add\n"
+    "['x', 'x'] -> add_1\n"
+    "['add'] -> neg\n"
+    "['neg'] -> neg_1\n"
+    "['neg_1', 'add_1'] -> mul\n"
+    "['mul'] -> Identity\n";
+
 const std::string kCleanBranch =
     "[] -> x\n"
     "[] -> unused\n"
@@ -69,6 +98,13 @@ TEST(Optimize, CleansNestedIfAndWhileBodiesKeepingTheirPlaceholders) {
   cond.placeholder("unused", int32, {1});
   ValueRef loop = b.control_flow(NodeKind::While, {branch, x}, {cond.finish(), messy_branch(true)});
   b.output(loop);
+  ASSERT_EQ(b.body.nodes[2].subgraphs[0]->to_string(), kMessyBranch);
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> pred\n"
+            "[] -> x\n"
+            "['pred', 'x', 'x'] -> If\n"
+            "['If', 'x'] -> While\n"
+            "['While'] -> Identity\n");
 
   optimize(b.body);
 
@@ -121,6 +157,12 @@ TEST(Optimize, RemovesUnusedControlFlowWithoutSideEffects) {
   b.control_flow(NodeKind::If, {pred, x, x}, {messy_branch(false), messy_branch(false)});
   b.control_flow(NodeKind::If, {pred, x, x}, {messy_branch(true), messy_branch(false)});
   b.output(x);
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> pred\n"
+            "[] -> x\n"
+            "['pred', 'x', 'x'] -> If\n"
+            "['pred', 'x', 'x'] -> If_1\n"
+            "['x'] -> Identity\n");
 
   optimize(b.body);
 
