@@ -12,6 +12,9 @@
 // where its branch left them. A While owns its loop variables; its body may
 // write into them in place (TensorArray writes).
 //
+// Compiling is plan_compile.cpp, running plan_run.cpp; the structures both
+// share are in plan_internal.h.
+//
 // Needs: a Body whose nodes are in topological (and program) order, with one
 // placeholder per input. Guarantees: outputs equal what eager execution of
 // the same ops gives; stateful steps run in program order on every call;
@@ -53,6 +56,10 @@ class Plan {
   size_t num_scalar_steps() const;
   // How many buffers the memory plan uses for intermediate values.
   size_t num_buffers() const { return num_buffers_; }
+  // How many steps, here and in nested plans, write into a loop variable's
+  // memory instead of a buffer (a TensorArray write in a While body). For
+  // tests: the While's donation of its loop variables is otherwise invisible.
+  size_t num_in_place_steps() const;
 
   // A value as nested plans exchange it. `capacity` is how many bytes a
   // nested plan may write at `data` when the input is donated to it (a While
@@ -76,6 +83,7 @@ class Plan {
   View output_view(const Arena& arena, size_t k) const;
 
  private:
+  struct Compiler;  // the compilation phases, plan_compile.cpp
   struct Source {
     enum Kind : uint8_t { Input, Constant, Step } kind;
     int32_t index;  // input number, constant number, or step number

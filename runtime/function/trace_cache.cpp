@@ -13,7 +13,7 @@
 #include "function/logging.h"
 #include "function/module_registry.h"
 #include "function/signature.h"
-#include "function/variable_state.h"
+#include "graph/variable_state.h"
 #include "passes/passes.h"
 #include "trace/trace_state.h"
 

@@ -1,0 +1,308 @@
+// Compiling a Body into a Plan (see plan.h), in five phases that the
+// constructor runs in this order, each building on the ones before:
+//   1. slot assignment      one slot per value;
+//   2. step building        one step per node that computes something;
+//   3. memory plan          which buffer each computed value lives in;
+//   4. output aliasing      which outputs may share an input's memory;
+//   5. scalar-step selection which steps call an op's scalar kernel.
+// Running the plan is in plan_run.cpp.
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <vector>
+
+#include "exec/plan_internal.h"
+#include "ops/random.h"
+
+namespace ag::exec {
+
+namespace {
+
+// Identity nodes alias their input: tensors are immutable, so no copy.
+graph::ValueRef through_identity(const graph::Body& body, graph::ValueRef v) {
+  while (true) {
+    const graph::Node& n = body.nodes[size_t(v.node)];
+    if (n.kind != graph::NodeKind::Op || n.op != ops::OpId::Identity) return v;
+    v = n.inputs[0];
+  }
+}
+
+bool is_identity(const graph::Node& n) {
+  return n.kind == graph::NodeKind::Op && n.op == ops::OpId::Identity;
+}
+
+}  // namespace
+
+// The state shared by the phases while one plan is compiled.
+struct Plan::Compiler {
+  Plan& plan;
+  const graph::Body& body;
+  std::vector<int32_t> first_slot;   // per node: the slot of its output 0
+  std::vector<bool> slot_is_scalar;  // per slot: static rank 0
+
+  int32_t num_slots() const { return int32_t(plan.sources_.size()); }
+  int32_t slot_of(graph::ValueRef v) const {
+    v = through_identity(body, v);
+    return first_slot[size_t(v.node)] + v.output;
+  }
+
+  void assign_slots();
+  void build_steps();
+  void plan_memory();
+  void mark_output_aliasing();
+  void select_scalar_steps();
+};
+
+// 1. Slot assignment.
+// Needs: the body's nodes in topological order, one placeholder per input.
+// Guarantees: every node output has a slot (node outputs are consecutive
+// slots), with its dtype and whether it is a static scalar; an Identity's
+// output is read from its input's slot. Inputs' sources, input_slots_ and
+// outputs_ are set; every other source is still unset.
+void Plan::Compiler::assign_slots() {
+  first_slot.assign(body.nodes.size(), -1);
+  int32_t count = 0;
+  for (size_t i = 0; i < body.nodes.size(); ++i) {
+    first_slot[i] = count;
+    count += int32_t(body.nodes[i].outputs.size());
+  }
+  plan.sources_.assign(size_t(count), Source{Source::Step, -1});
+  plan.slot_dtypes_.resize(size_t(count));
+  slot_is_scalar.assign(size_t(count), false);
+  for (size_t i = 0; i < body.nodes.size(); ++i) {
+    for (size_t k = 0; k < body.nodes[i].outputs.size(); ++k) {
+      plan.slot_dtypes_[size_t(first_slot[i]) + k] = body.nodes[i].outputs[k].dtype;
+      slot_is_scalar[size_t(first_slot[i]) + k] = body.nodes[i].outputs[k].shape.rank() == 0;
+    }
+  }
+  plan.num_inputs_ = body.placeholders.size();
+  plan.input_slots_.assign(plan.num_inputs_, -1);
+  for (size_t k = 0; k < body.placeholders.size(); ++k) {
+    int32_t slot = first_slot[size_t(body.placeholders[k])];
+    plan.sources_[size_t(slot)] = {Source::Input, int32_t(k)};
+    plan.input_slots_[k] = slot;
+  }
+  for (graph::ValueRef v : body.outputs) plan.outputs_.push_back(slot_of(v));
+}
+
+// 2. Step building.
+// Needs: slots (phase 1).
+// Guarantees: one step per node other than placeholders, constants and
+// Identity, in node order, with its input and output slots, its output
+// shape and size when static, its random state, and for If and While its
+// branches' and loop's nested plans (a While's body may overwrite its loop
+// variables, its first inputs). Every slot's source is set. No step has a
+// buffer yet.
+void Plan::Compiler::build_steps() {
+  for (size_t i = 0; i < body.nodes.size(); ++i) {
+    const graph::Node& n = body.nodes[i];
+    if (n.kind == graph::NodeKind::Placeholder || is_identity(n)) continue;
+    if (n.kind == graph::NodeKind::Const) {
+      plan.sources_[size_t(first_slot[i])] = {Source::Constant, int32_t(plan.constants_.size())};
+      plan.constants_.push_back(n.value);
+      continue;
+    }
+    Step step;
+    step.kind = n.kind;
+    step.op = n.kind == graph::NodeKind::Op ? &ops::op_def(n.op) : nullptr;
+    step.attrs = &n.attrs;
+    for (graph::ValueRef in : n.inputs) step.inputs.push_back(slot_of(in));
+    step.out_slot = first_slot[i];
+    for (const auto& t : n.outputs) step.out_dtypes.push_back(t.dtype);
+    step.buffers.assign(n.outputs.size(), -1);
+    if (n.kind == graph::NodeKind::Op) {
+      step.static_shape = n.outputs[0].shape;
+      step.shape_is_static = step.static_shape.is_fully_defined();
+      if (step.shape_is_static)
+        step.static_bytes = byte_size(step.static_shape, step.out_dtypes[0]);
+    }
+    step.variable = n.variable;
+    step.effect = n.effect;
+    if (step.op && (step.op->flags & ops::kStateful)) {
+      step.rng_key = ops::eager_random_state(n.attrs.seed).key;
+      step.rng_counter = std::make_unique<std::atomic<uint64_t>>(0);
+    }
+    if (n.kind == graph::NodeKind::If || n.kind == graph::NodeKind::While) {
+      // A While owns its loop variables (its output buffers), so its body
+      // may overwrite them: they are the body's first inputs.
+      for (size_t k = 0; k < n.subgraphs.size(); ++k) {
+        bool loop_body = n.kind == graph::NodeKind::While && k == 1;
+        step.subplans.push_back(
+            std::make_unique<Plan>(n.subgraphs[k], false, loop_body ? n.outputs.size() : 0));
+      }
+      step.first_child = plan.num_children_;
+      plan.num_children_ += step.subplans.size();
+      if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];
+      if (n.kind == graph::NodeKind::While) {
+        for (const ops::ValueType& t : n.outputs) {
+          step.var_static_shapes.push_back(t.shape.is_fully_defined() ? &t.shape : nullptr);
+        }
+      }
+    }
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      plan.sources_[size_t(first_slot[i]) + k] = {Source::Step, int32_t(plan.steps_.size())};
+    }
+    plan.steps_.push_back(std::move(step));
+  }
+}
+
+// 3. Memory plan.
+// Needs: steps (phase 2).
+// Guarantees: values computed into buffers are op results that are not
+// top-level outputs, and every While result (its loop variables); two values
+// alive at the same time never share a buffer, and a buffer is free again
+// after the last step that reads its value, so values with disjoint lifetimes
+// share one. A nested plan's outputs stay alive to its end, for the parent to
+// read. An If's inputs live as long as its outputs (they may be the same
+// memory: see run_if). An in-place op (a TensorArray write) whose input 0 is
+// a donated input read last by it writes into that input's memory. Each While
+// gets one scratch buffer per loop variable, numbered after num_buffers_.
+void Plan::Compiler::plan_memory() {
+  std::vector<Step>& steps = plan.steps_;
+  std::vector<int32_t> last_use(size_t(num_slots()), -1);
+  for (size_t s = 0; s < steps.size(); ++s) {
+    for (int32_t in : steps[s].inputs) last_use[size_t(in)] = int32_t(s);
+  }
+  std::vector<bool> is_output(size_t(num_slots()), false);
+  for (int32_t o : plan.outputs_) {
+    is_output[size_t(o)] = true;
+    last_use[size_t(o)] = INT_MAX;
+  }
+  // An If's outputs are not copied: each is the value its branch left, in
+  // the branch's arena or, when the branch passes an input through, the
+  // parent's value itself. So the If's inputs stay alive as long as its
+  // outputs (in reverse order, so that chains of Ifs extend transitively).
+  for (size_t s = steps.size(); s-- > 0;) {
+    const Step& step = steps[s];
+    if (step.kind != graph::NodeKind::If) continue;
+    int32_t outputs_end = -1;
+    for (size_t k = 0; k < step.buffers.size(); ++k) {
+      outputs_end = std::max(outputs_end, last_use[size_t(step.out_slot) + k]);
+    }
+    for (size_t i = 1; i < step.inputs.size(); ++i) {
+      int32_t& end = last_use[size_t(step.inputs[i])];
+      end = std::max(end, outputs_end);
+    }
+  }
+  std::vector<int32_t> free_buffers;
+  std::vector<int32_t> buffer_of(size_t(num_slots()), -1);
+  auto release = [&](int32_t slot) {
+    if (buffer_of[size_t(slot)] >= 0) free_buffers.push_back(buffer_of[size_t(slot)]);
+    buffer_of[size_t(slot)] = -1;
+  };
+  for (size_t s = 0; s < steps.size(); ++s) {
+    Step& step = steps[s];
+    if (step.op && (step.op->flags & ops::kInPlace)) {
+      int32_t in0 = step.inputs[0];
+      const Source& src = plan.sources_[size_t(in0)];
+      if (src.kind == Source::Input && size_t(src.index) < plan.num_donated_ &&
+          last_use[size_t(in0)] == int32_t(s)) {
+        step.write_into_input = src.index;
+      }
+    }
+    bool buffered = step.kind == graph::NodeKind::Op || step.kind == graph::NodeKind::While;
+    for (size_t k = 0; k < step.buffers.size(); ++k) {
+      int32_t slot = step.out_slot + int32_t(k);
+      bool fresh = plan.top_level_ && is_output[size_t(slot)] && step.kind == graph::NodeKind::Op;
+      if (!buffered || fresh) continue;
+      if (free_buffers.empty()) free_buffers.push_back(int32_t(plan.num_buffers_++));
+      step.buffers[k] = free_buffers.back();
+      free_buffers.pop_back();
+      buffer_of[size_t(slot)] = step.buffers[k];
+      if (last_use[size_t(slot)] < 0) last_use[size_t(slot)] = int32_t(s);
+    }
+    for (int32_t in : step.inputs) {
+      if (last_use[size_t(in)] == int32_t(s)) release(in);
+    }
+    for (size_t k = 0; k < step.buffers.size(); ++k) {
+      int32_t slot = step.out_slot + int32_t(k);
+      if (last_use[size_t(slot)] == int32_t(s)) release(slot);
+    }
+  }
+  for (Step& step : steps) {
+    if (step.kind != graph::NodeKind::While) continue;
+    step.first_scratch = int32_t(plan.num_buffers_ + plan.num_scratch_);
+    plan.num_scratch_ += step.buffers.size();
+  }
+}
+
+// 4. Output aliasing.
+// Needs: the memory plan (phase 3).
+// Guarantees: output_may_alias_input_[k] is set when output k's memory may be
+// an input's other than input k (a While body's loop variables trading
+// values, x, y = y, x): an input passed to another output, an If's output
+// (branches pass inputs through), an op that wrote into another input. When
+// it is clear, the While need not search for such sharing (see run_while).
+void Plan::Compiler::mark_output_aliasing() {
+  plan.output_may_alias_input_.assign(plan.outputs_.size(), 0);
+  for (size_t k = 0; k < plan.outputs_.size(); ++k) {
+    const Source& src = plan.sources_[size_t(plan.outputs_[k])];
+    if (src.kind == Source::Input) {
+      plan.output_may_alias_input_[k] = size_t(src.index) != k;
+    } else if (src.kind == Source::Step) {
+      const Step& step = plan.steps_[size_t(src.index)];
+      plan.output_may_alias_input_[k] =
+          step.kind == graph::NodeKind::If ||
+          (step.write_into_input >= 0 && size_t(step.write_into_input) != k);
+    }
+  }
+}
+
+// 5. Scalar-step selection. Loop counters, flags and conditions are mostly
+// rank-0 values, and for those the generic step costs more than the
+// arithmetic.
+// Needs: the memory plan (phase 3): a scalar step writes into its buffer.
+// Guarantees: a step gets the op's scalar kernel exactly when it is a
+// non-stateful elementwise op with at most kMaxScalarInputs inputs, all of
+// them static scalars, whose output is a static scalar computed into a buffer
+// (not a top-level output) and not written into an input.
+void Plan::Compiler::select_scalar_steps() {
+  for (Step& step : plan.steps_) {
+    if (step.kind != graph::NodeKind::Op || !(step.op->flags & ops::kElementwise) ||
+        (step.op->flags & ops::kStateful) || !step.shape_is_static ||
+        step.static_shape.rank() != 0 || step.buffers[0] < 0 || step.write_into_input >= 0) {
+      continue;
+    }
+    bool all_scalar = step.inputs.size() <= kMaxScalarInputs;
+    for (int32_t in : step.inputs) all_scalar = all_scalar && slot_is_scalar[size_t(in)];
+    if (!all_scalar) continue;
+    step.scalar_kernel = ops::scalar_kernel(step.op->id, plan.slot_dtypes_[size_t(step.inputs[0])],
+                                            step.out_dtypes[0]);
+    for (size_t i = 0; i < kMaxScalarInputs; ++i) {
+      step.scalar_inputs[i] = step.inputs[i < step.inputs.size() ? i : 0];
+    }
+  }
+}
+
+Plan::Plan(std::shared_ptr<const graph::Body> body, bool top_level, size_t donated_inputs)
+    : body_(std::move(body)), num_donated_(donated_inputs), top_level_(top_level) {
+  Compiler compiler{*this, *body_, {}, {}};
+  compiler.assign_slots();
+  compiler.build_steps();
+  compiler.plan_memory();
+  compiler.mark_output_aliasing();
+  compiler.select_scalar_steps();
+}
+
+Plan::~Plan() = default;
+
+size_t Plan::num_steps() const {
+  return steps_.size();
+}
+
+size_t Plan::num_scalar_steps() const {
+  return size_t(std::count_if(steps_.begin(), steps_.end(),
+                              [](const Step& s) { return s.scalar_kernel != nullptr; }));
+}
+
+size_t Plan::num_in_place_steps() const {
+  size_t count = 0;
+  for (const Step& step : steps_) {
+    if (step.write_into_input >= 0) ++count;
+    for (const auto& sub : step.subplans) count += sub->num_in_place_steps();
+  }
+  return count;
+}
+
+}  // namespace ag::exec

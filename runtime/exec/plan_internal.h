@@ -1,0 +1,107 @@
+// The data structures of a Plan, shared by compiling it (plan_compile.cpp)
+// and running it (plan_run.cpp): a Step is what compiling decided about one
+// node; an Arena is the state of one call. Internal to the executor.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <span>
+#include <vector>
+
+#include "core/tensor_impl.h"
+#include "exec/plan.h"
+#include "graph/variable_state.h"
+
+namespace ag::exec {
+
+constexpr size_t kMaxScalarInputs = 3;  // where(c, x, y)
+
+struct Plan::Step {
+  graph::NodeKind kind = graph::NodeKind::Op;
+  const ops::OpDef* op = nullptr;
+  const ops::Attrs* attrs = nullptr;
+  std::vector<int32_t> inputs;  // slots
+  int32_t out_slot = -1;        // first output slot; outputs are consecutive
+  std::vector<DType> out_dtypes;
+  Shape static_shape;  // Op steps: the output shape when fully known
+  bool shape_is_static = false;
+  size_t static_bytes = 0;  // the output's size when shape_is_static
+  // Scalar steps (an elementwise op on static rank-0 values, written into a
+  // buffer): the op's scalar kernel, called without a KernelContext, and its
+  // input slots, padded with the first so that all are always read.
+  ops::ScalarKernelFn scalar_kernel = nullptr;
+  std::array<int32_t, kMaxScalarInputs> scalar_inputs{};
+  // An in-place op whose input 0 is a loop variable this plan may overwrite
+  // (a TensorArray write in a loop body): the number of that input, whose
+  // memory the op writes into when its capacity allows; -1 otherwise.
+  int32_t write_into_input = -1;
+  // Per output: its memory-plan buffer, or -1 for a fresh tensor (function
+  // outputs of top-level plans, variable values, effect results).
+  std::vector<int32_t> buffers;
+  std::shared_ptr<detail::VariableState> variable;
+  std::shared_ptr<const graph::EffectFn> effect;
+  uint64_t rng_key = 0;
+  std::unique_ptr<std::atomic<uint64_t>> rng_counter;
+  // If: then, else. While: cond, body.
+  std::vector<std::unique_ptr<Plan>> subplans;
+  size_t first_child = 0;  // index of the subplans' arenas in Arena::children
+  // While: the first of one scratch buffer per loop variable, for values held
+  // aside while the variables are updated (x, y = y, x).
+  int32_t first_scratch = -1;
+  int64_t maximum_iterations = -1;
+  // While: per loop variable, its shape when static (it then never changes,
+  // and stores skip copying it), or null.
+  std::vector<const Shape*> var_static_shapes;
+};
+
+// Per-call state: where each slot's value is now, the reusable buffers and
+// the arenas of nested plans.
+struct Plan::Arena {
+  struct Buffer {
+    void* data = nullptr;
+    size_t capacity = 0;
+  };
+  std::span<const Tensor* const> top_inputs;  // top-level run only
+  std::vector<size_t> input_capacity;         // per input: View::capacity
+  std::vector<const void*> data;              // per slot
+  std::vector<const Shape*> shape;            // per slot
+  std::vector<Shape> dynamic_shapes;          // per slot, shapes known only at run time
+  std::vector<Tensor> holders;                // per slot, values held as tensors
+  std::vector<Buffer> buffers;
+  std::vector<std::unique_ptr<Arena>> children;
+  std::vector<View> updates;  // scratch for a While's new loop variables
+
+  ~Arena() {
+    for (Buffer& b : buffers) std::free(b.data);
+  }
+  // The buffer's memory, enlarged to `bytes` if needed (the old contents are
+  // not kept). Never null, even for 0 bytes: shape rules read a null value
+  // as "unknown while tracing", and an empty tensor is a known value. With
+  // `grow`, an enlarged buffer gets half again as much room as it had, so a
+  // value growing by a row per loop iteration is reallocated O(log n) times.
+  void* reserve(int32_t buffer, size_t bytes, bool grow = false) {
+    Buffer& b = buffers[size_t(buffer)];
+    if (b.capacity < bytes || b.data == nullptr) {
+      size_t wanted = grow ? std::max(bytes, b.capacity + b.capacity / 2) : bytes;
+      size_t rounded = (wanted + detail::kAlignment - 1) / detail::kAlignment * detail::kAlignment;
+      if (rounded == 0) rounded = detail::kAlignment;
+      std::free(b.data);
+      b.data = nullptr;
+      b.capacity = 0;
+      b.data = std::aligned_alloc(detail::kAlignment, rounded);
+      if (!b.data) throw std::bad_alloc();
+      b.capacity = rounded;
+    }
+    return b.data;
+  }
+};
+
+inline size_t byte_size(const Shape& shape, DType dtype) {
+  return size_t(shape.num_elements()) * dtype_size(dtype);
+}
+
+}  // namespace ag::exec

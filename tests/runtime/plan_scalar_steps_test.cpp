@@ -1,0 +1,187 @@
+// Scalar-step selection (exec/plan_compile.cpp, phase 5): which steps become
+// scalar steps (an elementwise op on static rank-0 values, run through the
+// op's scalar kernel), on hand-built and on traced bodies, and that they
+// compute what eager execution computes, errors included.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ag/ag.h>
+
+#include "body_builder.h"
+#include "exec/plan.h"
+#include "graph/graph.h"
+#include "plan_test_util.h"
+
+namespace ag {
+namespace {
+
+using namespace ag_test;
+
+// The plan the executor would compile from `fn`'s trace for `specs`.
+template <class F, class... Specs>
+std::unique_ptr<exec::Plan> traced_plan_of(F fn, const Specs&... specs) {
+  auto traced = ag::function(fn);
+  auto concrete = traced.get_concrete_function(specs...);
+  return std::make_unique<exec::Plan>(std::make_shared<const graph::Body>(concrete.graph().body()));
+}
+
+// ---- The selection rule, one op at a time ----------------------------------
+
+// A body computing `op` on placeholders of the given types, its result
+// reshaped to [-1] so that it is not itself an output (a top-level output is
+// a fresh tensor, never a scalar step).
+std::shared_ptr<Body> one_op(OpId op, const std::vector<ValueType>& inputs,
+                             const Attrs& attrs = {}) {
+  BodyBuilder b;
+  std::vector<ValueRef> args;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    args.push_back(b.placeholder("x", inputs[k].dtype, inputs[k].shape));
+  }
+  Attrs flatten;
+  flatten.ints = {-1};
+  b.output(b.op(OpId::Reshape, {b.op(op, args, attrs)}, flatten));
+  return b.finish();
+}
+
+// Whether the plan of one_op(...) runs `op` as a scalar step; checks the
+// values on `inputs` against eager execution.
+bool is_scalar_step(OpId op, const std::vector<ValueType>& types, const std::vector<Tensor>& inputs,
+                    const Attrs& attrs = {}) {
+  auto body = one_op(op, types, attrs);
+  auto plan = plan_of(body);
+  EXPECT_EQ(plan->num_steps(), 2u);
+  expect_eager_values(*plan, *body, inputs);
+  return plan->num_scalar_steps() == 1;
+}
+
+const ValueType kIntScalar{int32, {}};
+const ValueType kFloatScalar{float32, {}};
+
+TEST(PlanScalarSteps, StaticScalarElementwiseOpsAreScalarSteps) {
+  EXPECT_TRUE(is_scalar_step(OpId::Add, {kIntScalar, kIntScalar}, {constant(2), constant(40)}));
+  EXPECT_TRUE(is_scalar_step(OpId::Neg, {kFloatScalar}, {constant(1.5f)}));
+  EXPECT_TRUE(is_scalar_step(OpId::Less, {kIntScalar, kIntScalar}, {constant(2), constant(3)}));
+  EXPECT_TRUE(is_scalar_step(OpId::Cast, {kIntScalar}, {constant(7)}, cast_to(float64)));
+  EXPECT_TRUE(is_scalar_step(OpId::Where, {{bool_, {}}, kFloatScalar, kFloatScalar},
+                             {constant(false), constant(1.0f), constant(2.0f)}));
+}
+
+TEST(PlanScalarSteps, RankOneValuesAreNotScalarSteps) {
+  ValueType one{int32, {1}};
+  EXPECT_FALSE(is_scalar_step(OpId::Add, {one, one}, {constant({2}), constant({40})}));
+  // A scalar broadcast against a [1] gives a [1].
+  EXPECT_FALSE(is_scalar_step(OpId::Add, {kIntScalar, one}, {constant(2), constant({40})}));
+}
+
+TEST(PlanScalarSteps, OpsOnUnknownShapesAreNotScalarSteps) {
+  EXPECT_FALSE(is_scalar_step(OpId::Add, {{int32, Shape::unknown_rank()}, kIntScalar},
+                              {constant(2), constant(40)}));
+  EXPECT_FALSE(is_scalar_step(OpId::Neg, {{int32, {kUnknownDim}}}, {constant({5})}));
+}
+
+TEST(PlanScalarSteps, NonElementwiseOpsAreNotScalarSteps) {
+  // reduce_sum of a scalar is a static scalar, but not an elementwise op.
+  EXPECT_FALSE(is_scalar_step(OpId::ReduceSum, {kIntScalar}, {constant(5)}));
+}
+
+TEST(PlanScalarSteps, TopLevelOutputsAreNotScalarSteps) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", int32, {});
+  ValueRef sum = b.op(OpId::Add, {x, x});
+  b.output(sum);                        // a fresh tensor: general kernel
+  b.output(b.op(OpId::Mul, {sum, x}));  // an output too
+  b.output(b.op(OpId::Reshape, {b.op(OpId::Sub, {sum, x})}, [] {
+    Attrs flatten;
+    flatten.ints = {-1};
+    return flatten;
+  }()));  // sub feeds the reshape: a scalar step
+  auto body = b.finish();
+  auto plan = plan_of(body);
+
+  EXPECT_EQ(plan->num_steps(), 4u);
+  EXPECT_EQ(plan->num_scalar_steps(), 1u);
+  expect_eager_values(*plan, *body, {constant(6)});
+}
+
+// ---- Traced functions -------------------------------------------------------
+
+const TensorSpec kInt32Scalar({}, int32);
+
+// A loop step's usual arithmetic: counter, condition, branchless select.
+Tensor step(const Tensor& i, const Tensor& n) {
+  Tensor next = i + 1;
+  Tensor done = next >= n;
+  return reshape(where(done, next * 2, next % 3), {1});
+}
+
+TEST(PlanScalarSteps, ScalarArithmeticBetweenStepsUsesScalarKernels) {
+  auto plan = traced_plan_of(step, kInt32Scalar, kInt32Scalar);
+  EXPECT_EQ(plan->num_steps(), 6u);         // add, >=, *, %, where, reshape
+  EXPECT_EQ(plan->num_scalar_steps(), 5u);  // all but the reshape
+  for (int i : {-7, 1, 4, 9}) {
+    Tensor a = constant(i), n = constant(5);
+    std::vector<Tensor> out = run(*plan, {a, n});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].values_string(), step(a, n).values_string()) << "i = " << i;
+  }
+}
+
+TEST(PlanScalarSteps, VectorsReductionsAndFunctionOutputsUseTheGeneralKernel) {
+  // x * 2 is a vector, reduce_sum is no elementwise op, and s + 1 is a
+  // function output (a fresh tensor): no scalar step.
+  auto plan = traced_plan_of([](const Tensor& x) { return reduce_sum(x * 2) + 1; },
+                             TensorSpec({3}, float32));
+  EXPECT_EQ(plan->num_scalar_steps(), 0u);
+  // Once s + 1 feeds another op, it is one.
+  auto squared = traced_plan_of(
+      [](const Tensor& x) {
+        Tensor t = reduce_sum(x * 2) + 1;
+        return t * t;
+      },
+      TensorSpec({3}, float32));
+  EXPECT_EQ(squared->num_scalar_steps(), 1u);
+  std::vector<Tensor> out = run(*squared, {constant({1.5f, -2.0f, 0.25f})});
+  EXPECT_EQ(out[0].item<float>(), 0.25f);  // (3 - 4 + 0.5 + 1)^2
+}
+
+TEST(PlanScalarSteps, UnknownShapesAreNotScalarSteps) {
+  auto plan = traced_plan_of([](const Tensor& x) { return reshape(x + 1, {-1}); },
+                             TensorSpec(Shape::unknown_rank(), int32));
+  EXPECT_EQ(plan->num_scalar_steps(), 0u);
+  EXPECT_EQ(run(*plan, {constant(41)})[0].values_string(), "[42]");
+}
+
+// The message of the InvalidArgumentError that `f` throws.
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const InvalidArgumentError& e) {
+    return e.what();
+  }
+  return "no InvalidArgumentError";
+}
+
+// A scalar step reports an error as the op's kernel does eagerly.
+void expect_same_error(Tensor (*op)(const Tensor&, const Tensor&), int a, int b,
+                       const std::string& message) {
+  auto plan =
+      traced_plan_of([op](const Tensor& x, const Tensor& y) { return reshape(op(x, y), {1}); },
+                     kInt32Scalar, kInt32Scalar);
+  ASSERT_EQ(plan->num_scalar_steps(), 1u);
+  std::string staged = error_of([&] { run(*plan, {constant(a), constant(b)}); });
+  EXPECT_EQ(staged, "InvalidArgumentError: " + message);
+  EXPECT_EQ(staged, error_of([&] { op(constant(a), constant(b)); }));
+}
+
+TEST(PlanScalarSteps, IntegerErrorsNameTheOp) {
+  expect_same_error(floordiv, 7, 0, "floordiv: integer division by zero");
+  expect_same_error(mod, 7, 0, "mod: integer division by zero");
+  expect_same_error(pow, 7, -1, "pow: integers to negative integer powers are not allowed");
+}
+
+}  // namespace
+}  // namespace ag
