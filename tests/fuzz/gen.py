@@ -1,0 +1,525 @@
+#!/usr/bin/env python3
+"""Generates random AG_FUNCTION programs for the differential fuzzer.
+
+One C++ file holds a batch of marked functions (each with its unmarked
+helpers) and a main() that calls each of them with inputs of several dtypes
+and shapes, so that the staged build traces each function more than once.
+fuzz.py builds the file as written (eager) and as agc transpiled it (staged)
+and compares what the two print.
+
+Function `index` of seed `seed` depends on (seed, index) only, so a batch can
+leave functions out (--only) and a failing function regenerates alone.
+
+What the generated code guarantees, so that eager runs are defined and exact:
+every loop has a counter with a small bound; no division (floordiv and mod by
+positive constants only); values stay small integers (assignments go through
+fz_clip), so float32 arithmetic is exact; every variable keeps the dtype and
+shape of the input `x`; conditions are scalar bools.
+"""
+import argparse
+import random
+import sys
+
+FEATURES = {
+    "if": "if / else if / else chains on tensor conditions, nested",
+    "while": "while loops with a tensor condition",
+    "do_while": "do/while loops with a tensor condition",
+    "for_range": "for (auto i : ag::range(...))",
+    "for_c": "C-style for with a tensor counter and bound",
+    "cxx_for": "C++ int for loops and C++ ifs (unrolled by tracing) around staged code",
+    "cxx_for_in_loop": "C++ int for loops inside the body of a staged loop",
+    "break": "break in tensor loops",
+    "continue": "continue in tensor loops",
+    "return": "return at any depth of staged code",
+    "cxx_jump": "break/continue of a C++ loop, or return, from staged code inside a C++ loop or if",
+    "ternary": "?: on tensor conditions, tensor and C++ number branches",
+    "logical": "&&, ||, ! on tensor conditions",
+    "where": "ag::where on elementwise conditions",
+    "helper": "unmarked helpers with control flow, called from marked code",
+    "tensor_array": "ag::TensorArray write/read/size/stack",
+    "locals": "tensor locals declared inside branches and loop bodies",
+    "cross_branch": "a variable set in one branch of an if and read in a later branch",
+    "loopvar_assign": "a range-for body that reassigns its loop variable",
+    "kill_after_jump": "after a break/continue/return, assignments that overwrite a variable unread",
+    "retrace": "calls with several dtypes, shapes and C++ int arguments",
+}
+
+# (dtype, shape) of the inputs; each function is called with a sample.
+INPUT_KINDS = [("float32", ()), ("int32", (3,)), ("float64", (2, 3)), ("float32", (3,)),
+               ("int32", ()), ("float64", (3,))]
+
+CLIP = 32           # fz_clip keeps values in [-CLIP, CLIP]
+MAX_BOUND = 4096    # largest |value| an expression may reach (float32-exact after sums)
+
+
+class Scope:
+    """What the code at one point may read and assign."""
+
+    def __init__(self, parent=None, **changes):
+        self.parent = parent
+        if parent is None:
+            self.data = []          # tensors shaped like x: (name, bound)
+            self.assignable = []    # data names that statements may assign
+            self.scalars = []       # int32 scalar tensors: (name, bound)
+            self.cxx_ints = []      # C++ ints: (name, bound)
+            self.loops = []         # enclosing loops: "tensor" or "cxx"
+            self.staged_since_loop = False  # a tensor if lies between here and loops[-1]
+            self.in_cxx = False     # inside a C++ for or C++ if
+            self.has_ta = False
+            self.excluded = set()   # names assigned by earlier branches of an enclosing if
+            self.reassignable_loop_vars = []
+        else:
+            for k, v in vars(parent).items():
+                if k != "parent":
+                    setattr(self, k, list(v) if isinstance(v, list) else
+                            set(v) if isinstance(v, set) else v)
+        for k, v in changes.items():
+            setattr(self, k, v)
+        self.assigned = set()       # names this scope's statements assign (propagated up)
+
+    def note_assign(self, name):
+        s = self
+        while s is not None:
+            s.assigned.add(name)
+            s = s.parent
+
+    def readable(self, items):
+        return [it for it in items if it[0] not in self.excluded]
+
+
+class FunctionGen:
+    def __init__(self, seed, index, features):
+        self.rng = random.Random(f"{seed}:{index}")
+        self.name = f"f_{seed}_{index}"
+        self.f = features
+        self.counter = 0
+        self.helpers = []         # (name, lines)
+        self.stmt_budget = 0
+
+    def fresh(self, prefix):
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def on(self, feature):
+        return feature in self.f
+
+    # ---- expressions ---------------------------------------------------------
+    def data_atom(self, sc):
+        r = self.rng
+        choices = [(n, b) for n, b in sc.readable(sc.data)]
+        if sc.has_ta and "ta" not in sc.excluded and r.random() < 0.15:
+            return "ta.read(ta.size() - 1)", CLIP
+        if self.helpers and not self.in_helper and r.random() < 0.25:
+            name, _ = r.choice(self.helpers)
+            arg, _ = r.choice(choices)
+            return f"{name}({arg}, n)", CLIP
+        return r.choice(choices)
+
+    def scalar_atom(self, sc):
+        r = self.rng
+        options = [(str(r.randint(1, 4)), 4)]
+        options += sc.readable(sc.scalars)
+        options += sc.cxx_ints
+        if sc.has_ta and "ta" not in sc.excluded:
+            options.append(("ta.size()", 400))
+        return r.choice(options)
+
+    def expr(self, sc, depth=0):
+        """A data-shaped expression: (code, bound)."""
+        r = self.rng
+        if depth >= 2 or r.random() < 0.3:
+            return self.data_atom(sc)
+        form = r.choice(["add", "sub", "mul", "scalar", "scalar", "max", "min", "abs", "neg",
+                         "floordiv", "mod", "where"])
+        a, ba = self.expr(sc, depth + 1)
+        if form in ("add", "sub", "mul", "max", "min"):
+            b, bb = self.expr(sc, depth + 1) if r.random() < 0.6 else self.scalar_atom(sc)
+            if form == "mul" and ba * bb > MAX_BOUND:
+                form = "add"
+            if form == "add":
+                return f"({a} + {b})", ba + bb
+            if form == "sub":
+                return f"({a} - {b})", ba + bb
+            if form == "mul":
+                return f"({a} * {b})", ba * bb
+            return f"ag::{'maximum' if form == 'max' else 'minimum'}({a}, {b})", max(ba, bb)
+        if form == "scalar":
+            s, bs = self.scalar_atom(sc)
+            op = r.choice(["+", "-", "*"])
+            if op == "*" and ba * bs > MAX_BOUND:
+                op = "+"
+            bound = ba * bs if op == "*" else ba + bs
+            return (f"({a} {op} {s})" if r.random() < 0.5 else f"({s} {op} {a})"), bound
+        if form == "abs":
+            return f"ag::abs({a})", ba
+        if form == "neg":
+            return f"-{a}" if a.startswith("(") else f"-({a})", ba
+        if form == "floordiv":
+            return f"ag::floordiv({a}, {r.randint(2, 3)})", ba
+        if form == "mod":
+            return f"({a} % {r.randint(2, 5)})", 5
+        if not self.on("where"):
+            return a, ba
+        b, bb = self.expr(sc, depth + 1)
+        c1, _ = self.data_atom(sc)
+        c2, _ = self.expr(sc, depth + 1)
+        return f"ag::where({c1} {r.choice(['>', '<', '>=', '=='])} {c2}, {a}, {b})", max(ba, bb)
+
+    def cond(self, sc, depth=0):
+        """A scalar bool tensor."""
+        r = self.rng
+        cmp = r.choice([">", "<", ">=", "<=", "==", "!="])
+        if self.on("logical") and depth < 2 and r.random() < 0.25:
+            form = r.choice(["and", "or", "not"])
+            if form == "not":
+                return f"!({self.cond(sc, depth + 1)})"
+            op = "&&" if form == "and" else "||"
+            return f"({self.cond(sc, depth + 1)}) {op} ({self.cond(sc, depth + 1)})"
+        scalars = sc.readable(sc.scalars)
+        if scalars and r.random() < 0.3:
+            s, _ = r.choice(scalars)
+            if r.random() < 0.4:
+                return f"{s} % 2 == {r.randint(0, 1)}"
+            return f"{s} {cmp} {r.randint(0, 3)}"
+        e, _ = self.expr(sc, 1)
+        kind = r.choice(["reduce_sum", "reduce_max", "reduce_min", "any", "all"])
+        if kind in ("any", "all"):
+            e2, _ = self.expr(sc, 1)
+            return f"ag::reduce_{kind}({e} {cmp} {e2})"
+        return f"ag::{kind}({e}) {cmp} {r.randint(-6, 6)}"
+
+    def loop_bound(self, sc):
+        return self.rng.choice(["n", "(n + 1)", "ag::minimum(n, 2)", "ag::Tensor(2)", "(n - 1)"])
+
+    # ---- statements ----------------------------------------------------------
+    def target(self, sc):
+        """A variable this statement may assign, or None."""
+        targets = [n for n in sc.assignable if n not in sc.excluded]
+        return self.rng.choice(targets) if targets else None
+
+    def keeps_live(self):
+        """True when assignments must read their target: after a jump, unless kill_after_jump."""
+        return self.jumped and not self.on("kill_after_jump")
+
+    def assign(self, sc, ind):
+        name = self.target(sc)
+        if name is None:
+            return []
+        e, _ = self.expr(sc)
+        sc.note_assign(name)
+        if self.keeps_live():
+            return [f"{ind}{name} = fz_clip({name} + {e});"]
+        return [f"{ind}{name} = fz_clip({e});"]
+
+    def block(self, sc, depth, ind, nmin=1, nmax=3):
+        lines = []
+        for _ in range(self.rng.randint(nmin, nmax)):
+            lines += self.stmt(sc, depth, ind)
+        return lines
+
+    def child(self, sc, **changes):
+        return Scope(sc, **changes)
+
+    def jump(self, sc, ind):
+        """A break, continue or return allowed here, or None."""
+        r = self.rng
+        options = []
+        if sc.loops:
+            inner = sc.loops[-1]
+            # Leaving a C++ loop from staged code: cxx_jump.
+            ok = inner == "tensor" or not sc.staged_since_loop or self.on("cxx_jump")
+            if ok and self.on("break"):
+                options.append("break")
+            if ok and self.on("continue"):
+                options.append("continue")
+        if self.on("return") and (not sc.in_cxx or self.on("cxx_jump")):
+            options.append("return")
+        if not options:
+            return None
+        kind = r.choice(options)
+        self.jumped = True
+        if kind == "return":
+            e, _ = self.expr(sc)
+            return f"{ind}return {e};"
+        return f"{ind}{kind};"
+
+    def stmt(self, sc, depth, ind):
+        r = self.rng
+        self.stmt_budget -= 1
+        kinds = [("assign", 6)]
+        if depth < 3 and self.stmt_budget > 0:
+            in_loop = "tensor" in sc.loops
+            kinds += [(k, w) for k, w, feat in [
+                ("cxx_for", 1, "cxx_for_in_loop" if in_loop else "cxx_for")] if self.on(feat)]
+            kinds += [(k, w) for k, w, feat in [
+                ("if", 3, "if"), ("while", 1, "while"), ("do", 1, "do_while"),
+                ("for_range", 1, "for_range"), ("for_c", 1, "for_c"),
+                ("cxx_if", 1, "cxx_for"), ("cross", 1, "cross_branch")] if self.on(feat)]
+        kinds += [(k, w) for k, w, feat in [
+            ("local", 2, "locals"), ("ternary", 2, "ternary"), ("ta_write", 2, "tensor_array"),
+            ("jump", 1, None)] if feat is None or self.on(feat)]
+        if not sc.has_ta or "ta" in sc.excluded:
+            kinds = [k for k in kinds if k[0] != "ta_write"]
+        kind = r.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
+        inner = ind + "  "
+
+        if kind == "assign":
+            return self.assign(sc, ind)
+        if kind == "local":
+            name = self.fresh("t")
+            e, _ = self.expr(sc)
+            sc.data.append((name, CLIP))
+            sc.assignable.append(name)
+            return [f"{ind}ag::Tensor {name} = fz_clip({e});"]
+        if kind == "ternary":
+            name = self.target(sc)
+            if name is None:
+                return []
+            c = self.cond(sc)
+            a, _ = self.expr(sc)
+            keep = f"{name} + " if self.keeps_live() else ""
+            sc.note_assign(name)
+            if r.random() < 0.4:
+                return [f"{ind}{name} = fz_clip({keep}{a} * ({c} ? {r.randint(-2, 2)} : {r.randint(-2, 2)}));"]
+            b, _ = self.expr(sc)
+            return [f"{ind}{name} = fz_clip({keep}(({c}) ? {a} : {b}));"]
+        if kind == "ta_write":
+            e, _ = self.expr(sc)
+            sc.note_assign("ta")
+            return [f"{ind}ta = ta.write(ta.size(), fz_clip({e}));"]
+        if kind == "jump":
+            j = self.jump(sc, ind)
+            if j is None:
+                return self.assign(sc, ind)
+            # A tensor if around a jump out of a C++ loop makes it cxx_jump.
+            plain = sc.loops and sc.loops[-1] == "cxx" and "return" not in j and not self.on("cxx_jump")
+            if r.random() < 0.3:
+                return [j]
+            if plain:
+                k, _ = r.choice(sc.cxx_ints)
+                return [f"{ind}if ({k} > 0) {{", inner + j.strip(), f"{ind}}}"]
+            return [f"{ind}if ({self.cond(sc)}) {{", inner + j.strip(), f"{ind}}}"]
+        if kind in ("if", "cross"):
+            return self.if_chain(sc, depth, ind, cross=(kind == "cross"))
+        if kind == "cxx_if":
+            if not sc.cxx_ints:
+                return self.assign(sc, ind)
+            k, _ = r.choice(sc.cxx_ints)
+            c = r.choice([f"{k} % 2 == 0", f"{k} > 0", f"{k} < 2"])
+            lines = [f"{ind}if ({c}) {{"]
+            lines += self.block(self.child(sc, in_cxx=True), depth + 1, inner)
+            if r.random() < 0.5:
+                lines += [f"{ind}}} else {{"] + self.block(self.child(sc, in_cxx=True), depth + 1, inner)
+            return lines + [f"{ind}}}"]
+        return self.loop(kind, sc, depth, ind)
+
+    def if_chain(self, sc, depth, ind, cross):
+        r = self.rng
+        inner = ind + "  "
+        lines = []
+        pre = None
+        if cross:
+            # A local set in the then-branch and read in the else-branch only.
+            pre = self.fresh("c")
+            e, _ = self.expr(sc)
+            lines.append(f"{ind}ag::Tensor {pre} = fz_clip({e});")
+        excluded = set(sc.excluded)
+        n_branches = r.choice([1, 1, 2, 2, 3])
+        has_else = r.random() < 0.6 or cross
+        for b in range(n_branches):
+            bsc = self.child(sc, staged_since_loop=True, excluded=set(excluded))
+            c = self.cond(bsc)
+            lines.append(f"{ind}{'if' if b == 0 else '} else if'} ({c}) {{")
+            if cross and b == 0:
+                e, _ = self.expr(bsc)
+                lines.append(f"{inner}{pre} = fz_clip({e});")
+            lines += self.block(bsc, depth + 1, inner)
+            if not self.on("cross_branch"):
+                excluded |= bsc.assigned
+        if has_else:
+            bsc = self.child(sc, staged_since_loop=True, excluded=set(excluded))
+            lines.append(f"{ind}}} else {{")
+            if cross:
+                tgt = self.target(bsc) or pre
+                bsc.note_assign(tgt)
+                lines.append(f"{inner}{tgt} = fz_clip({tgt} + {pre});")
+            lines += self.block(bsc, depth + 1, inner)
+        lines.append(f"{ind}}}")
+        return lines
+
+    def loop(self, kind, sc, depth, ind):
+        r = self.rng
+        inner = ind + "  "
+        lines = []
+        if kind == "cxx_for":
+            k = self.fresh("k")
+            bound = r.choice(["2", "3"] + (["m + 1"] if ("m", 2) in sc.cxx_ints else []))
+            body = self.child(sc, loops=sc.loops + ["cxx"], staged_since_loop=False, in_cxx=True,
+                              cxx_ints=sc.cxx_ints + [(k, 3)])
+            lines.append(f"{ind}for (int {k} = 0; {k} < {bound}; ++{k}) {{")
+            lines += self.block(body, depth + 1, inner)
+            return lines + [f"{ind}}}"]
+        body_changes = dict(loops=sc.loops + ["tensor"], staged_since_loop=False)
+        bound = self.loop_bound(sc)
+        if kind in ("while", "do"):
+            w = self.fresh("w")
+            lines.append(f"{ind}ag::Tensor {w} = 0;")
+            test = f"{w} < {bound}"
+            if self.on("logical") and r.random() < 0.3:
+                test += f" {r.choice(['&&', '||'])} {w} < 1" if r.random() < 0.3 else \
+                    f" && ({self.cond(sc)})"
+            body = self.child(sc, scalars=sc.scalars + [(w, 6)], **body_changes)
+            body_lines = [f"{inner}{w} += 1;"] + self.block(body, depth + 1, inner)
+            if kind == "while":
+                lines += [f"{ind}while ({test}) {{"] + body_lines + [f"{ind}}}"]
+            else:
+                lines += [f"{ind}do {{"] + body_lines + [f"{ind}}} while ({test});"]
+            return lines
+        if kind == "for_range":
+            i = self.fresh("i")
+            rng_expr = r.choice([f"ag::range({bound})", f"ag::range(1, {bound} + 1)",
+                                 f"ag::range(0, {bound} + 1, 2)"])
+            body = self.child(sc, scalars=sc.scalars + [(i, 6)], **body_changes)
+            lines.append(f"{ind}for (auto {i} : {rng_expr}) {{")
+            if self.on("loopvar_assign") and r.random() < 0.3:
+                lines.append(f"{inner}{i} = {i} + 1;")
+            lines += self.block(body, depth + 1, inner)
+            return lines + [f"{ind}}}"]
+        # C-style for with a tensor counter; continue still runs the step.
+        j = self.fresh("j")
+        body = self.child(sc, scalars=sc.scalars + [(j, 6)], **body_changes)
+        lines.append(f"{ind}for (ag::Tensor {j} = 0; {j} < {bound}; {j} = {j} + 1) {{")
+        lines += self.block(body, depth + 1, inner)
+        return lines + [f"{ind}}}"]
+
+    # ---- functions -----------------------------------------------------------
+    def body(self, sc, ind, budget):
+        self.stmt_budget = budget
+        self.jumped = False
+        lines = []
+        while self.stmt_budget > 0:
+            lines += self.stmt(sc, 0, ind)
+        return lines
+
+    def helper(self):
+        name = f"{self.name}_h{len(self.helpers)}"
+        sc = Scope()
+        sc.data = [("a", CLIP), ("u", CLIP), ("a0", CLIP)]
+        sc.assignable = ["a", "u"]
+        sc.scalars = [("n", 4)]
+        self.in_helper = True
+        lines = [f"ag::Tensor {name}(ag::Tensor a, ag::Tensor n) {{",
+                 "  const ag::Tensor a0 = a;", "  ag::Tensor u = fz_clip(a + n);"]
+        lines += self.body(sc, "  ", self.rng.randint(2, 4))
+        lines += ["  return fz_clip(a - u);", "}"]
+        self.helpers.append((name, lines))
+
+    def function(self):
+        r = self.rng
+        self.in_helper = False
+        if self.on("helper"):
+            for _ in range(r.randint(0, 2)):
+                self.helper()
+        self.in_helper = False
+        sc = Scope()
+        # x0 is never assigned, so every branch has something to read.
+        sc.data = [("x", 5), ("x0", 5), ("v0", CLIP), ("v1", CLIP), ("v2", CLIP)]
+        sc.assignable = ["x", "v0", "v1", "v2"]
+        sc.scalars = [("n", 4)]
+        sc.cxx_ints = [("m", 2)]
+        lines = [f"AG_FUNCTION ag::Tensor {self.name}(ag::Tensor x, ag::Tensor n, int m) {{",
+                 "  const ag::Tensor x0 = x;", "  ag::Tensor v0 = x;",
+                 "  ag::Tensor v1 = fz_clip(x * 2 + 1);",
+                 "  ag::Tensor v2 = fz_clip(x - n);"]
+        result = "v0 + v1 * 3 - v2 * 5"
+        if self.on("tensor_array") and r.random() < 0.5:
+            sc.has_ta = True
+            lines += ["  ag::TensorArray ta(x.dtype(), 0, /*dynamic_size=*/true);",
+                      "  ta = ta.write(0, x);"]
+            result += " + ag::reduce_sum(ta.stack()) + ta.size() * 7"
+        lines += self.body(sc, "  ", r.randint(3, 7))
+        lines += [f"  return {result};", "}"]
+        out = []
+        for _, hl in self.helpers:
+            out += hl + [""]
+        return out + lines
+
+    def calls(self):
+        """Rows of (dtype, shape, x values, n, m) for main()."""
+        r = self.rng
+        kinds = INPUT_KINDS if self.on("retrace") else INPUT_KINDS[1:2]
+        picked = r.sample(kinds, min(3, len(kinds)))
+        picked.append(picked[0])  # the same signature again: a cache hit
+        rows = []
+        for dtype, shape in picked:
+            count = 1
+            for d in shape:
+                count *= d
+            values = [r.randint(-4, 4) for _ in range(count)]
+            m = r.randint(0, 2) if self.on("retrace") else 1
+            rows.append((dtype, shape, values, r.randint(0, 4), m))
+        return rows
+
+
+def generate(seed, indices, features):
+    out = ["// Generated by tests/fuzz/gen.py: seed %s, functions %s, features %s." %
+           (seed, ",".join(map(str, indices)), ",".join(sorted(features))),
+           "#include <ag/ag.h>", "", '#include "harness.h"', "",
+           "static ag::Tensor fz_clip(ag::Tensor v) {",
+           f"  return ag::minimum(ag::maximum(v, -{CLIP}), {CLIP});", "}", ""]
+    cases = []
+    for i in indices:
+        g = FunctionGen(seed, i, features)
+        body = g.function()
+        out.append(f"// fz-begin {g.name}")
+        out += body
+        out.append(f"// fz-end {g.name}")
+        out.append("")
+        cases.append((g.name, g.calls()))
+    out.append("static const FzCase fz_cases[] = {")
+    for name, rows in cases:
+        traces = len({(d, s, m) for d, s, _, _, m in rows})
+        row_text = ", ".join(
+            "{ag::%s, {%s}, {%s}, %d, %d}" % (d, ", ".join(map(str, s)), ", ".join(map(str, v)), n, m)
+            for d, s, v, n, m in rows)
+        out.append(f"    {{\"{name}\", &{name}, {traces}, {{{row_text}}}}},")
+    out += ["};", "", "int main(int argc, char** argv) { return fz_run(fz_cases, argc, argv); }", ""]
+    return "\n".join(out)
+
+
+def parse_features(text):
+    """'all', a list of features, or a list of -feature to leave out of all."""
+    items = [i.strip() for i in text.split(",") if i.strip() and i.strip() != "all"]
+    minus = {i[1:] for i in items if i.startswith("-")}
+    plus = {i for i in items if not i.startswith("-")}
+    for name in plus | minus:
+        if name not in FEATURES:
+            sys.exit(f"gen.py: unknown feature '{name}' (known: {', '.join(FEATURES)})")
+    return (plus or set(FEATURES)) - minus
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--count", type=int, default=1, help="functions 0..count-1")
+    p.add_argument("--only", default="", help="comma-separated function indices instead of --count")
+    p.add_argument("--features", default="all",
+                   help="'all', a list (if,while,...), or all minus some (-cross_branch,-cxx_jump)")
+    p.add_argument("--list-features", action="store_true")
+    p.add_argument("-o", "--output", default="-")
+    a = p.parse_args()
+    if a.list_features:
+        for k, v in FEATURES.items():
+            print(f"{k:15} {v}")
+        return
+    indices = [int(i) for i in a.only.split(",")] if a.only else list(range(a.count))
+    text = generate(a.seed, indices, parse_features(a.features))
+    if a.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(a.output, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()

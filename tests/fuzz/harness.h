@@ -1,0 +1,72 @@
+// The main() of a program that tests/fuzz/gen.py generates: it calls each
+// generated function with its inputs and prints every result exactly, in
+// sections that fuzz.py compares between the eager and the staged build.
+//
+// Output, per function:
+//   == NAME
+//   #CALL DTYPE SHAPE VALUE...      (values as hexfloats of their float64 cast)
+//   #CALL error: WHAT               (an exception)
+//   traces: N, expected M           (staged build only, when they differ)
+//   == end
+// Arguments name functions to skip (fuzz.py skips one that crashed).
+#pragma once
+
+#include <ag/ag.h>
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <vector>
+
+struct FzCall {
+  ag::DType dtype;
+  ag::Shape shape;
+  std::vector<int> x;
+  int n;
+  int m;
+};
+
+struct FzCase {
+  const char* name;
+  ag::Tensor (*fn)(ag::Tensor, ag::Tensor, int);
+  int expected_traces;  // distinct (dtype, shape, m) among the calls
+  std::vector<FzCall> calls;
+};
+
+inline void fz_print(int call, const ag::Tensor& t) {
+  std::cout << "#" << call << " " << ag::dtype_name(t.dtype()) << " " << t.shape();
+  std::cout << std::hexfloat;
+  for (double v : ag::cast(t, ag::float64).to_vector<double>()) std::cout << " " << v;
+  std::cout << std::defaultfloat << "\n";
+}
+
+inline void fz_run_case(const FzCase& c) {
+  std::cout << "== " << c.name << std::endl;
+  int call = 0;
+  for (const FzCall& in : c.calls) {
+    try {
+      ag::Tensor x = ag::cast(ag::constant(in.x, in.shape), in.dtype);
+      fz_print(call, c.fn(x, ag::Tensor(in.n), in.m));
+    } catch (const std::exception& e) {
+      std::cout << "#" << call << " error: " << e.what() << "\n";
+    }
+    ++call;
+  }
+#ifdef FZ_STAGED
+  // Each distinct signature traces once; a repeated one hits the cache.
+  int traces = ag::function_of(c.fn).tracing_count();
+  if (traces != c.expected_traces)
+    std::cout << "traces: " << traces << ", expected " << c.expected_traces << "\n";
+#endif
+  std::cout << "== end" << std::endl;
+}
+
+template <size_t N>
+int fz_run(const FzCase (&cases)[N], int argc, char** argv) {
+  for (const FzCase& c : cases) {
+    bool skip = false;
+    for (int i = 1; i < argc; ++i) skip = skip || std::strcmp(argv[i], c.name) == 0;
+    if (!skip) fz_run_case(c);
+  }
+  return 0;
+}
