@@ -78,5 +78,41 @@ TEST(LivenessTest, LoopCarriedVariables) {
   EXPECT_EQ(liveness.parentOf(first), loopBody);
 }
 
+// A staged return lowers to a flag, and the statements after it run under a
+// guard whose skipped path keeps every value: on the code as lowered, a kill
+// after a statement that may jump out no longer ends liveness.
+constexpr const char* kJumpCode = R"(
+ag::Tensor g(ag::Tensor x, ag::Tensor v, bool b) {
+  if (b) {
+    v = v + 1;
+    if (v > 7) return v;
+    v = x;
+    x = v;
+  }
+  return v;
+}
+)";
+
+TEST(LivenessTest, AKillAfterALoweredJumpIsGuarded) {
+  ParsedCode code(kJumpCode);
+  const Stmt* body = code.body("g");
+  const VarDecl* v = code.var("g", "v");
+  const Stmt* branch = cast<IfStmt>(test::statementsOf(body)[0])->getThen();
+  std::vector<const Stmt*> statements = test::statementsOf(branch);
+  const Stmt* mayReturn = statements[1];
+
+  Liveness original(body, {});
+  EXPECT_FALSE(original.liveAfter(mayReturn, v));
+
+  Liveness lowered(body, {});
+  lowered.setMayEscape([&](const Stmt* stmt) { return stmt == mayReturn; });
+  // `v = x` runs under the guard: when the guard is skipped, v reaches
+  // `return v` unchanged. The read by `x = v` sees the new value.
+  EXPECT_TRUE(lowered.liveAfter(mayReturn, v));
+  EXPECT_TRUE(lowered.liveAfter(statements[0], v));
+  // Without a jump before it, the kill still ends liveness.
+  EXPECT_FALSE(lowered.liveAfter(branch, code.var("g", "b")));
+}
+
 }  // namespace
 }  // namespace agc

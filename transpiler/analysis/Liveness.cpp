@@ -46,6 +46,10 @@ bool Liveness::liveIntoNextIteration(const Stmt* loop, const VarDecl* var) const
   return false;
 }
 
+bool Liveness::mayEscape(const Stmt* stmt) const {
+  return mayEscape_ && mayEscape_(stmt);
+}
+
 bool Liveness::liveAfter(const Stmt* stmt, const VarDecl* var) const {
   for (;;) {
     const Stmt* parent = parentOf(stmt);
@@ -53,14 +57,22 @@ bool Liveness::liveAfter(const Stmt* stmt, const VarDecl* var) const {
     if (isa<LambdaExpr>(parent)) return false;
     if (const auto* block = dyn_cast<CompoundStmt>(parent)) {
       bool after = false;
+      bool guarded = false;
       for (const Stmt* sibling : block->body()) {
         if (sibling == stmt) {
           after = true;
+          guarded = mayEscape(stmt);
           continue;
         }
         if (!after) continue;
-        if (killsFirst(sibling, var)) return false;
+        // A kill under a guard: the guard's skipped path keeps the value to
+        // the end of the block; the reads after the kill see the new value.
+        if (killsFirst(sibling, var)) {
+          if (guarded) break;
+          return false;
+        }
         if (activity(sibling).reads(var)) return true;
+        guarded = guarded || mayEscape(sibling);
       }
     } else if (isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(parent)) {
       if (liveIntoNextIteration(parent, var)) return true;

@@ -4,6 +4,11 @@
 // staged control flow first). Guarantees a conservative answer: a variable is
 // reported dead only when every path reassigns it before reading it, or never
 // reads it again. Reference parameters are live at the function's exit.
+//
+// Liveness is that of the code as lowered: after a statement from which a
+// lowered `break`, `continue` or `return` may escape, the rest of the block
+// runs under a guard whose skipped path keeps every variable's value, so a
+// later assignment there no longer ends the variable's liveness.
 #pragma once
 
 #include "analysis/Activity.h"
@@ -11,6 +16,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <functional>
 #include <memory>
 
 namespace agc {
@@ -28,13 +34,22 @@ class Liveness {
   // Whether `stmt` may read `var` before assigning it.
   bool upwardExposed(const clang::Stmt* stmt, const clang::VarDecl* var) const;
 
+  // Statements from which a lowered jump may escape (set by the converter
+  // once it has decided which jumps are lowered; none by default).
+  void setMayEscape(std::function<bool(const clang::Stmt*)> mayEscape) {
+    mayEscape_ = std::move(mayEscape);
+  }
+
   const clang::Stmt* parentOf(const clang::Stmt* stmt) const;
   const Activity& activity(const clang::Stmt* stmt) const;
 
  private:
   const clang::Stmt* body_;
   llvm::SmallPtrSet<const clang::VarDecl*, 4> liveAtExit_;
+  bool mayEscape(const clang::Stmt* stmt) const;
+
   clang::ParentMap parents_;
+  std::function<bool(const clang::Stmt*)> mayEscape_;
   mutable llvm::DenseMap<const clang::Stmt*, std::unique_ptr<Activity>> activities_;
 };
 

@@ -56,7 +56,9 @@ std::string NameAllocator::fresh(const std::string& base, std::set<std::string>&
 
 ConversionContext::ConversionContext(FileContext& file, const Stmt* body, QualType returnType,
                                      llvm::SmallPtrSet<const VarDecl*, 4> liveAtExit)
-    : file(file), body(body), returnType(returnType), liveness(body, std::move(liveAtExit)) {}
+    : file(file), body(body), returnType(returnType), liveness(body, std::move(liveAtExit)) {
+  liveness.setMayEscape([this](const Stmt* stmt) { return mayEscape(stmt); });
+}
 
 std::size_t ConversionContext::offsetOf(SourceLocation loc) const {
   return sourceManager().getFileOffset(sourceManager().getExpansionLoc(loc));
@@ -198,6 +200,23 @@ static void addUnique(std::vector<std::string>& names, const std::string& name) 
   if (!name.empty() && !llvm::is_contained(names, name)) names.push_back(name);
 }
 
+const Stmt* ConversionContext::loopLeftByCppBreak(const Stmt* jump) const {
+  if (!isa<ReturnStmt>(jump)) return nullptr;
+  for (const Stmt* at = liveness.parentOf(jump); at; at = liveness.parentOf(at)) {
+    if (staged.contains(at) || isa<SwitchStmt, LambdaExpr>(at)) return nullptr;
+    if (isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(at)) return at;
+  }
+  return nullptr;
+}
+
+bool ConversionContext::mayEscape(const Stmt* stmt) const {
+  return llvm::any_of(lowered, [&](const Stmt* jump) {
+    if (!isInside(liveness, jump, stmt)) return false;
+    const Stmt* target = jumpTarget(jump);
+    return !target || !isInside(liveness, target, stmt);
+  });
+}
+
 std::vector<std::string> ConversionContext::escapingFlags(const Stmt* stmt) const {
   std::vector<std::string> flags;
   for (const Stmt* jump : lowered) {
@@ -261,7 +280,8 @@ bool ConversionContext::containsOffset(llvm::ArrayRef<const Stmt*> parts,
 
 std::vector<const VarDecl*> ConversionContext::stateVariables(llvm::ArrayRef<const Stmt*> parts,
                                                               const Stmt* anchor, const Stmt* loop,
-                                                              llvm::StringRef constructName) {
+                                                              llvm::StringRef constructName,
+                                                              bool branches) {
   std::vector<const VarDecl*> vars;
   for (const Stmt* part : parts) {
     if (!part) continue;
@@ -270,7 +290,15 @@ std::vector<const VarDecl*> ConversionContext::stateVariables(llvm::ArrayRef<con
           isAgClass(var->getType(), "Variable"))
         continue;
       if (containsOffset(parts, offsetOf(var->getLocation()))) continue;
-      if (!liveness.liveAfter(anchor, var) && !(loop && liveness.liveIntoNextIteration(loop, var)))
+      // A range for's variable is the parameter of its body's lambda.
+      if (const auto* rangeLoop = dyn_cast_or_null<CXXForRangeStmt>(loop);
+          rangeLoop && var == rangeLoop->getLoopVariable())
+        continue;
+      bool liveIntoOtherBranch = branches && llvm::any_of(parts, [&](const Stmt* other) {
+                                   return other != part && liveness.upwardExposed(other, var);
+                                 });
+      if (!liveness.liveAfter(anchor, var) &&
+          !(loop && liveness.liveIntoNextIteration(loop, var)) && !liveIntoOtherBranch)
         continue;
       if (!isStageableType(var->getType())) {
         if (!reportedVars_.insert(var).second) continue;
@@ -282,17 +310,20 @@ std::vector<const VarDecl*> ConversionContext::stateVariables(llvm::ArrayRef<con
                                      "' is modified inside a staged " + constructName)
                                         .str())
             << write->getSourceRange();
-        auto hint =
-            note(var->getLocation(), ("'" + var->getName() +
-                                      "' would be evaluated once, at trace time; make it an "
-                                      "ag::Tensor, or move it out of the " +
-                                      constructName)
-                                         .str());
-        if (TypeSourceInfo* typeInfo = var->getTypeSourceInfo()) {
-          SourceRange typeRange = typeInfo->getTypeLoc().getSourceRange();
-          if (typeRange.isValid() && !typeRange.getBegin().isMacroID())
-            hint << FixItHint::CreateReplacement(typeRange, "ag::Tensor");
+        {  // the note is emitted when `hint` ends, before any further note
+          auto hint =
+              note(var->getLocation(), ("'" + var->getName() +
+                                        "' would be evaluated once, at trace time; make it an "
+                                        "ag::Tensor, or move it out of the " +
+                                        constructName)
+                                           .str());
+          if (TypeSourceInfo* typeInfo = var->getTypeSourceInfo()) {
+            SourceRange typeRange = typeInfo->getTypeLoc().getSourceRange();
+            if (typeRange.isValid() && !typeRange.getBegin().isMacroID())
+              hint << FixItHint::CreateReplacement(typeRange, "ag::Tensor");
+          }
         }
+        if (loop) explainStagedByJump(loop, var);
         continue;
       }
       vars.push_back(var);
@@ -302,6 +333,30 @@ std::vector<const VarDecl*> ConversionContext::stateVariables(llvm::ArrayRef<con
     return offsetOf(a->getLocation()) < offsetOf(b->getLocation());
   });
   return vars;
+}
+
+void ConversionContext::explainStagedByJump(const Stmt* loop, const VarDecl* var) {
+  auto found = stagedByJump.find(loop);
+  if (found == stagedByJump.end()) return;
+  const Stmt* jump = found->second;
+  note(jump->getBeginLoc(), std::string("the loop is staged because this '") +
+                                (isa<BreakStmt>(jump) ? "break" : "return") +
+                                "' leaves staged code");
+  // `for (int k = 0; k < n; ++k)`: the tensor range loop that stages cleanly.
+  const auto* forLoop = dyn_cast<ForStmt>(loop);
+  const auto* init = forLoop ? dyn_cast_or_null<DeclStmt>(forLoop->getInit()) : nullptr;
+  if (!init || !llvm::is_contained(init->decls(), var)) return;
+  std::string bound = "n";
+  if (const auto* test = dyn_cast_or_null<BinaryOperator>(
+          forLoop->getCond() ? forLoop->getCond()->IgnoreParenImpCasts() : nullptr);
+      test && test->getOpcode() == BO_LT) {
+    CharRange range = rangeOf(test->getRHS());
+    if (range.valid)
+      bound = std::string(file.source.buffer().substr(range.begin, range.end - range.begin));
+  }
+  note(forLoop->getForLoc(), ("to stage the loop, iterate over a tensor range: for (ag::Tensor " +
+                              var->getName() + " : ag::range(" + bound + "))")
+                                 .str());
 }
 
 Text ConversionContext::stateText(const std::vector<const VarDecl*>& vars,
@@ -318,6 +373,20 @@ Text ConversionContext::stateText(const std::vector<const VarDecl*>& vars,
   return "ag::state({" + quoted + "}" + refs + ")";
 }
 
+// Whether `stmt` lies in one branch of an `if` and `construct` in the other
+// (`if (a) { y = 1; } else if (b) { ... }`): then `stmt` never runs first.
+bool ConversionContext::inOtherBranch(const Stmt* stmt, const Stmt* construct) const {
+  for (const Stmt* at = construct; at; at = liveness.parentOf(at)) {
+    const auto* ifStmt = dyn_cast_or_null<IfStmt>(liveness.parentOf(at));
+    if (!ifStmt || !ifStmt->getElse()) continue;
+    const Stmt* other = at == ifStmt->getThen()   ? ifStmt->getElse()
+                        : at == ifStmt->getElse() ? ifStmt->getThen()
+                                                  : nullptr;
+    if (other && isInside(liveness, stmt, other)) return true;
+  }
+  return false;
+}
+
 bool ConversionContext::maybeDefinedBefore(const Stmt* construct, const VarDecl* var) {
   if (isa<ParmVarDecl>(var)) return true;
   if (const Expr* init = var->getInit()) {
@@ -330,7 +399,8 @@ bool ConversionContext::maybeDefinedBefore(const Stmt* construct, const VarDecl*
     return true;
   std::size_t start = offsetOf(construct->getBeginLoc());
   for (const VarUse& use : liveness.activity(body).uses())
-    if (use.write && use.ref->getDecl() == var && offsetOf(use.ref->getBeginLoc()) < start)
+    if (use.write && use.ref->getDecl() == var && offsetOf(use.ref->getBeginLoc()) < start &&
+        !inOtherBranch(use.ref, construct))
       return true;
   // A write later in an enclosing loop reaches the next iteration.
   std::size_t declared = offsetOf(var->getLocation());

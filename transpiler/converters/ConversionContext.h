@@ -86,6 +86,8 @@ class ConversionContext {
   llvm::DenseSet<const clang::Stmt*> lowered;           // break/continue/return
   llvm::DenseSet<const clang::Expr*> stagedConditions;  // spelled conditions
   llvm::DenseMap<const clang::Stmt*, LoopFlags> loopFlags;
+  // Loops staged only because a lowered jump leaves them: loop -> jump.
+  llvm::DenseMap<const clang::Stmt*, const clang::Stmt*> stagedByJump;
   bool lowerReturns = false;
   std::string doReturnFlag, returnValue;
   std::set<std::string> localNames;  // generated names used in this function
@@ -114,6 +116,14 @@ class ConversionContext {
   // --- Jumps ----------------------------------------------------------------
   // The loop or switch a break/continue leaves; null for return.
   const clang::Stmt* jumpTarget(const clang::Stmt* jump) const;
+  // The C++ loop that a lowered `return` leaves with a plain `break` after
+  // setting its flag: the innermost loop, when it is not staged and only C++
+  // code (no staged construct, switch or lambda) lies between them; else null.
+  // Whether the return runs is then known at trace time, as in AutoGraph's
+  // unrolled Python loops.
+  const clang::Stmt* loopLeftByCppBreak(const clang::Stmt* jump) const;
+  // Whether a lowered jump inside the statement leaves it.
+  bool mayEscape(const clang::Stmt* stmt) const;
   // Flags the statement may set whose effect reaches past it.
   std::vector<std::string> escapingFlags(const clang::Stmt* stmt) const;
   // Generated variables the statements may modify (flags, return value), minus
@@ -124,13 +134,16 @@ class ConversionContext {
   static std::string noneOf(const std::vector<std::string>& flags);
 
   // --- State ----------------------------------------------------------------
-  // The locals `parts` modify that are live after `anchor` (and, for a loop,
-  // into its next iteration), in declaration order. Reports locals that
-  // cannot be staged.
+  // The locals `parts` modify that are live after `anchor` (for a loop, also
+  // into its next iteration; with `branches`, the parts are the branches of an
+  // `if`: also into another branch), in declaration order. This is
+  // AutoGraph's modified ∩ (live_in ∪ live_out), with liveness on the code as
+  // lowered (analysis/Liveness.h). Reports locals that cannot be staged.
   std::vector<const clang::VarDecl*> stateVariables(llvm::ArrayRef<const clang::Stmt*> parts,
                                                     const clang::Stmt* anchor,
                                                     const clang::Stmt* loop,
-                                                    llvm::StringRef constructName);
+                                                    llvm::StringRef constructName,
+                                                    bool branches = false);
   static Text stateText(const std::vector<const clang::VarDecl*>& vars,
                         const std::vector<std::string>& flags);
   // Whether `var` may hold a value when `construct` starts.
@@ -147,6 +160,9 @@ class ConversionContext {
  private:
   Text emitUnstaged(const clang::Stmt* stmt);
   bool containsOffset(llvm::ArrayRef<const clang::Stmt*> parts, std::size_t offset) const;
+  // Notes why a loop is staged when a lowered jump forced it.
+  void explainStagedByJump(const clang::Stmt* loop, const clang::VarDecl* var);
+  bool inOtherBranch(const clang::Stmt* stmt, const clang::Stmt* construct) const;
 
   llvm::DenseSet<const clang::Stmt*> dirty_;
   llvm::DenseSet<const clang::VarDecl*> reportedVars_;

@@ -8,7 +8,8 @@
 //
 // Needs: the pipeline decided the statement is staged (tensor or dependent
 // condition). Guarantees: the state
-// lists exactly the locals a branch modifies that are live after the `if`; a
+// lists exactly the locals a branch modifies that are live after the `if` or
+// into the other branch; a
 // local that starts undefined and is assigned on one path only while live
 // after is reported as AutoGraph reports it ("must also be initialized in the
 // else branch"), at the `if`, with notes at the declaration and the use.
@@ -28,7 +29,7 @@ static void checkBothBranchesInitialize(ConversionContext& ctx, const IfStmt* st
     bool inElse = stmt->getElse() && ctx.liveness.activity(stmt->getElse()).writes(var);
     if (inThen == inElse || ctx.maybeDefinedBefore(stmt, var)) continue;
     ctx.error(stmt->getIfLoc(), ("'" + var->getName() + "' must also be initialized in the " +
-                                 (inThen ? "else" : "if") + " branch")
+                                 (inThen ? "else" : "main") + " branch")
                                     .str());
     ctx.note(var->getLocation(),
              ("'" + var->getName() + "' is declared here without a value").str());
@@ -41,7 +42,8 @@ Text convertIf(ConversionContext& ctx, const IfStmt* stmt) {
   Text thenBody = ctx.emitBody(stmt->getThen());
   Text elseBody = stmt->getElse() ? ctx.emitBody(stmt->getElse()) : Text("{}");
   std::vector<const VarDecl*> state =
-      ctx.stateVariables({stmt->getThen(), stmt->getElse()}, stmt, nullptr, "if");
+      ctx.stateVariables({stmt->getThen(), stmt->getElse()}, stmt, nullptr, "if",
+                         /*branches=*/true);
   checkBothBranchesInitialize(ctx, stmt, state);
   std::vector<std::string> flags = ctx.modifiedFlags({stmt->getThen(), stmt->getElse()}, nullptr);
 

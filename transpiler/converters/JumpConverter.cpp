@@ -3,6 +3,8 @@
 //   break;       -> agc_break_1 = ag::constant(true);
 //   continue;    -> agc_continue_1 = ag::constant(true);
 //   return e;    -> agc_retval = e; agc_do_return = ag::constant(true);
+//                   and `break;` out of a C++ loop it leaves through C++ code
+//                   only (ConversionContext::loopLeftByCppBreak)
 //
 // and the statements after a statement that may have jumped are guarded:
 //   S; REST      -> S; ag::if_stmt(ag::not_(flag), [&] { REST }, [&] {}, state);
@@ -34,6 +36,12 @@ Text lowerJump(ConversionContext& ctx, const Stmt* jump) {
       }
     }
     out += ctx.doReturnFlag + " = ag::constant(true);";
+    if (ctx.loopLeftByCppBreak(jump)) {
+      Text block = "{ ";
+      block += out;
+      block += " break; }";
+      return block;
+    }
     return out;
   }
   const LoopFlags& flags = ctx.loopFlags.find(ctx.jumpTarget(jump))->second;

@@ -74,6 +74,7 @@ class BodyPipeline {
       return;
     }
     ctx_.staged.insert(stmt);
+    if (cause) ctx_.stagedByJump[stmt] = cause;
     if (const Expr* condition = conditionOf(stmt)) ctx_.stagedConditions.insert(spelled(condition));
   }
 
@@ -90,8 +91,9 @@ class BodyPipeline {
         const Stmt* target = ctx_.jumpTarget(jump);
         if (isa<ReturnStmt>(jump)) {
           ctx_.lowerReturns = true;
+          const Stmt* leftByBreak = ctx_.loopLeftByCppBreak(jump);
           for (const Stmt* at = ctx_.liveness.parentOf(jump); at; at = ctx_.liveness.parentOf(at))
-            if (isLoop(at)) stage(at, jump);
+            if (isLoop(at) && at != leftByBreak) stage(at, jump);
         } else if (isa<SwitchStmt>(target)) {
           ctx_.error(jump->getBeginLoc(),
                      "cannot lower 'break' out of a switch from inside staged code");

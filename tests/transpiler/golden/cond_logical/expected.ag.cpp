@@ -125,7 +125,7 @@ static ag::Tensor agc_impl_nested_if_elses(A n1, B n2) {
     }, [&] {
       s = s * 11 + i * j;
       j += 2;
-    }, ag::state({"s"}, s));
+    }, ag::state({"j", "s"}, j, s));
     l = l * 1000 + s;
     i += 1;
   }, [&] {
@@ -137,7 +137,7 @@ static ag::Tensor agc_impl_nested_if_elses(A n1, B n2) {
     }, [&] {
       s = s * 13 + i * j;
       j += 4;
-    }, ag::state({"s"}, s));
+    }, ag::state({"j", "s"}, j, s));
     l = l * 2000 + s;
     i += 1;
   }, ag::state({"i", "l"}, i, l));

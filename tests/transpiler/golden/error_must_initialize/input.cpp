@@ -25,3 +25,14 @@ AG_FUNCTION ag::Tensor loop(ag::Tensor x) {
   }
   return last;
 }
+
+// The branch that leaves `w` unset is the implicit else of the `else if`.
+AG_FUNCTION ag::Tensor chain(ag::Tensor x) {
+  ag::Tensor w;
+  if (x > 0) {
+    w = x;
+  } else if (x < -1) {
+    w = -x;
+  }
+  return w;
+}
