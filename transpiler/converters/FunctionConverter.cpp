@@ -4,10 +4,13 @@
 // says: a marked free function becomes a static `agc_impl_NAME` holding the
 // converted body, a `MarkedFunction` static, and the original declaration
 // whose body calls it; a marked method of an `ag::Module` becomes a member
-// `agc_impl_NAME` and a wrapper through `ag::call_method`; a marked lambda is
-// converted in place. Functions of the main file that marked code calls, and
-// that take or return tensors or hold tensor control flow, are converted in
-// place (analysis/ConvertedFunctions finds them).
+// `agc_impl_NAME` and a wrapper through `ag::call_method` (defined outside its
+// class: the impl is declared after the method's declaration); a static member
+// or hidden friend gets a static impl and a function-local MarkedFunction; a
+// marked lambda is converted in place. Errors at the user's line: a parameter
+// without a trace type, a declaration from a macro, a class from another file. Functions of the
+// main file that marked code calls, and that take or return tensors or hold tensor control flow,
+// are converted in place (analysis/ConvertedFunctions finds them).
 #include "converters/FunctionConverter.h"
 
 #include "analysis/AstPredicates.h"
