@@ -42,6 +42,21 @@ check "unknown subcommand exits 2" exit_code 2 "$agc" frobnicate
 check "unknown compiler flag exits 2" exit_code 2 "$agc" transpile model.cpp -o bad -- "${flags[@]}" -fno-such-flag
 check "no output after a tool failure" test ! -e bad/model.ag.cpp
 check "C++ errors exit 1" exit_code 1 "$agc" transpile "$tests/golden/error_must_initialize/input.cpp" -o out -- "${flags[@]}"
+# Clang's error limit stops at errors in the user's code: still exit 1.
+for i in $(seq 1 30); do echo "int f$i() { return undefined_$i; }"; done >many_errors.cpp
+check "too many errors exits 1" exit_code 1 "$agc" transpile many_errors.cpp -o out -- "${flags[@]}"
+check "too many errors: the limit was hit" grep -q "too many errors emitted" last.err
+check "agc check: too many errors exits 1" exit_code 1 "$agc" check many_errors.cpp -- "${flags[@]}"
+
+# agc check reports what transpile rejects: every error golden fails both,
+# with the same errors.
+for case_dir in "$tests"/golden/error_*/; do
+  name=$(basename "$case_dir")
+  (cd "$case_dir" && "$agc" transpile input.cpp -o "$work/errors" -- "${flags[@]}") 2>"$name.transpile.err"
+  check "agc check exits 1 on $name" exit_code 1 bash -c "cd '$case_dir' && '$agc' check input.cpp -- ${flags[*]@Q}"
+  check "agc check gives transpile's errors on $name" \
+    diff <(grep "error:" "$name.transpile.err") <(grep "error:" last.err)
+done
 
 # --- compile_commands.json ----------------------------------------------------
 mkdir -p build

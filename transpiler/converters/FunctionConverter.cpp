@@ -4,20 +4,25 @@
 // says: a marked free function becomes a static `agc_impl_NAME` holding the
 // converted body, a `MarkedFunction` static, and the original declaration
 // whose body calls it; a marked method of an `ag::Module` becomes a member
-// `agc_impl_NAME` and a wrapper through `ag::call_method`; a marked lambda is
-// converted in place. Functions of the main file that marked code calls, and
-// that take or return tensors or hold tensor control flow, are converted in
-// place (analysis/ConvertedFunctions finds them).
+// `agc_impl_NAME` and a wrapper through `ag::call_method` (defined outside its
+// class: the impl is declared after the method's declaration); a static member
+// or hidden friend gets a static impl and a function-local MarkedFunction; a
+// marked lambda is converted in place. Errors at the user's line: a parameter
+// without a trace type, a declaration from a macro, a class from another file. Functions of the
+// main file that marked code calls, and that take or return tensors or hold tensor control flow,
+// are converted in place (analysis/ConvertedFunctions finds them).
 #include "converters/FunctionConverter.h"
 
 #include "analysis/AstPredicates.h"
 #include "analysis/ConvertedFunctions.h"
 #include "analysis/TensorTypes.h"
+#include "analysis/TraceTypes.h"
 #include "converters/Pipeline.h"
 
 #include "ag/annotate.h"
 
 #include "clang/AST/Attr.h"
+#include "clang/AST/DeclFriend.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -100,6 +105,16 @@ class FileConverter {
   void convert(const Unit& unit, TranspileResult& result) {
     const FunctionDecl* function = unit.function;
     const Stmt* bodyStmt = function->getBody();
+    if (unit.kind != Unit::Lambda && function->getLocation().isMacroID()) {
+      // A test framework's TEST_CASE(...) or similar: the declaration is the
+      // macro's text, which agc cannot split into an impl and a wrapper.
+      file_.diags.error(function->getLocation(),
+                        "cannot convert a marked function declared by a macro expansion");
+      file_.diags.note(function->getLocation(),
+                       "declare the function without the macro, or call a marked function "
+                       "from the macro's body");
+      return;
+    }
     if (bodyStmt->getBeginLoc().isMacroID() || bodyStmt->getEndLoc().isMacroID()) {
       file_.diags.error(function->getLocation(),
                         "cannot convert a function whose body comes from a macro");
@@ -116,7 +131,10 @@ class FileConverter {
       file_.source.replace(bodyBegin, bodyEnd, std::move(*body));
       return;
     }
-    if (!function->getDeclName().isIdentifier() || function->isVariadic()) {
+    bool namedOrOperator =
+        function->getDeclName().isIdentifier() ||
+        function->getDeclName().getNameKind() == DeclarationName::CXXOperatorName;
+    if (!namedOrOperator || function->isVariadic()) {
       file_.diags.error(function->getLocation(),
                         "agc can only mark named functions with a fixed parameter list");
       return;
@@ -128,17 +146,45 @@ class FileConverter {
         return;
       }
     }
-    Text generated = unit.kind == Unit::Method ? methodWrapper(cast<CXXMethodDecl>(function), *body)
-                                               : functionWrapper(function, *body);
+    if (!parametersHaveTraceTypes(function)) return;
+    const auto* method = dyn_cast<CXXMethodDecl>(function);
+    Text generated = (method && method->isStatic()) || isFriend(function)
+                         ? classScopeWrapper(function, *body)
+                     : method ? methodWrapper(method, *body)
+                              : functionWrapper(function, *body);
     if (generated.segments().empty()) return;
     result.functions[name] = generated.str();
     file_.source.replace(declBegin(function), bodyEnd, std::move(generated));
   }
 
+  // Each argument selects the trace: a type without a trace type is an error
+  // at its parameter, not a static_assert inside ag/trace_type.h.
+  bool parametersHaveTraceTypes(const FunctionDecl* function) {
+    bool all = true;
+    for (const ParmVarDecl* param : function->parameters()) {
+      if (hasTraceType(param->getType())) continue;
+      all = false;
+      std::string type = param->getType().getNonReferenceType().getUnqualifiedType().getAsString(
+          ast_.getPrintingPolicy());
+      file_.diags.error(param->getLocation(),
+                        "the argument type '" + type + "' of a marked function has no trace type");
+      file_.diags.note(param->getLocation(),
+                       "pass ag::Tensor, ag::Variable, scalars, strings, std containers of them "
+                       "or an ag::Module; or give the type `auto ag_trace_type(const " +
+                           type + "&)` (a value that identifies it), found by ADL");
+    }
+    return all;
+  }
+
   std::size_t declBegin(const FunctionDecl* function) const {
+    std::size_t begin = offsetOf(function->getBeginLoc());
     if (const FunctionTemplateDecl* templ = function->getDescribedFunctionTemplate())
-      return offsetOf(templ->getBeginLoc());
-    return offsetOf(function->getBeginLoc());
+      begin = offsetOf(templ->getBeginLoc());
+    // `AG_FUNCTION friend R f(...)`: the friend's range starts earlier.
+    if (const FriendDecl* friendDecl = friendOf(function))
+      begin = std::min(
+          {begin, offsetOf(friendDecl->getBeginLoc()), offsetOf(friendDecl->getFriendLoc())});
+    return begin;
   }
 
   // The source [begin, end) with substitutions applied (sorted, disjoint).
@@ -185,12 +231,25 @@ class FileConverter {
 
   Text impl(const FunctionDecl* function, const std::string& implName, const Text& body,
             bool addStatic) const {
-    std::size_t begin = declBegin(function),
-                bodyBegin = offsetOf(function->getBody()->getBeginLoc());
-    std::vector<Substitution> subs = withoutMarker(function, begin, bodyBegin);
+    return renamed(function, implName, offsetOf(function->getBody()->getBeginLoc()), addStatic) +
+           body;
+  }
+
+  // The declaration [its begin, end) named `implName`, without the marker,
+  // `override` and `final`; `static` when `addStatic` (a friend's `friend`
+  // becomes `static`).
+  Text renamed(const FunctionDecl* function, const std::string& implName, std::size_t end,
+               bool addStatic) const {
+    std::size_t begin = declBegin(function);
+    std::vector<Substitution> subs = withoutMarker(function, begin, end);
     for (Substitution& sub : subs) sub.end = skipSpaces(sub.end);
-    subs.push_back(
-        {offsetOf(function->getLocation()), tokenEnd(function->getLocation()), implName});
+    DeclarationNameInfo nameInfo = function->getNameInfo();
+    subs.push_back({offsetOf(nameInfo.getBeginLoc()), tokenEnd(nameInfo.getEndLoc()), implName});
+    if (const FriendDecl* friendDecl = friendOf(function)) {
+      subs.push_back(
+          {offsetOf(friendDecl->getFriendLoc()), tokenEnd(friendDecl->getFriendLoc()), "static"});
+      addStatic = false;
+    }
     if (const auto* attr = function->getAttr<OverrideAttr>())
       subs.push_back({offsetOf(attr->getLocation()), tokenEnd(attr->getLocation()), ""});
     if (const auto* attr = function->getAttr<FinalAttr>())
@@ -204,7 +263,23 @@ class FileConverter {
       else
         subs.push_back({specifiers, specifiers, "static "});
     }
-    return copyWith(begin, bodyBegin, subs) + body;
+    return copyWith(begin, end, subs);
+  }
+
+  static bool isFriend(const FunctionDecl* function) {
+    return function->getFriendObjectKind() != Decl::FOK_None;
+  }
+
+  // The `friend` declaration of a hidden friend defined in its class.
+  static const FriendDecl* friendOf(const FunctionDecl* function) {
+    if (!isFriend(function)) return nullptr;
+    const auto* record = dyn_cast<CXXRecordDecl>(function->getLexicalDeclContext());
+    if (!record) return nullptr;
+    const NamedDecl* declared = function->getDescribedFunctionTemplate();
+    if (!declared) declared = function;
+    for (const FriendDecl* friendDecl : record->friends())
+      if (friendDecl->getFriendDecl() == declared) return friendDecl;
+    return nullptr;
   }
 
   // The declaration header, as written, up to the body, without trailing spaces.
@@ -229,6 +304,17 @@ class FileConverter {
         subs.push_back({at, at, " " + nameOf(param)});
       }
     if (!withDefaults) {
+      // Default template arguments too: only the first declaration has them.
+      if (const FunctionTemplateDecl* templ = function->getDescribedFunctionTemplate()) {
+        for (const NamedDecl* param : *templ->getTemplateParameters()) {
+          SourceRange range = defaultTemplateArgumentRange(param);
+          if (range.isInvalid()) continue;
+          std::size_t cut = offsetOf(range.getBegin());
+          while (cut > begin && text[cut] != '=') --cut;
+          while (cut > begin && std::isspace(static_cast<unsigned char>(text[cut - 1]))) --cut;
+          subs.push_back({cut, tokenEnd(range.getEnd()), ""});
+        }
+      }
       for (const ParmVarDecl* param : function->parameters()) {
         if (!param->hasDefaultArg() || param->hasUninstantiatedDefaultArg()) continue;
         SourceRange range = param->getDefaultArgRange();
@@ -239,6 +325,19 @@ class FileConverter {
       }
     }
     return copyWith(begin, end, subs);
+  }
+
+  static SourceRange defaultTemplateArgumentRange(const NamedDecl* param) {
+    if (const auto* type = dyn_cast<TemplateTypeParmDecl>(param))
+      return type->hasDefaultArgument() ? type->getDefaultArgument().getSourceRange()
+                                        : SourceRange();
+    if (const auto* value = dyn_cast<NonTypeTemplateParmDecl>(param))
+      return value->hasDefaultArgument() ? value->getDefaultArgument().getSourceRange()
+                                         : SourceRange();
+    if (const auto* templ = dyn_cast<TemplateTemplateParmDecl>(param))
+      return templ->hasDefaultArgument() ? templ->getDefaultArgument().getSourceRange()
+                                         : SourceRange();
+    return {};
   }
 
   // The parameter's name, or the one agc gives an unnamed parameter.
@@ -272,76 +371,155 @@ class FileConverter {
   }
 
   // The wrapper is declared first, so that the impl may call it (recursion).
+  // `<T, Ns...>` for a function template, else empty.
+  static std::string templateArguments(const FunctionDecl* function) {
+    const FunctionTemplateDecl* templ = function->getDescribedFunctionTemplate();
+    if (!templ) return "";
+    std::string args;
+    for (const NamedDecl* param : *templ->getTemplateParameters())
+      args += (args.empty() ? "" : ", ") + param->getNameAsString() +
+              (param->isParameterPack() ? "..." : "");
+    return "<" + args + ">";
+  }
+
+  // A name part for generated names: the identifier, or for an operator its
+  // kind (`operator()` gives `operator_call`).
+  static std::string namePart(const FunctionDecl* function) {
+    if (function->getDeclName().isIdentifier()) return function->getNameAsString();
+    switch (function->getOverloadedOperator()) {
+#define OVERLOADED_OPERATOR(Name, Spelling, Token, Unary, Binary, MemberOnly) \
+  case OO_##Name:                                                             \
+    return llvm::StringRef("operator_" #Name).lower();
+#include "clang/Basic/OperatorKinds.def"
+      default:
+        return "operator";
+    }
+  }
+
+  // Whether other functions of the same scope share the function's name.
+  static bool isOverloaded(const FunctionDecl* function) {
+    const Decl* self = function->getDescribedFunctionTemplate();
+    if (!self) self = function;
+    for (const NamedDecl* found :
+         function->getDeclContext()->getRedeclContext()->lookup(function->getDeclName()))
+      if (found->getCanonicalDecl() != self->getCanonicalDecl()) return true;
+    return false;
+  }
+
+  // The address MarkedFunction registers for `ag::function_of(&f)`; an
+  // overloaded name is resolved by the impl's type, which is the wrapper's.
+  static std::string addressOf(const FunctionDecl* function, const std::string& implName) {
+    std::string args = templateArguments(function);
+    std::string address = "&" + function->getNameAsString() + args;
+    if (!isOverloaded(function)) return address;
+    return "static_cast<decltype(&" + implName + args + ")>(" + address + ")";
+  }
+
   Text functionWrapper(const FunctionDecl* function, const Text& body) {
     std::string name = function->getNameAsString();
     std::string implName = file_.names.fresh("agc_impl_" + name, file_.fileScopeNames);
     std::string fnName = file_.names.fresh("agc_fn_" + name, file_.fileScopeNames);
     std::string registration = parameterNames(function);
     std::string call = "return " + fnName + "(" + forwardedArguments(function) + "); }";
-    if (const FunctionTemplateDecl* templ = function->getDescribedFunctionTemplate()) {
+    if (function->getDescribedFunctionTemplate()) {
       // A function template takes its default arguments in its first
       // declaration, and needs one MarkedFunction per instantiation: a
       // function-local static.
-      std::string templateArgs;
-      for (const NamedDecl* param : *templ->getTemplateParameters())
-        templateArgs += (templateArgs.empty() ? "" : ", ") + param->getNameAsString() +
-                        (param->isParameterPack() ? "..." : "");
       Text out = header(function, /*withDefaults=*/true);
       out += "; ";
       out += impl(function, implName, body, /*addStatic=*/true);
       out += "\n";
       out += header(function, /*withDefaults=*/false);
-      out += " { static ag::MarkedFunction<&" + implName + "<" + templateArgs + ">> " + fnName +
-             "{&" + name + "<" + templateArgs + ">, \"" + name + "\", " + registration + "}; " +
-             call;
+      out += " { static ag::MarkedFunction<&" + implName + templateArguments(function) + "> " +
+             fnName + "{" + addressOf(function, implName) + ", \"" + name + "\", " + registration +
+             "}; " + call;
       return out;
     }
     Text out = header(function, /*withDefaults=*/false);
     out += "; ";
     out += impl(function, implName, body, /*addStatic=*/true);
-    out += "\nstatic ag::MarkedFunction<&" + implName + "> " + fnName + "{&" + name + ", \"" +
-           name + "\", " + registration + "};\n";
+    out += "\nstatic ag::MarkedFunction<&" + implName + "> " + fnName + "{" +
+           addressOf(function, implName) + ", \"" + name + "\", " + registration + "};\n";
     out += header(function, /*withDefaults=*/true);
     out += " { " + call;
     return out;
   }
 
-  static bool derivesFromModule(const CXXRecordDecl* record) {
-    if (!record->hasDefinition()) return false;
-    for (const CXXBaseSpecifier& base : record->bases()) {
-      if (base.getType()->isDependentType() || isAgClass(base.getType(), "Module")) return true;
-      if (const CXXRecordDecl* baseRecord = base.getType()->getAsCXXRecordDecl())
-        if (derivesFromModule(baseRecord)) return true;
+  // A static member function or a hidden friend: the impl is a static member
+  // next to it, and the MarkedFunction a function-local static of the wrapper
+  // (a class body holds no namespace-scope static).
+  Text classScopeWrapper(const FunctionDecl* function, const Text& body) {
+    std::string part = namePart(function);
+    std::string implName = file_.names.fresh("agc_impl_" + part, file_.fileScopeNames);
+    std::string fnName = file_.names.fresh("agc_fn_" + part, file_.fileScopeNames);
+    const auto* record = cast<CXXRecordDecl>(function->getLexicalDeclContext());
+    bool member = isa<CXXMethodDecl>(function);
+    std::string name = function->getNameAsString();
+    std::string registeredName = member ? record->getNameAsString() + "::" + name : name;
+    // A hidden friend is not found by ordinary lookup: its impl's address is
+    // registered instead of its own.
+    std::string address =
+        member ? addressOf(function, implName) : "&" + implName + templateArguments(function);
+    Text out = impl(function, implName, body, /*addStatic=*/true);
+    out += "\n";
+    out += header(function, /*withDefaults=*/true);
+    out += " { static ag::MarkedFunction<&" + implName + templateArguments(function) + "> " +
+           fnName + "{" + address + ", \"" + registeredName + "\", " + parameterNames(function) +
+           "}; return " + fnName + "(" + forwardedArguments(function) + "); }";
+    return out;
+  }
+
+  // The note with the one-line fix: the base class to add.
+  void moduleBaseFixIt(const CXXRecordDecl* record) {
+    std::string base = "public ag::Module";
+    SourceLocation at;
+    if (record->getNumBases() > 0) {
+      at = Lexer::getLocForEndOfToken((record->bases_end() - 1)->getEndLoc(), 0, sm_,
+                                      ast_.getLangOpts());
+      base = ", " + base;
+    } else {
+      at = Lexer::getLocForEndOfToken(record->getLocation(), 0, sm_, ast_.getLangOpts());
+      base = " : " + base;
     }
-    return false;
+    file_.diags.note(record->getLocation(),
+                     "each ag::Module instance has its own traces, keyed by its id: derive "
+                     "from ag::Module")
+        << FixItHint::CreateInsertion(at, base);
   }
 
   Text methodWrapper(const CXXMethodDecl* method, const Text& body) {
     const CXXRecordDecl* record = method->getParent();
-    if (method->isStatic() || method->isOutOfLine() || !derivesFromModule(record)) {
-      if (method->isStatic()) {
-        file_.diags.error(method->getLocation(),
-                          "a marked static member function is not supported");
-        file_.diags.note(method->getLocation(),
-                         "make it a free function, or a non-static method of an ag::Module");
-      } else if (method->isOutOfLine()) {
-        file_.diags.error(method->getLocation(),
-                          "a marked method must be defined inside its class");
-        file_.diags.note(method->getLocation(), "move the definition into the class body");
-      } else {
-        file_.diags.error(
-            method->getLocation(),
-            ("class '" + record->getName() + "' must derive from ag::Module to have marked methods")
-                .str());
-        file_.diags.note(record->getLocation(),
-                         "each ag::Module instance has its own traces, keyed by its id");
-      }
+    if (!derivesFromModule(record)) {
+      file_.diags.error(
+          method->getLocation(),
+          ("class '" + record->getName() + "' must derive from ag::Module to have marked methods")
+              .str());
+      moduleBaseFixIt(record);
+      return {};
+    }
+    // Defined outside its class: the impl is declared next to the method's
+    // declaration, which must be in this file for agc to add it.
+    const auto* declaration = cast<CXXMethodDecl>(method->getFirstDecl());
+    if (method->isOutOfLine() &&
+        !sm_.isInMainFile(sm_.getExpansionLoc(declaration->getLocation()))) {
+      file_.diags.error(method->getLocation(),
+                        "cannot convert a marked method whose class is declared in another file");
+      file_.diags.note(declaration->getLocation(),
+                       "agc adds a member next to this declaration: define the method in its "
+                       "class, or declare the class in the file agc converts");
       return {};
     }
     std::string name = method->getNameAsString();
     std::string className = record->getNameAsString();
-    std::string implName = file_.names.fresh("agc_impl_" + name, file_.fileScopeNames);
+    std::string implName = file_.names.fresh("agc_impl_" + namePart(method), file_.fileScopeNames);
     std::string args = forwardedArguments(method);
+    if (method->isOutOfLine()) {
+      // `R f(X x);` becomes `R f(X x); R agc_impl_f(X x);` (the `;` is the user's).
+      std::size_t declarationEnd = tokenEnd(declaration->getEndLoc());
+      Text implDeclaration = "; ";
+      implDeclaration += renamed(declaration, implName, declarationEnd, /*addStatic=*/false);
+      file_.source.replace(declarationEnd, declarationEnd, std::move(implDeclaration));
+    }
     Text out = impl(method, implName, body, /*addStatic=*/false);
     out += "\n";
     out += header(method, /*withDefaults=*/true);
@@ -356,6 +534,21 @@ class FileConverter {
   FileContext file_;
   std::map<const ParmVarDecl*, std::string> unnamedParameters_;
 };
+
+// Whether the file already sees the runtime names the generated code uses
+// (the wrappers' ag::MarkedFunction, the statement forms' ag::if_stmt): a file
+// that includes only <ag/annotate.h> does not.
+bool declaresRuntimeApi(ASTContext& ast) {
+  auto declares = [&](const DeclContext* scope, llvm::StringRef name) -> const DeclContext* {
+    for (const NamedDecl* found : scope->lookup(&ast.Idents.get(name)))
+      if (const auto* context = dyn_cast<DeclContext>(found)) return context;
+    return nullptr;
+  };
+  const auto* ag = declares(ast.getTranslationUnitDecl(), "ag");
+  if (!ag) return false;
+  return !ag->lookup(&ast.Idents.get("MarkedFunction")).empty() &&
+         !ag->lookup(&ast.Idents.get("if_stmt")).empty();
+}
 
 }  // namespace
 
@@ -377,6 +570,7 @@ std::optional<TranspileResult> transpileMainFile(ASTContext& ast, const std::str
     return result;
   }
   Text whole = std::string(kGeneratedMarker) + " from " + displayName + ". Do not edit.\n";
+  if (!declaresRuntimeApi(ast)) whole += "#include <ag/ag.h>  // what the generated code calls\n";
   whole += source.copy(0, buffer.size());
   result.text = lineDirectives ? renderWithLineDirectives(whole, source) : whole.str();
   return result;

@@ -32,7 +32,8 @@ class ClassifyingPrinter : public TextDiagnosticPrinter {
   void HandleDiagnostic(DiagnosticsEngine::Level level, const Diagnostic& info) override {
     TextDiagnosticPrinter::HandleDiagnostic(level, info);
     if (level < DiagnosticsEngine::Error) return;
-    if (info.getLocation().isValid())
+    // Clang's error limit stops at the user's code, not at the tool.
+    if (info.getLocation().isValid() || info.getID() == diag::fatal_too_many_errors)
       codeErrors = true;
     else
       toolErrors = true;
@@ -152,10 +153,15 @@ DriverResult runTranspiler(const DriverOptions& options) {
 DriverResult runChecker(const DriverOptions& options) {
   std::vector<Finding> findings;
   bool configFailed = false;
-  DriverResult result = runOnFiles(options, [&](ASTContext& ast, FileOutput&) {
+  DriverResult result = runOnFiles(options, [&](ASTContext& ast, FileOutput& output) {
     CheckRunResult checked = runChecks(ast, options.checks, findings);
     configFailed |= checked.toolFailure;
-    return !checked.toolFailure && checked.errors == 0;
+    if (checked.toolFailure) return false;
+    // A dry run of the conversion: what `agc transpile` would reject is an
+    // error here too (reported the same way), so a lint gate never passes
+    // code that the build step refuses.
+    bool converts = transpileMainFile(ast, output.file, /*lineDirectives=*/false).has_value();
+    return converts && checked.errors == 0;
   });
   if (configFailed) result.exitCode = kExitToolFailure;
   result.findings = std::move(findings);

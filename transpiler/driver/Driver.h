@@ -58,9 +58,10 @@ DriverResult runOnFiles(const DriverOptions& options, const FileProcessor& proce
 // level make the exit code kExitUserError.
 DriverResult runTranspiler(const DriverOptions& options);
 
-// runOnFiles with the checks only (`agc check`): exit code 0 when no finding
-// is at error level, 1 when one is or the code has C++ errors, 2 when the
-// tool fails (flags, files, a malformed .agc.yaml).
+// runOnFiles with the checks and a dry run of the conversion (`agc check`):
+// exit code 0 when no finding is at error level, 1 when one is, the code has
+// C++ errors or `agc transpile` would reject it (its errors printed as Clang
+// does), 2 when the tool fails (flags, files, a malformed .agc.yaml).
 DriverResult runChecker(const DriverOptions& options);
 
 // The resource directory used when none is given.
