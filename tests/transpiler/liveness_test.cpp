@@ -114,5 +114,43 @@ TEST(LivenessTest, AKillAfterALoweredJumpIsGuarded) {
   EXPECT_FALSE(lowered.liveAfter(branch, code.var("g", "b")));
 }
 
+// A staged if whose branches share a local: the then-branch writes `w`, the
+// else-branch reads it first, so the if's state carries `w` and each branch
+// hands it back at its end, although nothing reads `w` after the if
+// (found by the fuzzer: an inner if then left `w` out of its own state).
+constexpr const char* kBranchCode = R"(
+ag::Tensor h(ag::Tensor x, ag::Tensor w) {
+  if (x > 0) {
+    w = x;
+  } else {
+    if (x < -5) {
+      w = x + 1;
+    }
+    x = w;
+  }
+  return x;
+}
+)";
+
+TEST(LivenessTest, AStagedBranchHandsBackWhatTheOtherBranchReads) {
+  ParsedCode code(kBranchCode);
+  const Stmt* body = code.body("h");
+  const VarDecl* w = code.var("h", "w");
+  const auto* outer = cast<IfStmt>(test::statementsOf(body)[0]);
+  const Stmt* inner = test::statementsOf(outer->getElse())[0];
+  const Stmt* assignInThen = test::statementsOf(outer->getThen())[0];
+
+  Liveness liveness(body, {});
+  EXPECT_TRUE(liveness.readByOtherBranch(outer, w));
+  EXPECT_FALSE(liveness.readByOtherBranch(cast<IfStmt>(inner), w));
+  // Unstaged, `w` is dead after the outer if, so dead at the end of its then-branch.
+  EXPECT_FALSE(liveness.liveAfter(assignInThen, w));
+
+  liveness.setIsStaged([&](const Stmt* stmt) { return stmt == outer || stmt == inner; });
+  EXPECT_TRUE(liveness.liveAfter(assignInThen, w));
+  // The inner if writes `w`, which the outer if's state hands back: live after it.
+  EXPECT_TRUE(liveness.liveAfter(inner, w));
+}
+
 }  // namespace
 }  // namespace agc

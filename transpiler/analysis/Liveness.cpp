@@ -46,6 +46,16 @@ bool Liveness::liveIntoNextIteration(const Stmt* loop, const VarDecl* var) const
   return false;
 }
 
+bool Liveness::readByOtherBranch(const IfStmt* ifStmt, const VarDecl* var) const {
+  const Stmt* branches[] = {ifStmt->getThen(), ifStmt->getElse()};
+  for (const Stmt* writer : branches)
+    for (const Stmt* reader : branches)
+      if (writer && reader && writer != reader && activity(writer).writes(var) &&
+          upwardExposed(reader, var))
+        return true;
+  return false;
+}
+
 bool Liveness::mayEscape(const Stmt* stmt) const {
   return mayEscape_ && mayEscape_(stmt);
 }
@@ -76,6 +86,10 @@ bool Liveness::liveAfter(const Stmt* stmt, const VarDecl* var) const {
       }
     } else if (isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(parent)) {
       if (liveIntoNextIteration(parent, var)) return true;
+    } else if (const auto* ifStmt = dyn_cast<IfStmt>(parent); ifStmt && stmt != ifStmt->getCond() &&
+                                                              isStaged_ && isStaged_(ifStmt) &&
+                                                              readByOtherBranch(ifStmt, var)) {
+      return true;  // a staged branch ends by handing its state back
     }
     stmt = parent;
   }

@@ -33,11 +33,19 @@ class Liveness {
   bool liveIntoNextIteration(const clang::Stmt* loop, const clang::VarDecl* var) const;
   // Whether `stmt` may read `var` before assigning it.
   bool upwardExposed(const clang::Stmt* stmt, const clang::VarDecl* var) const;
+  // Whether one branch of `ifStmt` writes `var` and another reads it first:
+  // then a staged `if` carries `var` in its state (AutoGraph's modified and
+  // live in), and its branches hand `var` back at their end.
+  bool readByOtherBranch(const clang::IfStmt* ifStmt, const clang::VarDecl* var) const;
 
   // Statements from which a lowered jump may escape (set by the converter
   // once it has decided which jumps are lowered; none by default).
   void setMayEscape(std::function<bool(const clang::Stmt*)> mayEscape) {
     mayEscape_ = std::move(mayEscape);
+  }
+  // Which `if` statements are staged (set by the converter; none by default).
+  void setIsStaged(std::function<bool(const clang::Stmt*)> isStaged) {
+    isStaged_ = std::move(isStaged);
   }
 
   const clang::Stmt* parentOf(const clang::Stmt* stmt) const;
@@ -50,6 +58,7 @@ class Liveness {
 
   clang::ParentMap parents_;
   std::function<bool(const clang::Stmt*)> mayEscape_;
+  std::function<bool(const clang::Stmt*)> isStaged_;
   mutable llvm::DenseMap<const clang::Stmt*, std::unique_ptr<Activity>> activities_;
 };
 

@@ -58,6 +58,7 @@ ConversionContext::ConversionContext(FileContext& file, const Stmt* body, QualTy
                                      llvm::SmallPtrSet<const VarDecl*, 4> liveAtExit)
     : file(file), body(body), returnType(returnType), liveness(body, std::move(liveAtExit)) {
   liveness.setMayEscape([this](const Stmt* stmt) { return mayEscape(stmt); });
+  liveness.setIsStaged([this](const Stmt* stmt) { return staged.contains(stmt); });
 }
 
 std::size_t ConversionContext::offsetOf(SourceLocation loc) const {
@@ -294,9 +295,7 @@ std::vector<const VarDecl*> ConversionContext::stateVariables(llvm::ArrayRef<con
       if (const auto* rangeLoop = dyn_cast_or_null<CXXForRangeStmt>(loop);
           rangeLoop && var == rangeLoop->getLoopVariable())
         continue;
-      bool liveIntoOtherBranch = branches && llvm::any_of(parts, [&](const Stmt* other) {
-                                   return other != part && liveness.upwardExposed(other, var);
-                                 });
+      bool liveIntoOtherBranch = branches && liveness.readByOtherBranch(cast<IfStmt>(anchor), var);
       if (!liveness.liveAfter(anchor, var) &&
           !(loop && liveness.liveIntoNextIteration(loop, var)) && !liveIntoOtherBranch)
         continue;
