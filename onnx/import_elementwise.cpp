@@ -1,0 +1,170 @@
+// Importers of ONNX's elementwise ops. ONNX broadcasts as NumPy does, as our
+// binary ops do, and gives both operands one type, so most map one to one.
+// Where ONNX's semantics differ from ours, the importer composes our ops:
+//   Div of integers truncates toward zero (ours floors):
+//     q = floordiv(a, b); q + (mod(a, b) != 0 and (a < 0) != (b < 0))
+//   Mod with fmod=1 takes the dividend's sign (ours the divisor's):
+//     r = mod(a, b); where(r != 0 and (r < 0) != (a < 0), r - b, r)
+//   Pow with a base and exponent of different types keeps the base's type:
+//     computed in float64, then cast back.
+#include <utility>
+
+#include "ag/ops.h"
+#include "import_ops.h"
+#include "tensor_proto.h"
+
+namespace ag::onnx_io {
+
+namespace {
+
+// The operands of a binary op.
+std::pair<const Tensor&, const Tensor&> operands(NodeContext& ctx) {
+  if (ctx.has_attr("broadcast"))
+    ctx.unsupported("the legacy 'broadcast' attribute (opset < 7) is not supported");
+  return {ctx.input(0), ctx.input(1)};
+}
+
+// Sum, Max, Min, Mean: any number of inputs, broadcast together.
+template <class Binary>
+Tensor fold_inputs(NodeContext& ctx, Binary f) {
+  Tensor acc = ctx.input(0);
+  for (size_t k = 1; k < ctx.num_inputs(); ++k) acc = f(acc, ctx.input(k));
+  return acc;
+}
+
+Tensor signs_differ(const Tensor& a, const Tensor& b) {
+  return not_equal(less(a, 0), less(b, 0));
+}
+
+}  // namespace
+
+std::vector<Tensor> import_abs(NodeContext& ctx) {
+  return {abs(ctx.input(0))};
+}
+std::vector<Tensor> import_exp(NodeContext& ctx) {
+  return {exp(ctx.input(0))};
+}
+std::vector<Tensor> import_log(NodeContext& ctx) {
+  return {log(ctx.input(0))};
+}
+std::vector<Tensor> import_neg(NodeContext& ctx) {
+  return {neg(ctx.input(0))};
+}
+std::vector<Tensor> import_not(NodeContext& ctx) {
+  return {logical_not(ctx.input(0))};
+}
+std::vector<Tensor> import_relu(NodeContext& ctx) {
+  return {relu(ctx.input(0))};
+}
+std::vector<Tensor> import_sigmoid(NodeContext& ctx) {
+  return {sigmoid(ctx.input(0))};
+}
+std::vector<Tensor> import_sqrt(NodeContext& ctx) {
+  return {sqrt(ctx.input(0))};
+}
+std::vector<Tensor> import_tanh(NodeContext& ctx) {
+  return {tanh(ctx.input(0))};
+}
+std::vector<Tensor> import_identity(NodeContext& ctx) {
+  return {ctx.input(0)};
+}
+std::vector<Tensor> import_reciprocal(NodeContext& ctx) {
+  return {div(1, ctx.input(0))};
+}
+
+std::vector<Tensor> import_add(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {add(a, b)};
+}
+std::vector<Tensor> import_sub(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {sub(a, b)};
+}
+std::vector<Tensor> import_mul(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {mul(a, b)};
+}
+std::vector<Tensor> import_and(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {logical_and(a, b)};
+}
+std::vector<Tensor> import_or(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {logical_or(a, b)};
+}
+std::vector<Tensor> import_xor(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {not_equal(a, b)};
+}
+std::vector<Tensor> import_equal(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {equal(a, b)};
+}
+std::vector<Tensor> import_less(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {less(a, b)};
+}
+std::vector<Tensor> import_less_or_equal(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {less_equal(a, b)};
+}
+std::vector<Tensor> import_greater(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {greater(a, b)};
+}
+std::vector<Tensor> import_greater_or_equal(NodeContext& ctx) {
+  auto [a, b] = operands(ctx);
+  return {greater_equal(a, b)};
+}
+
+std::vector<Tensor> import_div(NodeContext& ctx) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (is_floating(a.dtype())) return {div(a, b)};
+  Tensor q = floordiv(a, b);
+  Tensor inexact = not_equal(mod(a, b), 0);
+  return {where(logical_and(inexact, signs_differ(a, b)), q + 1, q)};
+}
+
+std::vector<Tensor> import_mod(NodeContext& ctx) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  int64_t fmod = ctx.attr_int("fmod", 0);
+  if (fmod == 0 && is_floating(a.dtype())) ctx.invalid("fmod must be 1 for floating-point inputs");
+  Tensor r = mod(a, b);
+  if (fmod == 0) return {r};
+  Tensor wrong_sign = logical_and(not_equal(r, 0), signs_differ(r, a));
+  return {where(wrong_sign, r - b, r)};
+}
+
+std::vector<Tensor> import_pow(NodeContext& ctx) {
+  const Tensor& base = ctx.input(0);
+  const Tensor& exponent = ctx.input(1);
+  if (base.dtype() == exponent.dtype()) return {pow(base, exponent)};
+  return {cast(pow(cast(base, float64), cast(exponent, float64)), base.dtype())};
+}
+
+std::vector<Tensor> import_max(NodeContext& ctx) {
+  return {fold_inputs(ctx, [](const Tensor& a, const Tensor& b) { return maximum(a, b); })};
+}
+std::vector<Tensor> import_min(NodeContext& ctx) {
+  return {fold_inputs(ctx, [](const Tensor& a, const Tensor& b) { return minimum(a, b); })};
+}
+std::vector<Tensor> import_sum(NodeContext& ctx) {
+  return {fold_inputs(ctx, [](const Tensor& a, const Tensor& b) { return add(a, b); })};
+}
+std::vector<Tensor> import_mean(NodeContext& ctx) {
+  return {div(fold_inputs(ctx, [](const Tensor& a, const Tensor& b) { return add(a, b); }),
+              Scalar(int64_t(ctx.num_inputs())))};
+}
+
+std::vector<Tensor> import_where(NodeContext& ctx) {
+  return {where(ctx.input(0), ctx.input(1), ctx.input(2))};
+}
+
+std::vector<Tensor> import_cast(NodeContext& ctx) {
+  DType to = dtype_from_onnx(int32_t(ctx.attr_int("to")), ctx.where() + ": attribute 'to'");
+  return {cast(ctx.input(0), to)};
+}
+
+}  // namespace ag::onnx_io

@@ -1,0 +1,269 @@
+// Importers of ONNX's shape, layout, creation and linear-algebra ops.
+// Shapes, axes and slice bounds given as inputs must be known when the model
+// is loaded (NodeContext::constant_ints), as they are in exported models;
+// Shape and Size of a tensor with static dims are constants.
+#include <algorithm>
+#include <numeric>
+
+#include "ag/ops.h"
+#include "import_ops.h"
+#include "tensor_proto.h"
+
+namespace ag::onnx_io {
+
+namespace {
+
+Tensor int64_vector(const std::vector<int64_t>& values) {
+  return constant(values, Shape{int64_t(values.size())});
+}
+
+// `x` broadcast to `shape` (and `shape` to x's), bit for bit: where() with an
+// all-true condition broadcasts its three operands and picks x everywhere.
+Tensor broadcast_to(const Tensor& x, const Shape& shape) {
+  return where(ones(shape, bool_), x, x);
+}
+
+Shape shape_of(const std::vector<int64_t>& dims) {
+  return Shape(std::span<const int64_t>(dims));
+}
+
+// The axes of input `k` (from opset 13) or of attribute 'axes' (before).
+std::vector<int64_t> axes_of(NodeContext& ctx, size_t k) {
+  if (ctx.has_input(k)) return ctx.constant_ints(k, "axes");
+  if (ctx.has_attr("axes")) return ctx.attr_ints("axes");
+  return {};
+}
+
+}  // namespace
+
+std::vector<Tensor> import_constant(NodeContext& ctx) {
+  if (ctx.has_attr("value")) return {tensor_from_proto(ctx.attr_tensor("value"), ctx.where())};
+  if (ctx.has_attr("value_float"))
+    return {constant(std::vector<float>{ctx.attr_float("value_float", 0)}, Shape{})};
+  if (ctx.has_attr("value_floats")) {
+    std::vector<float> v = ctx.attr_floats("value_floats");
+    return {constant(v, Shape{int64_t(v.size())})};
+  }
+  if (ctx.has_attr("value_int"))
+    return {constant(std::vector<int64_t>{ctx.attr_int("value_int")}, Shape{})};
+  if (ctx.has_attr("value_ints")) return {int64_vector(ctx.attr_ints("value_ints"))};
+  ctx.unsupported("only the value, value_float(s) and value_int(s) attributes are supported");
+}
+
+std::vector<Tensor> import_constant_of_shape(NodeContext& ctx) {
+  std::vector<int64_t> dims = ctx.constant_ints(0, "shape");
+  if (!ctx.has_attr("value")) return {zeros(shape_of(dims), float32)};
+  Tensor value = tensor_from_proto(ctx.attr_tensor("value"), ctx.where() + ": attribute 'value'");
+  if (value.num_elements() != 1) ctx.invalid("attribute 'value' must hold one element");
+  return {broadcast_to(reshape(value, {}), shape_of(dims))};
+}
+
+std::vector<Tensor> import_expand(NodeContext& ctx) {
+  return {broadcast_to(ctx.input(0), shape_of(ctx.constant_ints(1, "shape")))};
+}
+
+std::vector<Tensor> import_shape(NodeContext& ctx) {
+  const Shape& shape = ctx.static_shape(0, "Shape");
+  const int64_t rank = shape.rank();
+  auto clamp = [&](int64_t i) { return std::clamp(i < 0 ? i + rank : i, int64_t{0}, rank); };
+  int64_t start = clamp(ctx.attr_int("start", 0));
+  int64_t end = clamp(ctx.attr_int("end", rank));
+  std::vector<int64_t> dims;
+  for (int64_t i = start; i < end; ++i) dims.push_back(shape[int(i)]);
+  return {int64_vector(dims)};
+}
+
+std::vector<Tensor> import_size(NodeContext& ctx) {
+  return {constant(std::vector<int64_t>{ctx.static_shape(0, "Size").num_elements()}, Shape{})};
+}
+
+std::vector<Tensor> import_reshape(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  std::vector<int64_t> dims = ctx.constant_ints(1, "shape");
+  const bool allow_zero = ctx.attr_int("allowzero", 0) != 0;
+  const bool has_inferred = std::count(dims.begin(), dims.end(), -1) > 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != 0 || allow_zero) continue;
+    if (int(i) >= x.rank())
+      ctx.invalid("shape[" + std::to_string(i) + "] = 0 copies a dim the input does not have");
+    dims[i] = x.shape()[int(i)];
+    if (dims[i] == kUnknownDim) {
+      if (has_inferred) ctx.unsupported("shape copies an unknown dim next to a -1 dim");
+      dims[i] = -1;
+    }
+  }
+  return {reshape(x, dims)};
+}
+
+std::vector<Tensor> import_flatten(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const int64_t rank = x.rank();
+  int64_t axis = ctx.attr_int("axis", 1);
+  if (axis < -rank || axis > rank)
+    ctx.invalid("axis " + std::to_string(axis) + " is out of range for rank " +
+                std::to_string(rank));
+  if (axis < 0) axis += rank;
+  auto product = [&](int64_t from, int64_t to) {
+    int64_t n = 1;
+    for (int64_t i = from; i < to; ++i) {
+      if (x.shape()[int(i)] == kUnknownDim) return int64_t{-1};
+      n *= x.shape()[int(i)];
+    }
+    return n;
+  };
+  int64_t outer = product(0, axis), inner = product(axis, rank);
+  if (outer == -1 && inner == -1) ctx.static_shape(0, "Flatten");
+  return {reshape(x, {outer, inner})};
+}
+
+std::vector<Tensor> import_transpose(NodeContext& ctx) {
+  return {transpose(ctx.input(0),
+                    ctx.has_attr("perm") ? ctx.attr_ints("perm") : std::vector<int64_t>{})};
+}
+
+std::vector<Tensor> import_squeeze(NodeContext& ctx) {
+  std::vector<int64_t> axes = axes_of(ctx, 1);
+  for (int64_t& a : axes) a = ctx.normalize_axis(a, ctx.input(0).rank(), "axis");
+  return {squeeze(ctx.input(0), axes)};
+}
+
+std::vector<Tensor> import_unsqueeze(NodeContext& ctx) {
+  std::vector<int64_t> axes = axes_of(ctx, 1);
+  const int64_t out_rank = ctx.input(0).rank() + int64_t(axes.size());
+  for (int64_t& a : axes) a = ctx.normalize_axis(a, out_rank, "axis");
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    ctx.invalid("axes must not repeat");
+  Tensor y = ctx.input(0);
+  for (int64_t a : axes) y = expand_dims(y, a);
+  return {y};
+}
+
+std::vector<Tensor> import_concat(NodeContext& ctx) {
+  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis"), ctx.input(0).rank(), "axis");
+  return {concat(ctx.inputs(), axis)};
+}
+
+std::vector<Tensor> import_gather(NodeContext& ctx) {
+  const Tensor& data = ctx.input(0);
+  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), data.rank(), "axis");
+  Tensor indices = ctx.input(1);
+  // ONNX counts negative indices from the end of the axis.
+  const int64_t n = data.shape()[int(axis)];
+  if (n != kUnknownDim) {
+    indices = where(less(indices, 0), indices + n, indices);
+  } else if (indices.is_symbolic() || reduce_any(less(indices, 0)).item<bool>()) {
+    ctx.unsupported("negative indices into an axis of unknown length");
+  }
+  return {gather(data, indices, axis)};
+}
+
+std::vector<Tensor> import_slice(NodeContext& ctx) {
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (ctx.opset() < 10) {
+    starts = ctx.attr_ints("starts");
+    ends = ctx.attr_ints("ends");
+    if (ctx.has_attr("axes")) axes = ctx.attr_ints("axes");
+  } else {
+    starts = ctx.constant_ints(1, "starts");
+    ends = ctx.constant_ints(2, "ends");
+    if (ctx.has_input(3)) axes = ctx.constant_ints(3, "axes");
+    if (ctx.has_input(4)) steps = ctx.constant_ints(4, "steps");
+  }
+  Tensor x = ctx.input(0);
+  const int64_t rank = x.rank();
+  if (axes.empty()) {
+    axes.resize(starts.size());
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    ctx.invalid("starts, ends, axes and steps must have one length");
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const int64_t axis = ctx.normalize_axis(axes[k], rank, "axis");
+    const int64_t dim = x.shape()[int(axis)];
+    if (dim == kUnknownDim) ctx.unsupported("slicing an axis of unknown length");
+    const int64_t step = steps[k];
+    if (step == 0) ctx.invalid("steps must not be 0");
+    // NumPy's rule: negative bounds count from the end, then clamp.
+    auto bound = [&](int64_t v, int64_t lo, int64_t hi) {
+      if (v < 0) v = v < -dim ? lo : v + dim;
+      return std::clamp(v, lo, hi);
+    };
+    const int64_t start = step > 0 ? bound(starts[k], 0, dim) : bound(starts[k], 0, dim - 1);
+    const int64_t end = step > 0 ? bound(ends[k], 0, dim) : bound(ends[k], -1, dim - 1);
+    if (step == 1) {
+      std::vector<int64_t> begin(size_t(rank), 0), size(size_t(rank), -1);
+      begin[size_t(axis)] = start;
+      size[size_t(axis)] = std::max<int64_t>(0, end - start);
+      x = slice(x, begin, size);
+      continue;
+    }
+    std::vector<int64_t> picked;
+    for (int64_t i = start; step > 0 ? i < end : i > end; i += step) picked.push_back(i);
+    x = gather(x, int64_vector(picked), axis);
+  }
+  return {x};
+}
+
+std::vector<Tensor> import_range(NodeContext& ctx) {
+  return {range(ctx.input(0), ctx.input(1), ctx.input(2))};
+}
+
+std::vector<Tensor> import_matmul(NodeContext& ctx) {
+  Tensor a = ctx.input(0), b = ctx.input(1);
+  if (a.rank() == 0 || b.rank() == 0) ctx.invalid("MatMul operands must have rank 1 or more");
+  // NumPy's rule for 1-D operands: a row (a) or a column (b) vector, removed after.
+  const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;
+  if (a_vector) a = expand_dims(a, 0);
+  if (b_vector) b = expand_dims(b, 1);
+  // Batch dims broadcast: both operands get the common batch shape.
+  if (a.rank() > 2 || b.rank() > 2) {
+    const int batch_rank = std::max(a.rank(), b.rank()) - 2;
+    // t's dims, with 1s in front up to the common rank.
+    auto aligned = [&](const Tensor& t) {
+      std::vector<int64_t> dims(size_t(batch_rank + 2 - t.rank()), 1);
+      for (int i = 0; i < t.rank(); ++i) dims.push_back(t.shape()[i]);
+      return dims;
+    };
+    std::vector<int64_t> da = aligned(a), db = aligned(b);
+    if (!std::equal(da.begin(), da.end() - 2, db.begin())) {
+      std::vector<int64_t> batch;
+      for (int i = 0; i < batch_rank; ++i) {
+        const int64_t x = da[size_t(i)], y = db[size_t(i)];
+        if (x == kUnknownDim || y == kUnknownDim)
+          ctx.unsupported("broadcasting batch dims of unknown length");
+        if (x != y && x != 1 && y != 1) ctx.invalid("batch dims do not broadcast");
+        batch.push_back(std::max(x, y));
+      }
+      auto expand = [&](const Tensor& t, std::vector<int64_t> dims) {
+        std::vector<int64_t> target = batch;
+        target.insert(target.end(), dims.end() - 2, dims.end());
+        return broadcast_to(reshape(t, dims), shape_of(target));
+      };
+      a = expand(a, da);
+      b = expand(b, db);
+    }
+  }
+  Tensor y = matmul(a, b);
+  if (b_vector) y = squeeze(y, {y.rank() - 1});
+  if (a_vector) y = squeeze(y, {y.rank() - (b_vector ? 1 : 2)});
+  return {y};
+}
+
+std::vector<Tensor> import_gemm(NodeContext& ctx) {
+  Tensor a = ctx.input(0), b = ctx.input(1);
+  if (ctx.attr_int("transA", 0) != 0) a = transpose(a);
+  if (ctx.attr_int("transB", 0) != 0) b = transpose(b);
+  Tensor y = matmul(a, b);
+  const float alpha = ctx.attr_float("alpha", 1.0f), beta = ctx.attr_float("beta", 1.0f);
+  if (alpha != 1.0f) y = y * cast(Tensor(alpha), y.dtype());
+  if (ctx.has_input(2)) {
+    Tensor c = ctx.input(2);
+    if (beta != 1.0f) c = c * cast(Tensor(beta), c.dtype());
+    y = y + c;
+  }
+  return {y};
+}
+
+}  // namespace ag::onnx_io

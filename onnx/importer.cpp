@@ -1,0 +1,253 @@
+#include "importer.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "ag/error.h"
+#include "import_ops.h"
+#include "tensor_proto.h"
+
+namespace ag::onnx_io {
+
+using ::onnx::AttributeProto;
+
+const Tensor* Scope::find(const std::string& name) const {
+  for (const Scope* s = this; s; s = s->outer_) {
+    auto it = s->values_.find(name);
+    if (it != s->values_.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+NodeContext::NodeContext(const ::onnx::NodeProto& node, std::vector<Tensor> inputs, int64_t opset,
+                         const Scope& scope)
+    : node_(node), inputs_(std::move(inputs)), opset_(opset), scope_(scope) {}
+
+std::string NodeContext::where() const {
+  std::string name = node_.name();
+  if (name.empty() && node_.output_size() > 0) name = node_.output(0);
+  return node_.op_type() + " node '" + name + "'";
+}
+
+void NodeContext::unsupported(const std::string& what) const {
+  throw UnimplementedError(where() + ": " + what);
+}
+
+void NodeContext::invalid(const std::string& what) const {
+  throw InvalidArgumentError(where() + ": " + what);
+}
+
+const Tensor& NodeContext::input(size_t k) const {
+  if (!has_input(k)) invalid("input " + std::to_string(k) + " is required");
+  return inputs_[k];
+}
+
+std::vector<int64_t> NodeContext::constant_ints(size_t k, std::string_view what) const {
+  const Tensor& t = input(k);
+  if (t.is_symbolic()) {
+    throw NeedsValue{t.id(), where() + ": " + std::string(what) +
+                                 " must be known when the model is traced (an initializer, a "
+                                 "Constant, a graph input, or computed from them and from static "
+                                 "shapes); here it is computed at run time"};
+  }
+  if (is_floating(t.dtype()) || t.rank() > 1)
+    invalid(std::string(what) + " must be a 1-D integer tensor, got " + t.spec().to_string());
+  return t.to_vector<int64_t>();
+}
+
+const AttributeProto* NodeContext::find_attr(std::string_view name) const {
+  for (const AttributeProto& a : node_.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+const AttributeProto& NodeContext::require_attr(std::string_view name, int type) const {
+  const AttributeProto* a = find_attr(name);
+  if (!a) invalid("attribute '" + std::string(name) + "' is required");
+  if (a->type() != type) {
+    invalid("attribute '" + std::string(name) + "' has type " +
+            AttributeProto::AttributeType_Name(a->type()) + ", expected " +
+            AttributeProto::AttributeType_Name(static_cast<AttributeProto::AttributeType>(type)));
+  }
+  return *a;
+}
+
+int64_t NodeContext::attr_int(std::string_view name, int64_t fallback) const {
+  return has_attr(name) ? attr_int(name) : fallback;
+}
+
+int64_t NodeContext::attr_int(std::string_view name) const {
+  return require_attr(name, AttributeProto::INT).i();
+}
+
+float NodeContext::attr_float(std::string_view name, float fallback) const {
+  return has_attr(name) ? require_attr(name, AttributeProto::FLOAT).f() : fallback;
+}
+
+std::string NodeContext::attr_string(std::string_view name, std::string fallback) const {
+  return has_attr(name) ? require_attr(name, AttributeProto::STRING).s() : fallback;
+}
+
+std::vector<int64_t> NodeContext::attr_ints(std::string_view name) const {
+  const auto& ints = require_attr(name, AttributeProto::INTS).ints();
+  return {ints.begin(), ints.end()};
+}
+
+std::vector<float> NodeContext::attr_floats(std::string_view name) const {
+  const auto& floats = require_attr(name, AttributeProto::FLOATS).floats();
+  return {floats.begin(), floats.end()};
+}
+
+const ::onnx::TensorProto& NodeContext::attr_tensor(std::string_view name) const {
+  return require_attr(name, AttributeProto::TENSOR).t();
+}
+
+const ::onnx::GraphProto& NodeContext::attr_graph(std::string_view name) const {
+  return require_attr(name, AttributeProto::GRAPH).g();
+}
+
+int64_t NodeContext::normalize_axis(int64_t axis, int64_t rank, std::string_view what) const {
+  if (axis < -rank || axis >= rank) {
+    invalid(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
+            std::to_string(rank) + " (expected [" + std::to_string(-rank) + ", " +
+            std::to_string(rank) + "))");
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+const Shape& NodeContext::static_shape(size_t k, std::string_view why) const {
+  const Shape& shape = input(k).shape();
+  if (!shape.is_fully_defined()) {
+    unsupported("input " + std::to_string(k) + " has shape " + shape.to_string() + "; " +
+                std::string(why) + " needs every dim known when the model is loaded");
+  }
+  return shape;
+}
+
+namespace {
+
+struct Entry {
+  std::string_view op_type;
+  ImportFn fn;
+};
+
+constexpr Entry kImporters[] = {
+#define AG_ONNX_OP(op_type, fn) {#op_type, &fn},
+#include "ops.def"
+#undef AG_ONNX_OP
+};
+
+}  // namespace
+
+void rethrow_at(const Error& e, const std::string& where) {
+  // Messages from importers already name their node.
+  if (e.message().rfind(where, 0) == 0) throw;
+  std::string message = where + ": " + e.message();
+  switch (e.kind()) {
+    case ErrorKind::InvalidArgument:
+      throw InvalidArgumentError(message);
+    case ErrorKind::Type:
+      throw TypeError(message);
+    case ErrorKind::Value:
+      throw ValueError(message);
+    case ErrorKind::FailedPrecondition:
+      throw FailedPreconditionError(message);
+    case ErrorKind::OutOfRange:
+      throw OutOfRangeError(message);
+    case ErrorKind::Unimplemented:
+      throw UnimplementedError(message);
+    case ErrorKind::Internal:
+      throw InternalError(message);
+  }
+  throw;
+}
+
+namespace {
+
+std::vector<Tensor> import_node(const ::onnx::NodeProto& node, const Scope& scope, int64_t opset) {
+  std::vector<Tensor> inputs;
+  for (const std::string& name : node.input()) {
+    if (name.empty()) {
+      inputs.emplace_back();
+      continue;
+    }
+    const Tensor* value = scope.find(name);
+    if (!value) {
+      throw InvalidArgumentError(node.op_type() + " node '" + node.name() + "': input '" + name +
+                                 "' is not defined before the node");
+    }
+    inputs.push_back(*value);
+  }
+  NodeContext ctx(node, std::move(inputs), opset, scope);
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    ctx.unsupported("ops of domain '" + node.domain() + "' are not supported");
+  ImportFn fn = find_importer(node.op_type());
+  if (!fn) {
+    ctx.unsupported("op type '" + node.op_type() +
+                    "' is not supported (ag::onnx::load maps the ops listed in docs/onnx.md)");
+  }
+  try {
+    return fn(ctx);
+  } catch (const Error& e) {
+    rethrow_at(e, ctx.where());
+  }
+}
+
+}  // namespace
+
+ImportFn find_importer(std::string_view op_type) {
+  for (const Entry& e : kImporters)
+    if (e.op_type == op_type) return e.fn;
+  return nullptr;
+}
+
+std::vector<std::string> supported_op_types() {
+  std::vector<std::string> out;
+  for (const Entry& e : kImporters) out.emplace_back(e.op_type);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<Tensor> run_graph(const ::onnx::GraphProto& graph, const std::vector<Tensor>& inputs,
+                              const Scope* outer, int64_t opset) {
+  Scope scope(outer);
+  std::vector<std::string> initialized;
+  for (const auto& init : graph.initializer()) {
+    scope.bind(init.name(), tensor_from_proto(init, "initializer '" + init.name() + "'"));
+    initialized.push_back(init.name());
+  }
+  size_t next = 0;
+  for (const auto& in : graph.input()) {
+    if (std::find(initialized.begin(), initialized.end(), in.name()) != initialized.end()) continue;
+    if (next == inputs.size()) {
+      throw InvalidArgumentError("graph '" + graph.name() + "' has more inputs than the " +
+                                 std::to_string(inputs.size()) + " given");
+    }
+    scope.bind(in.name(), inputs[next++]);
+  }
+  if (next != inputs.size()) {
+    throw InvalidArgumentError("graph '" + graph.name() + "' takes " + std::to_string(next) +
+                               " inputs, but " + std::to_string(inputs.size()) + " were given");
+  }
+  for (const auto& node : graph.node()) {
+    std::vector<Tensor> outputs = import_node(node, scope, opset);
+    if (outputs.size() < size_t(node.output_size())) {
+      throw UnimplementedError(node.op_type() + " node '" + node.name() + "': output " +
+                               std::to_string(outputs.size()) + " is not supported");
+    }
+    for (int k = 0; k < node.output_size(); ++k)
+      if (!node.output(k).empty()) scope.bind(node.output(k), outputs[size_t(k)]);
+  }
+  std::vector<Tensor> results;
+  for (const auto& out : graph.output()) {
+    const Tensor* value = scope.find(out.name());
+    if (!value) {
+      throw InvalidArgumentError("graph '" + graph.name() + "': output '" + out.name() +
+                                 "' is never computed");
+    }
+    results.push_back(*value);
+  }
+  return results;
+}
+
+}  // namespace ag::onnx_io

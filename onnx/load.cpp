@@ -1,0 +1,220 @@
+// ag::onnx::load: check the model with ONNX's checker, then trace its graph
+// (onnx/importer.h) into a concrete function for the graph inputs' specs.
+//
+// An input whose value a node needs while tracing (Reshape's shape, the axes
+// of a reduction, Slice's bounds) is a value the trace depends on, like a
+// Python argument of tf.function: the model is then traced once per value of
+// it, at the first call with that value.
+#include <onnx/checker.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "ag/error.h"
+#include "ag/onnx.h"
+#include "importer.h"
+#include "tensor_proto.h"
+
+namespace ag::onnx {
+
+// The highest opset of the default domain whose semantics we implement.
+constexpr int64_t kMaxOpset = 17;
+
+using Concrete = ConcreteFunction<std::vector<Tensor>>;
+
+struct Model::Impl {
+  std::string name;
+  int64_t opset = 0;
+  std::shared_ptr<const ::onnx::ModelProto> model;
+  std::vector<std::string> input_names, output_names;
+  std::vector<TensorSpec> input_specs;
+
+  // The trace for the values of the inputs it depends on; `by_value` lists
+  // those inputs, and grows when a trace finds another one.
+  using Key = std::vector<std::pair<size_t, std::vector<int64_t>>>;
+  mutable std::mutex mu;
+  mutable std::vector<bool> by_value;
+  mutable std::map<Key, Concrete> traces;
+  mutable std::optional<Concrete> last;
+
+  Key key_of(const std::vector<Tensor>& inputs) const;
+  // Traces for `inputs` (null at load: no values known). Empty when the trace
+  // needs the value of an input and none is given.
+  std::optional<Concrete> trace(const std::vector<Tensor>* inputs) const;
+};
+
+namespace {
+
+int64_t default_opset(const ::onnx::ModelProto& model, const std::string& name) {
+  for (const auto& import : model.opset_import()) {
+    if (import.domain().empty() || import.domain() == "ai.onnx") {
+      if (import.version() > kMaxOpset) {
+        throw UnimplementedError(name + ": opset " + std::to_string(import.version()) +
+                                 " is newer than the newest we implement, " +
+                                 std::to_string(kMaxOpset));
+      }
+      return import.version();
+    }
+  }
+  throw InvalidArgumentError(name + ": the model imports no opset of the default ONNX domain");
+}
+
+}  // namespace
+
+Model::Impl::Key Model::Impl::key_of(const std::vector<Tensor>& inputs) const {
+  Key key;
+  for (size_t k = 0; k < by_value.size(); ++k)
+    if (by_value[k]) key.emplace_back(k, inputs[k].to_vector<int64_t>());
+  return key;
+}
+
+std::optional<Concrete> Model::Impl::trace(const std::vector<Tensor>* inputs) const {
+  for (;;) {
+    std::vector<TensorSpec> specs;
+    for (size_t k = 0; k < input_specs.size(); ++k)
+      if (!by_value[k]) specs.push_back(input_specs[k]);
+    // The placeholder of each input traced symbolically, to recognise it in NeedsValue.
+    std::vector<const void*> placeholder_ids(input_specs.size(), nullptr);
+    auto run = [&](const std::vector<Tensor>& symbolic) {
+      std::vector<Tensor> all;
+      for (size_t k = 0, next = 0; k < input_specs.size(); ++k) {
+        all.push_back(by_value[k] ? (*inputs)[k] : symbolic[next++]);
+        if (!by_value[k]) placeholder_ids[k] = all.back().id();
+      }
+      return onnx_io::run_graph(model->graph(), all, nullptr, opset);
+    };
+    auto fn = function(run, {.name = name, .arg_names = {"inputs"}});
+    try {
+      return fn.get_concrete_function(specs);
+    } catch (const onnx_io::NeedsValue& need) {
+      auto it = std::find(placeholder_ids.begin(), placeholder_ids.end(), need.tensor_id);
+      if (it == placeholder_ids.end()) throw UnimplementedError(name + ": " + need.message);
+      by_value[size_t(it - placeholder_ids.begin())] = true;
+      if (!inputs) return std::nullopt;
+    } catch (const Error& e) {
+      onnx_io::rethrow_at(e, name);
+    }
+  }
+}
+
+namespace {
+
+std::shared_ptr<const Model::Impl> load_model(std::shared_ptr<const ::onnx::ModelProto> model,
+                                              const std::string& name) {
+  try {
+    ::onnx::checker::check_model(*model);
+  } catch (const std::exception& e) {
+    throw InvalidArgumentError(name + ": not a valid ONNX model: " + e.what());
+  }
+  const ::onnx::GraphProto& graph = model->graph();
+  std::vector<std::string> initialized;
+  for (const auto& init : graph.initializer()) initialized.push_back(init.name());
+
+  auto impl = std::make_shared<Model::Impl>();
+  impl->name = graph.name().empty() ? name : graph.name();
+  impl->opset = default_opset(*model, name);
+  impl->model = std::move(model);
+  for (const auto& in : graph.input()) {
+    if (std::find(initialized.begin(), initialized.end(), in.name()) != initialized.end()) continue;
+    impl->input_names.push_back(in.name());
+    impl->input_specs.push_back(onnx_io::spec_from_value_info(in));
+  }
+  for (const auto& out : graph.output()) impl->output_names.push_back(out.name());
+  impl->by_value.assign(impl->input_specs.size(), false);
+  // Trace now, so that errors show at load; a model specialised on input
+  // values is traced at its first call.
+  impl->last = impl->trace(nullptr);
+  if (impl->last) impl->traces.emplace(Model::Impl::Key{}, *impl->last);
+  return impl;
+}
+
+}  // namespace
+
+Model load_from_bytes(const std::string& bytes, const std::string& name) {
+  auto model = std::make_shared<::onnx::ModelProto>();
+  if (!model->ParseFromString(bytes))
+    throw InvalidArgumentError(name + ": not an ONNX model (the protobuf does not parse)");
+  return Model(load_model(std::move(model), name));
+}
+
+Model load(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InvalidArgumentError(path + ": cannot open the file");
+  std::ostringstream bytes;
+  bytes << file.rdbuf();
+  return load_from_bytes(bytes.str(), path);
+}
+
+std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const {
+  const Impl& m = *impl_;
+  if (inputs.size() != m.input_specs.size()) {
+    throw TypeError(m.name + " takes " + std::to_string(m.input_specs.size()) + " inputs, but " +
+                    std::to_string(inputs.size()) + " were given; " + signature());
+  }
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const TensorSpec& spec = m.input_specs[k];
+    if (!inputs[k].defined() || inputs[k].dtype() != spec.dtype ||
+        !inputs[k].shape().is_subtype_of(spec.shape)) {
+      throw TypeError(m.name + ": input '" + m.input_names[k] + "' must be " + spec.to_string() +
+                      ", got " +
+                      (inputs[k].defined() ? inputs[k].spec().to_string() : "an undefined tensor"));
+    }
+  }
+  std::optional<Concrete> concrete;
+  std::vector<Tensor> dynamic;
+  {
+    std::lock_guard lock(m.mu);
+    auto it = m.traces.find(m.key_of(inputs));
+    if (it != m.traces.end()) {
+      concrete = it->second;
+    } else {
+      concrete = m.trace(&inputs);
+      m.traces.emplace(m.key_of(inputs), *concrete);
+    }
+    m.last = concrete;
+    for (size_t k = 0; k < inputs.size(); ++k)
+      if (!m.by_value[k]) dynamic.push_back(inputs[k]);
+  }
+  return (*concrete)(dynamic);
+}
+
+const std::vector<std::string>& Model::input_names() const {
+  return impl_->input_names;
+}
+const std::vector<TensorSpec>& Model::input_specs() const {
+  return impl_->input_specs;
+}
+const std::vector<std::string>& Model::output_names() const {
+  return impl_->output_names;
+}
+int64_t Model::opset() const {
+  return impl_->opset;
+}
+
+Graph Model::graph() const {
+  std::lock_guard lock(impl_->mu);
+  if (!impl_->last) {
+    throw FailedPreconditionError(impl_->name +
+                                  ": the model is traced for the values of some of its inputs; "
+                                  "call it once before asking for its graph");
+  }
+  return impl_->last->graph();
+}
+
+std::string Model::signature() const {
+  std::string s = impl_->name + "(";
+  for (size_t k = 0; k < impl_->input_specs.size(); ++k) {
+    if (k) s += ", ";
+    s += impl_->input_names[k] + ": " + impl_->input_specs[k].to_string();
+  }
+  s += ") -> (";
+  for (size_t k = 0; k < impl_->output_names.size(); ++k)
+    s += (k ? ", " : "") + impl_->output_names[k];
+  return s + ")";
+}
+
+}  // namespace ag::onnx

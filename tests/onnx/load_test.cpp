@@ -1,0 +1,214 @@
+// ag::onnx::load on models built here with ONNX's protobuf classes: values,
+// symbolic dims, control flow, ONNX semantics that differ from ours, and the
+// errors a user sees.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "ag/ag.h"
+#include "ag/onnx.h"
+
+namespace {
+
+using onnx::TensorProto;
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(int64_t opset = 17) {
+    model_.set_ir_version(8);
+    auto* import = model_.add_opset_import();
+    import->set_domain("");
+    import->set_version(opset);
+    model_.mutable_graph()->set_name("test_graph");
+  }
+  onnx::GraphProto& graph() { return *model_.mutable_graph(); }
+
+  static void set_type(onnx::ValueInfoProto* info, const std::string& name, int elem,
+                       std::vector<std::string> dims) {
+    info->set_name(name);
+    auto* t = info->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem);
+    auto* shape = t->mutable_shape();
+    for (const std::string& d : dims) {
+      auto* dim = shape->add_dim();
+      if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0])))
+        dim->set_dim_value(std::stoll(d));
+      else
+        dim->set_dim_param(d);
+    }
+  }
+  ModelBuilder& input(const std::string& name, int elem, std::vector<std::string> dims) {
+    set_type(graph().add_input(), name, elem, std::move(dims));
+    return *this;
+  }
+  ModelBuilder& output(const std::string& name, int elem, std::vector<std::string> dims) {
+    set_type(graph().add_output(), name, elem, std::move(dims));
+    return *this;
+  }
+  static onnx::NodeProto* add_node(onnx::GraphProto& g, const std::string& op,
+                                   std::vector<std::string> in, std::vector<std::string> out,
+                                   const std::string& name = "") {
+    auto* node = g.add_node();
+    node->set_op_type(op);
+    node->set_name(name);
+    for (auto& i : in) node->add_input(i);
+    for (auto& o : out) node->add_output(o);
+    return node;
+  }
+  onnx::NodeProto* node(const std::string& op, std::vector<std::string> in,
+                        std::vector<std::string> out, const std::string& name = "") {
+    return add_node(graph(), op, std::move(in), std::move(out), name);
+  }
+  ag::onnx::Model load() const {
+    return ag::onnx::load_from_bytes(model_.SerializeAsString(), "test.onnx");
+  }
+
+ private:
+  onnx::ModelProto model_;
+};
+
+void add_int_attr(onnx::NodeProto* node, const std::string& name, int64_t v) {
+  auto* a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+TEST(OnnxLoad, AddWithASymbolicDimRunsForEverySize) {
+  ModelBuilder b;
+  b.input("x", TensorProto::FLOAT, {"N", "2"}).input("y", TensorProto::FLOAT, {"2"});
+  b.output("z", TensorProto::FLOAT, {"N", "2"});
+  b.node("Add", {"x", "y"}, {"z"}, "add_node");
+  ag::onnx::Model m = b.load();
+  EXPECT_EQ(m.signature(),
+            "test_graph(x: TensorSpec(shape=(None, 2), dtype=float32), y: TensorSpec(shape=(2,), "
+            "dtype=float32)) -> (z)");
+  auto out = m({ag::constant({{1.0f, 2.0f}, {3.0f, 4.0f}}), ag::constant({10.0f, 20.0f})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{11, 22, 13, 24}));
+  out = m({ag::constant({{1.0f, 2.0f}}), ag::constant({10.0f, 20.0f})});
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{11, 22}));
+  EXPECT_EQ(m.graph().ops(),
+            (std::vector<std::string>{"Placeholder", "Placeholder", "add", "Identity"}));
+}
+
+TEST(OnnxLoad, AnInputOfTheWrongTypeIsATypeErrorNamingIt) {
+  ModelBuilder b;
+  b.input("x", TensorProto::FLOAT, {"3"}).output("y", TensorProto::FLOAT, {"3"});
+  b.node("Neg", {"x"}, {"y"});
+  ag::onnx::Model m = b.load();
+  try {
+    m({ag::constant({1, 2, 3})});
+    FAIL() << "expected a TypeError";
+  } catch (const ag::TypeError& e) {
+    EXPECT_EQ(e.message(),
+              "test_graph: input 'x' must be TensorSpec(shape=(3,), dtype=float32), got "
+              "TensorSpec(shape=(3,), dtype=int32)");
+  }
+}
+
+TEST(OnnxLoad, AnUnsupportedOpIsAnErrorNamingTheOpAndTheNode) {
+  ModelBuilder b;
+  b.input("x", TensorProto::FLOAT, {"3"}).output("y", TensorProto::FLOAT, {"3"});
+  b.node("Sin", {"x"}, {"y"}, "my_sin");
+  try {
+    b.load();
+    FAIL() << "expected an UnimplementedError";
+  } catch (const ag::UnimplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("Sin node 'my_sin': op type 'Sin' is not supported"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(OnnxLoad, AFileThatIsNoModelIsAClearError) {
+  EXPECT_THROW(ag::onnx::load_from_bytes("not a protobuf", "junk.onnx"), ag::InvalidArgumentError);
+  try {
+    ag::onnx::load("/nonexistent/model.onnx");
+    FAIL();
+  } catch (const ag::InvalidArgumentError& e) {
+    EXPECT_EQ(e.message(), "/nonexistent/model.onnx: cannot open the file");
+  }
+}
+
+TEST(OnnxLoad, IntegerDivTruncatesAndModFollowsFmod) {
+  ModelBuilder b;
+  b.input("a", TensorProto::INT32, {"6"}).input("b", TensorProto::INT32, {"6"});
+  b.output("q", TensorProto::INT32, {"6"}).output("r", TensorProto::INT32, {"6"});
+  b.output("f", TensorProto::INT32, {"6"});
+  b.node("Div", {"a", "b"}, {"q"});
+  b.node("Mod", {"a", "b"}, {"r"});
+  add_int_attr(b.node("Mod", {"a", "b"}, {"f"}), "fmod", 1);
+  std::vector<int32_t> a{7, -7, 7, -7, 6, -6}, d{2, 2, -2, -2, 3, 3};
+  auto out = b.load()({ag::constant(a, ag::Shape{6}), ag::constant(d, ag::Shape{6})});
+  std::vector<int32_t> q, f;
+  for (size_t i = 0; i < a.size(); ++i) {
+    q.push_back(a[i] / d[i]);  // C++ truncates, as ONNX's Div does
+    f.push_back(a[i] % d[i]);  // C++ takes the dividend's sign, as fmod=1 does
+  }
+  EXPECT_EQ(out[0].to_vector<int32_t>(), q);
+  EXPECT_EQ(out[2].to_vector<int32_t>(), f);
+  // fmod=0: the divisor's sign, as Python's %.
+  EXPECT_EQ(out[1].to_vector<int32_t>(), (std::vector<int32_t>{1, 1, -1, -1, 0, 0}));
+}
+
+TEST(OnnxLoad, IfRunsTheBranchTheConditionPicks) {
+  ModelBuilder b;
+  b.input("c", TensorProto::BOOL, {}).input("x", TensorProto::FLOAT, {"2"});
+  b.output("y", TensorProto::FLOAT, {"2"});
+  auto* node = b.node("If", {"c"}, {"y"}, "pick");
+  for (auto [name, op] : {std::pair{"then_branch", "Neg"}, std::pair{"else_branch", "Abs"}}) {
+    auto* attr = node->add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* g = attr->mutable_g();
+    g->set_name(std::string(name) + "_graph");
+    ModelBuilder::add_node(*g, op, {"x"}, {std::string("out_") + op});
+    ModelBuilder::set_type(g->add_output(), std::string("out_") + op, TensorProto::FLOAT, {"2"});
+  }
+  ag::onnx::Model m = b.load();
+  ag::Tensor x = ag::constant({-1.5f, 2.0f});
+  EXPECT_EQ(m({ag::Tensor(true), x})[0].to_vector<float>(), (std::vector<float>{1.5f, -2.0f}));
+  EXPECT_EQ(m({ag::Tensor(false), x})[0].to_vector<float>(), (std::vector<float>{1.5f, 2.0f}));
+  auto ops = m.graph().ops();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "If"), ops.end());
+}
+
+TEST(OnnxLoad, LoopCarriesValuesAndStacksScanOutputs) {
+  // for i in range(M): s = s + x; scan: s
+  ModelBuilder b;
+  b.input("M", TensorProto::INT64, {}).input("x", TensorProto::FLOAT, {"2"});
+  b.output("s_final", TensorProto::FLOAT, {"2"}).output("s_all", TensorProto::FLOAT, {"K", "2"});
+  b.graph().add_initializer()->CopyFrom([] {
+    TensorProto t;
+    t.set_name("s0");
+    t.set_data_type(TensorProto::FLOAT);
+    t.add_dims(2);
+    t.add_float_data(0.0f);
+    t.add_float_data(100.0f);
+    return t;
+  }());
+  auto* node = b.node("Loop", {"M", "", "s0"}, {"s_final", "s_all"}, "accumulate");
+  auto* attr = node->add_attribute();
+  attr->set_name("body");
+  attr->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto* g = attr->mutable_g();
+  g->set_name("body");
+  ModelBuilder::set_type(g->add_input(), "i", TensorProto::INT64, {});
+  ModelBuilder::set_type(g->add_input(), "cond_in", TensorProto::BOOL, {});
+  ModelBuilder::set_type(g->add_input(), "s_in", TensorProto::FLOAT, {"2"});
+  ModelBuilder::add_node(*g, "Identity", {"cond_in"}, {"cond_out"});
+  ModelBuilder::add_node(*g, "Add", {"s_in", "x"}, {"s_out"});
+  ModelBuilder::add_node(*g, "Identity", {"s_out"}, {"scan"});
+  ModelBuilder::set_type(g->add_output(), "cond_out", TensorProto::BOOL, {});
+  ModelBuilder::set_type(g->add_output(), "s_out", TensorProto::FLOAT, {"2"});
+  ModelBuilder::set_type(g->add_output(), "scan", TensorProto::FLOAT, {"2"});
+  ag::onnx::Model m = b.load();
+  auto out = m({ag::Tensor(int64_t{3}), ag::constant({1.0f, 2.0f})});
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{3, 106}));
+  EXPECT_EQ(out[1].shape(), (ag::Shape{3, 2}));
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{1, 102, 2, 104, 3, 106}));
+  auto ops = m.graph().ops();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "While"), ops.end());
+}
+
+}  // namespace
