@@ -1,5 +1,6 @@
 // Importers of ONNX's elementwise ops. ONNX broadcasts as NumPy does, as our
 // binary ops do, and gives both operands one type, so most map one to one.
+// Before opset 7, broadcasting was asked for by attribute (see operands()).
 // Where ONNX's semantics differ from ours, the importer composes our ops:
 //   Div of integers truncates toward zero (ours floors):
 //     q = floordiv(a, b); q + (mod(a, b) != 0 and (a < 0) != (b < 0))
@@ -17,11 +18,17 @@ namespace ag::onnx_io {
 
 namespace {
 
-// The operands of a binary op.
-std::pair<const Tensor&, const Tensor&> operands(NodeContext& ctx) {
-  if (ctx.has_attr("broadcast"))
-    ctx.unsupported("the legacy 'broadcast' attribute (opset < 7) is not supported");
-  return {ctx.input(0), ctx.input(1)};
+// The operands of a binary op. Before opset 7, `broadcast=1` with `axis`
+// aligned b's dims with a's from `axis` on (b: [3], a: [2, 3, 4], axis 1).
+std::pair<Tensor, Tensor> operands(NodeContext& ctx) {
+  Tensor a = ctx.input(0), b = ctx.input(1);
+  if (ctx.attr_int("broadcast", 0) != 0 && ctx.has_attr("axis")) {
+    const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis"), a.rank(), "axis");
+    const int64_t trailing = a.rank() - axis - b.rank();
+    if (trailing < 0) ctx.invalid("the second operand does not fit at the axis");
+    for (int64_t i = 0; i < trailing; ++i) b = expand_dims(b, b.rank());
+  }
+  return {a, b};
 }
 
 // Sum, Max, Min, Mean: any number of inputs, broadcast together.
@@ -118,8 +125,7 @@ std::vector<Tensor> import_greater_or_equal(NodeContext& ctx) {
 }
 
 std::vector<Tensor> import_div(NodeContext& ctx) {
-  const Tensor& a = ctx.input(0);
-  const Tensor& b = ctx.input(1);
+  auto [a, b] = operands(ctx);
   if (is_floating(a.dtype())) return {div(a, b)};
   Tensor q = floordiv(a, b);
   Tensor inexact = not_equal(mod(a, b), 0);
@@ -160,6 +166,10 @@ std::vector<Tensor> import_mean(NodeContext& ctx) {
 
 std::vector<Tensor> import_where(NodeContext& ctx) {
   return {where(ctx.input(0), ctx.input(1), ctx.input(2))};
+}
+
+std::vector<Tensor> import_cast_like(NodeContext& ctx) {
+  return {cast(ctx.input(0), ctx.input(1).dtype())};
 }
 
 std::vector<Tensor> import_cast(NodeContext& ctx) {

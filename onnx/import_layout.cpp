@@ -158,6 +158,47 @@ std::vector<Tensor> import_gather(NodeContext& ctx) {
   return {gather(data, indices, axis)};
 }
 
+// out[i0, .., ik, ..] = data[i0, .., indices[i0, .., ik, ..], ..] with k the
+// axis: one gather from the flattened data at offset(position) + index * stride.
+std::vector<Tensor> import_gather_elements(NodeContext& ctx) {
+  const Shape& data = ctx.static_shape(0, "GatherElements");
+  const Shape& shape = ctx.static_shape(1, "GatherElements");
+  const int rank = data.rank();
+  if (shape.rank() != rank) ctx.invalid("data and indices must have one rank");
+  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), rank, "axis");
+  std::vector<int64_t> strides(size_t(rank), 1);
+  for (int i = rank - 2; i >= 0; --i) strides[size_t(i)] = strides[size_t(i + 1)] * data[i + 1];
+  // The offset of each position of `indices`, with its index along the axis left out.
+  std::vector<int64_t> offsets(size_t(shape.num_elements()));
+  for (size_t flat = 0; flat < offsets.size(); ++flat) {
+    int64_t rest = int64_t(flat), offset = 0;
+    for (int i = rank - 1; i >= 0; --i) {
+      if (i != axis) offset += (rest % shape[i]) * strides[size_t(i)];
+      rest /= shape[i];
+    }
+    offsets[flat] = offset;
+  }
+  Tensor index = cast(ctx.input(1), int64);
+  index = where(less(index, 0), index + data[int(axis)], index);
+  Tensor linear = constant(offsets, shape) + index * strides[size_t(axis)];
+  return {gather(reshape(ctx.input(0), {-1}), linear)};
+}
+
+// The upper (upper=1) or lower triangle of the last two dims from diagonal k.
+std::vector<Tensor> import_trilu(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Shape& shape = ctx.static_shape(0, "Trilu");
+  if (shape.rank() < 2) ctx.invalid("the input must have rank 2 or more");
+  const int64_t k = ctx.has_input(1) ? ctx.constant_ints(1, "k").at(0) : 0;
+  const bool upper = ctx.attr_int("upper", 1) != 0;
+  const int64_t rows = shape.dim(-2), cols = shape.dim(-1);
+  std::vector<int32_t> keep(size_t(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) keep[size_t(i * cols + j)] = upper ? j - i >= k : j - i <= k;
+  Tensor mask = cast(constant(keep, Shape{rows, cols}), bool_);
+  return {where(mask, x, cast(Tensor(0), x.dtype()))};
+}
+
 std::vector<Tensor> import_slice(NodeContext& ctx) {
   std::vector<int64_t> starts, ends, axes, steps;
   if (ctx.opset() < 10) {
@@ -202,6 +243,46 @@ std::vector<Tensor> import_slice(NodeContext& ctx) {
     std::vector<int64_t> picked;
     for (int64_t i = start; step > 0 ? i < end : i > end; i += step) picked.push_back(i);
     x = gather(x, int64_vector(picked), axis);
+  }
+  return {x};
+}
+
+std::vector<Tensor> import_split(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), x.rank(), "axis");
+  const int64_t dim = ctx.static_shape(0, "Split")[int(axis)];
+  std::vector<int64_t> parts;
+  if (ctx.has_input(1))
+    parts = ctx.constant_ints(1, "split");
+  else if (ctx.has_attr("split"))
+    parts = ctx.attr_ints("split");
+  if (parts.empty()) {
+    const int64_t n = ctx.node().output_size();
+    if (dim % n != 0)
+      ctx.invalid("axis of length " + std::to_string(dim) + " does not split into " +
+                  std::to_string(n) + " equal parts");
+    parts.assign(size_t(n), dim / n);
+  }
+  if (std::accumulate(parts.begin(), parts.end(), int64_t{0}) != dim)
+    ctx.invalid("the parts do not add up to the axis length " + std::to_string(dim));
+  std::vector<Tensor> out;
+  std::vector<int64_t> begin(size_t(x.rank()), 0), size(size_t(x.rank()), -1);
+  for (int64_t part : parts) {
+    size[size_t(axis)] = part;
+    out.push_back(slice(x, begin, size));
+    begin[size_t(axis)] += part;
+  }
+  return out;
+}
+
+std::vector<Tensor> import_tile(NodeContext& ctx) {
+  Tensor x = ctx.input(0);
+  std::vector<int64_t> repeats = ctx.constant_ints(1, "repeats");
+  if (int64_t(repeats.size()) != x.rank()) ctx.invalid("repeats must have one entry per axis");
+  for (size_t axis = 0; axis < repeats.size(); ++axis) {
+    if (repeats[axis] < 0) ctx.invalid("repeats must not be negative");
+    if (repeats[axis] == 1) continue;
+    x = concat(std::vector<Tensor>(size_t(repeats[axis]), x), int64_t(axis));
   }
   return {x};
 }

@@ -1,0 +1,141 @@
+// Importers of ONNX's neural-network activations, as compositions of our
+// elementwise ops and reductions, with ONNX's default attribute values.
+// Softmax and LogSoftmax before opset 13 flatten the input to 2-D at `axis`
+// and normalise over the second dim; from opset 13 they normalise along `axis`.
+// Dropout imports for inference: the identity, and an all-true mask.
+#include <limits>
+
+#include "ag/ops.h"
+#include "import_ops.h"
+
+namespace ag::onnx_io {
+
+namespace {
+
+// A float attribute as a scalar of x's dtype.
+Tensor attr_like(NodeContext& ctx, std::string_view name, float fallback, const Tensor& x) {
+  return cast(Tensor(ctx.attr_float(name, fallback)), x.dtype());
+}
+
+// f(x) along the normalised axis, with the pre-13 2-D coercion.
+template <class Normalize>
+std::vector<Tensor> softmax_like(NodeContext& ctx, Normalize f) {
+  const Tensor& x = ctx.input(0);
+  if (ctx.opset() >= 13) {
+    const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", -1), x.rank(), "axis");
+    return {f(x, axis)};
+  }
+  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 1), x.rank(), "axis");
+  const Shape& shape = ctx.static_shape(0, "Softmax before opset 13");
+  int64_t outer = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= shape[int(i)];
+  std::vector<int64_t> dims(shape.rank());
+  for (int i = 0; i < shape.rank(); ++i) dims[size_t(i)] = shape[i];
+  return {reshape(f(reshape(x, {outer, -1}), 1), dims)};
+}
+
+Tensor shifted(const Tensor& x, int64_t axis) {
+  return x - reduce_max(x, {axis}, true);
+}
+
+}  // namespace
+
+std::vector<Tensor> import_softmax(NodeContext& ctx) {
+  return softmax_like(ctx, [](const Tensor& x, int64_t axis) {
+    Tensor e = exp(shifted(x, axis));
+    return e / reduce_sum(e, {axis}, true);
+  });
+}
+
+std::vector<Tensor> import_log_softmax(NodeContext& ctx) {
+  return softmax_like(ctx, [](const Tensor& x, int64_t axis) {
+    Tensor s = shifted(x, axis);
+    return s - log(reduce_sum(exp(s), {axis}, true));
+  });
+}
+
+std::vector<Tensor> import_clip(NodeContext& ctx) {
+  Tensor y = ctx.input(0);
+  if (ctx.opset() < 11) {
+    const float inf = std::numeric_limits<float>::infinity();
+    return {minimum(maximum(y, attr_like(ctx, "min", -inf, y)), attr_like(ctx, "max", inf, y))};
+  }
+  if (ctx.has_input(1)) y = maximum(y, ctx.input(1));
+  if (ctx.has_input(2)) y = minimum(y, ctx.input(2));
+  return {y};
+}
+
+std::vector<Tensor> import_dropout(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const bool training = ctx.opset() >= 12 ? ctx.has_input(2) && (ctx.input(2).is_symbolic() ||
+                                                                 ctx.input(2).item<bool>())
+                                          : ctx.opset() < 7 && ctx.attr_int("is_test", 0) == 0;
+  if (training) ctx.unsupported("training mode (random dropout) is not supported");
+  return {x, cast(ones_like(x), bool_)};
+}
+
+// Normalised over the axes from `axis` to the last: Y, Mean, InvStdDev.
+std::vector<Tensor> import_layer_normalization(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", -1), x.rank(), "axis");
+  if (ctx.attr_int("stash_type", 1) != 1) ctx.unsupported("only stash_type=1 (float) is supported");
+  std::vector<int64_t> axes;
+  for (int64_t i = axis; i < x.rank(); ++i) axes.push_back(i);
+  Tensor mean = reduce_mean(x, axes, true);
+  Tensor centered = x - mean;
+  Tensor variance = reduce_mean(centered * centered, axes, true);
+  Tensor inv_std = 1 / sqrt(variance + attr_like(ctx, "epsilon", 1e-5f, x));
+  Tensor y = centered * inv_std * ctx.input(1);
+  if (ctx.has_input(2)) y = y + ctx.input(2);
+  return {y, mean, inv_std};
+}
+
+std::vector<Tensor> import_elu(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  return {where(less(x, 0), attr_like(ctx, "alpha", 1.0f, x) * (exp(x) - 1), x)};
+}
+
+std::vector<Tensor> import_leaky_relu(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  return {where(less(x, 0), attr_like(ctx, "alpha", 0.01f, x) * x, x)};
+}
+
+std::vector<Tensor> import_prelu(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor slope = ctx.input(1);
+  // Before opset 7, a 1-D slope holds one value per channel (dim 1).
+  if (ctx.opset() < 7 && slope.rank() == 1 && x.rank() > 2 && slope.shape()[0] == x.shape()[1]) {
+    for (int i = 2; i < x.rank(); ++i) slope = expand_dims(slope, -1);
+  }
+  return {where(less(x, 0), slope * x, x)};
+}
+
+std::vector<Tensor> import_selu(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor alpha = attr_like(ctx, "alpha", 1.67326319217681884765625f, x);
+  Tensor gamma = attr_like(ctx, "gamma", 1.05070102214813232421875f, x);
+  return {gamma * where(less_equal(x, 0), alpha * exp(x) - alpha, x)};
+}
+
+std::vector<Tensor> import_hard_sigmoid(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor y = attr_like(ctx, "alpha", 0.2f, x) * x + attr_like(ctx, "beta", 0.5f, x);
+  return {maximum(minimum(y, 1), 0)};
+}
+
+std::vector<Tensor> import_thresholded_relu(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  return {where(greater(x, attr_like(ctx, "alpha", 1.0f, x)), x, 0)};
+}
+
+std::vector<Tensor> import_softsign(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  return {x / (abs(x) + 1)};
+}
+
+std::vector<Tensor> import_softplus(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  return {log(exp(x) + 1)};
+}
+
+}  // namespace ag::onnx_io
