@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# ag-onnx on one of ONNX's node tests: info, run, check and dot print what
+# they should, and errors exit 1 (model) or 2 (usage) with a message.
+# usage: cli_test.sh AG_ONNX NODE_TESTS_DIR
+set -u
+tool=$1
+add=$2/test_add
+if_model=$2/test_if/model.onnx
+failures=0
+expect() {  # expect NAME WANT_EXIT PATTERN -- command...
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  local out code
+  out=$("$@" 2>&1)
+  code=$?
+  if [[ $code != "$want" ]] || ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: exit $code (want $want), output:"
+    sed 's/^/  /' <<<"$out" | head -20
+    failures=$((failures + 1))
+  fi
+}
+expect info 0 '^test_add\(x: TensorSpec\(shape=\(3, 4, 5\), dtype=float32\), y: .*\) -> \(sum\)$' -- \
+  "$tool" info "$add/model.onnx"
+expect info-graph 0 "^\['inputs_0', 'inputs_1'\] -> add$" -- "$tool" info "$add/model.onnx"
+expect run 0 '^sum = ag::Tensor\(' -- \
+  "$tool" run "$add/model.onnx" "$add/test_data_set_0/input_0.pb" "$add/test_data_set_0/input_1.pb"
+expect run-arity 1 'test_add takes 2 inputs, but 1 were given' -- \
+  "$tool" run "$add/model.onnx" "$add/test_data_set_0/input_0.pb"
+expect check 0 'valid \(checker and full shape inference\)' -- "$tool" check "$add/model.onnx"
+expect dot 0 'n[0-9]+ \[label="If' -- "$tool" dot "$if_model"
+expect not-a-model 1 'not (an|a valid) ONNX model' -- "$tool" info "$add/test_data_set_0/input_0.pb"
+expect unsupported 1 "Cos node 'y': op type 'Cos' is not supported" -- \
+  "$tool" info "$2/test_cos/model.onnx"
+expect usage 2 'A subcommand is required' -- "$tool"
+[[ $failures == 0 ]] && echo "ag-onnx: all cases pass"
+exit $((failures > 0))
