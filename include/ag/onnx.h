@@ -44,6 +44,31 @@ class Model {
   std::shared_ptr<const Impl> impl_;
 };
 
+struct SaveOptions {
+  // The name of the ONNX graph.
+  std::string graph_name = "ag_graph";
+};
+
+// Writes a traced graph as an ONNX model of opset 17 (the newest that
+// Debian's ONNX 1.12 checks fully), valid under onnx::checker with full shape
+// inference. Inputs are named after the function's arguments, unknown dims
+// are symbolic (`x_dim0`), constants and the ag::Variables the function reads
+// are initializers holding their values now. If and While become If and
+// Loop. An op with no ONNX form, a variable update, ag::print and
+// ag::host_function are UnimplementedErrors naming the node; an
+// ag::assert_that is left out with a warning on stderr.
+void save(const Graph& graph, const std::string& path, const SaveOptions& options = {});
+std::string save_to_bytes(const Graph& graph, const SaveOptions& options = {});
+template <class R>
+void save(const ConcreteFunction<R>& f, const std::string& path, const SaveOptions& options = {}) {
+  save(f.graph(), path, options);
+}
+// Without agc: traces `f` for `specs` (TensorSpecs or example tensors) first.
+template <class F, class... Specs>
+void save(const PolymorphicFunction<F>& f, const std::string& path, const Specs&... specs) {
+  save(f.get_concrete_function(specs...), path);
+}
+
 // Reads and traces a model file. Errors: a file that is not an ONNX model, an
 // opset above 17 or below 1, and what the op mapping cannot express.
 Model load(const std::string& path);

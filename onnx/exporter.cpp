@@ -1,0 +1,234 @@
+#include "exporter.h"
+
+#include <cstring>
+
+#include "ag/error.h"
+#include "graph/variable_state.h"
+
+namespace ag::onnx_io {
+
+using graph::NodeKind;
+
+int32_t onnx_type(DType dtype) {
+  switch (dtype) {
+    case DType::float32:
+      return ::onnx::TensorProto::FLOAT;
+    case DType::float64:
+      return ::onnx::TensorProto::DOUBLE;
+    case DType::int32:
+      return ::onnx::TensorProto::INT32;
+    case DType::int64:
+      return ::onnx::TensorProto::INT64;
+    case DType::bool_:
+      return ::onnx::TensorProto::BOOL;
+  }
+  throw InternalError("onnx_type: unknown dtype");
+}
+
+::onnx::TensorProto tensor_to_proto(const Tensor& value, const std::string& name) {
+  ::onnx::TensorProto proto;
+  proto.set_name(name);
+  proto.set_data_type(onnx_type(value.dtype()));
+  for (int i = 0; i < value.rank(); ++i) proto.add_dims(value.shape()[i]);
+  const size_t bytes = size_t(value.num_elements()) * dtype_size(value.dtype());
+  proto.set_raw_data(std::string(static_cast<const char*>(value.raw_data()), bytes));
+  return proto;
+}
+
+void set_value_info(::onnx::ValueInfoProto& info, const std::string& name,
+                    const ops::ValueType& type, const std::string& dim_prefix) {
+  info.set_name(name);
+  auto* tensor = info.mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(onnx_type(type.dtype));
+  if (type.shape.has_unknown_rank()) return;
+  auto* shape = tensor->mutable_shape();
+  for (int i = 0; i < type.shape.rank(); ++i) {
+    auto* dim = shape->add_dim();
+    if (type.shape[i] != kUnknownDim)
+      dim->set_dim_value(type.shape[i]);
+    else if (!dim_prefix.empty())
+      dim->set_dim_param(dim_prefix + "_dim" + std::to_string(i));
+  }
+}
+
+std::string Exporter::fresh(const std::string& base) {
+  return base + "__" + std::to_string(next_name_++);
+}
+
+::onnx::NodeProto& Exporter::add(::onnx::GraphProto& g, const std::string& op_type,
+                                 const std::vector<std::string>& inputs, std::string& output) {
+  ::onnx::NodeProto& node = *g.add_node();
+  node.set_op_type(op_type);
+  node.set_name(fresh(op_type));
+  for (const std::string& in : inputs) node.add_input(in);
+  output = fresh(op_type);
+  node.add_output(output);
+  return node;
+}
+
+std::vector<std::string> Exporter::node(::onnx::GraphProto& g, const std::string& op_type,
+                                        const std::vector<std::string>& inputs,
+                                        size_t num_outputs) {
+  ::onnx::NodeProto& node = *g.add_node();
+  node.set_op_type(op_type);
+  node.set_name(fresh(op_type));
+  for (const std::string& in : inputs) node.add_input(in);
+  std::vector<std::string> outputs;
+  for (size_t k = 0; k < num_outputs; ++k) {
+    outputs.push_back(fresh(op_type));
+    node.add_output(outputs.back());
+  }
+  return outputs;
+}
+
+std::string Exporter::constant(const Tensor& value, const std::string& base) {
+  std::string name = fresh(base);
+  *top_.add_initializer() = tensor_to_proto(value, name);
+  return name;
+}
+
+std::string Exporter::int64s(const std::vector<int64_t>& values) {
+  return constant(ag::constant(values, Shape{int64_t(values.size())}), "ints");
+}
+
+std::vector<std::string> Exporter::emit(const graph::Body& body, ::onnx::GraphProto& g,
+                                        const std::vector<std::string>& inputs) {
+  if (inputs.size() != body.placeholders.size())
+    throw InternalError("onnx export: a body's inputs do not match its placeholders");
+  std::vector<std::vector<std::string>> names(body.nodes.size());
+  for (size_t k = 0; k < inputs.size(); ++k) names[size_t(body.placeholders[k])] = {inputs[k]};
+  for (size_t i = 0; i < body.nodes.size(); ++i) {
+    const graph::Node& n = body.nodes[i];
+    if (n.kind == NodeKind::Placeholder) continue;
+    std::vector<std::string> in;
+    for (graph::ValueRef v : n.inputs) in.push_back(names[size_t(v.node)].at(size_t(v.output)));
+    names[i] = emit_node(body, n, g, in);
+  }
+  std::vector<std::string> outputs;
+  for (graph::ValueRef v : body.outputs)
+    outputs.push_back(names[size_t(v.node)].at(size_t(v.output)));
+  return outputs;
+}
+
+std::vector<std::string> Exporter::emit_node(const graph::Body& body, const graph::Node& n,
+                                             ::onnx::GraphProto& g,
+                                             const std::vector<std::string>& in) {
+  switch (n.kind) {
+    case NodeKind::Placeholder:
+      break;
+    case NodeKind::Const:
+      return {constant(n.value, n.name)};
+    case NodeKind::ReadVariable:
+      // A variable is exported with the value it holds now.
+      return {
+          constant(n.variable->read(), n.variable->name.empty() ? "variable" : n.variable->name)};
+    case NodeKind::Op:
+      return export_op(*this, body, n, g, in);
+    case NodeKind::If:
+      return emit_if(n, g, in);
+    case NodeKind::While:
+      return emit_while(n, g, in);
+    case NodeKind::AssignVariable:
+    case NodeKind::AssignAddVariable:
+    case NodeKind::AssignSubVariable:
+      throw UnimplementedError("node '" + n.name + "' (" + n.op_name() +
+                               ") updates an ag::Variable; an ONNX graph has no state, so a "
+                               "function that assigns variables cannot be exported");
+    case NodeKind::Effect:
+      // An assertion only checks; TensorFlow's converters drop it too.
+      if (n.name == "assert" || n.name.rfind("assert_", 0) == 0) {
+        warnings_.push_back("node '" + n.name + "': an ag::assert_that is not exported");
+        return {};
+      }
+      throw UnimplementedError("node '" + n.name +
+                               "' runs C++ code (ag::print or ag::host_function), which an ONNX "
+                               "model cannot hold; leave it out of the exported function");
+  }
+  throw InternalError("onnx export: a placeholder in the node list");
+}
+
+void Exporter::emit_subgraph(const graph::Body& body, ::onnx::GraphProto& sub,
+                             const std::vector<std::string>& inputs, const std::string& name) {
+  sub.set_name(fresh(name));
+  std::vector<std::string> outputs = emit(body, sub, inputs);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    std::string out = node(sub, "Identity", {outputs[k]})[0];
+    set_value_info(*sub.add_output(), out, body.type_of(body.outputs[k]), "");
+  }
+}
+
+std::vector<std::string> Exporter::emit_if(const graph::Node& n, ::onnx::GraphProto& g,
+                                           const std::vector<std::string>& in) {
+  std::vector<std::string> captures(in.begin() + 1, in.end());
+  ::onnx::NodeProto& node = *g.add_node();
+  node.set_op_type("If");
+  node.set_name(fresh("If"));
+  node.add_input(in[0]);
+  std::vector<std::string> outputs;
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    outputs.push_back(fresh("If"));
+    node.add_output(outputs.back());
+  }
+  const char* names[] = {"then_branch", "else_branch"};
+  for (size_t b = 0; b < 2; ++b) {
+    auto* attr = node.add_attribute();
+    attr->set_name(names[b]);
+    attr->set_type(::onnx::AttributeProto::GRAPH);
+    emit_subgraph(*n.subgraphs[b], *attr->mutable_g(), captures, names[b]);
+  }
+  return outputs;
+}
+
+// Our While tests its condition before each iteration; ONNX's Loop takes the
+// first test as an input and computes the next one in its body. So the
+// condition body is emitted twice: before the Loop, and after the loop body.
+std::vector<std::string> Exporter::emit_while(const graph::Node& n, ::onnx::GraphProto& g,
+                                              const std::vector<std::string>& in) {
+  const graph::Body& cond = *n.subgraphs[0];
+  const graph::Body& body = *n.subgraphs[1];
+  const size_t num_vars = n.outputs.size();
+  std::vector<std::string> vars(in.begin(), in.begin() + long(num_vars));
+  std::vector<std::string> captures(in.begin() + long(num_vars), in.end());
+  auto with_captures = [&](std::vector<std::string> v) {
+    v.insert(v.end(), captures.begin(), captures.end());
+    return v;
+  };
+  std::string first_test = emit(cond, g, with_captures(vars)).at(0);
+
+  ::onnx::NodeProto& loop = *g.add_node();
+  loop.set_op_type("Loop");
+  loop.set_name(fresh("Loop"));
+  // M, the trip count: maximum_iterations, if the loop has one.
+  loop.add_input(
+      n.attrs.ints.empty() ? "" : constant(Tensor(int64_t{n.attrs.ints[0]}), "max_iterations"));
+  loop.add_input(first_test);
+  for (const std::string& v : vars) loop.add_input(v);
+  std::vector<std::string> outputs;
+  for (size_t k = 0; k < num_vars; ++k) {
+    outputs.push_back(fresh("Loop"));
+    loop.add_output(outputs.back());
+  }
+  auto* attr = loop.add_attribute();
+  attr->set_name("body");
+  attr->set_type(::onnx::AttributeProto::GRAPH);
+  ::onnx::GraphProto& sub = *attr->mutable_g();
+  sub.set_name(fresh("loop_body"));
+  set_value_info(*sub.add_input(), fresh("iteration"), {DType::int64, Shape{}}, "");
+  set_value_info(*sub.add_input(), fresh("condition"), {DType::bool_, Shape{}}, "");
+  std::vector<std::string> in_vars;
+  for (size_t k = 0; k < num_vars; ++k) {
+    in_vars.push_back(fresh("loop_var"));
+    set_value_info(*sub.add_input(), in_vars.back(), n.outputs[k], "");
+  }
+  std::vector<std::string> next = emit(body, sub, with_captures(in_vars));
+  std::string next_test = emit(cond, sub, with_captures(next)).at(0);
+  std::string test_out = node(sub, "Identity", {next_test})[0];
+  set_value_info(*sub.add_output(), test_out, {DType::bool_, Shape{}}, "");
+  for (size_t k = 0; k < num_vars; ++k) {
+    std::string out = node(sub, "Identity", {next[k]})[0];
+    set_value_info(*sub.add_output(), out, n.outputs[k], "");
+  }
+  return outputs;
+}
+
+}  // namespace ag::onnx_io

@@ -1,0 +1,125 @@
+// ag::onnx::save, then ag::onnx::load: the loaded model returns what the
+// traced function returns, for the ops and control flow we export; and the
+// errors for what ONNX cannot hold.
+#include <gtest/gtest.h>
+
+#include "ag/ag.h"
+#include "ag/onnx.h"
+
+namespace {
+
+// Saves the trace of `fn` for `args`, loads it back, and expects the loaded
+// model's outputs to equal the function's, element for element.
+template <class F, class... Args>
+void expect_round_trip(const F& fn, const Args&... args) {
+  auto concrete = fn.get_concrete_function(args...);
+  ag::onnx::Model model = ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(concrete.graph()));
+  std::vector<ag::Tensor> got = model({args...});
+  ag::Tensor want = fn(args...);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].dtype(), want.dtype());
+  EXPECT_EQ(got[0].shape(), want.shape());
+  EXPECT_EQ(got[0].to_vector<double>(), want.to_vector<double>())
+      << "got " << got[0] << "\nwant " << want;
+}
+
+TEST(OnnxSave, MeanSquaredError) {
+  auto mse =
+      ag::function([](ag::Tensor a, ag::Tensor b) { return ag::reduce_mean(ag::square(a - b)); });
+  expect_round_trip(mse, ag::constant({1.0f, 2.0f, 4.0f}), ag::constant({0.5f, 2.0f, 1.0f}));
+}
+
+TEST(OnnxSave, DenseLayerWithVariablesAsInitializers) {
+  ag::Variable w(ag::constant({{0.5f, -1.0f}, {2.0f, 0.25f}}));
+  ag::Variable b(ag::constant({0.1f, -0.2f}));
+  auto dense =
+      ag::function([&](ag::Tensor x) { return ag::relu(ag::matmul(x, w.read()) + b.read()); });
+  expect_round_trip(dense, ag::constant({{1.0f, 2.0f}, {-3.0f, 1.0f}}));
+}
+
+TEST(OnnxSave, IntegerFloorDivisionAndModuloKeepTheirSigns) {
+  auto f = ag::function(
+      [](ag::Tensor a, ag::Tensor b) { return ag::stack({ag::floordiv(a, b), ag::mod(a, b)}); });
+  expect_round_trip(f, ag::constant({7, -7, 7, -7, 6, -6}), ag::constant({2, 2, -2, -2, 3, 3}));
+  expect_round_trip(f, ag::constant({7.5, -7.5, 7.5, -7.5}, ag::float64),
+                    ag::constant({2.0, 2.0, -2.0, -2.0}, ag::float64));
+}
+
+TEST(OnnxSave, LayoutOpsAndReductions) {
+  auto f = ag::function([](ag::Tensor x) {
+    ag::Tensor t = ag::transpose(ag::reshape(x, {3, 2}));
+    ag::Tensor s = ag::slice(ag::concat({t, t}, 1), {0, 1}, {-1, 3});
+    ag::Tensor g = ag::gather(s, ag::constant({1, 0}), 0);
+    ag::Tensor any = ag::cast(ag::reduce_any(ag::greater(g, 3.0f), {1}), ag::float32);
+    ag::Tensor arg = ag::cast(ag::argmax(g, 1), ag::float32);
+    return ag::concat({ag::reduce_sum(g, {0}), any, arg, ag::squeeze(ag::expand_dims(any, 0))}, 0);
+  });
+  expect_round_trip(f, ag::constant({1.0f, 5.0f, 2.0f, 6.0f, 3.0f, 4.0f}));
+}
+
+TEST(OnnxSave, CondBecomesIf) {
+  auto f = ag::function([](ag::Tensor x) {
+    return ag::cond(ag::reduce_sum(x) > 0, [&] { return x * 2.0f; }, [&] { return -x; });
+  });
+  expect_round_trip(f, ag::constant({1.0f, 2.0f}));
+  expect_round_trip(f, ag::constant({-1.0f, -2.0f}));
+  auto onnx_bytes = ag::onnx::save_to_bytes(f.get_concrete_function(ag::constant({1.0f})).graph());
+  EXPECT_NE(onnx_bytes.find("then_branch"), std::string::npos);
+}
+
+TEST(OnnxSave, WhileLoopBecomesLoop) {
+  // The seed's tanh loop: a data-dependent trip count.
+  auto f = ag::function([](ag::Tensor x) {
+    return ag::while_loop([](ag::Tensor v) { return ag::reduce_sum(v) < 10.0f; },
+                          [](ag::Tensor v) { return ag::tanh(v) + v + 1.0f; }, x);
+  });
+  expect_round_trip(f, ag::constant({0.5f, -0.25f}));
+  expect_round_trip(f, ag::constant({20.0f, 1.0f}));
+}
+
+TEST(OnnxSave, UnknownDimsBecomeSymbolicDims) {
+  auto f =
+      ag::function([](ag::Tensor x) { return ag::reduce_max(x, {0}) + 1; },
+                   {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim, 2}, ag::int32)},
+                    .arg_names = {"x"}});
+  auto concrete = f.get_concrete_function(ag::TensorSpec({ag::kUnknownDim, 2}, ag::int32));
+  ag::onnx::Model model = ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(concrete.graph()));
+  EXPECT_EQ(model.signature(),
+            "ag_graph(x: TensorSpec(shape=(None, 2), dtype=int32)) -> (output_0)");
+  EXPECT_EQ(model({ag::constant({{1, 5}, {3, 2}, {0, 9}})})[0].to_vector<int32_t>(),
+            (std::vector<int32_t>{4, 10}));
+  EXPECT_EQ(model({ag::constant({{1, 5}})})[0].to_vector<int32_t>(), (std::vector<int32_t>{2, 6}));
+}
+
+TEST(OnnxSave, PrintIsAnErrorNamingTheNode) {
+  auto f = ag::function([](ag::Tensor x) {
+    ag::print("x =", x);
+    return x + 1;
+  });
+  try {
+    ag::onnx::save_to_bytes(f.get_concrete_function(ag::constant({1.0f})).graph());
+    FAIL() << "expected an UnimplementedError";
+  } catch (const ag::UnimplementedError& e) {
+    EXPECT_NE(e.message().find("node 'print' runs C++ code (ag::print or ag::host_function)"),
+              std::string::npos)
+        << e.message();
+  }
+}
+
+TEST(OnnxSave, AVariableUpdateIsAnError) {
+  ag::Variable count(ag::constant(0));
+  auto f = ag::function([&](ag::Tensor x) {
+    count.assign_add(x);
+    return count.read();
+  });
+  try {
+    ag::onnx::save_to_bytes(f.get_concrete_function(ag::constant(1)).graph());
+    FAIL() << "expected an UnimplementedError";
+  } catch (const ag::UnimplementedError& e) {
+    EXPECT_NE(e.message().find("updates an ag::Variable; an ONNX graph has no state"),
+              std::string::npos)
+        << e.message();
+  }
+}
+
+}  // namespace
