@@ -151,6 +151,9 @@ std::vector<Leaf> leaves_of(State<Ts...>& s) {
 
 using CollectLeaves = FnRef<std::vector<Leaf>()>;
 
+// Throws unless `cond` can be the condition of `construct` ("if", "&&"): a
+// defined scalar bool; for more than one element, eager operator bool's error.
+void check_condition(const Tensor& cond, const std::string& construct);
 // The value of an eager condition, which must be a scalar bool.
 bool eager_truth(const Tensor& cond, const char* construct);
 void stage_if(const Tensor& pred, FnRef<void()> then_fn, FnRef<void()> else_fn,
@@ -163,6 +166,15 @@ Tensor first_dim(const Tensor& t);
 template <class T>
 Tensor to_tensor(const T& v) {
   return Tensor(v);
+}
+
+// An operand of a tensor `&&` or `||` (`op`), which must be a condition, as
+// eager C++ requires of its operands through operator bool.
+template <class T>
+Tensor logical_operand(const T& v, const char* op) {
+  Tensor t = to_tensor(v);
+  check_condition(t, op);
+  return t;
 }
 
 }  // namespace detail
@@ -283,16 +295,23 @@ auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
   }
 }
 
+// `a && b` and `a || b` as agc lowers them: `b` runs only when `a` does not
+// decide, eagerly and in a graph (where it is traced into a branch of an If
+// node that runs only when needed). Each tensor operand must be a scalar bool;
+// for more elements the error is eager operator bool's. The result is `bool`
+// when both sides are `bool`, else an ag::Tensor.
 template <class A, class BFn>
 auto and_(const A& a, BFn&& b) {
   using B = std::invoke_result_t<BFn&>;
   if constexpr (std::is_same_v<A, bool> && std::is_same_v<B, bool>) {
     return a && b();
-  } else if constexpr (std::is_same_v<A, bool>) {
-    return a ? detail::to_tensor(b()) : Tensor(false);
   } else {
-    auto rhs = [&] { return detail::to_tensor(b()); };
-    return cond(a, rhs, [] { return Tensor(false); });
+    auto rhs = [&] { return detail::logical_operand(b(), "&&"); };
+    if constexpr (std::is_same_v<A, bool>) {
+      return a ? rhs() : Tensor(false);
+    } else {
+      return cond(detail::logical_operand(a, "&&"), rhs, [] { return Tensor(false); });
+    }
   }
 }
 
@@ -301,12 +320,13 @@ auto or_(const A& a, BFn&& b) {
   using B = std::invoke_result_t<BFn&>;
   if constexpr (std::is_same_v<A, bool> && std::is_same_v<B, bool>) {
     return a || b();
-  } else if constexpr (std::is_same_v<A, bool>) {
-    return a ? Tensor(true) : detail::to_tensor(b());
   } else {
-    auto lhs = [] { return Tensor(true); };
-    auto rhs = [&] { return detail::to_tensor(b()); };
-    return cond(a, lhs, rhs);
+    auto rhs = [&] { return detail::logical_operand(b(), "||"); };
+    if constexpr (std::is_same_v<A, bool>) {
+      return a ? Tensor(true) : rhs();
+    } else {
+      return cond(detail::logical_operand(a, "||"), [] { return Tensor(true); }, rhs);
+    }
   }
 }
 

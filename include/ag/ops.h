@@ -181,8 +181,8 @@ AG_DECLARE_OPERATOR(<, less)
 AG_DECLARE_OPERATOR(<=, less_equal)
 AG_DECLARE_OPERATOR(>, greater)
 AG_DECLARE_OPERATOR(>=, greater_equal)
-AG_DECLARE_OPERATOR(&&, logical_and)
-AG_DECLARE_OPERATOR(||, logical_or)
+// `&&` and `||` are C++'s own: they short-circuit on scalar bool tensors
+// through `explicit operator bool`. Elementwise: logical_and, logical_or.
 #undef AG_DECLARE_OPERATOR
 inline Tensor operator-(const Tensor& x) {
   return neg(x);

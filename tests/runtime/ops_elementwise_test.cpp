@@ -222,8 +222,8 @@ TEST(Elementwise, FloorDivAndModOfScalars) {
 TEST(Elementwise, LogicalOps) {
   ag::Tensor a = ag::constant({true, true, false, false});
   ag::Tensor b = ag::constant({true, false, true, false});
-  EXPECT_EQ(values<bool>(a && b), (std::vector<bool>{true, false, false, false}));
-  EXPECT_EQ(values<bool>(a || b), (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(values<bool>(ag::logical_and(a, b)), (std::vector<bool>{true, false, false, false}));
+  EXPECT_EQ(values<bool>(ag::logical_or(a, b)), (std::vector<bool>{true, true, true, false}));
   EXPECT_EQ(values<bool>(!a), (std::vector<bool>{false, false, true, true}));
   EXPECT_EQ(values<bool>(ag::logical_and(a, true)), (std::vector<bool>{true, true, false, false}));
   EXPECT_EQ(values<bool>(ag::logical_or(false, b)), (std::vector<bool>{true, false, true, false}));

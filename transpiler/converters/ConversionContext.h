@@ -82,9 +82,8 @@ class ConversionContext {
   Liveness liveness;
 
   // --- Decisions of the pipeline -------------------------------------------
-  llvm::DenseSet<const clang::Stmt*> staged;            // if/while/for/range-for
-  llvm::DenseSet<const clang::Stmt*> lowered;           // break/continue/return
-  llvm::DenseSet<const clang::Expr*> stagedConditions;  // spelled conditions
+  llvm::DenseSet<const clang::Stmt*> staged;   // if/while/for/range-for
+  llvm::DenseSet<const clang::Stmt*> lowered;  // break/continue/return
   llvm::DenseMap<const clang::Stmt*, LoopFlags> loopFlags;
   // Loops staged only because a lowered jump leaves them: loop -> jump.
   llvm::DenseMap<const clang::Stmt*, const clang::Stmt*> stagedByJump;

@@ -75,7 +75,6 @@ class BodyPipeline {
     }
     ctx_.staged.insert(stmt);
     if (cause) ctx_.stagedByJump[stmt] = cause;
-    if (const Expr* condition = conditionOf(stmt)) ctx_.stagedConditions.insert(spelled(condition));
   }
 
   void planJumps() {
