@@ -125,6 +125,20 @@ TEST(Logical, MixedBoolAndTensorOperands) {
   EXPECT_EQ(f(Tensor(-1)).to_vector<bool>(), (std::vector<bool>{0, 0, 0, 1}));
 }
 
+TEST(Logical, CxxOperandsCountAsTheirTruthValue) {
+  // As C++'s `count && t`: a number or pointer operand is its truth value.
+  auto f = ag::function([](Tensor x, int count) {
+    const int* none = nullptr;
+    return ag::stack({ag::and_(count, [&] { return x > 0; }), ag::or_(x > 0, [&] { return count; }),
+                      ag::or_(none, [&] { return x > 0; })});
+  });
+  EXPECT_EQ(f(Tensor(1), 2).to_vector<bool>(), (std::vector<bool>{1, 1, 1}));
+  EXPECT_EQ(f(Tensor(-1), 2).to_vector<bool>(), (std::vector<bool>{0, 1, 0}));
+  EXPECT_EQ(f(Tensor(1), 0).to_vector<bool>(), (std::vector<bool>{0, 1, 1}));
+  EXPECT_EQ(f(Tensor(-1), 0).to_vector<bool>(), (std::vector<bool>{0, 0, 0}));
+  EXPECT_TRUE(ag::and_(3, [] { return 0.5; }));
+}
+
 TEST(Logical, GraphOperandOfMoreThanOneElementIsAmbiguous) {
   auto left = ag::function([](Tensor x, Tensor y) { return ag::and_(x > 0, [&] { return y; }); });
   auto right = ag::function([](Tensor x, Tensor y) { return ag::or_(y, [&] { return x > 0; }); });
