@@ -123,6 +123,10 @@ class ConversionContext {
   const clang::Stmt* loopLeftByCppBreak(const clang::Stmt* jump) const;
   // Whether a lowered jump inside the statement leaves it.
   bool mayEscape(const clang::Stmt* stmt) const;
+  // Whether the statement follows, in a block inside `outer` (null: the
+  // function), a statement a lowered jump may leave: it is then emitted inside
+  // that jump's guard, an ag::if_stmt lambda, which C++ jumps cannot cross.
+  bool isGuarded(const clang::Stmt* stmt, const clang::Stmt* outer) const;
   // Flags the statement may set whose effect reaches past it.
   std::vector<std::string> escapingFlags(const clang::Stmt* stmt) const;
   // Generated variables the statements may modify (flags, return value), minus
