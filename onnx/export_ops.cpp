@@ -10,6 +10,9 @@
 //   not_equal: Not(Equal); stack: Unsqueeze each input, then Concat;
 //   reduce_any/reduce_all: ReduceMax/ReduceMin of the input cast to int32;
 //   dim: Shape(start=axis, end=axis+1), squeezed to a scalar.
+//   clip_by_value: Max(Min(t, max), min), as ONNX's Clip takes scalar bounds only.
+//   one_hot: negative indices replaced by depth (ONNX would count them from
+//     the end; ours give a row of off values).
 #include <limits>
 
 #include "ag/error.h"
@@ -101,6 +104,14 @@ std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const 
       return unary("Sigmoid");
     case OpId::Relu:
       return unary("Relu");
+    case OpId::Round:
+      return is_floating(in_dtype) ? unary("Round") : unary("Identity");
+    case OpId::Floor:
+      return unary("Floor");
+    case OpId::Ceil:
+      return unary("Ceil");
+    case OpId::Sign:
+      return unary("Sign");
     case OpId::LogicalNot:
       return unary("Not");
     case OpId::Identity:
@@ -154,6 +165,9 @@ std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const 
       return binary("Or");
     case OpId::Where:
       return {e.op("Where", {in[0], in[1], in[2]})};
+    case OpId::ClipByValue:
+      // ONNX's Clip takes scalar bounds only; ours broadcast.
+      return {e.op("Max", {e.op("Min", {in[0], in[2]}), in[1]})};
     case OpId::ReduceSum:
       return {e.reduce("ReduceSum", in[0], attrs)};
     case OpId::ReduceMean:
@@ -174,6 +188,13 @@ std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const 
           e.with_attrs(n.op == OpId::ArgMax ? "ArgMax" : "ArgMin", {in[0]}, out);
       set_int(node, "axis", attrs.axis);
       set_int(node, "keepdims", 0);
+      return {out};
+    }
+    case OpId::Cumsum: {
+      ::onnx::NodeProto& node =
+          e.with_attrs("CumSum", {in[0], ex.constant(Tensor(int64_t{attrs.axis}), "axis")}, out);
+      set_int(node, "exclusive", attrs.ints.at(0));
+      set_int(node, "reverse", attrs.ints.at(1));
       return {out};
     }
     case OpId::MatMul:
@@ -219,6 +240,28 @@ std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const 
       }
       return {e.op("Slice", {in[0], ex.int64s(starts), ex.int64s(ends)})};
     }
+    case OpId::OneHot: {
+      // ONNX counts negative indices from the end; ours give a row of off values.
+      const DType index_dtype = body.type_of(n.inputs[0]).dtype;
+      const Tensor depth_value = ag::cast(Tensor(int64_t{attrs.ints.at(0)}), index_dtype);
+      std::string depth = ex.constant(depth_value, "depth");
+      std::string negative = e.op("Less", {in[0], e.zero_like(index_dtype)});
+      std::string indices = e.op("Where", {negative, depth, in[0]});
+      std::string values;  // [off, on]
+      set_int(e.with_attrs("Concat",
+                           {e.op("Unsqueeze", {in[2], ex.int64s({0})}),
+                            e.op("Unsqueeze", {in[1], ex.int64s({0})})},
+                           values),
+              "axis", 0);
+      set_int(e.with_attrs("OneHot", {indices, depth, values}, out), "axis", attrs.axis);
+      return {out};
+    }
+    case OpId::Shape:
+      return {e.cast(e.op("Shape", {in[0]}), attrs.dtype)};
+    case OpId::Size:
+      return {e.cast(e.op("Size", {in[0]}), attrs.dtype)};
+    case OpId::Rank:
+      return {e.cast(e.op("Size", {e.op("Shape", {in[0]})}), out_dtype)};
     case OpId::Dim: {
       ::onnx::NodeProto& node = e.with_attrs("Shape", {in[0]}, out);
       set_int(node, "start", attrs.axis);

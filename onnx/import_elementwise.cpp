@@ -72,6 +72,18 @@ std::vector<Tensor> import_sqrt(NodeContext& ctx) {
 std::vector<Tensor> import_tanh(NodeContext& ctx) {
   return {tanh(ctx.input(0))};
 }
+std::vector<Tensor> import_floor(NodeContext& ctx) {
+  return {floor(ctx.input(0))};
+}
+std::vector<Tensor> import_ceil(NodeContext& ctx) {
+  return {ceil(ctx.input(0))};
+}
+std::vector<Tensor> import_round(NodeContext& ctx) {
+  return {round(ctx.input(0))};
+}
+std::vector<Tensor> import_sign(NodeContext& ctx) {
+  return {sign(ctx.input(0))};
+}
 std::vector<Tensor> import_identity(NodeContext& ctx) {
   return {ctx.input(0)};
 }

@@ -62,19 +62,41 @@ std::vector<Tensor> import_expand(NodeContext& ctx) {
   return {broadcast_to(ctx.input(0), shape_of(ctx.constant_ints(1, "shape")))};
 }
 
+// Constants where the dims are static; otherwise our shape/size ops, which
+// compute them when the graph runs.
 std::vector<Tensor> import_shape(NodeContext& ctx) {
-  const Shape& shape = ctx.static_shape(0, "Shape");
-  const int64_t rank = shape.rank();
+  const Tensor& x = ctx.input(0);
+  const int64_t rank = x.rank();
+  if (rank < 0) ctx.unsupported("the input's rank is unknown");
   auto clamp = [&](int64_t i) { return std::clamp(i < 0 ? i + rank : i, int64_t{0}, rank); };
-  int64_t start = clamp(ctx.attr_int("start", 0));
-  int64_t end = clamp(ctx.attr_int("end", rank));
-  std::vector<int64_t> dims;
-  for (int64_t i = start; i < end; ++i) dims.push_back(shape[int(i)]);
-  return {int64_vector(dims)};
+  const int64_t start = clamp(ctx.attr_int("start", 0));
+  const int64_t end = clamp(ctx.attr_int("end", rank));
+  Tensor dims = shape(x, int64);
+  if (start == 0 && end == rank) return {dims};
+  return {slice(dims, {start}, {std::max<int64_t>(0, end - start)})};
 }
 
 std::vector<Tensor> import_size(NodeContext& ctx) {
-  return {constant(std::vector<int64_t>{ctx.static_shape(0, "Size").num_elements()}, Shape{})};
+  return {size(ctx.input(0), int64)};
+}
+
+std::vector<Tensor> import_one_hot(NodeContext& ctx) {
+  const std::vector<int64_t> depth_values = ctx.constant_ints(1, "depth");
+  if (depth_values.size() != 1) ctx.invalid("depth must have one element");
+  const int64_t depth = depth_values[0];
+  const Tensor& values = ctx.input(2);
+  if (values.is_symbolic() || values.num_elements() != 2)
+    ctx.unsupported("values must be a known [off_value, on_value] pair");
+  // ONNX counts negative indices from the end; ours give a row of off values.
+  Tensor indices = cast(ctx.input(0), int64);
+  indices = where(less(indices, 0), indices + depth, indices);
+  const int64_t axis = ctx.attr_int("axis", -1);
+  auto scalar = [&](int64_t k) -> Scalar {
+    if (is_floating(values.dtype())) return values.to_vector<double>()[size_t(k)];
+    if (values.dtype() == bool_) return bool(values.to_vector<int64_t>()[size_t(k)]);
+    return values.to_vector<int64_t>()[size_t(k)];
+  };
+  return {one_hot(indices, depth, scalar(1), scalar(0), axis, values.dtype())};
 }
 
 std::vector<Tensor> import_reshape(NodeContext& ctx) {

@@ -25,10 +25,10 @@
 //                                       ag::for_stmt(ag::range(n), ag::no_extra_test,
 //                                                    [&](ag::Tensor i) { s += i; },
 //                                                    ag::state({"s"}, s));
-// a && b, a || b, !a, c ? a : b         ag::and_(a, [&] { return b; }), ag::or_(a, [&] { return b;
-// }),
-//                                       ag::not_(a), ag::if_exp(c, [&] { return a; }, [&] { return
-//                                       b; })
+// a && b   (on tensors)                 ag::and_(a, [&] { return b; })
+// a || b                                ag::or_(a, [&] { return b; })
+// !a                                    ag::not_(a)
+// c ? a : b                             ag::if_exp(c, [&] { return a; }, [&] { return b; })
 //
 // AutoGraph's rules hold: a local undefined before an `if` and set in one
 // branch only is an error ("'y' must also be initialized in the else
@@ -151,6 +151,9 @@ std::vector<Leaf> leaves_of(State<Ts...>& s) {
 
 using CollectLeaves = FnRef<std::vector<Leaf>()>;
 
+// Throws unless `cond` can be the condition of `construct` ("if", "&&"): a
+// defined scalar bool; for more than one element, eager operator bool's error.
+void check_condition(const Tensor& cond, const std::string& construct);
 // The value of an eager condition, which must be a scalar bool.
 bool eager_truth(const Tensor& cond, const char* construct);
 void stage_if(const Tensor& pred, FnRef<void()> then_fn, FnRef<void()> else_fn,
@@ -163,6 +166,22 @@ Tensor first_dim(const Tensor& t);
 template <class T>
 Tensor to_tensor(const T& v) {
   return Tensor(v);
+}
+
+template <class T>
+inline constexpr bool kIsTensor = std::is_same_v<std::remove_cvref_t<T>, Tensor>;
+
+// An operand of a tensor `&&` or `||` (`op`) as a bool tensor: a tensor must
+// be a condition (as eager operator bool requires), a C++ value (bool,
+// number, pointer) gives its truth value, as in C++.
+template <class T>
+Tensor logical_operand(const T& v, const char* op) {
+  if constexpr (kIsTensor<T>) {
+    check_condition(v, op);
+    return v;
+  } else {
+    return Tensor(static_cast<bool>(v));
+  }
 }
 
 }  // namespace detail
@@ -283,30 +302,39 @@ auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
   }
 }
 
+// `a && b` and `a || b` as agc lowers them: `b` runs only when `a` does not
+// decide, eagerly and in a graph (where it is traced into a branch of an If
+// node that runs only when needed). Each tensor operand must be a scalar bool;
+// for more elements the error is eager operator bool's; other operands count
+// as C++ truth values. The result is `bool` when neither side is a tensor,
+// else an ag::Tensor.
 template <class A, class BFn>
 auto and_(const A& a, BFn&& b) {
   using B = std::invoke_result_t<BFn&>;
-  if constexpr (std::is_same_v<A, bool> && std::is_same_v<B, bool>) {
-    return a && b();
-  } else if constexpr (std::is_same_v<A, bool>) {
-    return a ? detail::to_tensor(b()) : Tensor(false);
+  if constexpr (!detail::kIsTensor<A> && !detail::kIsTensor<B>) {
+    return static_cast<bool>(a) && static_cast<bool>(b());
   } else {
-    auto rhs = [&] { return detail::to_tensor(b()); };
-    return cond(a, rhs, [] { return Tensor(false); });
+    auto rhs = [&] { return detail::logical_operand(b(), "&&"); };
+    if constexpr (!detail::kIsTensor<A>) {
+      return static_cast<bool>(a) ? rhs() : Tensor(false);
+    } else {
+      return cond(detail::logical_operand(a, "&&"), rhs, [] { return Tensor(false); });
+    }
   }
 }
 
 template <class A, class BFn>
 auto or_(const A& a, BFn&& b) {
   using B = std::invoke_result_t<BFn&>;
-  if constexpr (std::is_same_v<A, bool> && std::is_same_v<B, bool>) {
-    return a || b();
-  } else if constexpr (std::is_same_v<A, bool>) {
-    return a ? Tensor(true) : detail::to_tensor(b());
+  if constexpr (!detail::kIsTensor<A> && !detail::kIsTensor<B>) {
+    return static_cast<bool>(a) || static_cast<bool>(b());
   } else {
-    auto lhs = [] { return Tensor(true); };
-    auto rhs = [&] { return detail::to_tensor(b()); };
-    return cond(a, lhs, rhs);
+    auto rhs = [&] { return detail::logical_operand(b(), "||"); };
+    if constexpr (!detail::kIsTensor<A>) {
+      return static_cast<bool>(a) ? Tensor(true) : rhs();
+    } else {
+      return cond(detail::logical_operand(a, "||"), [] { return Tensor(true); }, rhs);
+    }
   }
 }
 

@@ -237,15 +237,73 @@ class MarkedFunction {
   PolymorphicFunction<decltype(Impl)> fn_;
 };
 
-// What agc emits as the body of a marked method of an ag::Module subclass.
+namespace detail {
+
+// One traced function per marked method (Key names it), shared by the
+// instances of its class: `self` comes first in every call, so traces are
+// keyed by the instance's module id (ag/trace_type.h) and dropped with it.
+template <class Key, class F>
+const PolymorphicFunction<F>& method_function(F f, const char* name,
+                                              std::vector<std::string>& arg_names) {
+  static const PolymorphicFunction<F> fn = [&] {
+    arg_names.insert(arg_names.begin(), "self");
+    return PolymorphicFunction<F>(std::move(f),
+                                  FunctionOptions{.name = name, .arg_names = arg_names});
+  }();
+  return fn;
+}
+
+// The body lambda of the method call in progress on this thread. A method
+// defined outside its class keeps its converted body in a lambda that
+// captures `this`: the shared traced function must run the lambda of the
+// call that traces (or runs eagerly), not the first one it saw.
+template <class Body>
+inline thread_local const Body* current_method_body = nullptr;
+
+template <class Body>
+class CurrentMethodBody {
+ public:
+  explicit CurrentMethodBody(const Body& body) : saved_(current_method_body<Body>) {
+    current_method_body<Body> = &body;
+  }
+  ~CurrentMethodBody() { current_method_body<Body> = saved_; }
+  CurrentMethodBody(const CurrentMethodBody&) = delete;
+  CurrentMethodBody& operator=(const CurrentMethodBody&) = delete;
+
+ private:
+  const Body* saved_;
+};
+
+// What the traced function of an out-of-class method calls: the current body.
+template <class C, class Body>
+struct MethodBody {
+  template <class... Args>
+  decltype(auto) operator()(C*, Args&&... args) const {
+    return (*current_method_body<Body>)(std::forward<Args>(args)...);
+  }
+};
+
+}  // namespace detail
+
+// What agc emits as the body of a marked method of an ag::Module subclass
+// defined in its class: the impl is the member `Impl`.
 template <auto Impl, class C, class... Args>
 decltype(auto) call_method(C* self, const char* name, std::vector<std::string> arg_names,
                            Args&&... args) {
-  static const PolymorphicFunction<decltype(Impl)> fn = [&] {
-    arg_names.insert(arg_names.begin(), "self");
-    return PolymorphicFunction<decltype(Impl)>(
-        Impl, FunctionOptions{.name = name, .arg_names = arg_names});
-  }();
+  const auto& fn =
+      detail::method_function<std::integral_constant<decltype(Impl), Impl>>(Impl, name, arg_names);
+  return fn(self, std::forward<Args>(args)...);
+}
+
+// What agc emits as the body of a marked method defined outside its class
+// (where agc cannot add a member, e.g. the class is in a header): `body` is a
+// lambda in the method that holds the converted body and captures `this`.
+// Its type names the method (each overload and instantiation has its own).
+template <class C, class Body, class... Args>
+decltype(auto) call_method(C* self, const char* name, std::vector<std::string> arg_names,
+                           const Body& body, Args&&... args) {
+  const auto& fn = detail::method_function<Body>(detail::MethodBody<C, Body>{}, name, arg_names);
+  detail::CurrentMethodBody<Body> current(body);
   return fn(self, std::forward<Args>(args)...);
 }
 

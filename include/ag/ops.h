@@ -5,6 +5,7 @@
 // int32).
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -122,6 +123,21 @@ Tensor reduce_prod(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdim
 // Logical or / and over a bool tensor; no elements give false / true.
 Tensor reduce_any(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
 Tensor reduce_all(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+// One axis as a plain integer, as TensorFlow's axis=1: ag::reduce_any(x, 1).
+#define AG_DECLARE_REDUCE_ONE_AXIS(name)                           \
+  template <std::integral I>                                       \
+    requires(!std::is_same_v<I, bool>)                             \
+  Tensor name(const Tensor& x, I axis, bool keepdims = false) {    \
+    return name(x, std::vector<int64_t>{int64_t(axis)}, keepdims); \
+  }
+AG_DECLARE_REDUCE_ONE_AXIS(reduce_sum)
+AG_DECLARE_REDUCE_ONE_AXIS(reduce_mean)
+AG_DECLARE_REDUCE_ONE_AXIS(reduce_max)
+AG_DECLARE_REDUCE_ONE_AXIS(reduce_min)
+AG_DECLARE_REDUCE_ONE_AXIS(reduce_prod)
+AG_DECLARE_REDUCE_ONE_AXIS(reduce_any)
+AG_DECLARE_REDUCE_ONE_AXIS(reduce_all)
+#undef AG_DECLARE_REDUCE_ONE_AXIS
 // Index of the largest element along `axis`, as int64.
 Tensor argmax(const Tensor& x, int64_t axis = 0);
 Tensor argmin(const Tensor& x, int64_t axis = 0);
@@ -157,6 +173,56 @@ Tensor random_normal(Shape shape, double mean = 0.0, double stddev = 1.0,
 // Seeds the sequence used by random ops without an explicit seed.
 void set_random_seed(uint64_t seed);
 
+// ---- Shapes, rounding, clipping, one-hot, cumulative sum ---------------------
+// As TensorFlow's ops of the same names.
+// The shape of `x` as a 1-D tensor (tf.shape), its number of elements
+// (tf.size) and its rank (tf.rank, int32). In a graph each is a constant when
+// the shape is known while tracing, and is read when the graph runs when a
+// dim is not.
+Tensor shape(const Tensor& x, DType out_type = DType::int32);
+Tensor size(const Tensor& x, DType out_type = DType::int32);
+Tensor rank(const Tensor& x);
+// Half to even (banker's rounding: 0.5 -> 0, 1.5 -> 2); integers pass through.
+Tensor round(const Tensor& x);
+// float32 and float64 only, as tf.math.floor and tf.math.ceil.
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+// -1, 0 or 1 in x's dtype; NaN stays NaN.
+Tensor sign(const Tensor& x);
+// maximum(minimum(t, clip_value_max), clip_value_min): the min wins when
+// min > max, and NaN passes through. The result has t's dtype and shape: the
+// bounds must have t's dtype (C++ scalars convert to it; a floating one for
+// an integer t is an error) and broadcast to t's shape.
+Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, const Tensor& clip_value_max);
+Tensor clip_by_value(const Tensor& t, Scalar clip_value_min, Scalar clip_value_max);
+Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, Scalar clip_value_max);
+Tensor clip_by_value(const Tensor& t, Scalar clip_value_min, const Tensor& clip_value_max);
+// Pick the scalar forms for C++ scalars rather than an ambiguous conversion.
+template <Arithmetic L, Arithmetic H>
+Tensor clip_by_value(const Tensor& t, L clip_value_min, H clip_value_max) {
+  return clip_by_value(t, Scalar(clip_value_min), Scalar(clip_value_max));
+}
+template <Arithmetic H>
+Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, H clip_value_max) {
+  return clip_by_value(t, clip_value_min, Scalar(clip_value_max));
+}
+template <Arithmetic L>
+Tensor clip_by_value(const Tensor& t, L clip_value_min, const Tensor& clip_value_max) {
+  return clip_by_value(t, Scalar(clip_value_min), clip_value_max);
+}
+// `indices` (int32 or int64) with a new axis of length `depth` at `axis`
+// (-1: last) holding on_value at the index and off_value elsewhere; an index
+// outside [0, depth) gives a row of off_value. The dtype is `dtype`, else
+// that of on_value or off_value (a C++ integer gives int32, a floating
+// scalar float32, a bool bool), else float32. on_value defaults to 1 and
+// off_value to 0.
+Tensor one_hot(const Tensor& indices, int64_t depth, std::optional<Scalar> on_value = std::nullopt,
+               std::optional<Scalar> off_value = std::nullopt, int64_t axis = -1,
+               std::optional<DType> dtype = std::nullopt);
+// Running sums along `axis`; `exclusive` leaves each element out of its own
+// sum, `reverse` sums from the end (tf.math.cumsum).
+Tensor cumsum(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool reverse = false);
+
 // ---- Operators --------------------------------------------------------------
 #define AG_DECLARE_OPERATOR(op, fn)                             \
   inline Tensor operator op(const Tensor& a, const Tensor& b) { \
@@ -181,8 +247,8 @@ AG_DECLARE_OPERATOR(<, less)
 AG_DECLARE_OPERATOR(<=, less_equal)
 AG_DECLARE_OPERATOR(>, greater)
 AG_DECLARE_OPERATOR(>=, greater_equal)
-AG_DECLARE_OPERATOR(&&, logical_and)
-AG_DECLARE_OPERATOR(||, logical_or)
+// `&&` and `||` are C++'s own: they short-circuit on scalar bool tensors
+// through `explicit operator bool`. Elementwise: logical_and, logical_or.
 #undef AG_DECLARE_OPERATOR
 inline Tensor operator-(const Tensor& x) {
   return neg(x);

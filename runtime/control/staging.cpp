@@ -31,8 +31,13 @@ std::shared_ptr<TraceState> nested_trace() {
   return state;
 }
 
+}  // namespace
+
 void check_condition(const Tensor& c, const std::string& construct) {
   if (!c.defined()) throw ValueError(construct + ": the condition is an undefined ag::Tensor");
+  // First, as eager operator bool: `t1 && t2` on vectors says the same in both builds.
+  if (c.shape().is_fully_defined() && c.shape().num_elements() != 1)
+    throw_ambiguous_truth(c.shape(), construct + ": ");
   if (c.dtype() != DType::bool_) {
     throw TypeError(construct + ": the condition must be a bool tensor, got dtype " +
                     std::string(dtype_name(c.dtype())) + "; compare explicitly, e.g. `x != 0`");
@@ -43,6 +48,8 @@ void check_condition(const Tensor& c, const std::string& construct) {
         c.shape().to_string() + "; reduce it first, e.g. with ag::reduce_max");
   }
 }
+
+namespace {
 
 // A value of `type` for a path that never defines it (a return value on a
 // path that returns nothing): never observed, it only gives the node a type.

@@ -60,6 +60,14 @@ void throw_value_access(const TensorImpl& impl, std::string_view what) {
   throw InternalError("a symbolic tensor before any trace");
 }
 
+void throw_ambiguous_truth(const Shape& shape, std::string_view context) {
+  throw InvalidArgumentError(std::string(context) + "the truth value of a tensor with " +
+                             std::to_string(shape.num_elements()) +
+                             " elements is ambiguous; use ag::logical_and or ag::reduce_all "
+                             "(its shape is " +
+                             shape.to_string() + ")");
+}
+
 }  // namespace detail
 
 namespace {
@@ -172,11 +180,7 @@ AG_INSTANTIATE(long long)
 Tensor::operator bool() const {
   if (!impl_) throw_undefined("conversion to bool");
   if (impl_->trace) detail::throw_value_access(*impl_, "converted to bool");
-  if (impl_->shape.num_elements() != 1) {
-    throw InvalidArgumentError(
-        "the truth value of a tensor with more than one element is ambiguous: shape " +
-        impl_->shape.to_string() + "; reduce it to a scalar first (for example ag::reduce_max)");
-  }
+  if (impl_->shape.num_elements() != 1) detail::throw_ambiguous_truth(impl_->shape);
   return item<bool>();
 }
 

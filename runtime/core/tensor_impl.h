@@ -59,4 +59,10 @@ void install_symbolic_tensor_hooks(const SymbolicTensorHooks& hooks);
 std::string symbolic_name(const TensorImpl& impl);
 [[noreturn]] void throw_value_access(const TensorImpl& impl, std::string_view what);
 
+// The error for taking the truth value of a tensor of `shape` (fully known,
+// not one element), as `if (t)`, `t1 && t2` and `t1 || t2` do: eager
+// operator bool and staged conditions (ag::if_stmt, ag::and_, ...) share it.
+// `context` prefixes the message ("if: ").
+[[noreturn]] void throw_ambiguous_truth(const Shape& shape, std::string_view context = "");
+
 }  // namespace ag::detail

@@ -77,6 +77,31 @@ Attrs ints_attrs(std::vector<int64_t> ints) {
   return attrs;
 }
 
+// The dtype ag::constant gives a C++ scalar of this kind.
+DType weak_scalar_dtype(ScalarKind kind) {
+  return kind == ScalarKind::floating  ? DType::float32
+         : kind == ScalarKind::integer ? DType::int32
+                                       : DType::bool_;
+}
+
+// A C++ scalar as a tensor of an op's fixed dtype, as TensorFlow converts a
+// Python number: an integer converts to any numeric dtype, a floating
+// scalar only to a floating one, a bool only to bool.
+Tensor scalar_of_dtype(Scalar s, DType dtype, const char* op, const char* what, const char* whose) {
+  bool fits = s.kind == ScalarKind::boolean   ? dtype == DType::bool_
+              : s.kind == ScalarKind::integer ? dtype != DType::bool_
+                                              : is_floating(dtype);
+  if (!fits) {
+    const char* kind = s.kind == ScalarKind::boolean   ? "bool"
+                       : s.kind == ScalarKind::integer ? "integer"
+                                                       : "floating-point";
+    throw InvalidArgumentError(std::string(op) + ": " + what + " is a " + kind +
+                               " scalar, which does not convert to " +
+                               std::string(dtype_name(dtype)) + " (" + whose + ")");
+  }
+  return Tensor(Tensor::scalar_impl(s.f, s.i, dtype));
+}
+
 }  // namespace
 
 #define AG_DEFINE_BINARY(name, id)                \
@@ -177,6 +202,52 @@ Tensor square(const Tensor& x) {
 Tensor logical_not(const Tensor& x) {
   return ops::apply(OpId::LogicalNot, {as_bool(x, "logical_not")});
 }
+Tensor round(const Tensor& x) {
+  return ops::apply(OpId::Round, {x});
+}
+Tensor floor(const Tensor& x) {
+  return ops::apply(OpId::Floor, {x});
+}
+Tensor ceil(const Tensor& x) {
+  return ops::apply(OpId::Ceil, {x});
+}
+Tensor sign(const Tensor& x) {
+  return ops::apply(OpId::Sign, {x});
+}
+
+Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, const Tensor& clip_value_max) {
+  return ops::apply(OpId::ClipByValue, {t, clip_value_min, clip_value_max});
+}
+namespace {
+Tensor clip_bound(Scalar s, const Tensor& t, const char* what) {
+  return scalar_of_dtype(s, t.dtype(), "clip_by_value", what, "t's dtype");
+}
+}  // namespace
+Tensor clip_by_value(const Tensor& t, Scalar clip_value_min, Scalar clip_value_max) {
+  return clip_by_value(t, clip_bound(clip_value_min, t, "clip_value_min"),
+                       clip_bound(clip_value_max, t, "clip_value_max"));
+}
+Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, Scalar clip_value_max) {
+  return clip_by_value(t, clip_value_min, clip_bound(clip_value_max, t, "clip_value_max"));
+}
+Tensor clip_by_value(const Tensor& t, Scalar clip_value_min, const Tensor& clip_value_max) {
+  return clip_by_value(t, clip_bound(clip_value_min, t, "clip_value_min"), clip_value_max);
+}
+
+Tensor shape(const Tensor& x, DType out_type) {
+  Attrs attrs;
+  attrs.dtype = out_type;
+  return ops::apply(OpId::Shape, {x}, attrs);
+}
+Tensor size(const Tensor& x, DType out_type) {
+  Attrs attrs;
+  attrs.dtype = out_type;
+  return ops::apply(OpId::Size, {x}, attrs);
+}
+Tensor rank(const Tensor& x) {
+  return ops::apply(OpId::Rank, {x});
+}
+
 Tensor cast(const Tensor& x, DType dtype) {
   return cast_to(x, dtype);
 }
@@ -198,10 +269,7 @@ Tensor where(const Tensor& cond, const Tensor& x, Scalar y) {
 }
 // Two weak scalars: the dtype constant() would give the larger kind.
 Tensor where(const Tensor& cond, Scalar x, Scalar y) {
-  ScalarKind kind = std::max(x.kind, y.kind);
-  DType dtype = kind == ScalarKind::floating  ? DType::float32
-                : kind == ScalarKind::integer ? DType::int32
-                                              : DType::bool_;
+  DType dtype = weak_scalar_dtype(std::max(x.kind, y.kind));
   return where(cond, scalar_like(x, dtype), scalar_like(y, dtype));
 }
 
@@ -231,6 +299,12 @@ Tensor argmax(const Tensor& x, int64_t axis) {
 }
 Tensor argmin(const Tensor& x, int64_t axis) {
   return ops::apply(OpId::ArgMin, {x}, axis_attrs(axis));
+}
+
+Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
+  Attrs attrs = axis_attrs(axis);
+  attrs.ints = {exclusive, reverse};
+  return ops::apply(OpId::Cumsum, {x}, attrs);
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
@@ -279,6 +353,30 @@ Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> s
   std::vector<int64_t> ints = std::move(begin);
   ints.insert(ints.end(), size.begin(), size.end());
   return ops::apply(OpId::Slice, {x}, ints_attrs(std::move(ints)));
+}
+
+Tensor one_hot(const Tensor& indices, int64_t depth, std::optional<Scalar> on_value,
+               std::optional<Scalar> off_value, int64_t axis, std::optional<DType> dtype) {
+  if (!dtype) {
+    if (on_value && off_value && on_value->kind != off_value->kind) {
+      throw InvalidArgumentError("one_hot: on_value and off_value must have the same dtype, got " +
+                                 std::string(dtype_name(weak_scalar_dtype(on_value->kind))) +
+                                 " and " +
+                                 std::string(dtype_name(weak_scalar_dtype(off_value->kind))));
+    }
+    dtype = on_value    ? weak_scalar_dtype(on_value->kind)
+            : off_value ? weak_scalar_dtype(off_value->kind)
+                        : DType::float32;
+  }
+  auto value = [&](const std::optional<Scalar>& s, int64_t otherwise, const char* what) {
+    if (s) return scalar_of_dtype(*s, *dtype, "one_hot", what, "the dtype of the result");
+    return Tensor(Tensor::scalar_impl(double(otherwise), otherwise, *dtype));
+  };
+  Attrs attrs = axis_attrs(axis);
+  attrs.ints = {depth};
+  return ops::apply(OpId::OneHot,
+                    {indices, value(on_value, 1, "on_value"), value(off_value, 0, "off_value")},
+                    attrs);
 }
 
 // Indexing is a gather on the first axis.

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "core/tensor_impl.h"
 #include "ops/random.h"
@@ -14,6 +15,23 @@ std::atomic<const TraceHooks*> g_trace_hooks{nullptr};
 void install_trace_hooks(const TraceHooks* hooks) {
   g_trace_hooks.store(hooks, std::memory_order_release);
 }
+
+namespace {
+
+// The op's infer function, then its kernel into a new eager tensor.
+Tensor infer_and_run(const OpDef& def, std::span<const ValueType> types,
+                     std::span<const void* const> values, std::span<const KernelInput> kin,
+                     const Attrs& attrs, RandomState* rng) {
+  InferContext ictx{def.name, types, attrs, values};
+  ValueType out = def.infer(ictx);
+  Tensor result = detail::make_eager(out.dtype, out.shape);
+  KernelContext kctx{def.name, kin, result.raw_mutable_data(), &result.shape(), out.dtype,
+                     &attrs,   rng};
+  def.kernel(kctx);
+  return result;
+}
+
+}  // namespace
 
 Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, RandomState* rng) {
   const OpDef& def = op_def(op);
@@ -44,14 +62,25 @@ Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, Ra
     values[i] = inputs[i].raw_data();
     kin[i] = {values[i], &inputs[i].shape(), types[i].dtype};
   }
-  InferContext ictx{def.name, {types, inputs.size()}, attrs, {values, inputs.size()}};
-  ValueType out = def.infer(ictx);
-  Tensor result = detail::make_eager(out.dtype, out.shape);
-  KernelContext kctx{
-      def.name, {kin, inputs.size()}, result.raw_mutable_data(), &result.shape(), out.dtype, &attrs,
-      rng};
-  def.kernel(kctx);
-  return result;
+  return infer_and_run(def, {types, inputs.size()}, {values, inputs.size()}, {kin, inputs.size()},
+                       attrs, rng);
+}
+
+Tensor run_on_shapes(OpId op, std::span<const ValueType> inputs, const Attrs& attrs) {
+  const OpDef& def = op_def(op);
+  if (!(def.flags & kShapeOnly)) {
+    throw InternalError(std::string(def.name) +
+                        ": run_on_shapes needs an op that reads only shapes");
+  }
+  std::vector<KernelInput> kin;
+  kin.reserve(inputs.size());
+  for (const ValueType& t : inputs) {
+    if (!t.shape.is_fully_defined()) {
+      throw InternalError(std::string(def.name) + ": run_on_shapes needs fully defined shapes");
+    }
+    kin.push_back({nullptr, &t.shape, t.dtype});
+  }
+  return infer_and_run(def, inputs, {}, kin, attrs, nullptr);
 }
 
 Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs) {

@@ -18,6 +18,9 @@ inline Tensor apply(OpId op, std::initializer_list<Tensor> inputs, const Attrs& 
 }
 // Runs the kernel on eager inputs (used by constant folding as well).
 Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, RandomState* rng);
+// Runs the kernel of a kShapeOnly op on inputs known only by their types,
+// whose shapes must be fully defined: constant folding's shape, size, rank.
+Tensor run_on_shapes(OpId op, std::span<const ValueType> inputs, const Attrs& attrs);
 
 // Tracing sits above ops (layers: runtime/CMakeLists.txt): the trace layer
 // installs these hooks when its first trace starts, before any symbolic

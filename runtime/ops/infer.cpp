@@ -97,6 +97,17 @@ ValueType infer_unary_floating(const InferContext& ctx) {
   return x;
 }
 
+// TensorFlow's floor and ceil take floating types only.
+ValueType infer_floor_ceil(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  if (!is_floating(x.dtype)) {
+    fail(ctx, "unsupported dtype " + std::string(dtype_name(x.dtype)) +
+                  "; it takes float32 or float64, as tf.math." + std::string(ctx.op_name) +
+                  " (an integer tensor is already whole: use it as it is, or ag::cast it)");
+  }
+  return x;
+}
+
 ValueType infer_unary_bool(const InferContext& ctx) {
   const ValueType& x = ctx.inputs[0];
   require_dtype(ctx, x.dtype == DType::bool_, x.dtype);
@@ -148,6 +159,32 @@ ValueType infer_where(const InferContext& ctx) {
   return {x.dtype, broadcast_shapes(c.shape, broadcast_shapes(x.shape, y.shape))};
 }
 
+// Inputs t, clip_value_min, clip_value_max, one dtype (the API converts C++
+// scalars to t's). As in TensorFlow, the bounds may broadcast to t's shape
+// but never enlarge it.
+ValueType infer_clip_by_value(const InferContext& ctx) {
+  const ValueType& t = ctx.inputs[0];
+  require_dtype(ctx, t.dtype != DType::bool_, t.dtype);
+  Shape out = t.shape;
+  const char* names[] = {"clip_value_min", "clip_value_max"};
+  for (int i = 1; i <= 2; ++i) {
+    const ValueType& bound = ctx.inputs[size_t(i)];
+    const std::string name = names[i - 1];
+    if (bound.dtype != t.dtype) {
+      fail(ctx, name + " has dtype " + std::string(dtype_name(bound.dtype)) + " but t has dtype " +
+                    std::string(dtype_name(t.dtype)) + "; ag::cast one of them");
+    }
+    Shape broadcast = broadcast_shapes(t.shape, bound.shape);
+    if (!broadcast.is_compatible_with(t.shape)) {
+      fail(ctx, name + " of shape " + bound.shape.to_list_string() +
+                    " would broadcast t of shape " + t.shape.to_list_string() + " to " +
+                    broadcast.to_list_string() + "; the bounds must broadcast to t's shape");
+    }
+    out = broadcast_shapes(out, bound.shape);
+  }
+  return {t.dtype, out};
+}
+
 // The reduced axes as a bitmask over the input's rank (empty attrs: all).
 static uint32_t reduced_axes(const InferContext& ctx, int rank) {
   if (ctx.attrs.ints.empty()) return rank >= 32 ? ~0u : (1u << rank) - 1;
@@ -195,6 +232,16 @@ ValueType infer_arg_reduce(const InferContext& ctx) {
     if (i != axis) out.push_back(x.shape[i]);
   }
   return {DType::int64, out};
+}
+
+// attrs.axis; attrs.ints = {exclusive, reverse}.
+ValueType infer_cumsum(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_known_rank(ctx, x.shape);
+  require_dtype(ctx, x.dtype != DType::bool_, x.dtype);
+  normalize_axis(ctx, ctx.attrs.axis, x.shape.rank());
+  if (ctx.attrs.ints.size() != 2) fail(ctx, "needs the exclusive and reverse flags");
+  return x;
 }
 
 ValueType infer_matmul(const InferContext& ctx) {
@@ -412,6 +459,66 @@ ValueType infer_slice(const InferContext& ctx) {
     out.push_back(size);
   }
   return {x.dtype, out};
+}
+
+// Inputs indices, on_value, off_value (scalars of the output dtype);
+// attrs.ints = {depth}, attrs.axis where the new axis goes (-1: last).
+ValueType infer_one_hot(const InferContext& ctx) {
+  const ValueType& indices = ctx.inputs[0];
+  const ValueType& on = ctx.inputs[1];
+  const ValueType& off = ctx.inputs[2];
+  require_known_rank(ctx, indices.shape);
+  if (!is_integer(indices.dtype))
+    fail(ctx, "indices must be int32 or int64, got " + std::string(dtype_name(indices.dtype)));
+  if (on.shape.rank() != 0 || off.shape.rank() != 0) {
+    fail(ctx, "on_value and off_value must be scalars, got shapes " + on.shape.to_list_string() +
+                  " and " + off.shape.to_list_string());
+  }
+  if (on.dtype != off.dtype) {
+    fail(ctx, "on_value and off_value must have the same dtype, got " +
+                  std::string(dtype_name(on.dtype)) + " and " + std::string(dtype_name(off.dtype)));
+  }
+  if (ctx.attrs.ints.size() != 1) fail(ctx, "needs a depth");
+  int64_t depth = ctx.attrs.ints[0];
+  if (depth < 0) fail(ctx, "depth must be non-negative, got " + std::to_string(depth));
+  int rank = indices.shape.rank();
+  int64_t axis = ctx.attrs.axis;
+  if (axis < -1 || axis > rank) {
+    fail(ctx, "axis " + std::to_string(axis) + " is out of range for indices of rank " +
+                  std::to_string(rank) + "; expected -1 or a value in [0, " + std::to_string(rank) +
+                  "]");
+  }
+  if (axis == -1) axis = rank;
+  Shape out;
+  for (int i = 0; i <= rank; ++i) {
+    if (i == axis) out.push_back(depth);
+    if (i < rank) out.push_back(indices.shape[i]);
+  }
+  return {on.dtype, out};
+}
+
+// shape and size: attrs.dtype is the output type (TensorFlow's out_type).
+static DType shape_out_type(const InferContext& ctx) {
+  if (ctx.attrs.dtype != DType::int32 && ctx.attrs.dtype != DType::int64) {
+    require_valid_dtype(ctx, ctx.attrs.dtype);
+    fail(ctx, "out_type must be int32 or int64, got " + std::string(dtype_name(ctx.attrs.dtype)));
+  }
+  return ctx.attrs.dtype;
+}
+
+// shape, size and rank take any dtype and shape; an unknown rank leaves
+// shape's length unknown.
+ValueType infer_shape(const InferContext& ctx) {
+  const Shape& s = ctx.inputs[0].shape;
+  return {shape_out_type(ctx), Shape{s.has_unknown_rank() ? kUnknownDim : int64_t(s.rank())}};
+}
+
+ValueType infer_size(const InferContext& ctx) {
+  return {shape_out_type(ctx), Shape{}};
+}
+
+ValueType infer_rank(const InferContext&) {
+  return {DType::int32, Shape{}};
 }
 
 ValueType infer_range(const InferContext& ctx) {

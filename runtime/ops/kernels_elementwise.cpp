@@ -62,6 +62,45 @@ void binary_loop(const KernelContext& ctx, F f) {
   }
 }
 
+// t and its bounds (clip_by_value): the bounds are usually scalars.
+template <class T, class F>
+void ternary_loop(const KernelContext& ctx, F f) {
+  const T* a = static_cast<const T*>(ctx.inputs[0].data);
+  const T* b = static_cast<const T*>(ctx.inputs[1].data);
+  const T* c = static_cast<const T*>(ctx.inputs[2].data);
+  T* out = static_cast<T*>(ctx.out);
+  const Shape& os = *ctx.out_shape;
+  int64_t n = os.num_elements();
+  int64_t na = ctx.inputs[0].shape->num_elements();
+  int64_t nb = ctx.inputs[1].shape->num_elements();
+  int64_t nc = ctx.inputs[2].shape->num_elements();
+  if (na == n && nb == 1 && nc == 1) {
+    const T sb = b[0], sc = c[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], sb, sc);
+  } else if (na == n && nb == n && nc == n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i], c[i]);
+  } else {
+    BroadcastIndexer<3> idx(os, {ctx.inputs[0].shape, ctx.inputs[1].shape, ctx.inputs[2].shape});
+    idx.for_each_row([&](int64_t o, const int64_t* in, const int64_t* step, int64_t len) {
+      for (int64_t j = 0; j < len; ++j) {
+        out[o + j] = f(a[in[0] + j * step[0]], b[in[1] + j * step[1]], c[in[2] + j * step[2]]);
+      }
+    });
+  }
+}
+
+template <class Op>
+void ternary_dispatch(const KernelContext& ctx, Op op) {
+  visit_dtype(ctx.inputs[0].dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (Op::template supports<T>) {
+      ternary_loop<T>(ctx, [&](T a, T b, T c) { return op(a, b, c); });
+    } else {
+      throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
+    }
+  });
+}
+
 // Dispatches on the input dtype; the output type is the functor's result
 // type. `Op::supports` rejects types the op has no meaning for (infer already
 // rejected them, so reaching here is a bug).
@@ -128,6 +167,8 @@ template <int kArity, class Op>
 void elementwise_kernel(const KernelContext& ctx) {
   if constexpr (kArity == 1) {
     unary_dispatch(ctx, Op{});
+  } else if constexpr (kArity == 3) {
+    ternary_dispatch(ctx, Op{});
   } else {
     if constexpr (std::is_same_v<Op, FloorDivOp> || std::is_same_v<Op, ModOp>) {
       if (power_of_two_divisor<std::is_same_v<Op, ModOp>>(ctx)) return;

@@ -1,9 +1,11 @@
 // Data movement: transpose, copy (reshape, expand_dims, squeeze), concat,
-// stack, gather and slice. These never look at values, only at bytes, so
-// they dispatch on the element size rather than the dtype.
+// stack, gather, slice and one_hot, and the shape ops (shape, size, rank).
+// These never look at values other than indices, only at bytes, so they
+// dispatch on the element size rather than the dtype.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -239,6 +241,74 @@ void kernel_slice(const KernelContext& ctx) {
       counter[d] = 0;
     }
   }
+}
+
+// indices viewed as [outer, inner] split at attrs.axis, the output as
+// [outer, depth, inner]: off_value everywhere, then on_value where the index
+// is in [0, depth). An index out of range leaves its row all off, as in
+// TensorFlow.
+void kernel_one_hot(const KernelContext& ctx) {
+  const Shape& indices_shape = *ctx.inputs[0].shape;
+  int rank = indices_shape.rank();
+  int axis = ctx.attrs->axis == -1 ? rank : int(ctx.attrs->axis);
+  int64_t outer = product(indices_shape, 0, axis);
+  int64_t inner = product(indices_shape, axis, rank);
+  int64_t depth = ctx.attrs->ints[0];
+  visit_dtype(ctx.inputs[0].dtype, [&](auto iv) {
+    using I = decltype(iv);
+    if constexpr (!std::is_same_v<I, int32_t> && !std::is_same_v<I, int64_t>) {
+      throw InternalError(std::string(ctx.op_name) + ": indices must be int32 or int64");
+    } else {
+      const I* indices = static_cast<const I*>(ctx.inputs[0].data);
+      visit_element_size(ctx.out_dtype, [&](auto e) {
+        using E = decltype(e);
+        const E on = *static_cast<const E*>(ctx.inputs[1].data);
+        const E off = *static_cast<const E*>(ctx.inputs[2].data);
+        E* out = static_cast<E*>(ctx.out);
+        int64_t n = ctx.out_shape->num_elements();
+        for (int64_t i = 0; i < n; ++i) out[i] = off;
+        for (int64_t o = 0; o < outer; ++o) {
+          for (int64_t q = 0; q < inner; ++q) {
+            int64_t index = int64_t(indices[o * inner + q]);
+            if (index >= 0 && index < depth) out[(o * depth + index) * inner + q] = on;
+          }
+        }
+      });
+    }
+  });
+}
+
+// ---- Shape ops: they read the input's shape only (kShapeOnly) ----------------
+
+namespace {
+
+// Writes out[i] = v in the output type, int32 or int64; a value int32
+// cannot hold is an error, as in TensorFlow.
+void write_index(const KernelContext& ctx, int64_t i, int64_t v) {
+  if (ctx.out_dtype == DType::int64) {
+    static_cast<int64_t*>(ctx.out)[i] = v;
+    return;
+  }
+  if (v > std::numeric_limits<int32_t>::max()) {
+    throw InvalidArgumentError(std::string(ctx.op_name) + ": " + std::to_string(v) +
+                               " does not fit out_type int32; ask for int64");
+  }
+  static_cast<int32_t*>(ctx.out)[i] = int32_t(v);
+}
+
+}  // namespace
+
+void kernel_shape(const KernelContext& ctx) {
+  const Shape& s = *ctx.inputs[0].shape;
+  for (int i = 0; i < s.rank(); ++i) write_index(ctx, i, s[i]);
+}
+
+void kernel_size(const KernelContext& ctx) {
+  write_index(ctx, 0, ctx.inputs[0].shape->num_elements());
+}
+
+void kernel_rank(const KernelContext& ctx) {
+  *static_cast<int32_t*>(ctx.out) = int32_t(ctx.inputs[0].shape->rank());
 }
 
 }  // namespace ag::ops

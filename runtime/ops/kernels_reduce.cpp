@@ -1,4 +1,4 @@
-// Reductions. The input's dims are collapsed first: adjacent axes that are
+// Reductions, and the scan cumsum. The input's dims are collapsed first: adjacent axes that are
 // both reduced or both kept merge into one, and size-1 axes drop out. One
 // reduced group is the common case and runs as [outer, reduced, inner] loops;
 // several groups (say axes 0 and 2 of three) take a general odometer path.
@@ -242,6 +242,42 @@ void kernel_reduce_mean(const KernelContext& ctx) {
     if constexpr (!std::is_same_v<T, bool>) {
       T* out = static_cast<T*>(ctx.out);
       for (int64_t j = 0; j < out_count; ++j) out[j] = T(out[j] / T(count));
+    }
+  });
+}
+
+// x viewed as [outer, n, inner]: each row along the axis is the previous
+// output row plus an input row (the same one, or with `exclusive` the one
+// before), in the order `reverse` gives. Integers wrap, as AddOp does.
+void kernel_cumsum(const KernelContext& ctx) {
+  const Shape& shape = *ctx.inputs[0].shape;
+  int axis = int(ctx.attrs->axis < 0 ? ctx.attrs->axis + shape.rank() : ctx.attrs->axis);
+  const bool exclusive = ctx.attrs->ints[0] != 0;
+  const bool reverse = ctx.attrs->ints[1] != 0;
+  int64_t outer = 1, inner = 1, n = shape[axis];
+  for (int d = 0; d < axis; ++d) outer *= shape[d];
+  for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape[d];
+  visit_dtype(ctx.inputs[0].dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (!scalar::AddOp::supports<T>) {
+      throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
+    } else {
+      const scalar::AddOp add;
+      const T* x = static_cast<const T*>(ctx.inputs[0].data);
+      T* out = static_cast<T*>(ctx.out);
+      // Row k of the scan in visiting order, as an offset into x and out.
+      auto row = [&](int64_t o, int64_t k) { return (o * n + (reverse ? n - 1 - k : k)) * inner; };
+      for (int64_t o = 0; o < outer && n > 0; ++o) {
+        T* first = out + row(o, 0);
+        const T* first_in = x + row(o, 0);
+        for (int64_t j = 0; j < inner; ++j) first[j] = exclusive ? T(0) : first_in[j];
+        for (int64_t k = 1; k < n; ++k) {
+          const T* prev = out + row(o, k - 1);
+          const T* in = x + row(o, exclusive ? k - 1 : k);
+          T* cur = out + row(o, k);
+          for (int64_t j = 0; j < inner; ++j) cur[j] = add(prev[j], in[j]);
+        }
+      }
     }
   });
 }

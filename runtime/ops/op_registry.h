@@ -79,6 +79,7 @@ enum OpFlags : uint32_t {
   kElementwise = 1u << 0,  // one output element per broadcast input element
   kStateful = 1u << 1,     // must run on every call, in program order
   kInPlace = 1u << 2,      // the output may reuse input 0's memory when input 0 dies there
+  kShapeOnly = 1u << 3,    // the kernel reads its inputs' shapes, never their data
 };
 
 struct OpDef {

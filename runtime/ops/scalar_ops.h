@@ -68,6 +68,10 @@ AG_UNARY_OP(SqrtOp, Floating, std::sqrt(x))
 AG_UNARY_OP(TanhOp, Floating, std::tanh(x))
 AG_UNARY_OP(SigmoidOp, Floating, T(1) / (T(1) + std::exp(-x)))
 AG_UNARY_OP(ReluOp, Numeric, x > 0 ? x : T(0))
+AG_UNARY_OP(FloorOp, Floating, std::floor(x))
+AG_UNARY_OP(CeilOp, Floating, std::ceil(x))
+// sign(0) is 0 and a NaN stays NaN (the last branch returns x itself).
+AG_UNARY_OP(SignOp, Numeric, x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x)
 AG_UNARY_OP(LogicalNotOp, BoolOnly, !x)
 AG_UNARY_OP(IdentityOp, Any, x)
 #undef AG_UNARY_OP
@@ -95,6 +99,40 @@ AG_BINARY_OP(GreaterEqualOp, Any, bool, a >= b)
 AG_BINARY_OP(LogicalAndOp, BoolOnly, T, a&& b)
 AG_BINARY_OP(LogicalOrOp, BoolOnly, T, a || b)
 #undef AG_BINARY_OP
+
+// tf.round: half to even (banker's rounding); integers are already whole.
+// Written out rather than std::nearbyint, which follows the thread's
+// floating-point rounding mode. x - floor(x) is exact, so the half-way test
+// is too; copysign keeps the sign of a result of zero (round(-0.4) is -0.0).
+struct RoundOp : Numeric {
+  template <class T>
+  T operator()(T x) const {
+    if constexpr (kIsInt<T>) {
+      return x;
+    } else {
+      T down = std::floor(x);
+      T fraction = x - down;
+      if (fraction > T(0.5) || (fraction == T(0.5) && std::fmod(down, T(2)) != 0)) down += 1;
+      return std::copysign(down, x);
+    }
+  }
+};
+
+// tf.clip_by_value is minimum(t, max) then maximum(that, min), both passing
+// a NaN operand through: so min wins when min > max, and a NaN in t or in a
+// bound gives NaN.
+struct ClipByValueOp : Numeric {
+  template <class T>
+  T operator()(T x, T lo, T hi) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(x)) return x;
+      if (std::isnan(hi)) return hi;
+      if (std::isnan(lo)) return lo;
+    }
+    T below = hi < x ? hi : x;
+    return below < lo ? lo : below;
+  }
+};
 
 // Functors that can fail name their op in the error.
 struct FloorDivOp : Numeric {

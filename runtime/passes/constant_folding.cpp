@@ -1,10 +1,13 @@
 // Constant folding: an op whose inputs are all constants is computed once,
 // at optimisation time, by the same kernel eager mode and the executor use
-// (ops::run_eager), so no arithmetic is written twice.
+// (ops::run_eager), so no arithmetic is written twice. An op that reads only
+// its inputs' shapes (shape, size, rank, dim: ops::kShapeOnly) needs only
+// their types, so it folds whenever those shapes are static.
 //
-// Needs: a valid body.
-// Guarantees: each non-stateful Op node whose inputs are all Const nodes
-// becomes a Const node with the same name and index holding its value, unless
+// Needs: a valid body whose declared types hold at run time.
+// Guarantees: each non-stateful Op node whose inputs are all Const nodes, or
+// a kShapeOnly node whose inputs have fully defined shapes, becomes a Const
+// node with the same name and index holding its value, unless
 // - running it raises an ag::Error: the error belongs to run time, and
 //   non-strict execution may never run the node;
 // - its result has more than kMaxFoldedElements elements: a huge constant
@@ -32,6 +35,14 @@ bool all_inputs_constant(const graph::Body& body, const graph::Node& node) {
   return true;
 }
 
+bool shapes_static(const graph::Body& body, const graph::Node& node) {
+  if (!(ops::op_def(node.op).flags & ops::kShapeOnly)) return false;
+  for (graph::ValueRef in : node.inputs) {
+    if (!body.type_of(in).shape.is_fully_defined()) return false;
+  }
+  return true;
+}
+
 bool too_large(const Shape& shape) {
   return shape.is_fully_defined() && shape.num_elements() > kMaxFoldedElements;
 }
@@ -40,16 +51,24 @@ bool too_large(const Shape& shape) {
 
 void fold_constants(graph::Body& body) {
   std::vector<Tensor> inputs;
+  std::vector<ops::ValueType> types;
   for (graph::Node& node : body.nodes) {
     if (node.kind != graph::NodeKind::Op || node.is_stateful()) continue;
-    if (!all_inputs_constant(body, node)) continue;
+    const bool constant = all_inputs_constant(body, node);
+    if (!constant && !shapes_static(body, node)) continue;
     const ops::ValueType& declared = node.outputs[0];
     if (too_large(declared.shape)) continue;
-    inputs.clear();
-    for (graph::ValueRef in : node.inputs) inputs.push_back(body.nodes[size_t(in.node)].value);
     Tensor result;
     try {
-      result = ops::run_eager(node.op, inputs, node.attrs, nullptr);
+      if (constant) {
+        inputs.clear();
+        for (graph::ValueRef in : node.inputs) inputs.push_back(body.nodes[size_t(in.node)].value);
+        result = ops::run_eager(node.op, inputs, node.attrs, nullptr);
+      } else {
+        types.clear();
+        for (graph::ValueRef in : node.inputs) types.push_back(body.type_of(in));
+        result = ops::run_on_shapes(node.op, types, node.attrs);
+      }
     } catch (const Error&) {
       continue;
     }

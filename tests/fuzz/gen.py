@@ -31,7 +31,8 @@ FEATURES = {
     "break": "break in tensor loops",
     "continue": "continue in tensor loops",
     "return": "return at any depth of staged code",
-    "cxx_jump": "break/continue of a C++ loop, or return, from staged code inside a C++ loop or if",
+    "cxx_jump": "continue of a C++ loop from staged code (a guard then holds the rest of the "
+                "iteration); return inside a C++ if, or inside one C++ loop through C++ code only",
     "ternary": "?: on tensor conditions, tensor and C++ number branches",
     "logical": "&&, ||, ! on tensor conditions",
     "where": "ag::where on elementwise conditions",
@@ -42,12 +43,19 @@ FEATURES = {
     "loopvar_assign": "a range-for body that reassigns its loop variable",
     "kill_after_jump": "after a break/continue/return, assignments that overwrite a variable unread",
     "retrace": "calls with several dtypes, shapes and C++ int arguments",
+    "method": "some functions are marked methods of an ag::Module reading a private member: "
+              "in or out of their class, const, static",
 }
+
+# How a function that is a method is written (the "method" feature).
+METHOD_FORMS = ["in_class", "in_class_const", "out_of_class", "out_of_class_const",
+                "static_in_class", "static_out_of_class"]
 
 # (dtype, shape) of the inputs; each function is called with a sample.
 INPUT_KINDS = [("float32", ()), ("int32", (3,)), ("float64", (2, 3)), ("float32", (3,)),
                ("int32", ()), ("float64", (3,))]
 
+PARAMS = "ag::Tensor x, ag::Tensor n, int m"
 CLIP = 32           # fz_clip keeps values in [-CLIP, CLIP]
 MAX_BOUND = 4096    # largest |value| an expression may reach (float32-exact after sums)
 
@@ -68,6 +76,7 @@ class Scope:
             self.has_ta = False
             self.excluded = set()   # names assigned by earlier branches of an enclosing if
             self.reassignable_loop_vars = []
+            self.cxx_loop = None    # the body scope of the innermost C++ loop
         else:
             for k, v in vars(parent).items():
                 if k != "parent":
@@ -92,6 +101,12 @@ class FunctionGen:
         self.rng = random.Random(f"{seed}:{index}")
         self.name = f"f_{seed}_{index}"
         self.f = features
+        # Drawn apart from self.rng: a function that stays free is the same
+        # with and without the "method" feature.
+        form_rng = random.Random(f"{seed}:{index}:method")
+        self.method_form = (form_rng.choice(METHOD_FORMS)
+                            if self.on("method") and form_rng.random() < 0.4 else None)
+        self.bias = form_rng.randint(0, 2)
         self.counter = 0
         self.helpers = []         # (name, lines)
         self.stmt_budget = 0
@@ -220,24 +235,41 @@ class FunctionGen:
     def child(self, sc, **changes):
         return Scope(sc, **changes)
 
-    def jump(self, sc, ind):
-        """A break, continue or return allowed here, or None."""
+    def jump(self, sc, ind, staged):
+        """A break, continue or return allowed here, or None; `staged`: under a tensor if.
+
+        Left out, as agc rejects them by design (the C++ loop would have to be
+        staged, and its int counter cannot be): a break of a C++ loop from
+        staged code, a return from staged code inside a C++ loop, a return in
+        nested C++ loops, and a break or return after a staged continue or a
+        return in its C++ loop (they run inside that jump's guard).
+        """
         r = self.rng
+        staged = staged or sc.staged_since_loop
+        in_cxx_loop = bool(sc.loops) and sc.loops[-1] == "cxx"
+        guarded = in_cxx_loop and sc.cxx_loop.guarded
         options = []
         if sc.loops:
-            inner = sc.loops[-1]
-            # Leaving a C++ loop from staged code: cxx_jump.
-            ok = inner == "tensor" or not sc.staged_since_loop or self.on("cxx_jump")
-            if ok and self.on("break"):
+            if self.on("break") and not (in_cxx_loop and (staged or guarded)):
                 options.append("break")
-            if ok and self.on("continue"):
+            if self.on("continue") and (not (in_cxx_loop and staged) or self.on("cxx_jump")):
                 options.append("continue")
-        if self.on("return") and (not sc.in_cxx or self.on("cxx_jump")):
-            options.append("return")
+        if self.on("return"):
+            if "cxx" not in sc.loops:
+                ok = not sc.in_cxx or self.on("cxx_jump")
+            else:
+                ok = (self.on("cxx_jump") and in_cxx_loop and sc.loops.count("cxx") == 1
+                      and not staged and not guarded)
+            if ok:
+                options.append("return")
         if not options:
             return None
         kind = r.choice(options)
         self.jumped = True
+        # The rest of the C++ loop's body runs in a guard (for a return: when
+        # another return is staged).
+        if in_cxx_loop and (kind == "return" or (kind == "continue" and staged)):
+            sc.cxx_loop.guarded = True
         if kind == "return":
             e, _ = self.expr(sc)
             return f"{ind}return {e};"
@@ -288,17 +320,19 @@ class FunctionGen:
             sc.note_assign("ta")
             return [f"{ind}ta = ta.write(ta.size(), fz_clip({e}));"]
         if kind == "jump":
-            j = self.jump(sc, ind)
+            # Bare, under a C++ if, or under a tensor if (staged).
+            form = r.choice(["bare", "cxx_if", "tensor_if", "tensor_if"])
+            if form == "cxx_if" and not sc.cxx_ints:
+                form = "bare"
+            j = self.jump(sc, inner, staged=(form == "tensor_if"))
             if j is None:
                 return self.assign(sc, ind)
-            # A tensor if around a jump out of a C++ loop makes it cxx_jump.
-            plain = sc.loops and sc.loops[-1] == "cxx" and "return" not in j and not self.on("cxx_jump")
-            if r.random() < 0.3:
-                return [j]
-            if plain:
+            if form == "bare":
+                return [j[len(inner) - len(ind):]]
+            if form == "cxx_if":
                 k, _ = r.choice(sc.cxx_ints)
-                return [f"{ind}if ({k} > 0) {{", inner + j.strip(), f"{ind}}}"]
-            return [f"{ind}if ({self.cond(sc)}) {{", inner + j.strip(), f"{ind}}}"]
+                return [f"{ind}if ({k} > 0) {{", j, f"{ind}}}"]
+            return [f"{ind}if ({self.cond(sc)}) {{", j, f"{ind}}}"]
         if kind in ("if", "cross"):
             return self.if_chain(sc, depth, ind, cross=(kind == "cross"))
         if kind == "cxx_if":
@@ -356,6 +390,8 @@ class FunctionGen:
             bound = r.choice(["2", "3"] + (["m + 1"] if ("m", 2) in sc.cxx_ints else []))
             body = self.child(sc, loops=sc.loops + ["cxx"], staged_since_loop=False, in_cxx=True,
                               cxx_ints=sc.cxx_ints + [(k, 3)])
+            body.cxx_loop = body
+            body.guarded = False
             lines.append(f"{ind}for (int {k} = 0; {k} < {bound}; ++{k}) {{")
             lines += self.block(body, depth + 1, inner)
             return lines + [f"{ind}}}"]
@@ -427,8 +463,9 @@ class FunctionGen:
         sc.assignable = ["x", "v0", "v1", "v2"]
         sc.scalars = [("n", 4)]
         sc.cxx_ints = [("m", 2)]
-        lines = [f"AG_FUNCTION ag::Tensor {self.name}(ag::Tensor x, ag::Tensor n, int m) {{",
-                 "  const ag::Tensor x0 = x;", "  ag::Tensor v0 = x;",
+        if self.method_form:
+            sc.cxx_ints.append(("bias_", 2))
+        lines = ["  const ag::Tensor x0 = x;", "  ag::Tensor v0 = x;",
                  "  ag::Tensor v1 = fz_clip(x * 2 + 1);",
                  "  ag::Tensor v2 = fz_clip(x - n);"]
         result = "v0 + v1 * 3 - v2 * 5"
@@ -438,11 +475,41 @@ class FunctionGen:
                       "  ta = ta.write(0, x);"]
             result += " + ag::reduce_sum(ta.stack()) + ta.size() * 7"
         lines += self.body(sc, "  ", r.randint(3, 7))
-        lines += [f"  return {result};", "}"]
+        lines += [f"  return {result};"]
         out = []
         for _, hl in self.helpers:
             out += hl + [""]
-        return out + lines
+        if not self.method_form:
+            return out + [f"AG_FUNCTION ag::Tensor {self.name}({PARAMS}) {{"] + lines + ["}"]
+        return out + self.method(lines)
+
+    def method(self, body):
+        """The body as the method `call` of a module class, and what main() calls."""
+        form = self.method_form
+        cls = f"{self.name}_M"
+        static = form.startswith("static")
+        const = " const" if form.endswith("const") else ""
+        declaration = f"AG_FUNCTION {'static ' if static else ''}ag::Tensor call({PARAMS}){const}"
+        out = [f"class {cls} : public ag::Module {{", " public:"]
+        if "in_class" in form:
+            out += [f"  {declaration} {{"] + ["  " + line for line in body] + ["  }"]
+        else:
+            out += [f"  {declaration};"]
+        member = "static constexpr int" if static else "int"
+        out += [" private:", f"  {member} bias_ = {self.bias};", "};"]
+        if "out_of_class" in form:
+            out += [f"ag::Tensor {cls}::call({PARAMS}){const} {{"] + body + ["}"]
+        if static:
+            return out
+        # main() calls a plain function: one module, called through it.
+        return out + [f"static ag::Tensor {self.name}({PARAMS}) {{",
+                      f"  static {cls} module;", "  return module.call(x, n, m);", "}"]
+
+    def entry(self):
+        """What main() calls, and whether ag::function_of counts its traces."""
+        if self.method_form and self.method_form.startswith("static"):
+            return f"&{self.name}_M::call", True
+        return f"&{self.name}", not self.method_form
 
     def calls(self):
         """Rows of (dtype, shape, x values, n, m) for main()."""
@@ -475,14 +542,15 @@ def generate(seed, indices, features):
         out += body
         out.append(f"// fz-end {g.name}")
         out.append("")
-        cases.append((g.name, g.calls()))
+        cases.append((g.name, g.entry(), g.calls()))
     out.append("static const FzCase fz_cases[] = {")
-    for name, rows in cases:
-        traces = len({(d, s, m) for d, s, _, _, m in rows})
+    for name, (entry, counted), rows in cases:
+        # -1: a method's traces are not counted.
+        traces = len({(d, s, m) for d, s, _, _, m in rows}) if counted else -1
         row_text = ", ".join(
             "{ag::%s, {%s}, {%s}, %d, %d}" % (d, ", ".join(map(str, s)), ", ".join(map(str, v)), n, m)
             for d, s, v, n, m in rows)
-        out.append(f"    {{\"{name}\", &{name}, {traces}, {{{row_text}}}}},")
+        out.append(f"    {{\"{name}\", {entry}, {traces}, {{{row_text}}}}},")
     out += ["};", "", "int main(int argc, char** argv) { return fz_run(fz_cases, argc, argv); }", ""]
     return "\n".join(out)
 

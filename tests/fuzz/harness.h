@@ -29,7 +29,7 @@ struct FzCall {
 struct FzCase {
   const char* name;
   ag::Tensor (*fn)(ag::Tensor, ag::Tensor, int);
-  int expected_traces;  // distinct (dtype, shape, m) among the calls
+  int expected_traces;  // distinct (dtype, shape, m) among the calls; -1: not counted
   std::vector<FzCall> calls;
 };
 
@@ -55,7 +55,7 @@ inline void fz_run_case(const FzCase& c) {
 #ifdef FZ_STAGED
   // Each distinct signature traces once; a repeated one hits the cache.
   int traces = ag::function_of(c.fn).tracing_count();
-  if (traces != c.expected_traces)
+  if (c.expected_traces >= 0 && traces != c.expected_traces)
     std::cout << "traces: " << traces << ", expected " << c.expected_traces << "\n";
 #endif
   std::cout << "== end" << std::endl;

@@ -57,6 +57,20 @@ TEST(OnnxSave, LayoutOpsAndReductions) {
   expect_round_trip(f, ag::constant({1.0f, 5.0f, 2.0f, 6.0f, 3.0f, 4.0f}));
 }
 
+TEST(OnnxSave, EverydayOps) {
+  auto f = ag::function([](ag::Tensor x, ag::Tensor i) {
+    ag::Tensor r = ag::round(x) + ag::floor(x) + ag::ceil(x) + ag::sign(x);
+    ag::Tensor c = ag::clip_by_value(ag::cumsum(x, 0, true, false), -1.0f, 2.5f);
+    ag::Tensor h = ag::reduce_sum(ag::one_hot(i, 4, 2.0f, -1.0f), {0});
+    ag::Tensor s = ag::cast(
+        ag::concat({ag::shape(x), ag::expand_dims(ag::size(x), 0), ag::expand_dims(ag::rank(x), 0)},
+                   0),
+        ag::float32);
+    return ag::concat({r, c, h, s}, 0);
+  });
+  expect_round_trip(f, ag::constant({-1.5f, 0.5f, 2.5f, 0.0f}), ag::constant({0, 3, -1, 7, 3}));
+}
+
 TEST(OnnxSave, CondBecomesIf) {
   auto f = ag::function([](ag::Tensor x) {
     return ag::cond(ag::reduce_sum(x) > 0, [&] { return x * 2.0f; }, [&] { return -x; });

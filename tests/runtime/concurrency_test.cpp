@@ -65,6 +65,28 @@ TEST(Concurrency, EightThreadsDifferentSignaturesTraceEachOnce) {
   EXPECT_EQ(f.tracing_count(), kThreads + 1);
 }
 
+// A marked method defined outside its class, as agc emits it: the shared
+// traced function runs the body lambda of the call that traces.
+struct Offset : ag::Module {
+  explicit Offset(int o) : offset(o) {}
+  Tensor add(Tensor x) {
+    auto body = [&](Tensor x) -> Tensor { return x + offset; };
+    return ag::call_method(this, "Offset::add", {"x"}, body, x);
+  }
+  int offset;
+};
+
+TEST(Concurrency, EightModulesTraceAnOutOfClassMethodEachWithItsOwnObject) {
+  std::vector<Offset> modules;
+  for (int t = 0; t < kThreads; ++t) modules.emplace_back(100 * t);
+  std::atomic<int> wrong{0};
+  run_together([&](int t) {
+    for (int i = 0; i < 50; ++i)
+      if (modules[t].add(ag::constant(i)).item<int>() != 100 * t + i) ++wrong;
+  });
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 TEST(Concurrency, TracesRacingForOneCacheEntryTraceOnce) {
   // Each round is a fresh function whose first call races from eight threads:
   // one of them traces, the others wait for that trace and use it.

@@ -655,7 +655,8 @@ TEST(ControlFlow, NonScalarConditionShowsItsShape) {
     return x;
   });
   EXPECT_CONTAINS(error_of([&] { f(ag::constant({1, 2})); }),
-                  "the condition must be a scalar, got a tensor of shape (2,)");
+                  "if: the truth value of a tensor with 2 elements is ambiguous; use "
+                  "ag::logical_and or ag::reduce_all (its shape is (2,))");
 }
 
 TEST(ControlFlow, UndefinedLoopVariableIsAnError) {

@@ -177,6 +177,20 @@ std::vector<OpCase> make_cases() {
   add_unary(c, "log", ag::log, kFloating, true);
   add_unary(c, "sqrt", ag::sqrt, kFloating, true);
   add_unary(c, "logical_not", ag::logical_not, kBoolOnly);
+  // The samples include halves (1.5, -3.75 + 0.25 = ...), where round picks the even neighbour.
+  add_unary(c, "round", ag::round, kNumeric);
+  add_unary(c, "floor", ag::floor, kFloating);
+  add_unary(c, "ceil", ag::ceil, kFloating);
+  add_unary(c, "sign", ag::sign, kNumeric);
+  // Bounds as C++ scalars, as tensors that broadcast (some min > max), and
+  // all rank 0 (a scalar step).
+  c.push_back({"clip_by_value", kNumeric, samples({{2, 5}}),
+               [](const Tensors& x) { return ag::clip_by_value(x[0], -2, 3); }});
+  c.push_back({"clip_by_value_tensors", kNumeric, samples({{2, 3}, {3}, {2, 1}}),
+               [](const Tensors& x) { return ag::clip_by_value(x[0], x[1], x[2]); }});
+  c.push_back({"clip_by_value_scalars", kNumeric, samples({{}, {}, {}}), [](const Tensors& x) {
+                 return as_intermediate(ag::clip_by_value(x[0], x[1], x[2]));
+               }});
   for (DType to : kAllDtypes) {
     c.push_back({"cast_to_" + std::string(ag::dtype_name(to)), kAll, samples({{2, 5}}),
                  [to](const Tensors& x) { return ag::cast(x[0], to); }});
@@ -231,6 +245,17 @@ std::vector<OpCase> make_cases() {
                  [axis](const Tensors& x) { return ag::argmin(x[0], axis); }});
   }
 
+  for (int64_t axis : {0, 1, -1}) {
+    for (bool exclusive : {false, true}) {
+      for (bool reverse : {false, true}) {
+        c.push_back({"cumsum_axis" + std::string(axis < 0 ? "m1" : std::to_string(axis)) +
+                         (exclusive ? "_exclusive" : "") + (reverse ? "_reverse" : ""),
+                     kNumeric, samples({{3, 4, 2}}),
+                     [=](const Tensors& x) { return ag::cumsum(x[0], axis, exclusive, reverse); }});
+      }
+    }
+  }
+
   // Linear algebra: tiny (own loop), BLAS-sized, batched.
   auto matmul_case = [&](const std::string& name, Shape a, Shape b) {
     c.push_back({name, kNumeric, samples({a, b}, 1),
@@ -280,6 +305,35 @@ std::vector<OpCase> make_cases() {
            [axis](const Tensors& x) { return ag::gather(x[0], x[1], axis); }});
     }
   }
+
+  // one_hot into the case's dtype (that of the second input); -1 and 3 are
+  // out of range, which gives rows of off_value.
+  for (DType index_dtype : {ag::int32, ag::int64}) {
+    for (int64_t axis : {-1, 0, 1}) {
+      c.push_back({"one_hot_" + std::string(ag::dtype_name(index_dtype)) + "_axis" +
+                       std::string(axis < 0 ? "m1" : std::to_string(axis)),
+                   kAll,
+                   [index_dtype](DType d) {
+                     return Tensors{ag::cast(ag::constant({{2, -1, 0}, {1, 3, 2}}), index_dtype),
+                                    sample(d, {})};
+                   },
+                   [axis](const Tensors& x) {
+                     DType d = x[1].dtype();
+                     if (d == ag::bool_) return ag::one_hot(x[0], 3, false, true, axis);
+                     return ag::one_hot(x[0], 3, 7, -2, axis, d);
+                   }});
+    }
+  }
+
+  // shape, size and rank of any dtype (folded to constants: the shapes are static here).
+  layout("shape", {2, 3, 4}, [](const Tensor& x) { return ag::shape(x); });
+  layout("shape_int64", {2, 3, 4}, [](const Tensor& x) { return ag::shape(x, ag::int64); });
+  layout("shape_of_scalar", {}, [](const Tensor& x) { return ag::shape(x); });
+  layout("size", {2, 3, 4}, [](const Tensor& x) { return ag::size(x); });
+  layout("size_int64_empty", {2, 0}, [](const Tensor& x) { return ag::size(x, ag::int64); });
+  layout("rank", {2, 3, 4}, [](const Tensor& x) { return ag::rank(x); });
+  layout("shape_arithmetic", {2, 3},
+         [](const Tensor& x) { return ag::shape(x) * ag::size(x) + ag::rank(x); });
 
   // Staged creation: the output shape depends on input values.
   c.push_back({"range", kNumeric,

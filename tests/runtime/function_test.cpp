@@ -220,6 +220,38 @@ TEST(Function, CreateOnceVariablePatternWorks) {
   EXPECT_EQ(call(&d).item<int>(), 1);
 }
 
+// What agc emits for a marked method defined outside its class: the body is a
+// lambda capturing `this`, handed to ag::call_method with the arguments.
+struct Scaler : ag::Module {
+  explicit Scaler(double s) : scale(s) {}
+  Tensor scaled(Tensor x);
+  double scale;
+  int body_runs = 0;
+};
+
+Tensor Scaler::scaled(Tensor x) {
+  auto body = [&](Tensor x) -> Tensor {
+    ++body_runs;  // only while tracing
+    return x * scale;
+  };
+  return ag::call_method(this, "Scaler::scaled", {"x"}, body, x);
+}
+
+TEST(Function, OutOfClassMethodTracesOncePerModuleWithItsOwnObject) {
+  Scaler two(2), three(3);
+  EXPECT_EQ(two.scaled(ag::constant(1.0)).item<float>(), 2.0f);
+  // Another module traces with its own object, not the first one's lambda.
+  EXPECT_EQ(three.scaled(ag::constant(1.0)).item<float>(), 3.0f);
+  EXPECT_EQ(two.scaled(ag::constant(5.0)).item<float>(), 10.0f);
+  EXPECT_EQ(three.scaled(ag::constant(5.0)).item<float>(), 15.0f);
+  EXPECT_EQ(two.body_runs, 1);
+  EXPECT_EQ(three.body_runs, 1);
+  ag::run_functions_eagerly(true);
+  EXPECT_EQ(three.scaled(ag::constant(2.0)).item<float>(), 6.0f);
+  ag::run_functions_eagerly(false);
+  EXPECT_EQ(three.body_runs, 2);
+}
+
 TEST(Function, VariableCreatedOnALaterTraceIsAnError) {
   auto f = ag::function(
       [](Tensor x) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <ag/ag.h>
@@ -222,8 +223,8 @@ TEST(Elementwise, FloorDivAndModOfScalars) {
 TEST(Elementwise, LogicalOps) {
   ag::Tensor a = ag::constant({true, true, false, false});
   ag::Tensor b = ag::constant({true, false, true, false});
-  EXPECT_EQ(values<bool>(a && b), (std::vector<bool>{true, false, false, false}));
-  EXPECT_EQ(values<bool>(a || b), (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(values<bool>(ag::logical_and(a, b)), (std::vector<bool>{true, false, false, false}));
+  EXPECT_EQ(values<bool>(ag::logical_or(a, b)), (std::vector<bool>{true, true, true, false}));
   EXPECT_EQ(values<bool>(!a), (std::vector<bool>{false, false, true, true}));
   EXPECT_EQ(values<bool>(ag::logical_and(a, true)), (std::vector<bool>{true, true, false, false}));
   EXPECT_EQ(values<bool>(ag::logical_or(false, b)), (std::vector<bool>{true, false, true, false}));
@@ -382,6 +383,147 @@ void expect_power_of_two_divisors_match() {
 TEST(Elementwise, FloorDivAndModByAPowerOfTwoMatchTheGeneralPath) {
   expect_power_of_two_divisors_match<int32_t>();
   expect_power_of_two_divisors_match<int64_t>();
+}
+
+// ---- round, floor, ceil, sign, clip_by_value (TensorFlow's semantics) ---------
+
+TYPED_TEST(FloatingOps, RoundIsHalfToEven) {
+  using T = TypeParam;
+  ag::Tensor x = vec<T>({-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.4, 2.6, -2.6, -7.0});
+  EXPECT_EQ(values<T>(ag::round(x)), (std::vector<T>{-2, -2, 0, 0, 2, 2, 4, 0, 3, -3, -7}));
+  // A zero result keeps x's sign, as rint does: round(-0.5) and round(-0.4) are -0.0.
+  std::vector<T> zeros = values<T>(ag::round(vec<T>({-0.5, -0.4, 0.4, -0.0})));
+  EXPECT_EQ(zeros, (std::vector<T>{0, 0, 0, 0}));
+  EXPECT_TRUE(std::signbit(zeros[0]));
+  EXPECT_TRUE(std::signbit(zeros[1]));
+  EXPECT_FALSE(std::signbit(zeros[2]));
+  EXPECT_TRUE(std::signbit(zeros[3]));
+  // The largest value below one half does not round up (x + 0.5 would).
+  const T below_half = std::nextafter(T(0.5), T(0));
+  EXPECT_EQ(ag::round(vec<T>({below_half})).template item<T>(), T(0));
+  // Past 2^mantissa every value is whole.
+  const T big = std::ldexp(T(1), std::numeric_limits<T>::digits) + T(2);
+  EXPECT_EQ(ag::round(vec<T>({big})).template item<T>(), big);
+  const T inf = std::numeric_limits<T>::infinity();
+  std::vector<T> special = values<T>(ag::round(vec<T>({inf, -inf, NAN})));
+  EXPECT_EQ(special[0], inf);
+  EXPECT_EQ(special[1], -inf);
+  EXPECT_TRUE(std::isnan(special[2]));
+}
+
+TYPED_TEST(FloatingOps, FloorAndCeil) {
+  using T = TypeParam;
+  ag::Tensor x = vec<T>({-2.5, -1.0, -0.2, 0.0, 0.2, 1.0, 2.5});
+  EXPECT_EQ(values<T>(ag::floor(x)), (std::vector<T>{-3, -1, -1, 0, 0, 1, 2}));
+  EXPECT_EQ(values<T>(ag::ceil(x)), (std::vector<T>{-2, -1, 0, 0, 1, 1, 3}));
+  EXPECT_TRUE(std::signbit(ag::ceil(vec<T>({-0.2})).template item<T>()));
+  EXPECT_TRUE(std::isnan(ag::floor(vec<T>({NAN})).template item<T>()));
+  EXPECT_EQ(ag::ceil(vec<T>({-INFINITY})).template item<T>(), -std::numeric_limits<T>::infinity());
+}
+
+TYPED_TEST(FloatingOps, SignOfZerosInfinitiesAndNaN) {
+  using T = TypeParam;
+  std::vector<T> s = values<T>(ag::sign(vec<T>({-3.5, -0.0, 0.0, 0.25, INFINITY, -INFINITY, NAN})));
+  EXPECT_EQ(std::vector<T>(s.begin(), s.end() - 1), (std::vector<T>{-1, 0, 0, 1, 1, -1}));
+  EXPECT_FALSE(std::signbit(s[1]));
+  EXPECT_TRUE(std::isnan(s.back()));
+}
+
+TYPED_TEST(FloatingOps, ClipByValuePassesNaNThrough) {
+  using T = TypeParam;
+  std::vector<T> c = values<T>(ag::clip_by_value(vec<T>({NAN, -5.0, 0.5, 5.0}), -1.0, 1.0));
+  EXPECT_TRUE(std::isnan(c[0]));
+  EXPECT_EQ(std::vector<T>(c.begin() + 1, c.end()), (std::vector<T>{-1, 0.5, 1}));
+  // A NaN bound gives NaN everywhere, as TensorFlow's NaN-propagating minimum and maximum.
+  for (T v : values<T>(ag::clip_by_value(vec<T>({-5.0, 0.5}), vec<T>({NAN}), vec<T>({1.0})))) {
+    EXPECT_TRUE(std::isnan(v));
+  }
+  for (T v : values<T>(ag::clip_by_value(vec<T>({-5.0, 0.5}), -1, NAN))) EXPECT_TRUE(std::isnan(v));
+}
+
+TYPED_TEST(IntegerOps, RoundPassesIntegersThrough) {
+  using T = TypeParam;
+  std::vector<T> x = {std::numeric_limits<T>::min(), -3, 0, 7, std::numeric_limits<T>::max()};
+  ag::Tensor t = ag::constant(x, ag::Shape{5});
+  EXPECT_EQ(values<T>(ag::round(t)), x);
+}
+
+TYPED_TEST(IntegerOps, FloorAndCeilRejectIntegersAsTensorFlowDoes) {
+  using T = TypeParam;
+  const std::string name(ag::dtype_name(ag::dtype_v<T>));
+  ag::Tensor x = vec<T>({1, 2});
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::floor(x); }, "floor: unsupported dtype " + name +
+                                 "; it takes float32 or float64, as tf.math.floor (an integer "
+                                 "tensor is already whole: use it as it is, or ag::cast it)");
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::ceil(x); }, "ceil: unsupported dtype " + name + "; it takes float32 or float64");
+}
+
+TYPED_TEST(IntegerOps, Sign) {
+  using T = TypeParam;
+  ag::Tensor x = ag::constant(
+      std::vector<T>{std::numeric_limits<T>::min(), -4, 0, 9, std::numeric_limits<T>::max()},
+      ag::Shape{5});
+  EXPECT_EQ(values<T>(ag::sign(x)), (std::vector<T>{-1, -1, 0, 1, 1}));
+}
+
+TYPED_TEST(NumericOps, ClipByValueWithScalarBounds) {
+  using T = TypeParam;
+  ag::Tensor x = vec<T>({-5, -1, 0, 2, 9});
+  ag::Tensor c = ag::clip_by_value(x, -1, 3);
+  EXPECT_EQ(values<T>(c), (std::vector<T>{-1, -1, 0, 2, 3}));
+  EXPECT_EQ(c.shape(), ag::Shape{5});
+  // min > max: the min wins (maximum is applied last).
+  EXPECT_EQ(values<T>(ag::clip_by_value(x, 4, 1)), (std::vector<T>{4, 4, 4, 4, 4}));
+  // A rank-0 t, and an empty one.
+  ag::Tensor scalar = ag::clip_by_value(ag::constant(std::vector<T>{7}, ag::Shape{}), 0, 5);
+  EXPECT_EQ(scalar.shape(), ag::Shape{});
+  EXPECT_EQ(scalar.template item<T>(), T(5));
+  ag::Tensor empty = ag::clip_by_value(ag::zeros(ag::Shape{0, 3}, ag::dtype_v<T>), 0, 1);
+  EXPECT_EQ(empty.shape(), (ag::Shape{0, 3}));
+  EXPECT_EQ(empty.dtype(), ag::dtype_v<T>);
+}
+
+TYPED_TEST(NumericOps, ClipByValueWithTensorBoundsThatBroadcast) {
+  using T = TypeParam;
+  ag::Tensor x = vec<T>({{-5, 0, 5}, {1, 2, 3}});
+  ag::Tensor lo = vec<T>({-1, 1, 2});  // per column
+  ag::Tensor hi = vec<T>({{0}, {2}});  // per row
+  EXPECT_EQ(values<T>(ag::clip_by_value(x, lo, hi)), (std::vector<T>{-1, 1, 2, 1, 2, 2}));
+  EXPECT_EQ(values<T>(ag::clip_by_value(x, lo, 4)), (std::vector<T>{-1, 1, 4, 1, 2, 3}));
+  EXPECT_EQ(values<T>(ag::clip_by_value(x, 0, hi)), (std::vector<T>{0, 0, 0, 1, 2, 2}));
+}
+
+TEST(Elementwise, ClipByValueKeepsTsDtypeAndShape) {
+  ag::Tensor ints = ag::constant({1, 5, 9});
+  ag::Tensor floats = ag::constant({1.0f, 5.0f});
+  // A C++ integer converts to any numeric t; a floating scalar only to a floating one.
+  EXPECT_EQ(ag::clip_by_value(floats, 2, 3).dtype(), ag::float32);
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::clip_by_value(ints, 0.5, 3); },
+      "clip_by_value: clip_value_min is a floating-point scalar, which does not convert to int32 "
+      "(t's dtype)");
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::clip_by_value(floats, ag::constant(0.0, ag::float64), 1); },
+      "clip_by_value: clip_value_min has dtype float64 but t has dtype float32; ag::cast one of "
+      "them");
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::clip_by_value(ints, 0, ag::constant({{3}, {4}})); },
+      "clip_by_value: clip_value_max of shape [2,1] would broadcast t of shape [3] to [2,3]; the "
+      "bounds must broadcast to t's shape");
+  expect_error<ag::InvalidArgumentError>([&] { ag::clip_by_value(ints, 0, ag::constant({1, 2})); },
+                                         "Incompatible shapes: [3] vs. [2]");
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::clip_by_value(ag::constant({true}), ag::constant(false), ag::constant(true)); },
+      "clip_by_value: unsupported dtype bool");
+}
+
+TEST(Elementwise, RoundAndSignRejectBool) {
+  ag::Tensor b = ag::constant({true});
+  expect_error<ag::InvalidArgumentError>([&] { ag::round(b); }, "round: unsupported dtype bool");
+  expect_error<ag::InvalidArgumentError>([&] { ag::sign(b); }, "sign: unsupported dtype bool");
+  expect_error<ag::InvalidArgumentError>([&] { ag::floor(b); }, "floor: unsupported dtype bool");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <ag/ag.h>
@@ -280,6 +281,132 @@ TEST(Slice, Errors) {
   expect_error<ag::InvalidArgumentError>(
       [&] { ag::slice(x, {-1, 0}, {1, 1}); },
       "slice: begin and size must be non-negative (size may be -1)");
+}
+
+// ---- one_hot -------------------------------------------------------------------------
+
+TEST(OneHot, DefaultsAreFloat32OnesAndZerosOnTheLastAxis) {
+  ag::Tensor h = ag::one_hot(ag::constant({0, 2, 1}), 3);
+  EXPECT_EQ(h.shape(), (ag::Shape{3, 3}));
+  EXPECT_EQ(values<float>(h), (std::vector<float>{1, 0, 0, 0, 0, 1, 0, 1, 0}));
+}
+
+TEST(OneHot, IndicesOutOfRangeGiveARowOfOffValues) {
+  ag::Tensor indices = ag::cast(ag::constant({-1, 3, 1, 100}), ag::int64);
+  EXPECT_EQ(values<int32_t>(ag::one_hot(indices, 3, 5, -1)),
+            (std::vector<int32_t>{-1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1}));
+}
+
+TEST(OneHot, TheNewAxisGoesWhereAxisSays) {
+  ag::Tensor indices = ag::constant({{0, 2}, {1, 0}});
+  // axis 0: out[d][i][j] = indices[i][j] == d.
+  ag::Tensor first = ag::one_hot(indices, 3, 1, 0, 0);
+  EXPECT_EQ(first.shape(), (ag::Shape{3, 2, 2}));
+  EXPECT_EQ(values<int32_t>(first), (std::vector<int32_t>{1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0}));
+  // axis 1: out[i][d][j].
+  ag::Tensor middle = ag::one_hot(indices, 3, 1, 0, 1);
+  EXPECT_EQ(middle.shape(), (ag::Shape{2, 3, 2}));
+  EXPECT_EQ(values<int32_t>(middle), (std::vector<int32_t>{1, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0}));
+  // axis 2 (the last) is the same as -1.
+  EXPECT_EQ(values<int32_t>(ag::one_hot(indices, 3, 1, 0, 2)),
+            values<int32_t>(ag::one_hot(indices, 3, 1, 0, -1)));
+}
+
+TEST(OneHot, TheDtypeComesFromDtypeElseFromTheValues) {
+  ag::Tensor i = ag::constant({1});
+  EXPECT_EQ(ag::one_hot(i, 2, 7).dtype(), ag::int32);
+  EXPECT_EQ(ag::one_hot(i, 2, std::nullopt, 0.5).dtype(), ag::float32);
+  EXPECT_EQ(values<bool>(ag::one_hot(i, 2, true, false)), (std::vector<bool>{false, true}));
+  EXPECT_EQ(values<double>(ag::one_hot(i, 2, 3, 0, -1, ag::float64)), (std::vector<double>{0, 3}));
+  EXPECT_EQ(values<bool>(ag::one_hot(i, 2, std::nullopt, std::nullopt, -1, ag::bool_)),
+            (std::vector<bool>{false, true}));
+  EXPECT_EQ(values<int64_t>(ag::one_hot(i, 2, std::nullopt, std::nullopt, -1, ag::int64)),
+            (std::vector<int64_t>{0, 1}));
+}
+
+TEST(OneHot, ScalarAndEmptyIndicesAndDepthZero) {
+  ag::Tensor scalar = ag::one_hot(ag::constant(2), 4);
+  EXPECT_EQ(scalar.shape(), ag::Shape{4});
+  EXPECT_EQ(values<float>(scalar), (std::vector<float>{0, 0, 1, 0}));
+  EXPECT_EQ(ag::one_hot(ag::zeros(ag::Shape{0}, ag::int32), 3).shape(), (ag::Shape{0, 3}));
+  EXPECT_EQ(ag::one_hot(ag::constant({0, 1}), 0).shape(), (ag::Shape{2, 0}));
+}
+
+TEST(OneHot, Errors) {
+  ag::Tensor i = ag::constant({0, 1});
+  expect_error<ag::InvalidArgumentError>([&] { ag::one_hot(ag::constant({0.0f}), 2); },
+                                         "one_hot: indices must be int32 or int64, got float32");
+  expect_error<ag::InvalidArgumentError>([&] { ag::one_hot(i, -1); },
+                                         "one_hot: depth must be non-negative, got -1");
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::one_hot(i, 2, 1, 0, -2); },
+      "one_hot: axis -2 is out of range for indices of rank 1; expected -1 or a value in [0, 1]");
+  expect_error<ag::InvalidArgumentError>([&] { ag::one_hot(i, 2, 1, 0, 2); },
+                                         "one_hot: axis 2 is out of range");
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::one_hot(i, 2, 1, 0.0); },
+      "one_hot: on_value and off_value must have the same dtype, got int32 and float32");
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::one_hot(i, 2, 1.5, 0, -1, ag::int32); },
+      "one_hot: on_value is a floating-point scalar, which does not convert to int32 (the dtype "
+      "of the result)");
+}
+
+// ---- shape, size, rank -----------------------------------------------------------------
+
+TYPED_TEST(Layout, ShapeSizeAndRankOfAnyDtype) {
+  ag::Tensor x = this->iota({2, 3, 4});
+  ag::Tensor s = ag::shape(x);
+  EXPECT_EQ(s.shape(), ag::Shape{3});
+  EXPECT_EQ(values<int32_t>(s), (std::vector<int32_t>{2, 3, 4}));
+  EXPECT_EQ(values<int32_t>(ag::size(x)), (std::vector<int32_t>{24}));
+  EXPECT_EQ(ag::size(x).shape(), ag::Shape{});
+  EXPECT_EQ(values<int32_t>(ag::rank(x)), (std::vector<int32_t>{3}));
+  EXPECT_EQ(ag::rank(x).shape(), ag::Shape{});
+}
+
+TEST(ShapeOps, OutTypeInt64ScalarsAndEmptyTensors) {
+  ag::Tensor x = ag::zeros(ag::Shape{5, 0});
+  EXPECT_EQ(values<int64_t>(ag::shape(x, ag::int64)), (std::vector<int64_t>{5, 0}));
+  EXPECT_EQ(values<int64_t>(ag::size(x, ag::int64)), (std::vector<int64_t>{0}));
+  ag::Tensor scalar = ag::constant(1.5);
+  EXPECT_EQ(ag::shape(scalar).shape(), ag::Shape{0});
+  EXPECT_EQ(ag::size(scalar).item<int32_t>(), 1);
+  EXPECT_EQ(ag::rank(scalar).item<int32_t>(), 0);
+  expect_error<ag::InvalidArgumentError>([&] { ag::shape(x, ag::float32); },
+                                         "shape: out_type must be int32 or int64, got float32");
+  expect_error<ag::InvalidArgumentError>([&] { ag::size(x, ag::bool_); },
+                                         "size: out_type must be int32 or int64, got bool");
+}
+
+// [shape..., size, rank] of x, in one int32 vector.
+ag::Tensor describe(const ag::Tensor& x) {
+  return ag::concat({ag::shape(x), ag::stack({ag::size(x), ag::rank(x)})}, 0);
+}
+
+TEST(ShapeOps, AGraphTracedWithAnUnknownDimReadsTheShapeWhenItRuns) {
+  auto f = ag::function(
+      [](ag::Tensor x) { return describe(x); },
+      {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim, 3}, ag::float32)}});
+  EXPECT_EQ(values<int32_t>(f(ag::zeros(ag::Shape{2, 3}))), (std::vector<int32_t>{2, 3, 6, 2}));
+  EXPECT_EQ(values<int32_t>(f(ag::zeros(ag::Shape{7, 3}))), (std::vector<int32_t>{7, 3, 21, 2}));
+  EXPECT_EQ(values<int32_t>(f(ag::zeros(ag::Shape{0, 3}))), (std::vector<int32_t>{0, 3, 0, 2}));
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+TEST(ShapeOps, AGraphTracedWithAStaticShapeGivesTheSameValues) {
+  auto f = ag::function([](ag::Tensor x) { return describe(x); });
+  EXPECT_EQ(values<int32_t>(f(ag::zeros(ag::Shape{4, 5}, ag::int64))),
+            (std::vector<int32_t>{4, 5, 20, 2}));
+  // The shape feeds arithmetic and an if like any value.
+  auto rows = ag::function([](ag::Tensor x) {
+    return ag::cond(
+        ag::shape(x)[0] > 2, [&] { return ag::reduce_sum(x, 0); },
+        [&] { return ag::reduce_sum(x, 1); });
+  });
+  EXPECT_EQ(values<int32_t>(rows(ag::constant({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}))),
+            (std::vector<int32_t>{12, 15, 18}));
+  EXPECT_EQ(values<int32_t>(rows(ag::constant({{1, 2}, {3, 4}}))), (std::vector<int32_t>{3, 7}));
 }
 
 }  // namespace

@@ -206,4 +206,85 @@ TEST(Reduce, ArgMaxOfAMiddleAxis) {
   EXPECT_EQ(values<int64_t>(ag::argmin(x, 1)), (std::vector<int64_t>{0, 1, 2, 1}));
 }
 
+TEST(Reduce, OneAxisAsAPlainInteger) {
+  ag::Tensor b = ag::constant({{true, false}, {true, true}});
+  EXPECT_EQ(values<bool>(ag::reduce_all(b, 1)), (std::vector<bool>{false, true}));
+  EXPECT_EQ(values<bool>(ag::reduce_any(b, -2)), (std::vector<bool>{true, true}));
+  EXPECT_EQ(ag::reduce_all(b, 0, /*keepdims=*/true).shape(), (ag::Shape{1, 2}));
+  ag::Tensor m = ag::constant({{1, 2, 3}, {4, 5, 6}});
+  EXPECT_EQ(values<int32_t>(ag::reduce_sum(m, 1)), (std::vector<int32_t>{6, 15}));
+  EXPECT_EQ(values<int32_t>(ag::reduce_max(m, int64_t{0})), (std::vector<int32_t>{4, 5, 6}));
+  // {} still means every axis.
+  EXPECT_EQ(ag::reduce_sum(m, {}, true).shape(), (ag::Shape{1, 1}));
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::reduce_any(b, 2); }, "reduce_any: axis 2 is out of range for a tensor of rank 2");
+}
+
+TEST(Reduce, AnyAndAllOverAxisSetsOfThreeDims) {
+  // b[i][j][k] = (i + j + k) % 3 == 0, shape [2, 3, 2].
+  std::vector<int32_t> bits;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 2; ++k) bits.push_back((i + j + k) % 3 == 0);
+  ag::Tensor b = ag::cast(ag::constant(bits, ag::Shape{2, 3, 2}), ag::bool_);
+  ag::Tensor any02 = ag::reduce_any(b, {0, 2}, /*keepdims=*/true);
+  EXPECT_EQ(any02.shape(), (ag::Shape{1, 3, 1}));
+  EXPECT_EQ(values<bool>(any02), (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(values<bool>(ag::reduce_all(ag::logical_not(b), {-1})),
+            (std::vector<bool>{false, true, false, true, false, false}));
+  EXPECT_EQ(values<bool>(ag::reduce_any(b, {1, 2})), (std::vector<bool>{true, true}));
+}
+
+TEST(Reduce, ArgMinOfNegativeAxesAndItsErrors) {
+  ag::Tensor x = ag::constant({{{0, 3}, {2, 0}, {4, 2}}, {{1, 4}, {3, 1}, {0, 3}}});
+  EXPECT_EQ(values<int64_t>(ag::argmin(x, -1)), (std::vector<int64_t>{0, 1, 1, 0, 1, 0}));
+  EXPECT_EQ(values<int64_t>(ag::argmin(x, -3)), (std::vector<int64_t>{0, 0, 0, 0, 1, 0}));
+  expect_error<ag::InvalidArgumentError>([] { ag::argmin(ag::zeros(ag::Shape{2, 0}), 1); },
+                                         "argmin: cannot reduce an empty axis");
+  expect_error<ag::InvalidArgumentError>([] { ag::argmin(ag::constant(1.0)); },
+                                         "argmin: needs a tensor of rank at least 1");
+  expect_error<ag::InvalidArgumentError>([&] { ag::argmin(x, -4); },
+                                         "argmin: axis -4 is out of range for a tensor of rank 3");
+}
+
+// ---- cumsum -------------------------------------------------------------------------
+
+TYPED_TEST(Reduce, CumsumExclusiveAndReverse) {
+  using T = TypeParam;
+  ag::Tensor x = ag::constant({1, 2, 3, 4}, ag::dtype_v<T>);
+  EXPECT_EQ(values<T>(ag::cumsum(x)), (std::vector<T>{1, 3, 6, 10}));
+  EXPECT_EQ(values<T>(ag::cumsum(x, 0, /*exclusive=*/true)), (std::vector<T>{0, 1, 3, 6}));
+  EXPECT_EQ(values<T>(ag::cumsum(x, 0, false, /*reverse=*/true)), (std::vector<T>{10, 9, 7, 4}));
+  EXPECT_EQ(values<T>(ag::cumsum(x, 0, true, true)), (std::vector<T>{9, 7, 4, 0}));
+}
+
+TYPED_TEST(Reduce, CumsumAlongEachAxis) {
+  using T = TypeParam;
+  // [[1, 2, 3], [4, 5, 6]]
+  EXPECT_EQ(values<T>(ag::cumsum(this->m, 0)), (std::vector<T>{1, 2, 3, 5, 7, 9}));
+  EXPECT_EQ(values<T>(ag::cumsum(this->m, 1)), (std::vector<T>{1, 3, 6, 4, 9, 15}));
+  EXPECT_EQ(values<T>(ag::cumsum(this->m, -1, true, true)), (std::vector<T>{5, 3, 0, 11, 6, 0}));
+  EXPECT_EQ(ag::cumsum(this->m, -2).shape(), (ag::Shape{2, 3}));
+}
+
+TEST(Reduce, CumsumOfEmptyTensorsAndWrapping) {
+  EXPECT_EQ(ag::cumsum(ag::zeros(ag::Shape{0})).shape(), ag::Shape{0});
+  EXPECT_EQ(ag::cumsum(ag::zeros(ag::Shape{2, 0}), 1).shape(), (ag::Shape{2, 0}));
+  EXPECT_EQ(ag::cumsum(ag::zeros(ag::Shape{0, 3}), 1, true).shape(), (ag::Shape{0, 3}));
+  ag::Tensor x = ag::constant(std::vector<int32_t>{std::numeric_limits<int32_t>::max(), 1}, {2});
+  EXPECT_EQ(values<int32_t>(ag::cumsum(x)),
+            (std::vector<int32_t>{std::numeric_limits<int32_t>::max(),
+                                  std::numeric_limits<int32_t>::min()}));
+  EXPECT_TRUE(std::isnan(values<float>(ag::cumsum(ag::constant({1.0f, NAN, 2.0f})))[2]));
+}
+
+TEST(Reduce, CumsumErrors) {
+  expect_error<ag::InvalidArgumentError>([] { ag::cumsum(ag::constant({true})); },
+                                         "cumsum: unsupported dtype bool");
+  expect_error<ag::InvalidArgumentError>([] { ag::cumsum(ag::constant(3)); },
+                                         "cumsum: axis 0 is out of range for a tensor of rank 0");
+  expect_error<ag::InvalidArgumentError>([] { ag::cumsum(ag::zeros(ag::Shape{2, 3}), -3); },
+                                         "cumsum: axis -3 is out of range for a tensor of rank 2");
+}
+
 }  // namespace

@@ -99,5 +99,47 @@ TEST(ConstantFolding, LeavesHugeResultsUnfolded) {
   EXPECT_EQ(b.body.nodes[2].kind, NodeKind::Op);
 }
 
+// shape, size and rank read only their input's type: they fold when its shape
+// is static, whatever computes the input (and the outputs' Identity nodes
+// with them), and stay for run time otherwise.
+TEST(ConstantFolding, FoldsShapeOpsOfStaticShapes) {
+  BodyBuilder b;
+  Attrs int32_out;
+  int32_out.dtype = int32;
+  ValueRef x = b.placeholder("x", float32, {2, 3});
+  ValueRef y = b.placeholder("y", float32, {kUnknownDim, 3});
+  ValueRef tanh = b.op(OpId::Tanh, {x});
+  b.output(b.op(OpId::Shape, {tanh}, int32_out));
+  b.output(b.op(OpId::Size, {x}, int32_out));
+  b.output(b.op(OpId::Rank, {x}));
+  b.output(b.op(OpId::Shape, {y}, int32_out));
+  b.output(b.op(OpId::Size, {y}, int32_out));
+
+  fold_constants(b.body);
+
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> y\n"
+            "['x'] -> tanh\n"
+            "[] -> shape\n"
+            "[] -> Identity\n"
+            "[] -> size\n"
+            "[] -> Identity_1\n"
+            "[] -> rank\n"
+            "[] -> Identity_2\n"
+            "['y'] -> shape_1\n"
+            "['shape_1'] -> Identity_3\n"
+            "['y'] -> size_1\n"
+            "['size_1'] -> Identity_4\n");
+  EXPECT_EQ(b.body.nodes[3].value.to_vector<int32_t>(), (std::vector<int32_t>{2, 3}));
+  EXPECT_EQ(b.body.nodes[5].value.to_vector<int32_t>(), (std::vector<int32_t>{6}));
+  EXPECT_EQ(b.body.nodes[7].value.to_vector<int32_t>(), (std::vector<int32_t>{2}));
+  EXPECT_EQ(b.body.nodes[7].outputs[0].shape, Shape{});
+
+  // The tanh that only fed a folded shape is now dead.
+  eliminate_dead_code(b.body);
+  EXPECT_EQ(b.body.to_string().find("tanh"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ag::passes

@@ -6,6 +6,7 @@
 #include "parsed_code.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/StmtCXX.h"
 
 #include <gtest/gtest.h>
@@ -120,6 +121,46 @@ void f(ag::Tensor t, bool b) {
   for (const Stmt* stmt : test::statementsOf(code.body("f")))
     logical.push_back(isTensorLogicalExpr(spelled(cast<Expr>(stmt))));
   EXPECT_EQ(logical, (std::vector<bool>{true, true, true, true, false, false, false}));
+}
+
+// Which tensor `&&`/`||` the logical converter turns into ag::and_/or_: one
+// per line, in order; the outermost `&&`/`||` of each statement.
+TEST(StagingTest, LogicalExpressionsAreConvertedWhereATensorIsWanted) {
+  ParsedCode code(R"(
+ag::Tensor take(ag::Tensor t);
+bool keep(bool b);
+ag::Tensor f(ag::Tensor t, ag::Tensor u, bool b) {
+  if (t && u) {}
+  while (t < u && b) {}
+  ag::Tensor ok = t || u;
+  auto lowered = t && b;
+  take(b || t);
+  ag::Tensor picked = (t && u) ? t : u;
+  bool plain = t && u;
+  keep(t || u);
+  bool cpp = b && b;
+  return t || (u && b);
+}
+)");
+  ParentMap parents(const_cast<Stmt*>(code.body("f")));
+  auto parentOf = [&](const Stmt* node) -> const Stmt* {
+    return parents.getParent(const_cast<Stmt*>(node));
+  };
+  std::vector<bool> converted;
+  for (const Stmt* statement : test::statementsOf(code.body("f"))) {
+    std::vector<const BinaryOperator*> logical;
+    for (const BinaryOperator* op : test::all<BinaryOperator>(statement))
+      if (op->isLogicalOp()) logical.push_back(op);
+    ASSERT_FALSE(logical.empty());
+    converted.push_back(isConvertedLogicalExpr(logical.front(), parentOf));
+  }
+  EXPECT_EQ(converted,
+            (std::vector<bool>{true, true, true, true, true, true, false, false, false, true}));
+  // The nested `u && b` of the return is converted with it; `lowered` holds a tensor.
+  const auto* inner = test::all<BinaryOperator>(test::statementsOf(code.body("f")).back()).back();
+  EXPECT_TRUE(isConvertedLogicalExpr(inner, parentOf));
+  EXPECT_TRUE(isLoweredLogicalVar(code.var("f", "lowered")));
+  EXPECT_FALSE(isLoweredLogicalVar(code.var("f", "plain")));
 }
 
 TEST(StagingTest, TensorControlFlowIgnoresPlainCodeAndLambdas) {

@@ -71,6 +71,44 @@ bool isTensorLogicalExpr(const Expr* expr) {
   return false;
 }
 
+// Nodes that pass a value on unchanged, as far as its use is concerned.
+static bool isTransparent(const Stmt* stmt) {
+  return isa<ParenExpr, ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+             ExprWithCleanups, ConstantExpr>(stmt);
+}
+
+bool isConvertedLogicalExpr(const Expr* expr, ParentOf parentOf) {
+  if (!isTensorLogicalExpr(expr)) return false;
+  const Stmt* child = expr;
+  const Stmt* parent = parentOf(expr);
+  for (; parent && isTransparent(parent); child = parent, parent = parentOf(parent))
+    if (const auto* cast = dyn_cast<ImplicitCastExpr>(parent);
+        cast && isTensorType(cast->getType()))
+      return true;
+  if (const auto* conditional = dyn_cast<ConditionalOperator>(expr)) {
+    if (isTensorType(conditional->getType()) ||
+        (isTensorExpr(conditional->getTrueExpr()) && isTensorExpr(conditional->getFalseExpr())))
+      return true;
+    if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+        op && isTensorType(op->getType()))
+      return true;
+  }
+  if (!parent) return false;
+  if (conditionOf(parent) == child) return !isa<CXXForRangeStmt>(parent);
+  if (const auto* outer = dyn_cast<Expr>(parent); outer && isTensorLogicalExpr(outer))
+    return isConvertedLogicalExpr(outer, parentOf);
+  if (const auto* construct = dyn_cast<CXXConstructExpr>(parent))
+    return isTensorType(construct->getType());
+  if (const auto* decl = dyn_cast<DeclStmt>(parent)) {
+    for (const Decl* d : decl->decls())
+      if (const auto* var = dyn_cast<VarDecl>(d); var && var->getInit() == child)
+        return isLoweredLogicalVar(var) ||
+               (expr->isTypeDependent() && isTensorType(var->getType()));
+    return false;
+  }
+  return isa<ReturnStmt>(parent) && expr->isTypeDependent();
+}
+
 static void collectStatements(const Stmt* stmt, std::vector<const Stmt*>& out) {
   if (!stmt || isa<LambdaExpr>(stmt)) return;
   out.push_back(stmt);

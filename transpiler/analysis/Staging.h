@@ -16,6 +16,7 @@
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <vector>
@@ -43,8 +44,24 @@ bool isStaged(const clang::Stmt* stmt);
 llvm::SmallVector<const clang::Stmt*, 2> stagedPartsOf(const clang::Stmt* stmt);
 
 // Whether the expression is a `&&`, `||`, `!` or `?:` over tensors, which the
-// logical converter turns into ag::and_, ag::or_, ag::not_ or ag::if_exp.
+// logical converter may turn into ag::and_, ag::or_, ag::not_ or ag::if_exp.
 bool isTensorLogicalExpr(const clang::Expr* expr);
+
+// The node above a node of a function body (null at the top).
+using ParentOf = llvm::function_ref<const clang::Stmt*(const clang::Stmt*)>;
+
+// Whether the logical converter converts this expression: a tensor logical
+// expression whose value is used as a tensor. That is a condition of an
+// if/while/do/for (staged by the rule above), an operand of a converted
+// expression, a value converted to ag::Tensor (`ag::Tensor ok = a && b;`, an
+// ag::Tensor argument, `return a && b;` in a function returning a tensor),
+// the initialiser of an `auto` variable (TensorTypes: isLoweredLogicalVar),
+// and in a template the initialiser of an ag::Tensor variable or a returned
+// value. A `?:` is converted as well when its result is a tensor or feeds a
+// tensor operator (`x * (c ? 2 : 3)`). Elsewhere the operands stay C++ bools:
+// `bool ok = t1 && t2;` converts the tensors with explicit operator bool,
+// which works eagerly and fails while tracing (ag-tensor-as-bool reports it).
+bool isConvertedLogicalExpr(const clang::Expr* expr, ParentOf parentOf);
 
 // The statements of a function body in preorder, outside nested lambdas.
 std::vector<const clang::Stmt*> bodyStatements(const clang::Stmt* body);

@@ -39,7 +39,18 @@ bool isTensorExpr(const Expr* expr) {
     return unary->getOpcode() == UO_LNot && isTensorExpr(unary->getSubExpr());
   if (const auto* conditional = dyn_cast<ConditionalOperator>(expr))
     return isTensorExpr(conditional->getTrueExpr()) && isTensorExpr(conditional->getFalseExpr());
+  if (const auto* ref = dyn_cast<DeclRefExpr>(expr))
+    if (const auto* var = dyn_cast<VarDecl>(ref->getDecl())) return isLoweredLogicalVar(var);
   return false;
+}
+
+bool isLoweredLogicalVar(const VarDecl* var) {
+  if (!var->getType()->getContainedAutoType() || !var->hasInit()) return false;
+  const Expr* init = spelled(var->getInit());
+  const auto* binary = dyn_cast<BinaryOperator>(init);
+  const auto* unary = dyn_cast<UnaryOperator>(init);
+  return ((binary && binary->isLogicalOp()) || (unary && unary->getOpcode() == UO_LNot)) &&
+         isTensorExpr(init);
 }
 
 bool isStageableType(QualType type) {

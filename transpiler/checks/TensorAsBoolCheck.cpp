@@ -1,11 +1,15 @@
 // ag-tensor-as-bool. A traced tensor has no value yet, so turning it into a
 // C++ bool fails while tracing ("run agc or use ag::cond"). agc stages the
 // conditions it sees: `if (t)`, `while (t)`, `for (...; t; ...)`, and `&&`,
-// `||`, `!`, `?:` over tensors. An explicit conversion hides the tensor from
+// `||`, `!`, `?:` over tensors where their value is used as a tensor (the
+// rule of analysis/Staging.h). An explicit conversion hides the tensor from
 // it: `static_cast<bool>(t)`, `(bool)t`, `bool(t)`, `bool b(t);`,
-// `t.item<bool>()`, and `assert(t)` (which casts). These are errors.
+// `t.item<bool>()`, and `assert(t)` (which casts); so does a `&&` whose result
+// must be a C++ bool (`bool ok = t1 && t2;`, one finding per expression).
+// These are errors.
 #include "checks/TensorAsBoolCheck.h"
 
+#include "analysis/Staging.h"
 #include "analysis/TensorTypes.h"
 
 #include "clang/AST/ASTContext.h"
@@ -39,38 +43,23 @@ DynTypedNode parentThroughImplicit(const Expr& expr, ASTContext& ast, const Stmt
   }
 }
 
-bool isStagedCondition(const Stmt* parent, const Stmt* child, ASTContext& ast);
-
-// Whether agc stages the `?:` whose condition is a tensor: it does when the
-// result is a tensor or feeds one (a tensor operator or constructor);
-// `int k = t ? 1 : 2;` stays C++.
-bool isStagedConditional(const ConditionalOperator& conditional, ASTContext& ast) {
-  if (isTensorType(conditional.getType())) return true;
-  const Stmt* child = nullptr;
-  DynTypedNode above = parentThroughImplicit(conditional, ast, child);
-  const Expr* parent = above.get<Expr>();
-  if (parent && isa<CXXOperatorCallExpr, CXXConstructExpr>(parent))
-    return isTensorType(parent->getType());
-  // An operand of a tensor &&, ||, ! or ?:, which agc converts as a whole.
-  if (const auto* outer = dyn_cast_or_null<ConditionalOperator>(parent))
-    return isStagedConditional(*outer, ast);
-  return parent && isa<BinaryOperator, UnaryOperator>(parent) &&
-         isStagedCondition(parent, child, ast);
+// The statement above `node` in the function body, through the declarations
+// of DeclStmts (the parent map of analysis/Staging.h's rule).
+const Stmt* parentStmt(const Stmt* node, ASTContext& ast) {
+  DynTypedNodeList parents = ast.getParents(*node);
+  while (!parents.empty()) {
+    if (const auto* stmt = parents[0].get<Stmt>()) return stmt;
+    const auto* var = parents[0].get<VarDecl>();
+    if (!var) return nullptr;
+    parents = ast.getParents(*var);
+  }
+  return nullptr;
 }
 
-// Whether the conversion is a condition agc stages.
-bool isStagedCondition(const Stmt* parent, const Stmt* child, ASTContext& ast) {
-  if (!parent) return false;
-  if (const auto* ifStmt = dyn_cast<IfStmt>(parent))
-    return ifStmt->getCond() == child && !ifStmt->isConstexpr();
-  if (const auto* loop = dyn_cast<WhileStmt>(parent)) return loop->getCond() == child;
-  if (const auto* loop = dyn_cast<ForStmt>(parent)) return loop->getCond() == child;
-  if (const auto* loop = dyn_cast<DoStmt>(parent)) return loop->getCond() == child;
-  if (const auto* unary = dyn_cast<UnaryOperator>(parent)) return unary->getOpcode() == UO_LNot;
-  if (const auto* binary = dyn_cast<BinaryOperator>(parent)) return binary->isLogicalOp();
-  if (const auto* conditional = dyn_cast<ConditionalOperator>(parent))
-    return conditional->getCond() == child && isStagedConditional(*conditional, ast);
-  return false;
+bool isLogicalOperator(const Stmt* stmt) {
+  if (const auto* binary = dyn_cast_or_null<BinaryOperator>(stmt)) return binary->isLogicalOp();
+  const auto* unary = dyn_cast_or_null<UnaryOperator>(stmt);
+  return unary && unary->getOpcode() == UO_LNot;
 }
 
 bool isInAssert(SourceLocation loc, const SourceManager& sm, const LangOptions& lang) {
@@ -120,12 +109,38 @@ void TensorAsBoolCheck::check(const MatchFinder::MatchResult& result) {
   const Stmt* child = nullptr;
   DynTypedNode above = parentThroughImplicit(*call, ast, child);
   const Stmt* parent = above.get<Stmt>();
-  if (isStagedCondition(parent, child, ast)) return;
+  auto parentOf = [&](const Stmt* node) { return parentStmt(node, ast); };
+  // A staged condition, or an operand of a `&&`, `||`, `!` or `?:` that agc converts.
+  if (parent && conditionOf(parent) == child && isStaged(parent)) return;
+  if (const auto* user = dyn_cast_or_null<Expr>(parent);
+      user && isConvertedLogicalExpr(user, parentOf))
+    return;
 
   SourceLocation loc = call->getBeginLoc();
   SourceRange range = call->getSourceRange();
   std::string what = "conversion of a tensor to bool";
-  if (const auto* cast = dyn_cast_or_null<ExplicitCastExpr>(parent)) {
+  const char* hint = kHint;
+  const void* finding = call;
+  if (isLogicalOperator(parent)) {
+    // `bool ok = t1 && t2;`: one finding for the whole logical expression.
+    const Stmt* outer = parent;
+    while (true) {
+      above = parentThroughImplicit(*cast<Expr>(outer), ast, child);
+      if (!isLogicalOperator(above.get<Stmt>())) break;
+      outer = above.get<Stmt>();
+    }
+    const auto* binary = dyn_cast<BinaryOperator>(outer);
+    std::string op = binary ? binary->getOpcodeStr().str() : "!";
+    loc = binary ? binary->getOperatorLoc() : outer->getBeginLoc();
+    range = outer->getSourceRange();
+    what = "'" + op + "' on tensors with a C++ bool result";
+    if (const auto* var = above.get<VarDecl>())
+      what += " in the declaration of '" + var->getNameAsString() + "'";
+    hint =
+        "agc stages '&&', '||' and '!' where the result is an ag::Tensor: declare it as "
+        "ag::Tensor or auto; for elementwise values use ag::logical_and or ag::logical_or";
+    finding = outer;
+  } else if (const auto* cast = dyn_cast_or_null<ExplicitCastExpr>(parent)) {
     loc = cast->getBeginLoc();
     range = cast->getSourceRange();
     what = "explicit conversion of a tensor to bool";
@@ -134,11 +149,11 @@ void TensorAsBoolCheck::check(const MatchFinder::MatchResult& result) {
     range = var->getSourceRange();
     what = "conversion of a tensor to bool in the declaration of '" + var->getNameAsString() + "'";
   }
-  if (!reported_.insert({call, 0}).second) return;
+  if (!reported_.insert({finding, 0}).second) return;
   bool inAssert = isInAssert(call->getBeginLoc(), sm, ast.getLangOpts());
   diag(loc, what + " cannot be staged: it fails on a traced tensor", DiagnosticIDs::Error) << range;
   note(loc,
-       inAssert ? "use ag::assert_that(condition, message), which checks on every call" : kHint);
+       inAssert ? "use ag::assert_that(condition, message), which checks on every call" : hint);
 }
 
 }  // namespace agc

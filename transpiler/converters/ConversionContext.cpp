@@ -205,9 +205,24 @@ const Stmt* ConversionContext::loopLeftByCppBreak(const Stmt* jump) const {
   if (!isa<ReturnStmt>(jump)) return nullptr;
   for (const Stmt* at = liveness.parentOf(jump); at; at = liveness.parentOf(at)) {
     if (staged.contains(at) || isa<SwitchStmt, LambdaExpr>(at)) return nullptr;
-    if (isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(at)) return at;
+    if (isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(at))
+      return isGuarded(jump, at) ? nullptr : at;
   }
   return nullptr;
+}
+
+bool ConversionContext::isGuarded(const Stmt* stmt, const Stmt* outer) const {
+  const Stmt* child = stmt;
+  for (const Stmt* at = liveness.parentOf(stmt); at && at != outer;
+       child = at, at = liveness.parentOf(at)) {
+    const auto* block = dyn_cast<CompoundStmt>(at);
+    if (!block) continue;
+    for (const Stmt* sibling : block->body()) {
+      if (sibling == child) break;
+      if (mayEscape(sibling)) return true;
+    }
+  }
+  return false;
 }
 
 bool ConversionContext::mayEscape(const Stmt* stmt) const {

@@ -82,9 +82,8 @@ class ConversionContext {
   Liveness liveness;
 
   // --- Decisions of the pipeline -------------------------------------------
-  llvm::DenseSet<const clang::Stmt*> staged;            // if/while/for/range-for
-  llvm::DenseSet<const clang::Stmt*> lowered;           // break/continue/return
-  llvm::DenseSet<const clang::Expr*> stagedConditions;  // spelled conditions
+  llvm::DenseSet<const clang::Stmt*> staged;   // if/while/for/range-for
+  llvm::DenseSet<const clang::Stmt*> lowered;  // break/continue/return
   llvm::DenseMap<const clang::Stmt*, LoopFlags> loopFlags;
   // Loops staged only because a lowered jump leaves them: loop -> jump.
   llvm::DenseMap<const clang::Stmt*, const clang::Stmt*> stagedByJump;
@@ -124,6 +123,10 @@ class ConversionContext {
   const clang::Stmt* loopLeftByCppBreak(const clang::Stmt* jump) const;
   // Whether a lowered jump inside the statement leaves it.
   bool mayEscape(const clang::Stmt* stmt) const;
+  // Whether the statement follows, in a block inside `outer` (null: the
+  // function), a statement a lowered jump may leave: it is then emitted inside
+  // that jump's guard, an ag::if_stmt lambda, which C++ jumps cannot cross.
+  bool isGuarded(const clang::Stmt* stmt, const clang::Stmt* outer) const;
   // Flags the statement may set whose effect reaches past it.
   std::vector<std::string> escapingFlags(const clang::Stmt* stmt) const;
   // Generated variables the statements may modify (flags, return value), minus

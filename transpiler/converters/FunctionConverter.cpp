@@ -3,14 +3,19 @@
 // Needs: a parsed translation unit. Guarantees, as docs/codegen-contract.md
 // says: a marked free function becomes a static `agc_impl_NAME` holding the
 // converted body, a `MarkedFunction` static, and the original declaration
-// whose body calls it; a marked method of an `ag::Module` becomes a member
-// `agc_impl_NAME` and a wrapper through `ag::call_method` (defined outside its
-// class: the impl is declared after the method's declaration); a static member
-// or hidden friend gets a static impl and a function-local MarkedFunction; a
-// marked lambda is converted in place. Errors at the user's line: a parameter
-// without a trace type, a declaration from a macro, a class from another file. Functions of the
-// main file that marked code calls, and that take or return tensors or hold tensor control flow,
-// are converted in place (analysis/ConvertedFunctions finds them).
+// whose body calls it; a marked method of an `ag::Module` defined in its class
+// becomes a member `agc_impl_NAME` and a wrapper through `ag::call_method`; a
+// static member or hidden friend defined in its class gets a static impl and a
+// function-local MarkedFunction. A method or static member defined outside its
+// class (its class may be in a header agc does not rewrite) adds no member:
+// its definition stays the wrapper and holds the converted body as a lambda
+// (which captures `this`), given to `ag::call_method` or, for a static member,
+// made the impl of a function-local MarkedFunction. A marked lambda is
+// converted in place. Errors at the user's line: a parameter without a trace
+// type, a declaration from a macro, a marked method of a class that is not an
+// ag::Module. Functions of the main file that marked code calls, and that take
+// or return tensors or hold tensor control flow, are converted in place
+// (analysis/ConvertedFunctions finds them).
 #include "converters/FunctionConverter.h"
 
 #include "analysis/AstPredicates.h"
@@ -148,7 +153,8 @@ class FileConverter {
     }
     if (!parametersHaveTraceTypes(function)) return;
     const auto* method = dyn_cast<CXXMethodDecl>(function);
-    Text generated = (method && method->isStatic()) || isFriend(function)
+    Text generated = method && method->isOutOfLine() ? outOfClassWrapper(method, *body)
+                     : (method && method->isStatic()) || isFriend(function)
                          ? classScopeWrapper(function, *body)
                      : method ? methodWrapper(method, *body)
                               : functionWrapper(function, *body);
@@ -289,6 +295,23 @@ class FileConverter {
     std::string_view text = file_.source.buffer();
     std::size_t end = bodyBegin;
     while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+    return copyWith(begin, end, headerSubstitutions(function, withDefaults));
+  }
+
+  // The parameter list `(...)` as written, every parameter named, without
+  // default arguments.
+  Text parameterList(const FunctionDecl* function) {
+    FunctionTypeLoc type = function->getFunctionTypeLoc();
+    return copyWith(offsetOf(type.getLParenLoc()), offsetOf(type.getRParenLoc()) + 1,
+                    headerSubstitutions(function, /*withDefaults=*/false));
+  }
+
+  // What header() changes in the declaration: a deduced return type spelled
+  // out, names for unnamed parameters, and without `withDefaults` no default
+  // (template) arguments.
+  std::vector<Substitution> headerSubstitutions(const FunctionDecl* function, bool withDefaults) {
+    std::size_t begin = declBegin(function);
+    std::string_view text = file_.source.buffer();
     std::vector<Substitution> subs;
     // `&f` must not name a function whose return type is still to be deduced.
     QualType returnType = function->getReturnType();
@@ -324,7 +347,7 @@ class FileConverter {
         subs.push_back({cut, tokenEnd(range.getEnd()), ""});
       }
     }
-    return copyWith(begin, end, subs);
+    return subs;
   }
 
   static SourceRange defaultTemplateArgumentRange(const NamedDecl* param) {
@@ -407,12 +430,16 @@ class FileConverter {
   }
 
   // The address MarkedFunction registers for `ag::function_of(&f)`; an
-  // overloaded name is resolved by the impl's type, which is the wrapper's.
-  static std::string addressOf(const FunctionDecl* function, const std::string& implName) {
-    std::string args = templateArguments(function);
-    std::string address = "&" + function->getNameAsString() + args;
+  // overloaded name is resolved by the type of `impl`, a pointer to the impl,
+  // which has the wrapper's type.
+  static std::string addressOf(const FunctionDecl* function, const std::string& impl) {
+    std::string address = "&" + function->getNameAsString() + templateArguments(function);
     if (!isOverloaded(function)) return address;
-    return "static_cast<decltype(&" + implName + args + ")>(" + address + ")";
+    return "static_cast<decltype(" + impl + ")>(" + address + ")";
+  }
+
+  static std::string implPointer(const FunctionDecl* function, const std::string& implName) {
+    return "&" + implName + templateArguments(function);
   }
 
   Text functionWrapper(const FunctionDecl* function, const Text& body) {
@@ -431,15 +458,16 @@ class FileConverter {
       out += "\n";
       out += header(function, /*withDefaults=*/false);
       out += " { static ag::MarkedFunction<&" + implName + templateArguments(function) + "> " +
-             fnName + "{" + addressOf(function, implName) + ", \"" + name + "\", " + registration +
-             "}; " + call;
+             fnName + "{" + addressOf(function, implPointer(function, implName)) + ", \"" + name +
+             "\", " + registration + "}; " + call;
       return out;
     }
     Text out = header(function, /*withDefaults=*/false);
     out += "; ";
     out += impl(function, implName, body, /*addStatic=*/true);
     out += "\nstatic ag::MarkedFunction<&" + implName + "> " + fnName + "{" +
-           addressOf(function, implName) + ", \"" + name + "\", " + registration + "};\n";
+           addressOf(function, implPointer(function, implName)) + ", \"" + name + "\", " +
+           registration + "};\n";
     out += header(function, /*withDefaults=*/true);
     out += " { " + call;
     return out;
@@ -452,20 +480,20 @@ class FileConverter {
     std::string part = namePart(function);
     std::string implName = file_.names.fresh("agc_impl_" + part, file_.fileScopeNames);
     std::string fnName = file_.names.fresh("agc_fn_" + part, file_.fileScopeNames);
-    const auto* record = cast<CXXRecordDecl>(function->getLexicalDeclContext());
-    bool member = isa<CXXMethodDecl>(function);
-    std::string name = function->getNameAsString();
-    std::string registeredName = member ? record->getNameAsString() + "::" + name : name;
+    const auto* method = dyn_cast<CXXMethodDecl>(function);
+    bool member = method != nullptr;
     // A hidden friend is not found by ordinary lookup: its impl's address is
     // registered instead of its own.
-    std::string address =
-        member ? addressOf(function, implName) : "&" + implName + templateArguments(function);
+    std::string implAddress = implPointer(function, implName);
+    std::string address = member ? addressOf(function, implAddress) : implAddress;
     Text out = impl(function, implName, body, /*addStatic=*/true);
     out += "\n";
     out += header(function, /*withDefaults=*/true);
     out += " { static ag::MarkedFunction<&" + implName + templateArguments(function) + "> " +
-           fnName + "{" + address + ", \"" + registeredName + "\", " + parameterNames(function) +
-           "}; return " + fnName + "(" + forwardedArguments(function) + "); }";
+           fnName + "{" + address + ", \"" +
+           (member ? registeredName(method) : function->getNameAsString()) + "\", " +
+           parameterNames(function) + "}; return " + fnName + "(" + forwardedArguments(function) +
+           "); }";
     return out;
   }
 
@@ -487,45 +515,64 @@ class FileConverter {
         << FixItHint::CreateInsertion(at, base);
   }
 
-  Text methodWrapper(const CXXMethodDecl* method, const Text& body) {
+  // Whether the method's class derives from ag::Module; if not, the error
+  // with the fix-it.
+  bool checkModuleBase(const CXXMethodDecl* method) {
     const CXXRecordDecl* record = method->getParent();
-    if (!derivesFromModule(record)) {
-      file_.diags.error(
-          method->getLocation(),
-          ("class '" + record->getName() + "' must derive from ag::Module to have marked methods")
-              .str());
-      moduleBaseFixIt(record);
-      return {};
-    }
-    // Defined outside its class: the impl is declared next to the method's
-    // declaration, which must be in this file for agc to add it.
-    const auto* declaration = cast<CXXMethodDecl>(method->getFirstDecl());
-    if (method->isOutOfLine() &&
-        !sm_.isInMainFile(sm_.getExpansionLoc(declaration->getLocation()))) {
-      file_.diags.error(method->getLocation(),
-                        "cannot convert a marked method whose class is declared in another file");
-      file_.diags.note(declaration->getLocation(),
-                       "agc adds a member next to this declaration: define the method in its "
-                       "class, or declare the class in the file agc converts");
-      return {};
-    }
-    std::string name = method->getNameAsString();
-    std::string className = record->getNameAsString();
+    if (derivesFromModule(record)) return true;
+    file_.diags.error(
+        method->getLocation(),
+        ("class '" + record->getName() + "' must derive from ag::Module to have marked methods")
+            .str());
+    moduleBaseFixIt(record);
+    return false;
+  }
+
+  static std::string registeredName(const CXXMethodDecl* method) {
+    return method->getParent()->getNameAsString() + "::" + method->getNameAsString();
+  }
+
+  Text methodWrapper(const CXXMethodDecl* method, const Text& body) {
+    if (!checkModuleBase(method)) return {};
+    std::string className = method->getParent()->getNameAsString();
     std::string implName = file_.names.fresh("agc_impl_" + namePart(method), file_.fileScopeNames);
     std::string args = forwardedArguments(method);
-    if (method->isOutOfLine()) {
-      // `R f(X x);` becomes `R f(X x); R agc_impl_f(X x);` (the `;` is the user's).
-      std::size_t declarationEnd = tokenEnd(declaration->getEndLoc());
-      Text implDeclaration = "; ";
-      implDeclaration += renamed(declaration, implName, declarationEnd, /*addStatic=*/false);
-      file_.source.replace(declarationEnd, declarationEnd, std::move(implDeclaration));
-    }
     Text out = impl(method, implName, body, /*addStatic=*/false);
     out += "\n";
     out += header(method, /*withDefaults=*/true);
-    out += " { return ag::call_method<&" + className + "::" + implName + ">(this, \"" + className +
-           "::" + name + "\", " + parameterNames(method) + (args.empty() ? "" : ", " + args) +
-           "); }";
+    out += " { return ag::call_method<&" + className + "::" + implName + ">(this, \"" +
+           registeredName(method) + "\", " + parameterNames(method) +
+           (args.empty() ? "" : ", " + args) + "); }";
+    return out;
+  }
+
+  // A method defined outside its class, whose class may be in a header that
+  // agc does not rewrite: no member is added. The definition stays the
+  // wrapper, and the converted body becomes a lambda in it (which sees the
+  // private members and captures `this`), traced per method and module by
+  // ag::call_method; a static member's lambda captures nothing and is the
+  // impl of a function-local MarkedFunction.
+  Text outOfClassWrapper(const CXXMethodDecl* method, const Text& body) {
+    bool isStatic = method->isStatic();
+    if (!isStatic && !checkModuleBase(method)) return {};
+    std::string part = namePart(method);
+    std::string bodyName = file_.names.fresh("agc_body_" + part, file_.fileScopeNames);
+    std::string args = forwardedArguments(method);
+    Text out = header(method, /*withDefaults=*/true);
+    out += isStatic ? " { constexpr auto " + bodyName + " = []" : " { auto " + bodyName + " = [&]";
+    out += parameterList(method);
+    out += " -> " + returnTypeText(method, file_.source, sm_, ast_.getPrintingPolicy()) + " ";
+    out += body;
+    out += "; ";
+    if (!isStatic) {
+      out += "return ag::call_method(this, \"" + registeredName(method) + "\", " +
+             parameterNames(method) + ", " + bodyName + (args.empty() ? "" : ", " + args) + "); }";
+      return out;
+    }
+    std::string fnName = file_.names.fresh("agc_fn_" + part, file_.fileScopeNames);
+    out += "static ag::MarkedFunction<" + bodyName + "> " + fnName + "{" +
+           addressOf(method, "+" + bodyName) + ", \"" + registeredName(method) + "\", " +
+           parameterNames(method) + "}; return " + fnName + "(" + args + "); }";
     return out;
   }
 

@@ -5,17 +5,15 @@
 //   !a          -> ag::not_(a)
 //   c ? a : b   -> ag::if_exp(c, [&] { return a; }, [&] { return b; })
 //
-// Needs: the staged conditions chosen by the pipeline. Guarantees: an
-// expression is converted only where a tensor result is wanted: a staged
-// condition, an operand of another converted expression, or a value converted
-// to ag::Tensor (e.g. `return a && b;` in a function returning a tensor).
-// Elsewhere (`bool ok = t1 && t2;`) C++ semantics are kept. The right operand
-// stays lazy, so a plain `bool` left operand short-circuits as in C++.
+// Needs: the function body's parent map. Guarantees: exactly the expressions
+// of analysis/Staging.h's isConvertedLogicalExpr are converted, the ones
+// whose value is used as a tensor; elsewhere (`bool ok = t1 && t2;`) C++
+// semantics are kept. The right operand stays lazy, so `&&` and `||`
+// short-circuit as in C++, eagerly and in a graph.
 // Runs before the statement converters; its edits are picked up when they copy.
 #include "converters/ConversionContext.h"
 
 #include "analysis/Staging.h"
-#include "analysis/TensorTypes.h"
 
 #include "clang/AST/ExprCXX.h"
 
@@ -25,55 +23,21 @@ using namespace clang;
 
 namespace {
 
-bool isTransparent(const Stmt* stmt) {
-  return isa<ParenExpr, ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
-             ExprWithCleanups>(stmt);
-}
-
 class LogicalRewriter {
  public:
   explicit LogicalRewriter(ConversionContext& ctx) : ctx_(ctx) {}
   unsigned edits() const { return edits_; }
 
-  void visit(const Stmt* stmt, bool tensorWanted) {
+  // Post-order, so that an outer expression copies its converted operands.
+  void visit(const Stmt* stmt) {
     if (!stmt || isa<LambdaExpr>(stmt)) return;
+    for (const Stmt* child : stmt->children()) visit(child);
     const auto* expr = dyn_cast<Expr>(stmt);
-    bool convert = expr && isTensorLogicalExpr(expr) && isConvertible(expr, tensorWanted);
-    for (const Stmt* child : stmt->children())
-      visit(child, convert || (isTransparent(stmt) && tensorWanted));
-    if (convert) rewrite(expr);
+    auto parentOf = [&](const Stmt* node) { return ctx_.liveness.parentOf(node); };
+    if (expr && isConvertedLogicalExpr(expr, parentOf)) rewrite(expr);
   }
 
  private:
-  bool isConvertible(const Expr* expr, bool tensorWanted) const {
-    if (tensorWanted || ctx_.stagedConditions.contains(expr)) return true;
-    if (const auto* conditional = dyn_cast<ConditionalOperator>(expr))
-      return isTensorType(conditional->getType()) ||
-             (isTensorExpr(conditional->getTrueExpr()) &&
-              isTensorExpr(conditional->getFalseExpr())) ||
-             feedsTensorExpr(conditional);
-    // Converted to a tensor right away, e.g. `return a && b;` in a tensor function.
-    for (const Stmt* parent = ctx_.liveness.parentOf(expr); parent;
-         parent = ctx_.liveness.parentOf(parent)) {
-      if (const auto* construct = dyn_cast<CXXConstructExpr>(parent))
-        return isTensorType(construct->getType());
-      if (const auto* cast = dyn_cast<ImplicitCastExpr>(parent);
-          cast && isTensorType(cast->getType()))
-        return true;
-      if (!isTransparent(parent)) return false;
-    }
-    return false;
-  }
-
-  // Whether `expr` is an operand of a tensor operator, as in
-  // `x * (t > 0 ? 2 : 3)`: the C++ number would become a tensor there anyway.
-  bool feedsTensorExpr(const Expr* expr) const {
-    const Stmt* parent = ctx_.liveness.parentOf(expr);
-    while (parent && isTransparent(parent)) parent = ctx_.liveness.parentOf(parent);
-    const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
-    return op && isTensorType(op->getType());
-  }
-
   void rewrite(const Expr* expr) {
     CharRange range = ctx_.rangeOf(expr);
     if (!range.valid || expr->getBeginLoc().isMacroID() || expr->getEndLoc().isMacroID()) {
@@ -116,7 +80,7 @@ class LogicalRewriter {
 
 unsigned convertLogicalExpressions(ConversionContext& ctx) {
   LogicalRewriter rewriter(ctx);
-  rewriter.visit(ctx.body, false);
+  rewriter.visit(ctx.body);
   return rewriter.edits();
 }
 

@@ -75,7 +75,6 @@ class BodyPipeline {
     }
     ctx_.staged.insert(stmt);
     if (cause) ctx_.stagedByJump[stmt] = cause;
-    if (const Expr* condition = conditionOf(stmt)) ctx_.stagedConditions.insert(spelled(condition));
   }
 
   void planJumps() {
@@ -83,17 +82,19 @@ class BodyPipeline {
     for (const Stmt* stmt : statements_)
       if (isa<BreakStmt, ContinueStmt, ReturnStmt>(stmt)) jumps.push_back(stmt);
     for (bool changed = true; changed && !ctx_.failed;) {
+      std::size_t stagedBefore = ctx_.staged.size();
       changed = false;
       for (const Stmt* jump : jumps) {
+        // A lowered return stages the loops it leaves, but the one it leaves
+        // with a C++ break; a jump lowered later may guard it and take that away.
+        if (isa<ReturnStmt>(jump) && ctx_.lowered.contains(jump)) stageLoopsLeftBy(jump);
         if (ctx_.lowered.contains(jump) || !needsLowering(jump)) continue;
         ctx_.lowered.insert(jump);
         changed = true;
         const Stmt* target = ctx_.jumpTarget(jump);
         if (isa<ReturnStmt>(jump)) {
           ctx_.lowerReturns = true;
-          const Stmt* leftByBreak = ctx_.loopLeftByCppBreak(jump);
-          for (const Stmt* at = ctx_.liveness.parentOf(jump); at; at = ctx_.liveness.parentOf(at))
-            if (isLoop(at) && at != leftByBreak) stage(at, jump);
+          stageLoopsLeftBy(jump);
         } else if (isa<SwitchStmt>(target)) {
           ctx_.error(jump->getBeginLoc(),
                      "cannot lower 'break' out of a switch from inside staged code");
@@ -102,13 +103,22 @@ class BodyPipeline {
           stage(target, jump);
         }
       }
+      changed = changed || ctx_.staged.size() != stagedBefore;
     }
+  }
+
+  void stageLoopsLeftBy(const Stmt* ret) {
+    const Stmt* leftByBreak = ctx_.loopLeftByCppBreak(ret);
+    for (const Stmt* at = ctx_.liveness.parentOf(ret); at; at = ctx_.liveness.parentOf(at))
+      if (isLoop(at) && at != leftByBreak && !ctx_.staged.contains(at)) stage(at, ret);
   }
 
   bool needsLowering(const Stmt* jump) const {
     if (isa<ReturnStmt>(jump) && ctx_.lowerReturns) return true;
     const Stmt* target = ctx_.jumpTarget(jump);
     if (target && ctx_.staged.contains(target)) return true;
+    // After a lowered jump, the rest of the block is a guard's lambda.
+    if (ctx_.isGuarded(jump, target)) return true;
     for (const Stmt* at = ctx_.liveness.parentOf(jump); at && at != target;
          at = ctx_.liveness.parentOf(at))
       if (ctx_.staged.contains(at)) return true;

@@ -30,6 +30,17 @@ AG_FUNCTION ag::Tensor conditionals(ag::Tensor x) {
   return sign * y + (x > 5 ? 100 : 200) + y * (x < 0 ? (x < -5 ? 1 : 2) : 3);
 }
 
+// `&&`, `||` and `!` that agc converts: their value is used as a tensor.
+AG_FUNCTION ag::Tensor short_circuits(ag::Tensor x, ag::Tensor n, int count) {
+  ag::Tensor i = 0;
+  while (i < n && ag::gather(x, i) > 0) i += 1;
+  ag::Tensor ok = i > 0 && i < n;
+  auto any = i > 1 || ok;
+  ag::Tensor r = (ok && any) ? i : n;
+  if (count > 0 && 10 / count > r) r += 1;
+  return ag::where(ok || any, r, i) + ag::cast(!(ok && any), ag::int32);
+}
+
 // A C++ bool that is not a tensor.
 AG_FUNCTION ag::Tensor scalar_flag(ag::Tensor x, bool negate) {
   bool flip = static_cast<bool>(negate);

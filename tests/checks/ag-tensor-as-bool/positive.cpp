@@ -31,3 +31,15 @@ AG_FUNCTION ag::Tensor repeat(ag::Tensor x) {
   int times = x > 0 ? 2 : 3;
   return x * times;
 }
+
+// A tensor `&&` whose result must be a C++ bool: agc keeps C++'s `&&`, which
+// turns the tensors into bools; one finding for the whole expression.
+AG_FUNCTION ag::Tensor both_positive(ag::Tensor x, ag::Tensor y) {
+  bool ok = x > 0 && (y > 0 || x > 10);
+  return ok ? x : y;
+}
+
+AG_FUNCTION ag::Tensor count_if(ag::Tensor x, int& count) {
+  count += x > 0 || x < -10;
+  return x;
+}

@@ -75,8 +75,8 @@ AG_FUNCTION ag::Tensor r2(ag::Tensor x) { return agc_fn_r2(x); }
 #line 58 "input.cpp"
 // logical ops and conditional expression
 AG_FUNCTION ag::Tensor l1(ag::Tensor a, ag::Tensor b); static ag::Tensor agc_impl_l1(ag::Tensor a, ag::Tensor b) {
-  ag::Tensor r = ag::if_exp((a > 0 && b > 0), [&] { return a + b; }, [&] { return a - b; });
-  ag::if_stmt(!(a > b) || a == 2, [&] { r = r * 3; }, [&] {}, ag::state({"r"}, r));
+  ag::Tensor r = ag::if_exp((ag::and_(a > 0, [&] { return b > 0; })), [&] { return a + b; }, [&] { return a - b; });
+  ag::if_stmt(ag::or_(!(a > b), [&] { return a == 2; }), [&] { r = r * 3; }, [&] {}, ag::state({"r"}, r));
   return r;
 }
 static ag::MarkedFunction<&agc_impl_l1> agc_fn_l1{&l1, "l1", {"a", "b"}};
@@ -226,8 +226,8 @@ AG_FUNCTION ag::Tensor float_loop(ag::Tensor x) { return agc_fn_float_loop(x); }
 AG_FUNCTION ag::Tensor eq_ops(ag::Tensor a, ag::Tensor b); static ag::Tensor agc_impl_eq_ops(ag::Tensor a, ag::Tensor b) {
   ag::Tensor r = 0;
   ag::if_stmt(a == b, [&] { r += 1; }, [&] {}, ag::state({"r"}, r));
-  ag::if_stmt(a != b && !(a < b), [&] { r += 10; }, [&] {}, ag::state({"r"}, r));
-  ag::if_stmt((a > 0) || (b > 0 && a < -100), [&] { r += 100; }, [&] {}, ag::state({"r"}, r));
+  ag::if_stmt(ag::and_(a != b, [&] { return !(a < b); }), [&] { r += 10; }, [&] {}, ag::state({"r"}, r));
+  ag::if_stmt(ag::or_((a > 0), [&] { return (ag::and_(b > 0, [&] { return a < -100; })); }), [&] { r += 100; }, [&] {}, ag::state({"r"}, r));
   return r + (ag::if_exp(a >= b, [&] { return 1000; }, [&] { return 2000; }));
 }
 static ag::MarkedFunction<&agc_impl_eq_ops> agc_fn_eq_ops{&eq_ops, "eq_ops", {"a", "b"}};

@@ -160,7 +160,7 @@ AG_FUNCTION ag::Tensor nested_if_temporarily_undefined_return(ag::Tensor c1, ag:
 
 #line 118 "input.cpp"
 AG_FUNCTION ag::Tensor composite_ors(ag::Tensor x, ag::Tensor y, ag::Tensor z); static ag::Tensor agc_impl_composite_ors(ag::Tensor x, ag::Tensor y, ag::Tensor z) {
-  return x || y || z;
+  return ag::or_(ag::or_(x, [&] { return y; }), [&] { return z; });
 }
 static ag::MarkedFunction<&agc_impl_composite_ors> agc_fn_composite_ors{&composite_ors, "composite_ors", {"x", "y", "z"}};
 #line 118 "input.cpp"
@@ -168,7 +168,7 @@ AG_FUNCTION ag::Tensor composite_ors(ag::Tensor x, ag::Tensor y, ag::Tensor z) {
 
 #line 122 "input.cpp"
 AG_FUNCTION ag::Tensor composite_ands(ag::Tensor x, ag::Tensor y, ag::Tensor z); static ag::Tensor agc_impl_composite_ands(ag::Tensor x, ag::Tensor y, ag::Tensor z) {
-  return x && y && z;
+  return ag::and_(ag::and_(x, [&] { return y; }), [&] { return z; });
 }
 static ag::MarkedFunction<&agc_impl_composite_ands> agc_fn_composite_ands{&composite_ands, "composite_ands", {"x", "y", "z"}};
 #line 122 "input.cpp"
@@ -176,7 +176,7 @@ AG_FUNCTION ag::Tensor composite_ands(ag::Tensor x, ag::Tensor y, ag::Tensor z) 
 
 #line 126 "input.cpp"
 AG_FUNCTION ag::Tensor composite_mixed(ag::Tensor x, ag::Tensor y, ag::Tensor z); static ag::Tensor agc_impl_composite_mixed(ag::Tensor x, ag::Tensor y, ag::Tensor z) {
-  return x || y || (z && y && z);
+  return ag::or_(ag::or_(x, [&] { return y; }), [&] { return (ag::and_(ag::and_(z, [&] { return y; }), [&] { return z; })); });
 }
 static ag::MarkedFunction<&agc_impl_composite_mixed> agc_fn_composite_mixed{&composite_mixed, "composite_mixed", {"x", "y", "z"}};
 #line 126 "input.cpp"
@@ -184,7 +184,7 @@ AG_FUNCTION ag::Tensor composite_mixed(ag::Tensor x, ag::Tensor y, ag::Tensor z)
 
 #line 130 "input.cpp"
 AG_FUNCTION ag::Tensor comparison(ag::Tensor x, ag::Tensor y, ag::Tensor z); static ag::Tensor agc_impl_comparison(ag::Tensor x, ag::Tensor y, ag::Tensor z) {
-  return x < y && y < z;
+  return ag::and_(x < y, [&] { return y < z; });
 }
 static ag::MarkedFunction<&agc_impl_comparison> agc_fn_comparison{&comparison, "comparison", {"x", "y", "z"}};
 #line 130 "input.cpp"
@@ -193,9 +193,9 @@ AG_FUNCTION ag::Tensor comparison(ag::Tensor x, ag::Tensor y, ag::Tensor z) { re
 #line 134 "input.cpp"
 AG_FUNCTION ag::Tensor if_on_logical(ag::Tensor x, ag::Tensor y); static ag::Tensor agc_impl_if_on_logical(ag::Tensor x, ag::Tensor y) {
   ag::Tensor r = 0;
-  ag::if_stmt(x > 0 && !(y > 0), [&] {
+  ag::if_stmt(ag::and_(x > 0, [&] { return !(y > 0); }), [&] {
     r = 1;
-  }, [&] { ag::if_stmt(x > 0 || y > 0, [&] {
+  }, [&] { ag::if_stmt(ag::or_(x > 0, [&] { return y > 0; }), [&] {
     r = 2;
   }, [&] {}, ag::state({"r"}, r)); }, ag::state({"r"}, r));
   return r;

@@ -21,7 +21,7 @@ AG_FUNCTION ag::Tensor with_init(ag::Tensor x) { return agc_fn_with_init(x); }
 #line 16 "input.cpp"
 AG_FUNCTION ag::Tensor condition_variable(ag::Tensor x); static ag::Tensor agc_impl_condition_variable(ag::Tensor x) {
   ag::Tensor y = 0;
-  { ag::Tensor in_range = x > 2 && x < 10; ag::if_stmt(in_range, [&] {
+  { ag::Tensor in_range = ag::and_(x > 2, [&] { return x < 10; }); ag::if_stmt(in_range, [&] {
     y = ag::cast(in_range, ag::int32) * 100 + x;
   }, [&] { { ag::Tensor big = x >= 10; ag::if_stmt(big, [&] {
     y = x * 2;

@@ -6,15 +6,15 @@
 
 AG_FUNCTION ag::Tensor logic(ag::Tensor a, ag::Tensor b, bool flag); static ag::Tensor agc_impl_logic(ag::Tensor a, ag::Tensor b, bool flag) {
   ag::Tensor r = 0;
-  ag::if_stmt(a > 0 && (b > 0 || !flag), [&] {
+  ag::if_stmt(ag::and_(a > 0, [&] { return (ag::or_(b > 0, [&] { return !flag; })); }), [&] {
     r = a;
   }, [&] {}, ag::state({"r"}, r));
   ag::if_stmt(!(a > b), [&] { r = b; }, [&] {}, ag::state({"r"}, r));
-  ag::if_stmt(flag && a > 1, [&] { r = r + 1; }, [&] {}, ag::state({"r"}, r));  // bool left operand: short-circuits at trace time
+  ag::if_stmt(ag::and_(flag, [&] { return a > 1; }), [&] { r = r + 1; }, [&] {}, ag::state({"r"}, r));  // bool left operand: short-circuits at trace time
   ag::Tensor m = ag::if_exp(a > b, [&] { return a; }, [&] { return b; });
   bool plain = flag && !flag;  // all bool: untouched
   if (plain || flag) r = r * 2;
-  return a > 0 || b > 0;
+  return ag::or_(a > 0, [&] { return b > 0; });
 }
 static ag::MarkedFunction<&agc_impl_logic> agc_fn_logic{&logic, "logic", {"a", "b", "flag"}};
 #line 5 "input.cpp"

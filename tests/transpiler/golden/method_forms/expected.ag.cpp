@@ -22,7 +22,7 @@ class Count : public ag::Module {
   AG_FUNCTION ag::Tensor operator()(ag::Tensor x) { return ag::call_method<&Count::agc_impl_operator_call>(this, "Count::operator()", {"x"}, x); }
 
 #line 20 "input.cpp"
-  AG_FUNCTION ag::Tensor scaled(ag::Tensor x) const; ag::Tensor agc_impl_scaled(ag::Tensor x) const;
+  AG_FUNCTION ag::Tensor scaled(ag::Tensor x) const;
 
   static ag::Tensor agc_impl_clipped(ag::Tensor x) {
     ag::if_stmt(x > 1, [&] { x = ag::constant(1.0); }, [&] {}, ag::state({"x"}, x));
@@ -53,14 +53,11 @@ class Count : public ag::Module {
   double scale_ = 2.0;
 };
 
-ag::Tensor Count::agc_impl_scaled(ag::Tensor x) const {
+ag::Tensor Count::scaled(ag::Tensor x) const { auto agc_body_scaled = [&](ag::Tensor x) -> ag::Tensor {
   ag::if_stmt(x > 0, [&] { x = x * scale_; }, [&] {}, ag::state({"x"}, x));
   return x;
-}
-#line 40 "input.cpp"
-ag::Tensor Count::scaled(ag::Tensor x) const { return ag::call_method<&Count::agc_impl_scaled>(this, "Count::scaled", {"x"}, x); }
+}; return ag::call_method(this, "Count::scaled", {"x"}, agc_body_scaled, x); }
 
-#line 45 "input.cpp"
 AG_FUNCTION ag::Tensor shift(ag::Tensor x); static ag::Tensor agc_impl_shift(ag::Tensor x) {
   ag::if_stmt(x > 0, [&] { x = x - 1; }, [&] {}, ag::state({"x"}, x));
   return x;

@@ -1,5 +1,5 @@
-// Known failure (loopvar_assign): a range-for body that reassigns its loop variable
-// Expected to fail until issue 14 fixes it; then move it to ../regressions/.
+// Regression (loopvar_assign): a range-for body that reassigns its loop variable; failed before
+// the loop fix of issue 14 item 5, passes now.
 #include <ag/ag.h>
 
 #include "harness.h"

@@ -1,6 +1,5 @@
-// Known failure (cross_branch_tensor_array): a TensorArray written in the then-branch, its size
-// read in the else-branch Expected to fail until issue 14 fixes it; then move it to
-// ../regressions/.
+// Regression (cross_branch_tensor_array): a TensorArray written in the then-branch, its size read
+// in the else-branch; failed before the state fix of issue 14 item 1, passes now.
 #include <ag/ag.h>
 
 #include "harness.h"

@@ -1,5 +1,5 @@
-// Known failure (cross_branch_local): a local set in the then-branch and read in the else-branch,
-// dead after the if Expected to fail until issue 14 fixes it; then move it to ../regressions/.
+// Regression (cross_branch_local): a local set in the then-branch and read in the else-branch, dead
+// after the if; failed before the state fix of issue 14 item 1, passes now.
 #include <ag/ag.h>
 
 #include "harness.h"

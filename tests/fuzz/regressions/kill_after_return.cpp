@@ -1,5 +1,5 @@
-// Known failure (kill_after_return): a staged return, then a variable overwritten (unread) by the
-// guarded rest Expected to fail until issue 14 fixes it; then move it to ../regressions/.
+// Regression (kill_after_return): a staged return, then a variable overwritten (unread) by the
+// guarded rest; failed before the state fix of issue 14 item 1, passes now.
 #include <ag/ag.h>
 
 #include "harness.h"
