@@ -81,9 +81,11 @@ std::vector<Tensor> import_size(NodeContext& ctx) {
 }
 
 std::vector<Tensor> import_one_hot(NodeContext& ctx) {
-  const std::vector<int64_t> depth_values = ctx.constant_ints(1, "depth");
-  if (depth_values.size() != 1) ctx.invalid("depth must have one element");
-  const int64_t depth = depth_values[0];
+  // depth may be of any numeric type.
+  const Tensor& depth_tensor = ctx.input(1);
+  if (depth_tensor.is_symbolic()) ctx.constant_ints(1, "depth");  // throws NeedsValue
+  if (depth_tensor.num_elements() != 1) ctx.invalid("depth must have one element");
+  const int64_t depth = int64_t(depth_tensor.to_vector<double>()[0]);
   const Tensor& values = ctx.input(2);
   if (values.is_symbolic() || values.num_elements() != 2)
     ctx.unsupported("values must be a known [off_value, on_value] pair");
