@@ -146,10 +146,10 @@ void kernel_$name(const KernelContext&) {
 }
 "
     changed+=("$infer" "$kernels")
-    insert_before "$ops_h" '^// ---- Operators' "// TODO(new-op.sh): what $name computes.
+    insert_before "$ops_h" '^} +// namespace api' "// TODO(new-op.sh): what $name computes.
 Tensor $name(const Tensor& x);
 "
-    insert_before "$api" '^} +// namespace ag$' "Tensor $name(const Tensor& x) {
+    insert_before "$api" '^} +// namespace ag::api$' "Tensor $name(const Tensor& x) {
   return ops::apply(OpId::$id, {x});
 }
 "

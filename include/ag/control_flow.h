@@ -63,6 +63,7 @@ struct State {
   std::tuple<Ts&...> vars;
 };
 
+namespace api {
 template <class T, class... Ts>
 State<T, Ts...> state(const char* const (&names)[sizeof...(Ts) + 1], T& first, Ts&... rest) {
   State<T, Ts...> s{{}, std::tie(first, rest...)};
@@ -72,6 +73,7 @@ State<T, Ts...> state(const char* const (&names)[sizeof...(Ts) + 1], T& first, T
 inline State<> state() {
   return {};
 }
+}  // namespace api
 
 struct NoExtraTest {};
 inline constexpr NoExtraTest no_extra_test{};
@@ -166,6 +168,8 @@ Tensor to_tensor(const T& v) {
 }
 
 }  // namespace detail
+
+namespace api {
 
 // ---- Statement forms (emitted by agc) ----------------------------------------
 
@@ -350,4 +354,5 @@ Vars while_loop(CondFn&& cond_fn, BodyFn&& body_fn, Vars loop_vars,
   return loop_vars;
 }
 
+}  // namespace api
 }  // namespace ag

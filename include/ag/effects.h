@@ -37,6 +37,8 @@ void add_print_piece(std::vector<PrintPiece>& pieces, std::vector<Tensor>& tenso
 }
 }  // namespace detail
 
+namespace api {
+
 // Prints its arguments separated by spaces and a newline, as tf.print does:
 // tensors show their values ("[0.5 0.25 ... 0.125]", summarised to 3 items
 // at each edge of each axis). Runs on every call.
@@ -62,4 +64,5 @@ std::vector<Tensor> host_function(HostFn fn, const std::vector<Tensor>& inputs,
                                   const std::vector<TensorSpec>& output_specs,
                                   std::string name = "host_function");
 
+}  // namespace api
 }  // namespace ag

@@ -26,6 +26,8 @@ struct Scalar {
   int64_t i;
   ScalarKind kind;
 };
+namespace api {
+
 // The tensor a weak scalar becomes next to a tensor of dtype `like`.
 Tensor scalar_like(Scalar s, DType like);
 
@@ -156,6 +158,8 @@ Tensor random_normal(Shape shape, double mean = 0.0, double stddev = 1.0,
                      DType dtype = DType::float32, std::optional<uint64_t> seed = std::nullopt);
 // Seeds the sequence used by random ops without an explicit seed.
 void set_random_seed(uint64_t seed);
+
+}  // namespace api
 
 // ---- Operators --------------------------------------------------------------
 #define AG_DECLARE_OPERATOR(op, fn)                             \

@@ -21,6 +21,18 @@
 
 namespace ag {
 
+// Namespace ag holds the types (Tensor, Variable, TensorArray, ...) and the
+// operators; every named function that takes or makes tensors (the ops,
+// creation, control flow, effects) is declared in ag::api, which the
+// using-directive below brings into ag. Qualified `ag::add` follows the
+// using-directive, but argument-dependent lookup ignores using-directives
+// ([basic.lookup.argdep]): ADL on an ag::Tensor finds `+` and `==`, never
+// ag::add or ag::square, so a user's own `add(ag::Tensor, ag::Tensor)` is
+// not ambiguous with ours. An inline namespace would not do: ADL looks into
+// inline namespaces.
+namespace api {}
+using namespace api;
+
 // The type of a tensor: dtype and shape, the shape possibly with unknown dims.
 struct TensorSpec {
   TensorSpec() = default;
@@ -178,6 +190,8 @@ class NestedValues {
   std::vector<NestedValues> children_;
 };
 
+namespace api {
+
 // The dtype is inferred (ints -> int32, floats -> float32, bools -> bool)
 // unless given.
 Tensor constant(const NestedValues& values);
@@ -194,4 +208,5 @@ Tensor eye(int64_t rows, int64_t cols, DType dtype);
 // An uninitialised tensor; the runtime fills it.
 Tensor empty(Shape shape, DType dtype);
 
+}  // namespace api
 }  // namespace ag

@@ -30,10 +30,12 @@ std::vector<Tensor> run_or_record(const std::string& name, graph::EffectFn effec
 
 }  // namespace
 
+namespace api {
 void set_print_stream(std::ostream* os) {
   std::lock_guard lock(g_print_mu);
   g_print_stream = os;
 }
+}  // namespace api
 
 namespace detail {
 
@@ -56,6 +58,8 @@ void print_pieces(std::vector<PrintPiece> pieces, std::vector<Tensor> tensors) {
 }
 
 }  // namespace detail
+
+namespace api {
 
 void assert_that(const Tensor& pred, const std::string& message) {
   if (!pred.defined() || pred.dtype() != DType::bool_ || pred.shape().rank() != 0) {
@@ -90,4 +94,5 @@ std::vector<Tensor> host_function(HostFn fn, const std::vector<Tensor>& inputs,
   return run_or_record(name, std::move(effect), inputs, output_specs);
 }
 
+}  // namespace api
 }  // namespace ag

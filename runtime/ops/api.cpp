@@ -8,7 +8,7 @@
 #include "ops/dispatch.h"
 #include "ops/random.h"
 
-namespace ag {
+namespace ag::api {
 
 using ops::Attrs;
 using ops::OpId;
@@ -281,6 +281,9 @@ Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> s
   return ops::apply(OpId::Slice, {x}, ints_attrs(std::move(ints)));
 }
 
+}  // namespace ag::api
+
+namespace ag {
 // Indexing is a gather on the first axis.
 Tensor Tensor::operator[](int64_t index) const {
   const Shape& s = shape();
@@ -298,6 +301,9 @@ Tensor Tensor::operator[](int64_t index) const {
 Tensor Tensor::operator[](const Tensor& index) const {
   return gather(*this, index);
 }
+}  // namespace ag
+
+namespace ag::api {
 
 // A symbolic tensor's shape may be known only at run time, so its *_like
 // values are staged: a bool mask of its shape (exact even for NaN), cast.
@@ -344,4 +350,4 @@ Tensor random_normal(Shape shape, double mean, double stddev, DType dtype,
   return random(OpId::RandomNormal, shape, mean, stddev, dtype, seed);
 }
 
-}  // namespace ag
+}  // namespace ag::api
