@@ -218,8 +218,10 @@ void while_stmt(Test&& test, Body&& body, State<Ts...> st, const WhileOptions& o
   }
 }
 
+// `site` is the loop's, for the ops that staging it adds.
 template <class Iterable, class ExtraTest, class Body, class... Ts>
-void for_stmt(const Iterable& iterable, ExtraTest&& extra_test, Body&& body, State<Ts...> st) {
+void for_stmt(const Iterable& iterable, ExtraTest&& extra_test, Body&& body, State<Ts...> st,
+              CallSite site = CallSite::current()) {
   constexpr bool kHasExtraTest = !std::is_same_v<std::remove_cvref_t<ExtraTest>, NoExtraTest>;
   auto extra = [&]() -> Tensor {
     if constexpr (kHasExtraTest) {
@@ -251,14 +253,14 @@ void for_stmt(const Iterable& iterable, ExtraTest&& extra_test, Body&& body, Sta
     Tensor index(int64_t{0});
     auto test = [&]() -> Tensor {
       if constexpr (kHasExtraTest) {
-        return logical_and(index < n, extra());
+        return logical_and(less(index, n, site), extra(), site);
       } else {
-        return index < n;
+        return less(index, n, site);
       }
     };
     auto step = [&] {
-      body(gather(iterable, index));
-      index = index + int64_t{1};
+      body(gather(iterable, index, 0, site));
+      index = add(index, int64_t{1}, site);
     };
     auto collect = [&] {
       std::vector<detail::Leaf> leaves = detail::leaves_of(st);
@@ -317,8 +319,8 @@ auto or_(const A& a, BFn&& b) {
 inline bool not_(bool a) {
   return !a;
 }
-inline Tensor not_(const Tensor& a) {
-  return logical_not(a);
+inline Tensor not_(const Tensor& a, CallSite site = CallSite::current()) {
+  return logical_not(a, site);
 }
 
 // With a tensor condition, C++ numbers in the branches become tensors, so
