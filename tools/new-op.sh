@@ -111,10 +111,10 @@ struct $functor : Numeric {
 "
     changed+=("$scalar_ops")
     if [[ $kind == unary ]]; then
-      insert_before "$ops_h" '^// Elementwise choice;' "Tensor $name(const Tensor& x);"
-      insert_before "$api" '^Tensor where\(const Tensor& cond, const Tensor& x, const Tensor& y\)' \
-        "Tensor $name(const Tensor& x) {
-  return ops::apply(OpId::$id, {x});
+      insert_before "$ops_h" '^// Elementwise choice;' "Tensor $name(const Tensor& x, CallSite site = CallSite::current());"
+      insert_before "$api" '^Tensor where\(const Tensor& cond, const Tensor& x, const Tensor& y' \
+        "Tensor $name(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::$id, {x}, {}, site);
 }
 "
       insert_after "$test" '^  add_unary\(c, .*\);$' \
@@ -146,11 +146,11 @@ void kernel_$name(const KernelContext&) {
 }
 "
     changed+=("$infer" "$kernels")
-    insert_before "$ops_h" '^// ---- Operators' "// TODO(new-op.sh): what $name computes.
-Tensor $name(const Tensor& x);
+    insert_before "$ops_h" '^} +// namespace api' "// TODO(new-op.sh): what $name computes.
+Tensor $name(const Tensor& x, CallSite site = CallSite::current());
 "
-    insert_before "$api" '^} +// namespace ag$' "Tensor $name(const Tensor& x) {
-  return ops::apply(OpId::$id, {x});
+    insert_before "$api" '^} +// namespace ag::api$' "Tensor $name(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::$id, {x}, {}, site);
 }
 "
     insert_before "$test" '^  return c;$' \

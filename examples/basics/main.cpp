@@ -13,13 +13,12 @@ AG_FUNCTION ag::Tensor add(ag::Tensor a, ag::Tensor b) {
 }
 
 AG_FUNCTION ag::Tensor dense_layer(ag::Tensor x, ag::Tensor w, ag::Tensor b) {
-  // `::add`, since argument-dependent lookup also finds ag::add (the op).
-  return ::add(ag::matmul(x, w), b);
+  return add(ag::matmul(x, w), b);  // this file's add: the op is ag::add
 }
 
 int main() {
   std::cout << "add(ones([2, 2]), ones([2, 2])):\n"
-            << ::add(ag::ones({2, 2}), ag::ones({2, 2})) << "\n";
+            << add(ag::ones({2, 2}), ag::ones({2, 2})) << "\n";
   std::cout << "dense_layer(ones([3, 2]), ones([2, 2]), ones([2])):\n"
             << dense_layer(ag::ones({3, 2}), ag::ones({2, 2}), ag::ones({2})) << "\n";
 

@@ -63,6 +63,7 @@ struct State {
   std::tuple<Ts&...> vars;
 };
 
+namespace api {
 template <class T, class... Ts>
 State<T, Ts...> state(const char* const (&names)[sizeof...(Ts) + 1], T& first, Ts&... rest) {
   State<T, Ts...> s{{}, std::tie(first, rest...)};
@@ -72,6 +73,7 @@ State<T, Ts...> state(const char* const (&names)[sizeof...(Ts) + 1], T& first, T
 inline State<> state() {
   return {};
 }
+}  // namespace api
 
 struct NoExtraTest {};
 inline constexpr NoExtraTest no_extra_test{};
@@ -186,6 +188,8 @@ Tensor logical_operand(const T& v, const char* op) {
 
 }  // namespace detail
 
+namespace api {
+
 // ---- Statement forms (emitted by agc) ----------------------------------------
 
 template <class C, class Then, class Else, class... Ts>
@@ -233,8 +237,10 @@ void while_stmt(Test&& test, Body&& body, State<Ts...> st, const WhileOptions& o
   }
 }
 
+// `site` is the loop's, for the ops that staging it adds.
 template <class Iterable, class ExtraTest, class Body, class... Ts>
-void for_stmt(const Iterable& iterable, ExtraTest&& extra_test, Body&& body, State<Ts...> st) {
+void for_stmt(const Iterable& iterable, ExtraTest&& extra_test, Body&& body, State<Ts...> st,
+              CallSite site = CallSite::current()) {
   constexpr bool kHasExtraTest = !std::is_same_v<std::remove_cvref_t<ExtraTest>, NoExtraTest>;
   auto extra = [&]() -> Tensor {
     if constexpr (kHasExtraTest) {
@@ -266,14 +272,14 @@ void for_stmt(const Iterable& iterable, ExtraTest&& extra_test, Body&& body, Sta
     Tensor index(int64_t{0});
     auto test = [&]() -> Tensor {
       if constexpr (kHasExtraTest) {
-        return logical_and(index < n, extra());
+        return logical_and(less(index, n, site), extra(), site);
       } else {
-        return index < n;
+        return less(index, n, site);
       }
     };
     auto step = [&] {
-      body(gather(iterable, index));
-      index = index + int64_t{1};
+      body(gather(iterable, index, 0, site));
+      index = add(index, int64_t{1}, site);
     };
     auto collect = [&] {
       std::vector<detail::Leaf> leaves = detail::leaves_of(st);
@@ -341,8 +347,8 @@ auto or_(const A& a, BFn&& b) {
 inline bool not_(bool a) {
   return !a;
 }
-inline Tensor not_(const Tensor& a) {
-  return logical_not(a);
+inline Tensor not_(const Tensor& a, CallSite site = CallSite::current()) {
+  return logical_not(a, site);
 }
 
 // With a tensor condition, C++ numbers in the branches become tensors, so
@@ -378,4 +384,5 @@ Vars while_loop(CondFn&& cond_fn, BodyFn&& body_fn, Vars loop_vars,
   return loop_vars;
 }
 
+}  // namespace api
 }  // namespace ag

@@ -37,6 +37,8 @@ void add_print_piece(std::vector<PrintPiece>& pieces, std::vector<Tensor>& tenso
 }
 }  // namespace detail
 
+namespace api {
+
 // Prints its arguments separated by spaces and a newline, as tf.print does:
 // tensors show their values ("[0.5 0.25 ... 0.125]", summarised to 3 items
 // at each edge of each axis). Runs on every call.
@@ -52,7 +54,8 @@ void set_print_stream(std::ostream* os);
 
 // Fails with an InvalidArgumentError carrying `message` when `pred` (a scalar
 // bool) is false, on every call.
-void assert_that(const Tensor& pred, const std::string& message);
+void assert_that(const Tensor& pred, const std::string& message,
+                 CallSite site = CallSite::current());
 
 // The escape hatch, like tf.py_function: `fn` runs as C++ on every call, at
 // execution time, on eager tensors. `output_specs` declares its results'
@@ -60,6 +63,8 @@ void assert_that(const Tensor& pred, const std::string& message);
 using HostFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 std::vector<Tensor> host_function(HostFn fn, const std::vector<Tensor>& inputs,
                                   const std::vector<TensorSpec>& output_specs,
-                                  std::string name = "host_function");
+                                  std::string name = "host_function",
+                                  CallSite site = CallSite::current());
 
+}  // namespace api
 }  // namespace ag

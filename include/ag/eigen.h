@@ -5,7 +5,7 @@
 
 #include "ag/tensor.h"
 
-namespace ag {
+namespace ag::api {
 
 // A rank-2 tensor with the matrix's values (a copy).
 template <class Derived>
@@ -33,4 +33,4 @@ Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> to_eigen(
       values.data(), rows, cols);
 }
 
-}  // namespace ag
+}  // namespace ag::api

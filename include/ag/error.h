@@ -46,4 +46,10 @@ AG_DEFINE_ERROR(UnimplementedError, Unimplemented)
 AG_DEFINE_ERROR(InternalError, Internal)
 #undef AG_DEFINE_ERROR
 
+namespace detail {
+// Throws the subclass of Error that `kind` names (to rethrow an error with
+// more context).
+[[noreturn]] void throw_error(ErrorKind kind, const std::string& message);
+}  // namespace detail
+
 }  // namespace ag

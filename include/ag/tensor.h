@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
+#include <source_location>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -20,6 +21,25 @@
 #include "ag/shape.h"
 
 namespace ag {
+
+// Namespace ag holds the types (Tensor, Variable, TensorArray, ...) and the
+// operators; every named function that takes or makes tensors (the ops,
+// creation, control flow, effects) is declared in ag::api, which the
+// using-directive below brings into ag. Qualified `ag::add` follows the
+// using-directive, but argument-dependent lookup ignores using-directives
+// ([basic.lookup.argdep]): ADL on an ag::Tensor finds `+` and `==`, never
+// ag::add or ag::square, so a user's own `add(ag::Tensor, ag::Tensor)` is
+// not ambiguous with ours. An inline namespace would not do: ADL looks into
+// inline namespaces.
+namespace api {}
+using namespace api;
+
+// Where the user's code called an op. Every op function takes one as its
+// last parameter, defaulted to the caller's location (free at run time: a
+// pointer to static data); a traced node keeps it, and an error of the
+// running graph says where the op was defined. After agc, `#line` makes it
+// the user's original file and line.
+using CallSite = std::source_location;
 
 // The type of a tensor: dtype and shape, the shape possibly with unknown dims.
 struct TensorSpec {
@@ -45,6 +65,18 @@ struct Storage;
 
 template <class T>
 concept Arithmetic = std::is_arithmetic_v<T>;
+
+class Operand;
+
+// The index of `x[i]` with its call site (an operator cannot have a
+// defaulted CallSite parameter; the implicit conversion to its parameter
+// type can).
+struct Index {
+  template <Arithmetic I>
+  Index(I i, CallSite site = CallSite::current()) : value(int64_t(i)), site(site) {}
+  int64_t value;
+  CallSite site;
+};
 
 class Tensor {
  public:
@@ -102,8 +134,8 @@ class Tensor {
   explicit operator bool() const;
 
   // First-axis indexing, `x[i]`.
-  Tensor operator[](int64_t index) const;
-  Tensor operator[](const Tensor& index) const;
+  Tensor operator[](Index index) const;
+  Tensor operator[](Operand index) const;
 
   // Iteration over the first axis (eager tensors only).
   class Iterator;
@@ -146,6 +178,29 @@ class Tensor::Iterator {
   int64_t i_;
 };
 
+// A tensor operand of an operator, with the call site of the expression (see
+// Index). Anything convertible to Tensor but a C++ number (an ag::Variable)
+// converts to it in one step, since two user conversions do not chain;
+// numbers take the operators' scalar overloads.
+class Operand {
+ public:
+  Operand(const Tensor& t, CallSite site = CallSite::current()) : tensor_(&t), site_(site) {}
+  template <class T>
+    requires(!std::is_same_v<T, Tensor> && !Arithmetic<T> &&
+             std::is_convertible_v<const T&, Tensor>)
+  Operand(const T& v, CallSite site = CallSite::current())
+      : held_(v), tensor_(&held_), site_(site) {}
+  Operand(const Operand&) = delete;
+  Operand& operator=(const Operand&) = delete;
+  const Tensor& tensor() const { return *tensor_; }
+  CallSite site() const { return site_; }
+
+ private:
+  Tensor held_;
+  const Tensor* tensor_;
+  CallSite site_;
+};
+
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 std::ostream& operator<<(std::ostream& os, const TensorSpec& s);
 std::ostream& operator<<(std::ostream& os, const Shape& s);
@@ -178,6 +233,8 @@ class NestedValues {
   std::vector<NestedValues> children_;
 };
 
+namespace api {
+
 // The dtype is inferred (ints -> int32, floats -> float32, bools -> bool)
 // unless given.
 Tensor constant(const NestedValues& values);
@@ -186,12 +243,13 @@ template <Arithmetic T>
 Tensor constant(const std::vector<T>& values, Shape shape);
 Tensor zeros(Shape shape, DType dtype = DType::float32);
 Tensor ones(Shape shape, DType dtype = DType::float32);
-Tensor zeros_like(const Tensor& t);
-Tensor ones_like(const Tensor& t);
+Tensor zeros_like(const Tensor& t, CallSite site = CallSite::current());
+Tensor ones_like(const Tensor& t, CallSite site = CallSite::current());
 Tensor fill(Shape shape, double value, DType dtype = DType::float32);
 Tensor eye(int64_t n, DType dtype = DType::float32);
 Tensor eye(int64_t rows, int64_t cols, DType dtype);
 // An uninitialised tensor; the runtime fills it.
 Tensor empty(Shape shape, DType dtype);
 
+}  // namespace api
 }  // namespace ag

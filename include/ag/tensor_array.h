@@ -19,8 +19,8 @@ class TensorArray {
                        std::optional<Shape> element_shape = std::nullopt);
 
   // Sets element `index`; returns *this.
-  TensorArray& write(const Tensor& index, const Tensor& value);
-  Tensor read(const Tensor& index) const;
+  TensorArray& write(const Tensor& index, const Tensor& value, CallSite site = CallSite::current());
+  Tensor read(const Tensor& index, CallSite site = CallSite::current()) const;
   // All elements stacked along a new first axis.
   Tensor stack() const;
   // Sets the elements from the first axis of `value`.

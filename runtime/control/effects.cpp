@@ -16,12 +16,13 @@ std::ostream* g_print_stream = nullptr;
 // Runs `effect` now, or records it as an Effect node named `name`.
 std::vector<Tensor> run_or_record(const std::string& name, graph::EffectFn effect,
                                   const std::vector<Tensor>& inputs,
-                                  const std::vector<TensorSpec>& output_specs) {
+                                  const std::vector<TensorSpec>& output_specs, CallSite site) {
   trace::TraceState* state = trace::current();
   if (!state) return effect(inputs);
   graph::Node node;
   node.kind = graph::NodeKind::Effect;
   node.name = state->body->unique_name(name);
+  node.site = site;
   for (const Tensor& t : inputs) node.inputs.push_back(trace::resolve(t));
   for (const TensorSpec& s : output_specs) node.outputs.push_back({s.dtype, s.shape});
   node.effect = std::make_shared<const graph::EffectFn>(std::move(effect));
@@ -30,10 +31,12 @@ std::vector<Tensor> run_or_record(const std::string& name, graph::EffectFn effec
 
 }  // namespace
 
+namespace api {
 void set_print_stream(std::ostream* os) {
   std::lock_guard lock(g_print_mu);
   g_print_stream = os;
 }
+}  // namespace api
 
 namespace detail {
 
@@ -52,12 +55,14 @@ void print_pieces(std::vector<PrintPiece> pieces, std::vector<Tensor> tensors) {
     os << line << std::flush;
     return {};
   };
-  run_or_record("print", std::move(effect), tensors, {});
+  run_or_record("print", std::move(effect), tensors, {}, {});
 }
 
 }  // namespace detail
 
-void assert_that(const Tensor& pred, const std::string& message) {
+namespace api {
+
+void assert_that(const Tensor& pred, const std::string& message, CallSite site) {
   if (!pred.defined() || pred.dtype() != DType::bool_ || pred.shape().rank() != 0) {
     throw InvalidArgumentError("assert_that: the predicate must be a scalar bool tensor");
   }
@@ -65,11 +70,12 @@ void assert_that(const Tensor& pred, const std::string& message) {
     if (!values[0].item<bool>()) throw InvalidArgumentError("assertion failed: " + message);
     return {};
   };
-  run_or_record("assert", std::move(effect), {pred}, {});
+  run_or_record("assert", std::move(effect), {pred}, {}, site);
 }
 
 std::vector<Tensor> host_function(HostFn fn, const std::vector<Tensor>& inputs,
-                                  const std::vector<TensorSpec>& output_specs, std::string name) {
+                                  const std::vector<TensorSpec>& output_specs, std::string name,
+                                  CallSite site) {
   auto effect = [fn = std::move(fn), output_specs, name](const std::vector<Tensor>& values) {
     std::vector<Tensor> results = fn(values);
     if (results.size() != output_specs.size()) {
@@ -87,7 +93,8 @@ std::vector<Tensor> host_function(HostFn fn, const std::vector<Tensor>& inputs,
     }
     return results;
   };
-  return run_or_record(name, std::move(effect), inputs, output_specs);
+  return run_or_record(name, std::move(effect), inputs, output_specs, site);
 }
 
+}  // namespace api
 }  // namespace ag

@@ -53,7 +53,7 @@ TensorArray::TensorArray(DType dtype, int64_t size, bool dynamic_size,
   }
 }
 
-TensorArray& TensorArray::write(const Tensor& index, const Tensor& value) {
+TensorArray& TensorArray::write(const Tensor& index, const Tensor& value, CallSite site) {
   if (value.dtype() != dtype_) {
     throw InvalidArgumentError("TensorArray.write: the array holds " +
                                std::string(dtype_name(dtype_)) + ", got a value of dtype " +
@@ -67,15 +67,15 @@ TensorArray& TensorArray::write(const Tensor& index, const Tensor& value) {
   if (write_in_place(buffer_, index, value)) return *this;
   ops::Attrs attrs;
   attrs.keepdims = dynamic_size_;
-  Tensor i = is_integer(index.dtype()) ? index : cast(index, DType::int64);
-  buffer_ = ops::apply(ops::OpId::TensorArrayWrite, {buffer_, i, value}, attrs);
+  Tensor i = is_integer(index.dtype()) ? index : cast(index, DType::int64, site);
+  buffer_ = ops::apply(ops::OpId::TensorArrayWrite, {buffer_, i, value}, attrs, site);
   return *this;
 }
 
-Tensor TensorArray::read(const Tensor& index) const {
+Tensor TensorArray::read(const Tensor& index, CallSite site) const {
   if (!buffer_.defined())
     throw FailedPreconditionError("TensorArray.read: nothing has been written yet");
-  return gather(buffer_, index);
+  return gather(buffer_, index, 0, site);
 }
 
 Tensor TensorArray::stack() const {
@@ -99,7 +99,7 @@ TensorArray& TensorArray::unstack(const Tensor& value) {
 }
 
 Tensor TensorArray::size() const {
-  if (buffer_.defined()) return cast(detail::first_dim(buffer_), DType::int32);
+  if (buffer_.defined()) return cast(detail::first_dim(buffer_), DType::int32, {});
   return Tensor(int32_t(size_));
 }
 

@@ -29,4 +29,26 @@ Error::Error(ErrorKind kind, const std::string& message)
       kind_(kind),
       message_(message) {}
 
+namespace detail {
+void throw_error(ErrorKind kind, const std::string& message) {
+  switch (kind) {
+    case ErrorKind::InvalidArgument:
+      throw InvalidArgumentError(message);
+    case ErrorKind::Type:
+      throw TypeError(message);
+    case ErrorKind::Value:
+      throw ValueError(message);
+    case ErrorKind::FailedPrecondition:
+      throw FailedPreconditionError(message);
+    case ErrorKind::OutOfRange:
+      throw OutOfRangeError(message);
+    case ErrorKind::Unimplemented:
+      throw UnimplementedError(message);
+    case ErrorKind::Internal:
+      break;
+  }
+  throw InternalError(message);
+}
+}  // namespace detail
+
 }  // namespace ag

@@ -252,6 +252,7 @@ void NestedValues::flatten_at(int depth, Shape& shape, std::vector<Leaf>& leaves
   for (const auto& c : children_) c.flatten_at(depth + 1, shape, leaves);
 }
 
+namespace api {
 namespace {
 Tensor from_leaves(const Shape& shape, const std::vector<NestedValues::Leaf>& leaves, DType dtype) {
   Tensor t = detail::make_eager(dtype, shape);
@@ -342,4 +343,5 @@ Tensor eye(int64_t n, DType dtype) {
   return eye(n, n, dtype);
 }
 
+}  // namespace api
 }  // namespace ag

@@ -105,6 +105,7 @@ void Plan::Compiler::build_steps() {
     }
     Step step;
     step.kind = n.kind;
+    step.node = &n;
     step.op = n.kind == graph::NodeKind::Op ? &ops::op_def(n.op) : nullptr;
     step.attrs = &n.attrs;
     for (graph::ValueRef in : n.inputs) step.inputs.push_back(slot_of(in));

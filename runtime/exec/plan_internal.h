@@ -22,6 +22,7 @@ constexpr size_t kMaxScalarInputs = 3;  // where(c, x, y)
 
 struct Plan::Step {
   graph::NodeKind kind = graph::NodeKind::Op;
+  const graph::Node* node = nullptr;  // for the "defined at" of its errors
   const ops::OpDef* op = nullptr;
   const ops::Attrs* attrs = nullptr;
   std::vector<int32_t> inputs;  // slots

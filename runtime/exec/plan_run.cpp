@@ -2,7 +2,8 @@
 // the steps in order, each reading its inputs' slots and writing its outputs
 // into the buffers the memory plan gave them. This is the executor's hot
 // path (a loop iteration of scalar steps costs tens of nanoseconds): what can
-// be decided once is decided while compiling, not per step here.
+// be decided once is decided while compiling, not per step here. An error of
+// a step is rethrown with where the user's code defined its node.
 
 #include <cstring>
 #include <memory>
@@ -40,6 +41,19 @@ inline void copy_value(void* out, const void* in, size_t bytes) {
     default:
       std::memmove(out, in, bytes);
   }
+}
+
+// Rethrows an error of `node` with where the user's code defined it, as
+// TensorFlow's "defined at". If and While steps pass their nested plans'
+// errors on as they are: the failing node inside has said where it is.
+[[noreturn]] void rethrow_defined_at(const Error& e, const graph::Node& node) {
+  if (node.kind == graph::NodeKind::If || node.kind == graph::NodeKind::While) throw;
+  std::string where = "\n  in op " + node.op_name() + " (node '" + node.name + "') of function '" +
+                      node.function + "'";
+  if (node.site.line() != 0)
+    where += ", defined at " + std::string(node.site.file_name()) + ":" +
+             std::to_string(node.site.line());
+  detail::throw_error(e.kind(), e.message() + where);
 }
 
 }  // namespace
@@ -289,54 +303,60 @@ void Plan::execute_from(Arena& a, const Arena& parent, std::span<const int32_t> 
 }
 
 void Plan::run_steps(Arena& a) const {
-  for (const Step& step : steps_) {
-    if (step.scalar_kernel) {  // most steps of a loop body: no call, no context
-      const void* in[kMaxScalarInputs];
-      for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = a.data[size_t(step.scalar_inputs[i])];
-      void* out = a.reserve(step.buffers[0], step.static_bytes);
-      step.scalar_kernel(in, out);
-      a.data[size_t(step.out_slot)] = out;
-      a.shape[size_t(step.out_slot)] = &step.static_shape;
-      continue;
-    }
-    switch (step.kind) {
-      case graph::NodeKind::Op:
-        run_op(a, step);
-        break;
-      case graph::NodeKind::If:
-        run_if(a, step);
-        break;
-      case graph::NodeKind::While:
-        run_while(a, step);
-        break;
-      case graph::NodeKind::ReadVariable:
-      case graph::NodeKind::AssignVariable:
-      case graph::NodeKind::AssignAddVariable:
-      case graph::NodeKind::AssignSubVariable: {
-        Tensor value = step.kind == graph::NodeKind::ReadVariable
-                           ? step.variable->read()
-                           : step.variable->update(step.kind, materialize(a, step.inputs[0]));
-        a.data[size_t(step.out_slot)] = value.raw_data();
-        a.holders[size_t(step.out_slot)] = std::move(value);
-        a.shape[size_t(step.out_slot)] = &a.holders[size_t(step.out_slot)].shape();
-        break;
+  const Step* current = nullptr;
+  try {
+    for (const Step& step : steps_) {
+      current = &step;
+      if (step.scalar_kernel) {  // most steps of a loop body: no call, no context
+        const void* in[kMaxScalarInputs];
+        for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = a.data[size_t(step.scalar_inputs[i])];
+        void* out = a.reserve(step.buffers[0], step.static_bytes);
+        step.scalar_kernel(in, out);
+        a.data[size_t(step.out_slot)] = out;
+        a.shape[size_t(step.out_slot)] = &step.static_shape;
+        continue;
       }
-      case graph::NodeKind::Effect: {
-        std::vector<Tensor> args;
-        args.reserve(step.inputs.size());
-        for (int32_t in : step.inputs) args.push_back(materialize(a, in));
-        std::vector<Tensor> results = (*step.effect)(args);
-        for (size_t k = 0; k < step.out_dtypes.size() && k < results.size(); ++k) {
-          int32_t slot = step.out_slot + int32_t(k);
-          a.data[size_t(slot)] = results[k].raw_data();
-          a.holders[size_t(slot)] = std::move(results[k]);
-          a.shape[size_t(slot)] = &a.holders[size_t(slot)].shape();
+      switch (step.kind) {
+        case graph::NodeKind::Op:
+          run_op(a, step);
+          break;
+        case graph::NodeKind::If:
+          run_if(a, step);
+          break;
+        case graph::NodeKind::While:
+          run_while(a, step);
+          break;
+        case graph::NodeKind::ReadVariable:
+        case graph::NodeKind::AssignVariable:
+        case graph::NodeKind::AssignAddVariable:
+        case graph::NodeKind::AssignSubVariable: {
+          Tensor value = step.kind == graph::NodeKind::ReadVariable
+                             ? step.variable->read()
+                             : step.variable->update(step.kind, materialize(a, step.inputs[0]));
+          a.data[size_t(step.out_slot)] = value.raw_data();
+          a.holders[size_t(step.out_slot)] = std::move(value);
+          a.shape[size_t(step.out_slot)] = &a.holders[size_t(step.out_slot)].shape();
+          break;
         }
-        break;
+        case graph::NodeKind::Effect: {
+          std::vector<Tensor> args;
+          args.reserve(step.inputs.size());
+          for (int32_t in : step.inputs) args.push_back(materialize(a, in));
+          std::vector<Tensor> results = (*step.effect)(args);
+          for (size_t k = 0; k < step.out_dtypes.size() && k < results.size(); ++k) {
+            int32_t slot = step.out_slot + int32_t(k);
+            a.data[size_t(slot)] = results[k].raw_data();
+            a.holders[size_t(slot)] = std::move(results[k]);
+            a.shape[size_t(slot)] = &a.holders[size_t(slot)].shape();
+          }
+          break;
+        }
+        default:
+          throw InternalError("unexpected node kind in a plan");
       }
-      default:
-        throw InternalError("unexpected node kind in a plan");
     }
+  } catch (const Error& e) {
+    rethrow_defined_at(e, *current->node);
   }
 }
 

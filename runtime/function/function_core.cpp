@@ -2,6 +2,7 @@
 // concrete function's graph, plan and result, argument checks, and the
 // recursion guard of functions being traced or inlined.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "function/concrete.h"
@@ -30,9 +31,12 @@ InlineScope::InlineScope(const FunctionCore& core) {
     throw_recursion(name.empty() ? "function" : name);
   }
   t_active_functions.push_back(&core);
+  trace_ = trace::current();
+  if (trace_) outer_function_ = std::exchange(trace_->code_function, name);
 }
 
 InlineScope::~InlineScope() {
+  if (trace_) trace_->code_function = std::move(outer_function_);
   t_active_functions.pop_back();
 }
 

@@ -20,7 +20,7 @@ std::vector<Tensor> add_variable_node(graph::NodeKind kind,
   node.variable = state;
   node.outputs = {{state->dtype, state->shape}};
   if (operand) {
-    Tensor value = operand->dtype() == state->dtype ? *operand : cast(*operand, state->dtype);
+    Tensor value = operand->dtype() == state->dtype ? *operand : cast(*operand, state->dtype, {});
     node.inputs.push_back(trace::resolve(value));
   }
   return trace::add_node(std::move(node));

@@ -57,6 +57,11 @@ struct Node {
   std::shared_ptr<detail::VariableState> variable;  // variable nodes
   std::shared_ptr<const EffectFn> effect;           // Effect
   std::vector<std::shared_ptr<Body>> subgraphs;     // If, While
+  // Where the user's code called the op, for "defined at" in errors; empty
+  // (line 0) for nodes the runtime adds on its own.
+  CallSite site = {};
+  // The marked function whose trace recorded the node.
+  std::string function;
 
   // Must run on every call in program order, even when nothing uses it.
   bool is_stateful() const;

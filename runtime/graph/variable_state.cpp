@@ -14,7 +14,7 @@ Tensor VariableState::read() {
 }
 
 Tensor VariableState::update(graph::NodeKind kind, const Tensor& operand) {
-  Tensor delta = operand.dtype() == dtype ? operand : cast(operand, dtype);
+  Tensor delta = operand.dtype() == dtype ? operand : cast(operand, dtype, {});
   std::lock_guard lock(mu);
   Tensor next;
   if (kind == graph::NodeKind::AssignVariable) {

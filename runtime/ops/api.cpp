@@ -8,7 +8,7 @@
 #include "ops/dispatch.h"
 #include "ops/random.h"
 
-namespace ag {
+namespace ag::api {
 
 using ops::Attrs;
 using ops::OpId;
@@ -20,34 +20,34 @@ Tensor scalar_like(Scalar s, DType like) {
 
 namespace {
 
-Tensor cast_to(const Tensor& t, DType dtype) {
+Tensor cast_to(const Tensor& t, DType dtype, CallSite site) {
   if (t.dtype() == dtype) return t;
   Attrs attrs;
   attrs.dtype = dtype;
-  return ops::apply(OpId::Cast, {t}, attrs);
+  return ops::apply(OpId::Cast, {t}, attrs, site);
 }
 
 // Rule 1: both operands to their common type.
-Tensor binary(OpId op, const Tensor& a, const Tensor& b) {
+Tensor binary(OpId op, const Tensor& a, const Tensor& b, CallSite site) {
   DType common = promote_types(a.dtype(), b.dtype());
-  return ops::apply(op, {cast_to(a, common), cast_to(b, common)});
+  return ops::apply(op, {cast_to(a, common, site), cast_to(b, common, site)}, {}, site);
 }
 
 // Rule 2: the weak scalar takes the tensor's dtype (or lifts it).
-Tensor binary(OpId op, const Tensor& a, Scalar b) {
+Tensor binary(OpId op, const Tensor& a, Scalar b, CallSite site) {
   DType common = promote_with_scalar(a.dtype(), b.kind);
-  return ops::apply(op, {cast_to(a, common), scalar_like(b, common)});
+  return ops::apply(op, {cast_to(a, common, site), scalar_like(b, common)}, {}, site);
 }
 
-Tensor binary(OpId op, Scalar a, const Tensor& b) {
+Tensor binary(OpId op, Scalar a, const Tensor& b, CallSite site) {
   DType common = promote_with_scalar(b.dtype(), a.kind);
-  return ops::apply(op, {scalar_like(a, common), cast_to(b, common)});
+  return ops::apply(op, {scalar_like(a, common), cast_to(b, common, site)}, {}, site);
 }
 
 // True division computes in floating point: integer and bool operands go to
 // float64, as in TensorFlow.
-Tensor to_floating(const Tensor& t) {
-  return is_floating(t.dtype()) ? t : cast_to(t, DType::float64);
+Tensor to_floating(const Tensor& t, CallSite site) {
+  return is_floating(t.dtype()) ? t : cast_to(t, DType::float64, site);
 }
 
 Tensor as_bool(const Tensor& t, const char* op) {
@@ -104,15 +104,15 @@ Tensor scalar_of_dtype(Scalar s, DType dtype, const char* op, const char* what, 
 
 }  // namespace
 
-#define AG_DEFINE_BINARY(name, id)                \
-  Tensor name(const Tensor& a, const Tensor& b) { \
-    return binary(OpId::id, a, b);                \
-  }                                               \
-  Tensor name(const Tensor& a, Scalar b) {        \
-    return binary(OpId::id, a, b);                \
-  }                                               \
-  Tensor name(Scalar a, const Tensor& b) {        \
-    return binary(OpId::id, a, b);                \
+#define AG_DEFINE_BINARY(name, id)                               \
+  Tensor name(const Tensor& a, const Tensor& b, CallSite site) { \
+    return binary(OpId::id, a, b, site);                         \
+  }                                                              \
+  Tensor name(const Tensor& a, Scalar b, CallSite site) {        \
+    return binary(OpId::id, a, b, site);                         \
+  }                                                              \
+  Tensor name(Scalar a, const Tensor& b, CallSite site) {        \
+    return binary(OpId::id, a, b, site);                         \
   }
 AG_DEFINE_BINARY(add, Add)
 AG_DEFINE_BINARY(sub, Sub)
@@ -129,234 +129,245 @@ AG_DEFINE_BINARY(greater, Greater)
 AG_DEFINE_BINARY(greater_equal, GreaterEqual)
 #undef AG_DEFINE_BINARY
 
-Tensor pow(const Tensor& a, const Tensor& b) {
-  return binary(OpId::Pow, a, b);
+Tensor pow(const Tensor& a, const Tensor& b, CallSite site) {
+  return binary(OpId::Pow, a, b, site);
 }
-Tensor pow(Scalar a, const Tensor& b) {
-  return binary(OpId::Pow, a, b);
+Tensor pow(Scalar a, const Tensor& b, CallSite site) {
+  return binary(OpId::Pow, a, b, site);
 }
 // x**2 is the common case (squared errors): one multiply instead of a pow
 // call per element. Exact, so eager and graph still agree bit for bit.
-Tensor pow(const Tensor& a, Scalar b) {
+Tensor pow(const Tensor& a, Scalar b, CallSite site) {
   if (b.kind != ScalarKind::boolean && b.f == 2.0) {
-    Tensor x = cast_to(a, promote_with_scalar(a.dtype(), b.kind));
-    return ops::apply(OpId::Mul, {x, x});
+    Tensor x = cast_to(a, promote_with_scalar(a.dtype(), b.kind), site);
+    return ops::apply(OpId::Mul, {x, x}, {}, site);
   }
-  return binary(OpId::Pow, a, b);
+  return binary(OpId::Pow, a, b, site);
 }
 
-Tensor div(const Tensor& a, const Tensor& b) {
+Tensor div(const Tensor& a, const Tensor& b, CallSite site) {
   DType common = promote_types(a.dtype(), b.dtype());
-  return ops::apply(OpId::Div, {to_floating(cast_to(a, common)), to_floating(cast_to(b, common))});
+  return ops::apply(
+      OpId::Div,
+      {to_floating(cast_to(a, common, site), site), to_floating(cast_to(b, common, site), site)},
+      {}, site);
 }
-Tensor div(const Tensor& a, Scalar b) {
-  Tensor fa = to_floating(cast_to(a, promote_with_scalar(a.dtype(), b.kind)));
-  return ops::apply(OpId::Div, {fa, scalar_like(b, fa.dtype())});
+Tensor div(const Tensor& a, Scalar b, CallSite site) {
+  Tensor fa = to_floating(cast_to(a, promote_with_scalar(a.dtype(), b.kind), site), site);
+  return ops::apply(OpId::Div, {fa, scalar_like(b, fa.dtype())}, {}, site);
 }
-Tensor div(Scalar a, const Tensor& b) {
-  Tensor fb = to_floating(cast_to(b, promote_with_scalar(b.dtype(), a.kind)));
-  return ops::apply(OpId::Div, {scalar_like(a, fb.dtype()), fb});
+Tensor div(Scalar a, const Tensor& b, CallSite site) {
+  Tensor fb = to_floating(cast_to(b, promote_with_scalar(b.dtype(), a.kind), site), site);
+  return ops::apply(OpId::Div, {scalar_like(a, fb.dtype()), fb}, {}, site);
 }
 
-#define AG_DEFINE_LOGICAL(name, id)                                      \
-  Tensor name(const Tensor& a, const Tensor& b) {                        \
-    return ops::apply(OpId::id, {as_bool(a, #name), as_bool(b, #name)}); \
-  }                                                                      \
-  Tensor name(const Tensor& a, Scalar b) {                               \
-    return name(a, scalar_like(b, DType::bool_));                        \
-  }                                                                      \
-  Tensor name(Scalar a, const Tensor& b) {                               \
-    return name(scalar_like(a, DType::bool_), b);                        \
+#define AG_DEFINE_LOGICAL(name, id)                                                \
+  Tensor name(const Tensor& a, const Tensor& b, CallSite site) {                   \
+    return ops::apply(OpId::id, {as_bool(a, #name), as_bool(b, #name)}, {}, site); \
+  }                                                                                \
+  Tensor name(const Tensor& a, Scalar b, CallSite site) {                          \
+    return name(a, scalar_like(b, DType::bool_), site);                            \
+  }                                                                                \
+  Tensor name(Scalar a, const Tensor& b, CallSite site) {                          \
+    return name(scalar_like(a, DType::bool_), b, site);                            \
   }
 AG_DEFINE_LOGICAL(logical_and, LogicalAnd)
 AG_DEFINE_LOGICAL(logical_or, LogicalOr)
 #undef AG_DEFINE_LOGICAL
 
-Tensor neg(const Tensor& x) {
-  return ops::apply(OpId::Neg, {x});
+Tensor neg(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Neg, {x}, {}, site);
 }
-Tensor abs(const Tensor& x) {
-  return ops::apply(OpId::Abs, {x});
+Tensor abs(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Abs, {x}, {}, site);
 }
-Tensor exp(const Tensor& x) {
-  return ops::apply(OpId::Exp, {x});
+Tensor exp(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Exp, {x}, {}, site);
 }
-Tensor log(const Tensor& x) {
-  return ops::apply(OpId::Log, {x});
+Tensor log(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Log, {x}, {}, site);
 }
-Tensor sqrt(const Tensor& x) {
-  return ops::apply(OpId::Sqrt, {x});
+Tensor sqrt(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Sqrt, {x}, {}, site);
 }
-Tensor tanh(const Tensor& x) {
-  return ops::apply(OpId::Tanh, {x});
+Tensor tanh(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Tanh, {x}, {}, site);
 }
-Tensor sigmoid(const Tensor& x) {
-  return ops::apply(OpId::Sigmoid, {x});
+Tensor sigmoid(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Sigmoid, {x}, {}, site);
 }
-Tensor relu(const Tensor& x) {
-  return ops::apply(OpId::Relu, {x});
+Tensor relu(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Relu, {x}, {}, site);
 }
-Tensor square(const Tensor& x) {
-  return mul(x, x);
+Tensor square(const Tensor& x, CallSite site) {
+  return mul(x, x, site);
 }
-Tensor logical_not(const Tensor& x) {
-  return ops::apply(OpId::LogicalNot, {as_bool(x, "logical_not")});
+Tensor logical_not(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::LogicalNot, {as_bool(x, "logical_not")}, {}, site);
 }
-Tensor round(const Tensor& x) {
-  return ops::apply(OpId::Round, {x});
+Tensor round(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Round, {x}, {}, site);
 }
-Tensor floor(const Tensor& x) {
-  return ops::apply(OpId::Floor, {x});
+Tensor floor(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Floor, {x}, {}, site);
 }
-Tensor ceil(const Tensor& x) {
-  return ops::apply(OpId::Ceil, {x});
+Tensor ceil(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Ceil, {x}, {}, site);
 }
-Tensor sign(const Tensor& x) {
-  return ops::apply(OpId::Sign, {x});
+Tensor sign(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Sign, {x}, {}, site);
 }
 
-Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, const Tensor& clip_value_max) {
-  return ops::apply(OpId::ClipByValue, {t, clip_value_min, clip_value_max});
+Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, const Tensor& clip_value_max,
+                     CallSite site) {
+  return ops::apply(OpId::ClipByValue, {t, clip_value_min, clip_value_max}, {}, site);
 }
 namespace {
 Tensor clip_bound(Scalar s, const Tensor& t, const char* what) {
   return scalar_of_dtype(s, t.dtype(), "clip_by_value", what, "t's dtype");
 }
 }  // namespace
-Tensor clip_by_value(const Tensor& t, Scalar clip_value_min, Scalar clip_value_max) {
+Tensor clip_by_value(const Tensor& t, Scalar clip_value_min, Scalar clip_value_max,
+                     CallSite site) {
   return clip_by_value(t, clip_bound(clip_value_min, t, "clip_value_min"),
-                       clip_bound(clip_value_max, t, "clip_value_max"));
+                       clip_bound(clip_value_max, t, "clip_value_max"), site);
 }
-Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, Scalar clip_value_max) {
-  return clip_by_value(t, clip_value_min, clip_bound(clip_value_max, t, "clip_value_max"));
+Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, Scalar clip_value_max,
+                     CallSite site) {
+  return clip_by_value(t, clip_value_min, clip_bound(clip_value_max, t, "clip_value_max"), site);
 }
-Tensor clip_by_value(const Tensor& t, Scalar clip_value_min, const Tensor& clip_value_max) {
-  return clip_by_value(t, clip_bound(clip_value_min, t, "clip_value_min"), clip_value_max);
+Tensor clip_by_value(const Tensor& t, Scalar clip_value_min, const Tensor& clip_value_max,
+                     CallSite site) {
+  return clip_by_value(t, clip_bound(clip_value_min, t, "clip_value_min"), clip_value_max, site);
 }
 
-Tensor shape(const Tensor& x, DType out_type) {
+Tensor shape(const Tensor& x, DType out_type, CallSite site) {
   Attrs attrs;
   attrs.dtype = out_type;
-  return ops::apply(OpId::Shape, {x}, attrs);
+  return ops::apply(OpId::Shape, {x}, attrs, site);
 }
-Tensor size(const Tensor& x, DType out_type) {
+Tensor size(const Tensor& x, DType out_type, CallSite site) {
   Attrs attrs;
   attrs.dtype = out_type;
-  return ops::apply(OpId::Size, {x}, attrs);
+  return ops::apply(OpId::Size, {x}, attrs, site);
 }
-Tensor rank(const Tensor& x) {
-  return ops::apply(OpId::Rank, {x});
-}
-
-Tensor cast(const Tensor& x, DType dtype) {
-  return cast_to(x, dtype);
-}
-Tensor identity(const Tensor& x) {
-  return ops::apply(OpId::Identity, {x});
+Tensor rank(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Rank, {x}, {}, site);
 }
 
-Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
+Tensor cast(const Tensor& x, DType dtype, CallSite site) {
+  return cast_to(x, dtype, site);
+}
+Tensor identity(const Tensor& x, CallSite site) {
+  return ops::apply(OpId::Identity, {x}, {}, site);
+}
+
+Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, CallSite site) {
   DType common = promote_types(x.dtype(), y.dtype());
-  return ops::apply(OpId::Where, {as_bool(cond, "where"), cast_to(x, common), cast_to(y, common)});
+  return ops::apply(OpId::Where,
+                    {as_bool(cond, "where"), cast_to(x, common, site), cast_to(y, common, site)},
+                    {}, site);
 }
-Tensor where(const Tensor& cond, Scalar x, const Tensor& y) {
+Tensor where(const Tensor& cond, Scalar x, const Tensor& y, CallSite site) {
   DType common = promote_with_scalar(y.dtype(), x.kind);
-  return where(cond, scalar_like(x, common), y);
+  return where(cond, scalar_like(x, common), y, site);
 }
-Tensor where(const Tensor& cond, const Tensor& x, Scalar y) {
+Tensor where(const Tensor& cond, const Tensor& x, Scalar y, CallSite site) {
   DType common = promote_with_scalar(x.dtype(), y.kind);
-  return where(cond, x, scalar_like(y, common));
+  return where(cond, x, scalar_like(y, common), site);
 }
 // Two weak scalars: the dtype constant() would give the larger kind.
-Tensor where(const Tensor& cond, Scalar x, Scalar y) {
+Tensor where(const Tensor& cond, Scalar x, Scalar y, CallSite site) {
   DType dtype = weak_scalar_dtype(std::max(x.kind, y.kind));
-  return where(cond, scalar_like(x, dtype), scalar_like(y, dtype));
+  return where(cond, scalar_like(x, dtype), scalar_like(y, dtype), site);
 }
 
-Tensor reduce_sum(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
-  return ops::apply(OpId::ReduceSum, {x}, axes_attrs(std::move(axes), keepdims));
+Tensor reduce_sum(const Tensor& x, std::vector<int64_t> axes, bool keepdims, CallSite site) {
+  return ops::apply(OpId::ReduceSum, {x}, axes_attrs(std::move(axes), keepdims), site);
 }
-Tensor reduce_mean(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
-  return ops::apply(OpId::ReduceMean, {x}, axes_attrs(std::move(axes), keepdims));
+Tensor reduce_mean(const Tensor& x, std::vector<int64_t> axes, bool keepdims, CallSite site) {
+  return ops::apply(OpId::ReduceMean, {x}, axes_attrs(std::move(axes), keepdims), site);
 }
-Tensor reduce_max(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
-  return ops::apply(OpId::ReduceMax, {x}, axes_attrs(std::move(axes), keepdims));
+Tensor reduce_max(const Tensor& x, std::vector<int64_t> axes, bool keepdims, CallSite site) {
+  return ops::apply(OpId::ReduceMax, {x}, axes_attrs(std::move(axes), keepdims), site);
 }
-Tensor reduce_min(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
-  return ops::apply(OpId::ReduceMin, {x}, axes_attrs(std::move(axes), keepdims));
+Tensor reduce_min(const Tensor& x, std::vector<int64_t> axes, bool keepdims, CallSite site) {
+  return ops::apply(OpId::ReduceMin, {x}, axes_attrs(std::move(axes), keepdims), site);
 }
-Tensor reduce_prod(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
-  return ops::apply(OpId::ReduceProd, {x}, axes_attrs(std::move(axes), keepdims));
+Tensor reduce_prod(const Tensor& x, std::vector<int64_t> axes, bool keepdims, CallSite site) {
+  return ops::apply(OpId::ReduceProd, {x}, axes_attrs(std::move(axes), keepdims), site);
 }
-Tensor reduce_any(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
-  return ops::apply(OpId::ReduceAny, {x}, axes_attrs(std::move(axes), keepdims));
+Tensor reduce_any(const Tensor& x, std::vector<int64_t> axes, bool keepdims, CallSite site) {
+  return ops::apply(OpId::ReduceAny, {x}, axes_attrs(std::move(axes), keepdims), site);
 }
-Tensor reduce_all(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
-  return ops::apply(OpId::ReduceAll, {x}, axes_attrs(std::move(axes), keepdims));
+Tensor reduce_all(const Tensor& x, std::vector<int64_t> axes, bool keepdims, CallSite site) {
+  return ops::apply(OpId::ReduceAll, {x}, axes_attrs(std::move(axes), keepdims), site);
 }
-Tensor argmax(const Tensor& x, int64_t axis) {
-  return ops::apply(OpId::ArgMax, {x}, axis_attrs(axis));
+Tensor argmax(const Tensor& x, int64_t axis, CallSite site) {
+  return ops::apply(OpId::ArgMax, {x}, axis_attrs(axis), site);
 }
-Tensor argmin(const Tensor& x, int64_t axis) {
-  return ops::apply(OpId::ArgMin, {x}, axis_attrs(axis));
+Tensor argmin(const Tensor& x, int64_t axis, CallSite site) {
+  return ops::apply(OpId::ArgMin, {x}, axis_attrs(axis), site);
 }
 
-Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
+Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse, CallSite site) {
   Attrs attrs = axis_attrs(axis);
   attrs.ints = {exclusive, reverse};
-  return ops::apply(OpId::Cumsum, {x}, attrs);
+  return ops::apply(OpId::Cumsum, {x}, attrs, site);
 }
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+Tensor matmul(const Tensor& a, const Tensor& b, CallSite site) {
   DType common = promote_types(a.dtype(), b.dtype());
-  return ops::apply(OpId::MatMul, {cast_to(a, common), cast_to(b, common)});
+  return ops::apply(OpId::MatMul, {cast_to(a, common, site), cast_to(b, common, site)}, {}, site);
 }
-Tensor transpose(const Tensor& x, std::vector<int64_t> perm) {
-  return ops::apply(OpId::Transpose, {x}, ints_attrs(std::move(perm)));
+Tensor transpose(const Tensor& x, std::vector<int64_t> perm, CallSite site) {
+  return ops::apply(OpId::Transpose, {x}, ints_attrs(std::move(perm)), site);
 }
-Tensor reshape(const Tensor& x, std::vector<int64_t> shape) {
-  return ops::apply(OpId::Reshape, {x}, ints_attrs(std::move(shape)));
+Tensor reshape(const Tensor& x, std::vector<int64_t> shape, CallSite site) {
+  return ops::apply(OpId::Reshape, {x}, ints_attrs(std::move(shape)), site);
 }
-Tensor expand_dims(const Tensor& x, int64_t axis) {
-  return ops::apply(OpId::ExpandDims, {x}, axis_attrs(axis));
+Tensor expand_dims(const Tensor& x, int64_t axis, CallSite site) {
+  return ops::apply(OpId::ExpandDims, {x}, axis_attrs(axis), site);
 }
-Tensor squeeze(const Tensor& x, std::vector<int64_t> axes) {
-  return ops::apply(OpId::Squeeze, {x}, ints_attrs(std::move(axes)));
+Tensor squeeze(const Tensor& x, std::vector<int64_t> axes, CallSite site) {
+  return ops::apply(OpId::Squeeze, {x}, ints_attrs(std::move(axes)), site);
 }
 
 namespace {
-std::vector<Tensor> promote_all(const std::vector<Tensor>& xs, const char* op) {
+std::vector<Tensor> promote_all(const std::vector<Tensor>& xs, const char* op, CallSite site) {
   if (xs.empty()) throw InvalidArgumentError(std::string(op) + ": needs at least one tensor");
   DType common = xs[0].dtype();
   for (const Tensor& t : xs) common = promote_types(common, t.dtype());
   std::vector<Tensor> out;
   out.reserve(xs.size());
-  for (const Tensor& t : xs) out.push_back(cast_to(t, common));
+  for (const Tensor& t : xs) out.push_back(cast_to(t, common, site));
   return out;
 }
 }  // namespace
 
-Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
-  return ops::apply(OpId::Concat, promote_all(xs, "concat"), axis_attrs(axis));
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis, CallSite site) {
+  return ops::apply(OpId::Concat, promote_all(xs, "concat", site), axis_attrs(axis), site);
 }
-Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
-  return ops::apply(OpId::Stack, promote_all(xs, "stack"), axis_attrs(axis));
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis, CallSite site) {
+  return ops::apply(OpId::Stack, promote_all(xs, "stack", site), axis_attrs(axis), site);
 }
-Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis) {
-  return ops::apply(OpId::Gather, {params, indices}, axis_attrs(axis));
+Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis, CallSite site) {
+  return ops::apply(OpId::Gather, {params, indices}, axis_attrs(axis), site);
 }
-Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size) {
+Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size,
+             CallSite site) {
   if (begin.size() != size.size()) {
     throw InvalidArgumentError("slice: begin has " + std::to_string(begin.size()) +
                                " entries but size has " + std::to_string(size.size()));
   }
   std::vector<int64_t> ints = std::move(begin);
   ints.insert(ints.end(), size.begin(), size.end());
-  return ops::apply(OpId::Slice, {x}, ints_attrs(std::move(ints)));
+  return ops::apply(OpId::Slice, {x}, ints_attrs(std::move(ints)), site);
 }
 
 Tensor one_hot(const Tensor& indices, int64_t depth, std::optional<Scalar> on_value,
-               std::optional<Scalar> off_value, int64_t axis, std::optional<DType> dtype) {
+               std::optional<Scalar> off_value, int64_t axis, std::optional<DType> dtype,
+               CallSite site) {
   if (!dtype) {
     if (on_value && off_value && on_value->kind != off_value->kind) {
       throw InvalidArgumentError("one_hot: on_value and off_value must have the same dtype, got " +
@@ -376,11 +387,15 @@ Tensor one_hot(const Tensor& indices, int64_t depth, std::optional<Scalar> on_va
   attrs.ints = {depth};
   return ops::apply(OpId::OneHot,
                     {indices, value(on_value, 1, "on_value"), value(off_value, 0, "off_value")},
-                    attrs);
+                    attrs, site);
 }
 
+}  // namespace ag::api
+
+namespace ag {
 // Indexing is a gather on the first axis.
-Tensor Tensor::operator[](int64_t index) const {
+Tensor Tensor::operator[](Index i) const {
+  int64_t index = i.value;
   const Shape& s = shape();
   if (s.rank() == 0) throw InvalidArgumentError("cannot index a scalar tensor");
   if (s[0] != kUnknownDim) {
@@ -390,35 +405,43 @@ Tensor Tensor::operator[](int64_t index) const {
     }
     if (index < 0) index += s[0];
   }
-  return gather(*this, Tensor(index));
+  return gather(*this, Tensor(index), 0, i.site);
 }
 
-Tensor Tensor::operator[](const Tensor& index) const {
-  return gather(*this, index);
+Tensor Tensor::operator[](Operand index) const {
+  return gather(*this, index.tensor(), 0, index.site());
 }
+}  // namespace ag
+
+namespace ag::api {
 
 // A symbolic tensor's shape may be known only at run time, so its *_like
 // values are staged: a bool mask of its shape (exact even for NaN), cast.
-Tensor zeros_like(const Tensor& t) {
-  if (t.is_symbolic()) return cast(logical_and(cast(t, DType::bool_), false), t.dtype());
+Tensor zeros_like(const Tensor& t, CallSite site) {
+  if (t.is_symbolic())
+    return cast(logical_and(cast(t, DType::bool_, site), false, site), t.dtype(), site);
   return zeros(t.shape(), t.dtype());
 }
-Tensor ones_like(const Tensor& t) {
-  if (t.is_symbolic()) return cast(logical_or(cast(t, DType::bool_), true), t.dtype());
+Tensor ones_like(const Tensor& t, CallSite site) {
+  if (t.is_symbolic())
+    return cast(logical_or(cast(t, DType::bool_, site), true, site), t.dtype(), site);
   return ones(t.shape(), t.dtype());
 }
 
-Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta) {
+Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta, CallSite site) {
   DType common = promote_types(promote_types(start.dtype(), limit.dtype()), delta.dtype());
-  return ops::apply(OpId::Range,
-                    {cast_to(start, common), cast_to(limit, common), cast_to(delta, common)});
+  return ops::apply(
+      OpId::Range,
+      {cast_to(start, common, site), cast_to(limit, common, site), cast_to(delta, common, site)},
+      {}, site);
 }
-Tensor range(const Tensor& limit) {
-  return range(Tensor(Tensor::scalar_impl(0, 0, limit.dtype())), limit);
+Tensor range(const Tensor& limit, CallSite site) {
+  return range(Tensor(Tensor::scalar_impl(0, 0, limit.dtype())), limit, Tensor(int32_t{1}), site);
 }
 
 namespace {
-Tensor random(OpId op, Shape shape, double a, double b, DType dtype, std::optional<uint64_t> seed) {
+Tensor random(OpId op, Shape shape, double a, double b, DType dtype, std::optional<uint64_t> seed,
+              CallSite site) {
   if (!shape.is_fully_defined()) {
     throw InvalidArgumentError(std::string(ops::op_def(op).name) + ": shape " + shape.to_string() +
                                " must be fully defined");
@@ -429,17 +452,17 @@ Tensor random(OpId op, Shape shape, double a, double b, DType dtype, std::option
   attrs.hi = b;
   attrs.dtype = dtype;
   attrs.seed = seed ? *seed : ops::next_auto_seed();
-  return ops::apply(op, {}, attrs);
+  return ops::apply(op, {}, attrs, site);
 }
 }  // namespace
 
 Tensor random_uniform(Shape shape, double minval, double maxval, DType dtype,
-                      std::optional<uint64_t> seed) {
-  return random(OpId::RandomUniform, shape, minval, maxval, dtype, seed);
+                      std::optional<uint64_t> seed, CallSite site) {
+  return random(OpId::RandomUniform, shape, minval, maxval, dtype, seed, site);
 }
 Tensor random_normal(Shape shape, double mean, double stddev, DType dtype,
-                     std::optional<uint64_t> seed) {
-  return random(OpId::RandomNormal, shape, mean, stddev, dtype, seed);
+                     std::optional<uint64_t> seed, CallSite site) {
+  return random(OpId::RandomNormal, shape, mean, stddev, dtype, seed, site);
 }
 
-}  // namespace ag
+}  // namespace ag::api

@@ -10,6 +10,14 @@
 namespace ag::ops {
 namespace {
 std::atomic<const TraceHooks*> g_trace_hooks{nullptr};
+
+// An error of an op's shape rule or kernel names the op, as TensorFlow's
+// eager "[Op:AddV2]", unless its message starts with the name already.
+[[noreturn]] void rethrow_naming_op(const Error& e, std::string_view op) {
+  const std::string& message = e.message();
+  if (message.starts_with(op) && message.size() > op.size() && message[op.size()] == ':') throw;
+  detail::throw_error(e.kind(), message + " [Op:" + std::string(op) + "]");
+}
 }  // namespace
 
 void install_trace_hooks(const TraceHooks* hooks) {
@@ -62,8 +70,12 @@ Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, Ra
     values[i] = inputs[i].raw_data();
     kin[i] = {values[i], &inputs[i].shape(), types[i].dtype};
   }
-  return infer_and_run(def, {types, inputs.size()}, {values, inputs.size()}, {kin, inputs.size()},
-                       attrs, rng);
+  try {
+    return infer_and_run(def, {types, inputs.size()}, {values, inputs.size()},
+                         {kin, inputs.size()}, attrs, rng);
+  } catch (const Error& e) {
+    rethrow_naming_op(e, def.name);
+  }
 }
 
 Tensor run_on_shapes(OpId op, std::span<const ValueType> inputs, const Attrs& attrs) {
@@ -83,7 +95,7 @@ Tensor run_on_shapes(OpId op, std::span<const ValueType> inputs, const Attrs& at
   return infer_and_run(def, inputs, {}, kin, attrs, nullptr);
 }
 
-Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, CallSite site) {
   const OpDef& def = op_def(op);
   bool symbolic = false;
   for (const Tensor& t : inputs) symbolic |= t.is_symbolic();
@@ -92,7 +104,7 @@ Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs) {
     if (symbolic || (hooks && hooks->is_tracing())) {
       if (!hooks)
         throw InternalError(std::string(def.name) + ": a symbolic input before any trace");
-      return hooks->record_op(op, inputs, attrs);
+      return hooks->record_op(op, inputs, attrs, site);
     }
   }
   if (def.flags & kStateful) return run_eager(op, inputs, attrs, &eager_random_state(attrs.seed));

@@ -11,12 +11,15 @@
 namespace ag::ops {
 
 // Records a node when an input is symbolic (or, for stateful ops, whenever
-// this thread is tracing); otherwise runs the kernel now.
-Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs = {});
-inline Tensor apply(OpId op, std::initializer_list<Tensor> inputs, const Attrs& attrs = {}) {
-  return apply(op, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs);
+// this thread is tracing); otherwise runs the kernel now. `site` is where the
+// user's code called the op; a recorded node keeps it for its errors.
+Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs = {}, CallSite site = {});
+inline Tensor apply(OpId op, std::initializer_list<Tensor> inputs, const Attrs& attrs = {},
+                    CallSite site = {}) {
+  return apply(op, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs, site);
 }
-// Runs the kernel on eager inputs (used by constant folding as well).
+// Runs the kernel on eager inputs (used by constant folding as well). Its
+// errors name the op.
 Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, RandomState* rng);
 // Runs the kernel of a kShapeOnly op on inputs known only by their types,
 // whose shapes must be fully defined: constant folding's shape, size, rank.
@@ -29,7 +32,7 @@ struct TraceHooks {
   // True while this thread is tracing a function.
   bool (*is_tracing)();
   // Adds a node for `op` to the current trace; returns its symbolic output.
-  Tensor (*record_op)(OpId op, std::span<const Tensor> inputs, const Attrs& attrs);
+  Tensor (*record_op)(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, CallSite site);
 };
 // `hooks` must outlive every later apply().
 void install_trace_hooks(const TraceHooks* hooks);

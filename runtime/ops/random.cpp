@@ -52,7 +52,7 @@ uint64_t random_bits(const RandomState& state, uint64_t index) {
 
 }  // namespace ag::ops
 
-namespace ag {
+namespace ag::api {
 // As tf.random.set_seed: restarts every seeded sequence, so the calls that
 // follow repeat the values they gave after the previous set_random_seed.
 void set_random_seed(uint64_t seed) {
@@ -62,4 +62,4 @@ void set_random_seed(uint64_t seed) {
   std::lock_guard lock(states.mu);
   for (auto& [_, state] : states.by_seed) state.counter = 0;
 }
-}  // namespace ag
+}  // namespace ag::api

@@ -84,6 +84,10 @@ void eliminate_common_subexpressions(graph::Body& body) {
     if (!is_mergeable(node)) continue;
     auto [earlier, inserted] = seen.insert(int32_t(i));
     if (!inserted && forwarding.can_replace(int32_t(i))) {
+      // The kept node answers for both in errors: give it a call site if
+      // it has none.
+      graph::Node& kept = body.nodes[size_t(*earlier)];
+      if (kept.site.line() == 0) kept.site = node.site;
       forwarding.replace(int32_t(i), {*earlier, 0});
     }
   }

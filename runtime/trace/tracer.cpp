@@ -111,6 +111,7 @@ std::vector<Tensor> add_node(graph::Node node) {
   TraceState* state = current();
   std::vector<ops::ValueType> types = node.outputs;
   if (node.name.empty()) node.name = state->body->unique_name(node.op_name());
+  node.function = state->code_function;
   int32_t index = state->body->add(std::move(node));
   std::vector<Tensor> outputs;
   outputs.reserve(types.size());
@@ -121,7 +122,8 @@ std::vector<Tensor> add_node(graph::Node node) {
   return outputs;
 }
 
-Tensor record_op(ops::OpId op, std::span<const Tensor> inputs, const ops::Attrs& attrs) {
+Tensor record_op(ops::OpId op, std::span<const Tensor> inputs, const ops::Attrs& attrs,
+                 CallSite site) {
   if (!is_tracing()) {
     // A symbolic input outside any trace: it leaked.
     for (const Tensor& t : inputs) {
@@ -133,6 +135,7 @@ Tensor record_op(ops::OpId op, std::span<const Tensor> inputs, const ops::Attrs&
   node.kind = graph::NodeKind::Op;
   node.op = op;
   node.attrs = attrs;
+  node.site = site;
   std::vector<ops::ValueType> types;
   std::vector<const void*> values;
   for (const Tensor& t : inputs) {

@@ -18,8 +18,9 @@ namespace ag::trace {
 // True while this thread is tracing a function.
 bool is_tracing();
 // Adds a node for `op` to the graph this thread is tracing and returns its
-// symbolic output. Eager inputs become constants.
-Tensor record_op(ops::OpId op, std::span<const Tensor> inputs, const ops::Attrs& attrs);
+// symbolic output. Eager inputs become constants. The node keeps `site`.
+Tensor record_op(ops::OpId op, std::span<const Tensor> inputs, const ops::Attrs& attrs,
+                 CallSite site);
 // "add:0"
 std::string symbolic_name(const detail::TensorImpl& impl);
 // Throws the error for reading the value of a symbolic tensor; `what` says

@@ -100,21 +100,22 @@ Tensor as_intermediate(const Tensor& scalar) {
   return ag::reshape(scalar, {1});
 }
 
-using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
-using UnaryFn = Tensor (*)(const Tensor&);
+// An op's last parameter is its call site (ag/tensor.h, CallSite).
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&, ag::CallSite);
+using UnaryFn = Tensor (*)(const Tensor&, ag::CallSite);
 
 void add_binary(std::vector<OpCase>& cases, const std::string& name, BinaryFn fn,
                 std::vector<DType> dtypes, bool nonzero_divisor = false) {
   auto make = [=](Shape a, Shape b) {
     return [=](DType d) { return Tensors{sample(d, a, 1), sample(d, b, 2, nonzero_divisor)}; };
   };
-  auto call = [fn](const Tensors& x) { return fn(x[0], x[1]); };
+  auto call = [fn](const Tensors& x) { return fn(x[0], x[1], {}); };
   cases.push_back({name, dtypes, make({2, 3}, {2, 3}), call});
   cases.push_back({name + "_broadcast", dtypes, make({2, 1, 3}, {4, 3}), call});
   cases.push_back({name + "_row", dtypes, make({2, 3}, {3}), call});
   cases.push_back({name + "_scalar", dtypes, make({2, 3}, {}), call});
   cases.push_back({name + "_scalars", dtypes, make({}, {}),
-                   [fn](const Tensors& x) { return as_intermediate(fn(x[0], x[1])); }});
+                   [fn](const Tensors& x) { return as_intermediate(fn(x[0], x[1], {})); }});
 }
 
 void add_unary(std::vector<OpCase>& cases, const std::string& name, UnaryFn fn,
@@ -122,9 +123,9 @@ void add_unary(std::vector<OpCase>& cases, const std::string& name, UnaryFn fn,
   auto make = [=](Shape shape) {
     return [=](DType d) { return Tensors{positive_only ? positive(d, shape) : sample(d, shape)}; };
   };
-  cases.push_back({name, dtypes, make({2, 5}), [fn](const Tensors& x) { return fn(x[0]); }});
+  cases.push_back({name, dtypes, make({2, 5}), [fn](const Tensors& x) { return fn(x[0], {}); }});
   cases.push_back({name + "_scalars", dtypes, make({}),
-                   [fn](const Tensors& x) { return as_intermediate(fn(x[0])); }});
+                   [fn](const Tensors& x) { return as_intermediate(fn(x[0], {})); }});
 }
 
 std::vector<OpCase> make_cases() {
@@ -211,7 +212,7 @@ std::vector<OpCase> make_cases() {
   }
 
   // Reductions, over every axis, one axis, a negative axis and two axes.
-  using ReduceFn = Tensor (*)(const Tensor&, std::vector<int64_t>, bool);
+  using ReduceFn = Tensor (*)(const Tensor&, std::vector<int64_t>, bool, ag::CallSite);
   struct Reduction {
     const char* name;
     ReduceFn fn;
@@ -232,7 +233,7 @@ std::vector<OpCase> make_cases() {
         std::replace(axes_name.begin(), axes_name.end(), '-', 'm');
         c.push_back({std::string(r.name) + "_" + axes_name + (keepdims ? "_keepdims" : ""),
                      r.dtypes, samples({{2, 3, 4}}), [fn = r.fn, axes, keepdims](const Tensors& x) {
-                       return fn(x[0], axes, keepdims);
+                       return fn(x[0], axes, keepdims, {});
                      }});
       }
     }

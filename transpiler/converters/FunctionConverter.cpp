@@ -583,8 +583,9 @@ class FileConverter {
 };
 
 // Whether the file already sees the runtime names the generated code uses
-// (the wrappers' ag::MarkedFunction, the statement forms' ag::if_stmt): a file
-// that includes only <ag/annotate.h> does not.
+// (the wrappers' ag::MarkedFunction, the statement forms' ag::State; the forms
+// themselves are in ag::api, which a lookup in ag does not see): a file that
+// includes only <ag/annotate.h> does not.
 bool declaresRuntimeApi(ASTContext& ast) {
   auto declares = [&](const DeclContext* scope, llvm::StringRef name) -> const DeclContext* {
     for (const NamedDecl* found : scope->lookup(&ast.Idents.get(name)))
@@ -594,7 +595,7 @@ bool declaresRuntimeApi(ASTContext& ast) {
   const auto* ag = declares(ast.getTranslationUnitDecl(), "ag");
   if (!ag) return false;
   return !ag->lookup(&ast.Idents.get("MarkedFunction")).empty() &&
-         !ag->lookup(&ast.Idents.get("if_stmt")).empty();
+         !ag->lookup(&ast.Idents.get("State")).empty();
 }
 
 }  // namespace

@@ -19,6 +19,10 @@ namespace ag {
 struct FunctionOptions;
 class Graph;
 
+namespace trace {
+struct TraceState;
+}
+
 namespace detail {
 
 class ConcreteCore;
@@ -108,13 +112,18 @@ class FunctionCore {
 };
 
 // Marks a function being traced, or called while tracing (which runs inline),
-// on this thread; throws if the function is already marked (recursion).
+// on this thread; throws if the function is already marked (recursion). The
+// ops an inline call records name that function in their errors.
 class InlineScope {
  public:
   explicit InlineScope(const FunctionCore& core);
   ~InlineScope();
   InlineScope(const InlineScope&) = delete;
   InlineScope& operator=(const InlineScope&) = delete;
+
+ private:
+  trace::TraceState* trace_ = nullptr;  // the trace the call runs inline in
+  std::string outer_function_;
 };
 
 std::string concrete_to_string(const ConcreteCore& core);
