@@ -87,12 +87,13 @@ std::vector<Tensor> import_one_hot(NodeContext& ctx) {
   if (depth_tensor.num_elements() != 1) ctx.invalid("depth must have one element");
   const int64_t depth = int64_t(depth_tensor.to_vector<double>()[0]);
   const Tensor& values = ctx.input(2);
-  if (values.is_symbolic() || values.num_elements() != 2)
-    ctx.unsupported("values must be a known [off_value, on_value] pair");
+  if (values.is_symbolic()) ctx.constant_ints(2, "values");  // throws NeedsValue
+  if (values.num_elements() != 2) ctx.invalid("values must be an [off_value, on_value] pair");
   // ONNX counts negative indices from the end; ours give a row of off values.
   Tensor indices = cast(ctx.input(0), int64);
   indices = where(less(indices, 0), indices + depth, indices);
-  const int64_t axis = ctx.attr_int("axis", -1);
+  // The new axis counts in the output's rank: -1 is the last, -2 the one before.
+  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", -1), indices.rank() + 1, "axis");
   auto scalar = [&](int64_t k) -> Scalar {
     if (is_floating(values.dtype())) return values.to_vector<double>()[size_t(k)];
     if (values.dtype() == bool_) return bool(values.to_vector<int64_t>()[size_t(k)]);

@@ -134,12 +134,12 @@ Tensor reduce_any(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims
 Tensor reduce_all(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false,
                   CallSite site = CallSite::current());
 // One axis as a plain integer, as TensorFlow's axis=1: ag::reduce_any(x, 1).
-#define AG_DECLARE_REDUCE_ONE_AXIS(name)                                                \
-  template <std::integral I>                                                            \
-    requires(!std::is_same_v<I, bool>)                                                  \
-  Tensor name(const Tensor& x, I axis, bool keepdims = false,                           \
-              CallSite site = CallSite::current()) {                                    \
-    return name(x, std::vector<int64_t>{int64_t(axis)}, keepdims, site);                \
+#define AG_DECLARE_REDUCE_ONE_AXIS(name)                                 \
+  template <std::integral I>                                             \
+    requires(!std::is_same_v<I, bool>)                                   \
+  Tensor name(const Tensor& x, I axis, bool keepdims = false,            \
+              CallSite site = CallSite::current()) {                     \
+    return name(x, std::vector<int64_t>{int64_t(axis)}, keepdims, site); \
   }
 AG_DECLARE_REDUCE_ONE_AXIS(reduce_sum)
 AG_DECLARE_REDUCE_ONE_AXIS(reduce_mean)

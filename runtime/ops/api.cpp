@@ -227,8 +227,7 @@ Tensor clip_bound(Scalar s, const Tensor& t, const char* what) {
   return scalar_of_dtype(s, t.dtype(), "clip_by_value", what, "t's dtype");
 }
 }  // namespace
-Tensor clip_by_value(const Tensor& t, Scalar clip_value_min, Scalar clip_value_max,
-                     CallSite site) {
+Tensor clip_by_value(const Tensor& t, Scalar clip_value_min, Scalar clip_value_max, CallSite site) {
   return clip_by_value(t, clip_bound(clip_value_min, t, "clip_value_min"),
                        clip_bound(clip_value_max, t, "clip_value_max"), site);
 }

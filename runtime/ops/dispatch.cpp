@@ -71,8 +71,8 @@ Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, Ra
     kin[i] = {values[i], &inputs[i].shape(), types[i].dtype};
   }
   try {
-    return infer_and_run(def, {types, inputs.size()}, {values, inputs.size()},
-                         {kin, inputs.size()}, attrs, rng);
+    return infer_and_run(def, {types, inputs.size()}, {values, inputs.size()}, {kin, inputs.size()},
+                         attrs, rng);
   } catch (const Error& e) {
     rethrow_naming_op(e, def.name);
   }

@@ -27,9 +27,11 @@ int main() {
     std::string message = e.what();
     std::cout << message.substr(0, message.find('\n')) << "\n";
 #ifdef AG_E2E_EXPECTED_TRACES
-    std::string located = "of function 'pick', defined at input.cpp:" + std::to_string(kGatherLine);
+    // The path is the one agc was given (its #line directives), so match its end.
+    std::string located = "input.cpp:" + std::to_string(kGatherLine);
     bool staged = AG_E2E_EXPECTED_TRACES == 1;
-    if ((message.find(located) != std::string::npos) != staged ||
+    bool names_function = message.find("of function 'pick', defined at ") != std::string::npos;
+    if ((names_function && message.find(located) != std::string::npos) != staged ||
         (message.find("defined at") != std::string::npos) != staged) {
       std::cerr << "unexpected message: " << message << "\n";
       return 1;
