@@ -142,24 +142,7 @@ constexpr Entry kImporters[] = {
 void rethrow_at(const Error& e, const std::string& where) {
   // Messages from importers already name their node.
   if (e.message().rfind(where, 0) == 0) throw;
-  std::string message = where + ": " + e.message();
-  switch (e.kind()) {
-    case ErrorKind::InvalidArgument:
-      throw InvalidArgumentError(message);
-    case ErrorKind::Type:
-      throw TypeError(message);
-    case ErrorKind::Value:
-      throw ValueError(message);
-    case ErrorKind::FailedPrecondition:
-      throw FailedPreconditionError(message);
-    case ErrorKind::OutOfRange:
-      throw OutOfRangeError(message);
-    case ErrorKind::Unimplemented:
-      throw UnimplementedError(message);
-    case ErrorKind::Internal:
-      throw InternalError(message);
-  }
-  throw;
+  detail::throw_error(e.kind(), where + ": " + e.message());
 }
 
 namespace {
