@@ -69,12 +69,9 @@ std::string Exporter::fresh(const std::string& base) {
 std::vector<std::string> Exporter::node(::onnx::GraphProto& g, const std::string& op_type,
                                         const std::vector<std::string>& inputs,
                                         size_t num_outputs) {
-  ::onnx::NodeProto& node = *g.add_node();
-  node.set_op_type(op_type);
-  node.set_name(fresh(op_type));
-  for (const std::string& in : inputs) node.add_input(in);
-  std::vector<std::string> outputs;
-  for (size_t k = 0; k < num_outputs; ++k) {
+  std::vector<std::string> outputs(1);
+  ::onnx::NodeProto& node = add(g, op_type, inputs, outputs[0]);
+  for (size_t k = 1; k < num_outputs; ++k) {
     outputs.push_back(fresh(op_type));
     node.add_output(outputs.back());
   }
