@@ -6,22 +6,12 @@
 
 #include <ag/ag.h>
 
+#include "error_test_util.h"
+
 namespace {
 
 using ag::Tensor;
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ag::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
+using ag_test::error_of;
 
 void expect_same(const Tensor& eager, const Tensor& graph) {
   ASSERT_EQ(eager.dtype(), graph.dtype());

@@ -7,24 +7,15 @@
 
 #include <ag/ag.h>
 
+#include "error_test_util.h"
+
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ag::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using ag_test::error_of;
 
 std::string defined_at(int line) {
   return "defined at " + std::string(__FILE__) + ":" + std::to_string(line);
 }
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
 
 TEST(ErrorLocation, GraphErrorNamesTheOpTheFunctionAndTheLine) {
   static int line = 0;

@@ -7,23 +7,13 @@
 
 #include <ag/ag.h>
 
+#include "error_test_util.h"
+
 namespace {
 
 using ag::Tensor;
 using ag::TensorSpec;
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ag::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
+using ag_test::error_of;
 
 TEST(Function, DoubleTracesOncePerDtype) {
   int traces = 0;

@@ -9,22 +9,12 @@
 
 #include <ag/ag.h>
 
+#include "error_test_util.h"
+
 namespace {
 
 using ag::Tensor;
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ag::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
+using ag_test::error_of;
 
 const char* const kAmbiguous3 =
     "the truth value of a tensor with 3 elements is ambiguous; use ag::logical_and or "
