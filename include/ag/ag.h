@@ -12,5 +12,6 @@
 #include "ag/shape.h"
 #include "ag/tensor.h"
 #include "ag/tensor_array.h"
+#include "ag/threading.h"
 #include "ag/trace_type.h"
 #include "ag/variable.h"

@@ -2,7 +2,8 @@
 // ops/scalar_ops.h, named by its AG_ELEMENTWISE_OP line in ops.def, which
 // defines its kernel and its scalar kernel here; the loops that apply it
 // (same shape, scalar operand, general broadcast) are shared. Inner loops are
-// plain indexed loops that the compiler vectorises.
+// plain indexed loops that the compiler vectorises; the same-shape and
+// scalar-operand loops split large tensors over the intra-op threads.
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "ag/error.h"
 #include "ops/broadcast.h"
 #include "ops/kernels.h"
+#include "ops/parallel.h"
 #include "ops/scalar_ops.h"
 
 namespace ag::ops {
@@ -28,8 +30,9 @@ void unary_loop(const KernelContext& ctx, F f) {
     *out = f(*x);
     return;
   }
-  int64_t n = ctx.out_shape->num_elements();
-  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+  parallel_for(ctx.out_shape->num_elements(), kParallelGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i] = f(x[i]);
+  });
 }
 
 template <class In, class Out, class F>
@@ -46,13 +49,19 @@ void binary_loop(const KernelContext& ctx, F f) {
   int64_t na = ctx.inputs[0].shape->num_elements();
   int64_t nb = ctx.inputs[1].shape->num_elements();
   if (na == n && nb == n) {
-    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
+    parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = f(a[i], b[i]);
+    });
   } else if (nb == 1 && na == n) {
     const In s = b[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], s);
+    parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = f(a[i], s);
+    });
   } else if (na == 1 && nb == n) {
     const In s = a[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = f(s, b[i]);
+    parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = f(s, b[i]);
+    });
   } else {
     BroadcastIndexer<2> idx(os, {ctx.inputs[0].shape, ctx.inputs[1].shape});
     idx.for_each_row([&](int64_t o, const int64_t* in, const int64_t* step, int64_t len) {
@@ -76,9 +85,13 @@ void ternary_loop(const KernelContext& ctx, F f) {
   int64_t nc = ctx.inputs[2].shape->num_elements();
   if (na == n && nb == 1 && nc == 1) {
     const T sb = b[0], sc = c[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], sb, sc);
+    parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = f(a[i], sb, sc);
+    });
   } else if (na == n && nb == n && nc == n) {
-    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i], c[i]);
+    parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = f(a[i], b[i], c[i]);
+    });
   } else {
     BroadcastIndexer<3> idx(os, {ctx.inputs[0].shape, ctx.inputs[1].shape, ctx.inputs[2].shape});
     idx.for_each_row([&](int64_t o, const int64_t* in, const int64_t* step, int64_t len) {
@@ -222,7 +235,9 @@ void kernel_where(const KernelContext& ctx) {
     int64_t n = ctx.out_shape->num_elements();
     if (ctx.inputs[0].shape->num_elements() == n && ctx.inputs[1].shape->num_elements() == n &&
         ctx.inputs[2].shape->num_elements() == n) {
-      for (int64_t i = 0; i < n; ++i) out[i] = c[i] ? x[i] : y[i];
+      parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) out[i] = c[i] ? x[i] : y[i];
+      });
       return;
     }
     BroadcastIndexer<3> idx(*ctx.out_shape,

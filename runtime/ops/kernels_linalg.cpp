@@ -9,6 +9,7 @@
 
 #include "ag/error.h"
 #include "ops/kernels.h"
+#include "ops/parallel.h"
 #include "ops/scalar_ops.h"
 
 namespace ag::ops {
@@ -67,6 +68,7 @@ void gemm(const KernelContext& ctx, const T* a, const T* b, T* c, int64_t m, int
         throw UnimplementedError(std::string(ctx.op_name) +
                                  ": dimensions beyond 2^31 are not supported");
       }
+      sync_blas_threads();
       int im = int(m), in = int(n), ik = int(k);
       if constexpr (std::is_same_v<T, float>) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, im, in, ik, 1.0f, a, ik, b, in, 0.0f,

@@ -3,11 +3,13 @@
 // reduced group is the common case and runs as [outer, reduced, inner] loops;
 // several groups (say axes 0 and 2 of three) take a general odometer path.
 // Both keep a tight, allocation-free inner loop over contiguous memory.
+#include <algorithm>
 #include <limits>
 #include <string>
 
 #include "ag/error.h"
 #include "ops/kernels.h"
+#include "ops/parallel.h"
 #include "ops/scalar_ops.h"
 
 namespace ag::ops {
@@ -86,6 +88,27 @@ T reduce_run(const T* x, int64_t n, T acc, Op op) {
   return acc;
 }
 
+// A long run folds fixed blocks, on the intra-op threads, then their results
+// in order: the blocks depend only on n, so the result does not depend on the
+// thread count.
+constexpr int64_t kMaxReduceBlocks = 256;
+
+template <class T, class Op>
+T reduce_long_run(const T* x, int64_t n, T acc, Op op) {
+  if (n < 2 * kParallelGrain) return reduce_run(x, n, acc, op);
+  int64_t block = std::max(kParallelGrain, (n + kMaxReduceBlocks - 1) / kMaxReduceBlocks);
+  int64_t blocks = (n + block - 1) / block;
+  const T init = Reducer<Op>::template init<T>();
+  T partial[kMaxReduceBlocks];
+  parallel_for(blocks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) {
+      partial[b] = reduce_run(x + b * block, std::min(block, n - b * block), init, op);
+    }
+  });
+  for (int64_t b = 0; b < blocks; ++b) acc = op(acc, partial[b]);
+  return acc;
+}
+
 // out[j] = op(out[j], x[j]) for a contiguous run.
 template <class T, class Op>
 void fold_run(T* out, const T* x, int64_t n, Op op) {
@@ -95,16 +118,35 @@ void fold_run(T* out, const T* x, int64_t n, Op op) {
 // x viewed as [outer, reduced, inner] -> out [outer, inner].
 template <class T, class Op>
 void reduce_3d(const T* x, T* out, int64_t outer, int64_t reduced, int64_t inner, Op op, T init) {
-  if (inner == 1) {
-    for (int64_t o = 0; o < outer; ++o) out[o] = reduce_run(x + o * reduced, reduced, init, op);
+  if (outer == 1 && inner == 1) {
+    out[0] = reduce_long_run(x, reduced, init, op);
     return;
   }
-  for (int64_t o = 0; o < outer; ++o) {
-    T* acc = out + o * inner;
-    const T* block = x + o * reduced * inner;
-    for (int64_t j = 0; j < inner; ++j) acc[j] = init;
-    for (int64_t r = 0; r < reduced; ++r) fold_run(acc, block + r * inner, inner, op);
+  if (outer == 1) {  // a column sum: split the columns over the threads
+    parallel_for(inner, std::max<int64_t>(1, kParallelGrain / reduced),
+                 [&](int64_t begin, int64_t end) {
+                   for (int64_t j = begin; j < end; ++j) out[j] = init;
+                   for (int64_t r = 0; r < reduced; ++r)
+                     fold_run(out + begin, x + r * inner + begin, end - begin, op);
+                 });
+    return;
   }
+  // Rows of the output are independent: split them over the threads.
+  int64_t grain = std::max<int64_t>(1, kParallelGrain / (reduced * inner));
+  if (inner == 1) {
+    parallel_for(outer, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin; o < end; ++o) out[o] = reduce_run(x + o * reduced, reduced, init, op);
+    });
+    return;
+  }
+  parallel_for(outer, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o) {
+      T* acc = out + o * inner;
+      const T* block = x + o * reduced * inner;
+      for (int64_t j = 0; j < inner; ++j) acc[j] = init;
+      for (int64_t r = 0; r < reduced; ++r) fold_run(acc, block + r * inner, inner, op);
+    }
+  });
 }
 
 // Any pattern of reduced groups: walk the input row by row (a row is the

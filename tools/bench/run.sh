@@ -11,7 +11,7 @@ export CCACHE_SLOPPINESS=time_macros CCACHE_BASEDIR="$repo"
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAG_BUILD_BENCHMARKS=ON \
   -DAG_BUILD_TESTS=OFF -DAG_BUILD_EXAMPLES=OFF -DAG_BUILD_TRANSPILER=OFF \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
-binaries=(${AG_BENCH_BINARIES:-runtime_bench control_bench})
+binaries=(${AG_BENCH_BINARIES:-runtime_bench control_bench threads_bench})
 cmake --build "$build" --target "${binaries[@]}" -j "${AG_BENCH_JOBS:-2}"
 # Two BLAS threads would fight the benchmark (and other jobs) for 2 cores.
 export OPENBLAS_NUM_THREADS=1

@@ -1,0 +1,155 @@
+// The intra-op thread pool: n - 1 threads that wait for one job at a time
+// and take its chunks from an atomic counter, as the calling thread does.
+// One caller uses the pool at a time; another caller meanwhile runs its
+// kernel on its own thread, so concurrent graphs never wait for each other.
+#include "ops/parallel.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ag/error.h"
+
+namespace ag {
+namespace ops {
+namespace {
+
+std::atomic<int> g_threads{1};
+thread_local bool t_in_parallel_region = false;
+
+struct Job {
+  detail_parallel::RangeFn fn;
+  void* context;
+  int64_t n;
+  int64_t chunk;
+  int64_t chunks;
+  std::atomic<int64_t> next{0};
+  std::exception_ptr error;  // the first chunk's exception, under Pool::mutex_
+};
+
+class Pool {
+ public:
+  explicit Pool(int workers) {
+    for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { work(); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+  int threads() const { return int(workers_.size()) + 1; }
+
+  // Runs every chunk of `job`, on this thread and the pool's.
+  void run(Job& job) {
+    {
+      std::lock_guard lock(mutex_);
+      job_ = &job;
+      ++generation_;
+    }
+    wake_.notify_all();
+    take_chunks(job);
+    std::unique_lock lock(mutex_);
+    job_ = nullptr;  // every chunk is taken: no thread joins any more
+    done_.wait(lock, [&] { return active_ == 0; });
+    if (job.error) std::rethrow_exception(job.error);
+  }
+
+ private:
+  void take_chunks(Job& job) {
+    t_in_parallel_region = true;
+    for (int64_t c; (c = job.next.fetch_add(1, std::memory_order_relaxed)) < job.chunks;) {
+      int64_t begin = c * job.chunk;
+      try {
+        job.fn(job.context, begin, std::min(job.n, begin + job.chunk));
+      } catch (...) {
+        std::lock_guard lock(mutex_);
+        if (!job.error) job.error = std::current_exception();
+      }
+    }
+    t_in_parallel_region = false;
+  }
+
+  void work() {
+    uint64_t seen = 0;
+    std::unique_lock lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [&] { return stop_ || (generation_ != seen && job_ != nullptr); });
+      if (stop_) return;
+      seen = generation_;
+      Job* job = job_;
+      ++active_;
+      lock.unlock();
+      take_chunks(*job);
+      lock.lock();
+      if (--active_ == 0) done_.notify_all();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  Job* job_ = nullptr;
+  uint64_t generation_ = 0;
+  int active_ = 0;
+  bool stop_ = false;
+};
+
+// Guards the pool: held by the one caller using it, and while resizing.
+std::mutex g_pool_mutex;
+std::unique_ptr<Pool> g_pool;
+
+std::atomic<int> g_blas_threads{0};
+std::mutex g_blas_mutex;
+
+}  // namespace
+
+void detail_parallel::run(int64_t n, int64_t grain, RangeFn fn, void* context) {
+  std::unique_lock lock(g_pool_mutex, std::try_to_lock);
+  int threads = intra_op_threads();
+  if (!lock.owns_lock() || t_in_parallel_region || threads == 1) {
+    fn(context, 0, n);
+    return;
+  }
+  if (!g_pool || g_pool->threads() != threads) {
+    g_pool.reset();
+    g_pool = std::make_unique<Pool>(threads - 1);
+  }
+  int64_t chunks = std::min<int64_t>(threads, n / grain);
+  Job job{fn, context, n, (n + chunks - 1) / chunks, chunks, {0}, nullptr};
+  g_pool->run(job);
+}
+
+void sync_blas_threads() {
+  int want = intra_op_threads();
+  if (g_blas_threads.load(std::memory_order_relaxed) == want) return;
+  std::lock_guard lock(g_blas_mutex);
+  openblas_set_num_threads(want);
+  g_blas_threads.store(want, std::memory_order_relaxed);
+}
+
+}  // namespace ops
+
+void set_intra_op_threads(int n) {
+  if (n < 1) {
+    throw InvalidArgumentError("set_intra_op_threads: the thread count must be at least 1, got " +
+                               std::to_string(n));
+  }
+  ops::g_threads.store(n, std::memory_order_relaxed);
+}
+
+int intra_op_threads() {
+  return ops::g_threads.load(std::memory_order_relaxed);
+}
+
+}  // namespace ag

@@ -1,0 +1,44 @@
+// Intra-op parallelism for kernels: parallel_for splits an index range over
+// the pool that ag::set_intra_op_threads sizes. Internal to the runtime.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "ag/threading.h"
+
+namespace ag::ops {
+
+// Below this many elements per thread, a split costs more than it saves
+// (waking a pool thread takes microseconds).
+inline constexpr int64_t kParallelGrain = int64_t(1) << 15;
+
+namespace detail_parallel {
+using RangeFn = void (*)(void* context, int64_t begin, int64_t end);
+// Runs fn over [0, n) in at most intra_op_threads() contiguous chunks of at
+// least `grain`, this thread taking one; returns when all are done, and
+// rethrows the first exception a chunk threw. Runs [0, n) on this thread when
+// the pool is busy with another caller or this thread is a pool thread.
+void run(int64_t n, int64_t grain, RangeFn fn, void* context);
+}  // namespace detail_parallel
+
+// Calls f(begin, end) on disjoint ranges covering [0, n); with one thread or
+// a small n, once on this thread with (0, n), at the cost of one load.
+template <class F>
+void parallel_for(int64_t n, int64_t grain, F&& f) {
+  if (n < 2 * grain || intra_op_threads() == 1) {
+    f(int64_t(0), n);
+    return;
+  }
+  using Fn = std::remove_reference_t<F>;
+  detail_parallel::run(
+      n, grain,
+      [](void* context, int64_t begin, int64_t end) { (*static_cast<Fn*>(context))(begin, end); },
+      const_cast<void*>(static_cast<const void*>(&f)));
+}
+
+// Gives OpenBLAS the intra-op thread count, if it changed since the last
+// call. Called before every BLAS call.
+void sync_blas_threads();
+
+}  // namespace ag::ops
