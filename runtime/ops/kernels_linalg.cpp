@@ -4,8 +4,10 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <string>
+#include <utility>
 
 #include "ag/error.h"
 #include "ops/kernels.h"
@@ -42,10 +44,42 @@ void multiply_add_row(T* __restrict c, const T* __restrict b, T s, int64_t n) {
   for (; j < n; ++j) c[j] = add(c[j], mul(s, b[j]));
 }
 
+// Narrow products (n up to kMaxFixedN: the seed's 10x10 power, small
+// vectors) with n known at compile time: a row of c lives in registers and
+// the inner loop is unrolled and vectorised exactly, as a hand-written loop
+// over fixed sizes is. The generic loop below pays its chunking and tails.
+constexpr int kMaxFixedN = 16;
+
+template <class T, int N>
+void gemm_fixed_n(const T* a, const T* b, T* c, int64_t m, int64_t k) {
+  const scalar::AddOp add;
+  const scalar::MulOp mul;
+  for (int64_t i = 0; i < m; ++i) {
+    T row[N] = {};
+    for (int64_t p = 0; p < k; ++p) {
+      const T s = a[i * k + p];
+      const T* bp = b + p * N;
+      for (int j = 0; j < N; ++j) row[j] = add(row[j], mul(s, bp[j]));
+    }
+    std::copy(row, row + N, c + i * N);
+  }
+}
+
+template <class T, size_t... N>
+constexpr auto fixed_n_kernels(std::index_sequence<N...>) {
+  return std::array<void (*)(const T*, const T*, T*, int64_t, int64_t), sizeof...(N)>{
+      &gemm_fixed_n<T, int(N) + 1>...};
+}
+
 // c[m,n] = a[m,k] b[k,n], row-major, in i-k-j order: the inner loop walks a
 // row of b and a row of c contiguously.
 template <class T>
 void gemm_ikj(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k) {
+  if (n <= kMaxFixedN) {
+    static constexpr auto kernels = fixed_n_kernels<T>(std::make_index_sequence<kMaxFixedN>{});
+    kernels[size_t(n - 1)](a, b, c, m, k);
+    return;
+  }
   std::fill(c, c + m * n, T(0));
   for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
     int64_t k1 = std::min(k, k0 + kBlockK);

@@ -94,6 +94,28 @@ TYPED_TEST(MatMul, RandomMatricesAgainstANaiveLoop) {
   }
 }
 
+// Widths up to 16 take a kernel per width; 17 takes the general loop.
+TYPED_TEST(MatMul, EveryNarrowWidthAgainstANaiveLoop) {
+  using T = TypeParam;
+  for (int64_t n = 1; n <= 17; ++n) {
+    const int64_t m = 3, k = 9;
+    ag::Tensor a = ag::random_uniform(ag::Shape{2, m, k}, -50, 50, ag::dtype_v<T>, 21);
+    ag::Tensor b = ag::random_uniform(ag::Shape{2, k, n}, -50, 50, ag::dtype_v<T>, 22);
+    std::vector<T> got = values<T>(ag::matmul(a, b));
+    std::vector<T> av = a.to_vector<T>(), bv = b.to_vector<T>();
+    for (int64_t batch = 0; batch < 2; ++batch) {
+      std::vector<T> want = naive_matmul(
+          std::vector<T>(av.begin() + batch * m * k, av.begin() + (batch + 1) * m * k),
+          std::vector<T>(bv.begin() + batch * k * n, bv.begin() + (batch + 1) * k * n), m, n, k);
+      for (int64_t i = 0; i < m * n; ++i) {
+        ASSERT_NEAR(double(got[size_t(batch * m * n + i)]), double(want[size_t(i)]),
+                    std::is_integral_v<T> ? 0.0 : 1e-5 * k * 2500)
+            << "element " << i << " of batch " << batch << ", width " << n;
+      }
+    }
+  }
+}
+
 TYPED_TEST(MatMul, EmptyInnerDimensionGivesZeros) {
   using T = TypeParam;
   ag::Tensor c = ag::matmul(ag::zeros(ag::Shape{2, 0}, ag::dtype_v<T>),
