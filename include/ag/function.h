@@ -152,7 +152,8 @@ class PolymorphicFunction {
       return std::invoke(*f_, std::forward<Args>(args)...);
     }
     detail::Hasher hasher;
-    hasher.h = detail::mix(hasher.h, typeid(R).hash_code());
+    static const size_t result_type_hash = typeid(R).hash_code();  // hashes a name: once
+    hasher.h = detail::mix(hasher.h, result_type_hash);
     (detail::visit_trace_type(hasher, args), ...);
     std::tuple<const std::remove_cvref_t<Args>&...> refs(args...);
     detail::ConcreteCore* concrete =

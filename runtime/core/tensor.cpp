@@ -11,13 +11,18 @@ namespace ag {
 namespace detail {
 
 Storage::Storage(size_t n) : bytes(n) {
+  if (n <= kInlineBytes) {
+    auto at = reinterpret_cast<uintptr_t>(inline_area);
+    data = inline_area + ((kAlignment - at % kAlignment) % kAlignment);
+    return;
+  }
   size_t rounded = (n + kAlignment - 1) / kAlignment * kAlignment;
-  data = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+  data = std::aligned_alloc(kAlignment, rounded);
   if (!data) throw std::bad_alloc();
 }
 
 Storage::~Storage() {
-  std::free(data);
+  if (bytes > kInlineBytes) std::free(data);
 }
 
 Tensor make_eager(DType dtype, const Shape& shape) {

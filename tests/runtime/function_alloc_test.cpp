@@ -6,7 +6,8 @@
 // What the counter sees: every operator new (std::make_shared, std::vector,
 // std::string, ...). Tensor element storage comes from std::aligned_alloc,
 // not operator new, so the data block of a returned tensor is not counted;
-// its Storage object (make_shared) is.
+// its Storage object (make_shared) is, and holds the data of a tensor of up
+// to 64 bytes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
