@@ -25,13 +25,14 @@ namespace detail {
 namespace {
 
 struct Entry {
-  bool staged = false;  // an If/While the tape cannot differentiate yet
+  bool staged = false;  // a staged If/While rather than an op
   ops::OpId op = ops::OpId::kCount;
   ops::Attrs attrs;
   CallSite site;
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
-  std::string what;  // staged: the construct and where it is
+  std::string what;                   // staged: the construct and where it is
+  autodiff::StagedGradient gradient;  // staged: null when not implemented
 };
 
 }  // namespace
@@ -63,16 +64,16 @@ class TapeImpl {
   }
 
   void on_staged(const std::string& what, std::span<const Tensor> inputs,
-                 std::span<const Tensor> outputs) {
+                 std::span<const Tensor> outputs, const autodiff::StagedGradient& gradient) {
     if (!recording_ || !any_tracked(inputs)) return;
     for (const Tensor& t : outputs) track(t);
-    entries_.push_back({true,
-                        ops::OpId::kCount,
-                        {},
-                        {},
-                        {inputs.begin(), inputs.end()},
-                        {outputs.begin(), outputs.end()},
-                        what});
+    Entry e;
+    e.staged = true;
+    e.inputs.assign(inputs.begin(), inputs.end());
+    e.outputs.assign(outputs.begin(), outputs.end());
+    e.what = what;
+    e.gradient = gradient;
+    entries_.push_back(std::move(e));
   }
 
   std::vector<Tensor> gradient(const Tensor& target, const std::vector<GradientSource>& sources,
@@ -90,6 +91,8 @@ class TapeImpl {
   }
   Tensor seed(const Tensor& target, const Tensor& output_gradients) const;
   void backprop_entry(const Entry& e, std::unordered_map<const void*, Tensor>& grads) const;
+  void deliver(const Entry& e, const std::vector<Tensor>& input_grads, std::string_view name,
+               std::unordered_map<const void*, Tensor>& grads) const;
 
   bool persistent_;
   bool watch_accessed_variables_;
@@ -148,13 +151,21 @@ Tensor TapeImpl::seed(const Tensor& target, const Tensor& output_gradients) cons
 void TapeImpl::backprop_entry(const Entry& e,
                               std::unordered_map<const void*, Tensor>& grads) const {
   if (e.staged) {
-    for (const Tensor& out : e.outputs) {
-      if (grads.count(out.id())) {
-        throw UnimplementedError("GradientTape.gradient: the gradient of " + e.what +
-                                 " is not implemented yet; compute the gradient outside the "
-                                 "staged construct, or run it eagerly");
-      }
+    std::vector<Tensor> output_grads(e.outputs.size());
+    bool needed = false;
+    for (size_t k = 0; k < e.outputs.size(); ++k) {
+      auto it = grads.find(e.outputs[k].id());
+      if (it == grads.end()) continue;
+      output_grads[k] = it->second;
+      needed = true;
     }
+    if (!needed) return;
+    if (!e.gradient) {
+      throw UnimplementedError("GradientTape.gradient: the gradient of " + e.what +
+                               " is not implemented yet; compute the gradient outside the "
+                               "staged construct, or run it eagerly");
+    }
+    deliver(e, e.gradient(output_grads), e.what, grads);
     return;
   }
   auto it = grads.find(e.outputs[0].id());
@@ -162,9 +173,15 @@ void TapeImpl::backprop_entry(const Entry& e,
   const ops::OpDef& def = ops::op_def(e.op);
   Tensor grad = it->second;
   ops::GradContext ctx{def.name, e.inputs, e.outputs[0], grad, e.attrs, e.site};
-  std::vector<Tensor> input_grads = def.gradient(ctx);
+  deliver(e, def.gradient(ctx), def.name, grads);
+}
+
+// Adds each input's gradient to what it has; `name` is the op's, for errors.
+void TapeImpl::deliver(const Entry& e, const std::vector<Tensor>& input_grads,
+                       std::string_view name,
+                       std::unordered_map<const void*, Tensor>& grads) const {
   if (input_grads.size() != e.inputs.size()) {
-    throw InternalError("gradient of " + std::string(def.name) + ": gives " +
+    throw InternalError("gradient of " + std::string(name) + ": gives " +
                         std::to_string(input_grads.size()) + " gradients for " +
                         std::to_string(e.inputs.size()) + " inputs");
   }
@@ -175,7 +192,7 @@ void TapeImpl::backprop_entry(const Entry& e,
     if (!is_floating(x.dtype())) {
       std::string where = ops::site_string(e.site);
       throw InvalidArgumentError(
-          "GradientTape.gradient: the gradient flows through " + std::string(def.name) +
+          "GradientTape.gradient: the gradient flows through " + std::string(name) +
           (where.empty() ? "" : " (defined at " + where + ")") + " into its input " +
           std::to_string(i) + ", a " + dtype_string(x.dtype()) +
           " tensor computed from a watched tensor; integer and bool tensors have no gradient. "
@@ -184,7 +201,7 @@ void TapeImpl::backprop_entry(const Entry& e,
     }
     if (g.dtype() != x.dtype() ||
         (g.shape().is_fully_defined() && x.shape().is_fully_defined() && g.shape() != x.shape())) {
-      throw InternalError("gradient of " + std::string(def.name) + ": gives " +
+      throw InternalError("gradient of " + std::string(name) + ": gives " +
                           dtype_string(g.dtype()) + g.shape().to_string() + " for input " +
                           std::to_string(i) + " of " + dtype_string(x.dtype()) +
                           x.shape().to_string());
@@ -262,9 +279,14 @@ std::vector<Tensor> TapeImpl::gradient(const Tensor& target,
     }
     result.push_back(g);
   }
+  // A non-persistent tape is done: it frees what it holds and records no more.
   if (!persistent_) {
     entries_.clear();
     variable_reads_.clear();
+    tracked_.clear();
+    alive_.clear();
+    watched_variables_.clear();
+    watch_accessed_variables_ = false;
   }
   return result;
 }
@@ -319,8 +341,8 @@ Tensor on_variable_read(uint64_t id, bool trainable, const Tensor& value) {
 }
 
 void on_staged_construct(const std::string& what, std::span<const Tensor> inputs,
-                         std::span<const Tensor> outputs) {
-  for (detail::TapeImpl* tape : detail::t_tapes) tape->on_staged(what, inputs, outputs);
+                         std::span<const Tensor> outputs, StagedGradient gradient) {
+  for (detail::TapeImpl* tape : detail::t_tapes) tape->on_staged(what, inputs, outputs, gradient);
 }
 
 }  // namespace ag::autodiff

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "ag/tensor.h"
 
@@ -21,10 +23,15 @@ bool tape_active();
 // same storage.
 Tensor on_variable_read(uint64_t id, bool trainable, const Tensor& value);
 
+// The gradient of a staged construct: the gradients of its inputs from those
+// of its outputs (undefined where an output has none).
+using StagedGradient = std::function<std::vector<Tensor>(std::span<const Tensor> output_gradients)>;
+
 // A staged construct (an If or While node) took `inputs` and gave `outputs`.
-// The tapes have no gradient for it yet: one that needs a gradient through
-// it throws an error that says `what` (the construct and where it is).
+// A tape that needs a gradient through it calls `gradient`; without one it
+// throws an UnimplementedError that says `what` (the construct and where it
+// is), never a zero gradient.
 void on_staged_construct(const std::string& what, std::span<const Tensor> inputs,
-                         std::span<const Tensor> outputs);
+                         std::span<const Tensor> outputs, StagedGradient gradient = nullptr);
 
 }  // namespace ag::autodiff
