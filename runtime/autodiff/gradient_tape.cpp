@@ -161,9 +161,9 @@ void TapeImpl::backprop_entry(const Entry& e,
     }
     if (!needed) return;
     if (!e.gradient) {
-      throw UnimplementedError("GradientTape.gradient: the gradient of " + e.what +
-                               " is not implemented yet; compute the gradient outside the "
-                               "staged construct, or run it eagerly");
+      throw UnimplementedError("GradientTape.gradient: " + e.what +
+                               " has no gradient (not implemented yet); compute the gradient "
+                               "outside it");
     }
     deliver(e, e.gradient(output_grads), e.what, grads);
     return;
@@ -173,6 +173,9 @@ void TapeImpl::backprop_entry(const Entry& e,
   const ops::OpDef& def = ops::op_def(e.op);
   Tensor grad = it->second;
   ops::GradContext ctx{def.name, e.inputs, e.outputs[0], grad, e.attrs, e.site};
+  ctx.needed = 0;
+  for (size_t i = 0; i < e.inputs.size() && i < 64; ++i)
+    if (is_tracked(e.inputs[i])) ctx.needed |= uint64_t{1} << i;
   deliver(e, def.gradient(ctx), def.name, grads);
 }
 

@@ -27,7 +27,8 @@ Tensor on_variable_read(uint64_t id, bool trainable, const Tensor& value);
 // of its outputs (undefined where an output has none).
 using StagedGradient = std::function<std::vector<Tensor>(std::span<const Tensor> output_gradients)>;
 
-// A staged construct (an If or While node) took `inputs` and gave `outputs`.
+// A staged construct (an If or While node) or a host function took `inputs`
+// and gave `outputs`.
 // A tape that needs a gradient through it calls `gradient`; without one it
 // throws an UnimplementedError that says `what` (the construct and where it
 // is), never a zero gradient.

@@ -80,9 +80,14 @@ std::vector<Tensor> replay_node(const graph::Node& node, std::span<const Tensor>
     case NodeKind::AssignSubVariable:
       if (tracing) throw_not_replayable(node, "a variable assignment");
       return {node.variable->update(node.kind, in[0])};
-    case NodeKind::Effect:
+    case NodeKind::Effect: {
       if (tracing) throw_not_replayable(node, "a side effect");
-      return (*node.effect)({in.begin(), in.end()});
+      std::vector<Tensor> results = (*node.effect)({in.begin(), in.end()});
+      // A host function's C++ is opaque to the tapes (as in ag::host_function).
+      if (!results.empty())
+        autodiff::on_staged_construct("the host function '" + node.name + "'", in, results);
+      return results;
+    }
     case NodeKind::If:
       return replay_if(node, in);
     case NodeKind::While:

@@ -19,7 +19,9 @@ std::string site_string(CallSite site);
 
 // `grad` (the shape of the op's output) summed over the axes along which
 // input `input` was broadcast, in that input's shape. An input dim unknown
-// while tracing is an error unless no other input could have broadcast it.
+// while tracing where another input's is known and not 1 is an error (it
+// may be 1 when the graph runs); unknown dims of several inputs on one axis
+// are taken to be equal.
 Tensor unbroadcast(const GradContext& ctx, const Tensor& grad, size_t input);
 
 // `t` with the axes a reduction removed put back as size 1 (its keepdims

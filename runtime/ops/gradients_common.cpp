@@ -33,12 +33,14 @@ Tensor unbroadcast(const GradContext& ctx, const Tensor& grad, size_t input) {
       if (out[d] != 1) axes.push_back(d);
     } else if (in[k] == kUnknownDim) {
       // Broadcast along d happened iff this dim is 1 when the graph runs
-      // and another input's is not: only safe when no other input has it.
+      // and another input's is not. Another input's known dim other than 1
+      // leaves that open: an error. Other inputs' unknown dims are taken to
+      // be equal to this one (a shared batch dim; docs/gradients.md, "Limits").
       for (size_t j = 0; j < ctx.inputs.size(); ++j) {
         if (j == input) continue;
         const Shape& other = ctx.inputs[j].shape();
         int kj = d - (out.rank() - other.rank());
-        if (kj >= 0 && other[kj] != 1) {
+        if (kj >= 0 && other[kj] != 1 && other[kj] != kUnknownDim) {
           throw_gradient_error(ctx, "cannot tell whether input " + std::to_string(input) +
                                         " of shape " + in.to_string() +
                                         " was broadcast along axis " + std::to_string(d) +

@@ -51,52 +51,70 @@ Grads grad_identity(const GradContext& c) {
   return {c.grad};
 }
 
+// The gradient of each input that needs one: `rule(i)` in the op's output
+// shape, summed back to input i's shape.
+template <class Rule>
+Grads per_input(const GradContext& c, Rule rule) {
+  Grads grads(c.inputs.size());
+  for (size_t i = 0; i < grads.size(); ++i)
+    if (c.needs(i)) grads[i] = unbroadcast(c, rule(i), i);
+  return grads;
+}
+
 Grads grad_add(const GradContext& c) {
-  return {unbroadcast(c, c.grad, 0), unbroadcast(c, c.grad, 1)};
+  return per_input(c, [&](size_t) { return c.grad; });
 }
 Grads grad_sub(const GradContext& c) {
-  return {unbroadcast(c, c.grad, 0), unbroadcast(c, neg(c.grad, c.site), 1)};
+  return per_input(c, [&](size_t i) { return i == 0 ? c.grad : neg(c.grad, c.site); });
 }
 Grads grad_mul(const GradContext& c) {
-  const Tensor &a = c.inputs[0], &b = c.inputs[1];
-  return {unbroadcast(c, mul(c.grad, b, c.site), 0), unbroadcast(c, mul(c.grad, a, c.site), 1)};
+  return per_input(c, [&](size_t i) { return mul(c.grad, c.inputs[1 - i], c.site); });
 }
 // d(a/b)/db = -a/b^2 = -(a/b)/b: reuses the forward's quotient.
 Grads grad_div(const GradContext& c) {
   const Tensor& b = c.inputs[1];
-  return {unbroadcast(c, div(c.grad, b, c.site), 0),
-          unbroadcast(c, neg(mul(c.grad, div(c.output, b, c.site), c.site), c.site), 1)};
+  return per_input(c, [&](size_t i) {
+    return i == 0 ? div(c.grad, b, c.site)
+                  : neg(mul(c.grad, div(c.output, b, c.site), c.site), c.site);
+  });
 }
 // mod(a, b) = a - floordiv(a, b) * b.
 Grads grad_mod(const GradContext& c) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
-  return {unbroadcast(c, c.grad, 0),
-          unbroadcast(c, neg(mul(c.grad, floordiv(a, b, c.site), c.site), c.site), 1)};
+  return per_input(c, [&](size_t i) {
+    return i == 0 ? c.grad : neg(mul(c.grad, floordiv(a, b, c.site), c.site), c.site);
+  });
 }
 // d/db a^b = a^b log(a), taken as 0 where a <= 0 (TensorFlow's choice).
 Grads grad_pow(const GradContext& c) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
-  Tensor ga = mul(mul(c.grad, b, c.site), pow(a, sub(b, 1, c.site), c.site), c.site);
-  Tensor positive = greater(a, 0, c.site);
-  Tensor log_a = where(positive, log(where(positive, a, 1, c.site), c.site), 0, c.site);
-  Tensor gb = mul(mul(c.grad, c.output, c.site), log_a, c.site);
-  return {unbroadcast(c, ga, 0), unbroadcast(c, gb, 1)};
+  return per_input(c, [&](size_t i) {
+    if (i == 0) return mul(mul(c.grad, b, c.site), pow(a, sub(b, 1, c.site), c.site), c.site);
+    Tensor positive = greater(a, 0, c.site);
+    Tensor log_a = where(positive, log(where(positive, a, 1, c.site), c.site), 0, c.site);
+    return mul(mul(c.grad, c.output, c.site), log_a, c.site);
+  });
 }
 // A tie sends the whole gradient to the first operand, as TensorFlow.
 Grads grad_maximum(const GradContext& c) {
   Tensor first = greater_equal(c.inputs[0], c.inputs[1], c.site);
-  return {unbroadcast(c, where(first, c.grad, 0, c.site), 0),
-          unbroadcast(c, where(first, 0, c.grad, c.site), 1)};
+  return per_input(c, [&](size_t i) {
+    return i == 0 ? where(first, c.grad, 0, c.site) : where(first, 0, c.grad, c.site);
+  });
 }
 Grads grad_minimum(const GradContext& c) {
   Tensor first = less_equal(c.inputs[0], c.inputs[1], c.site);
-  return {unbroadcast(c, where(first, c.grad, 0, c.site), 0),
-          unbroadcast(c, where(first, 0, c.grad, c.site), 1)};
+  return per_input(c, [&](size_t i) {
+    return i == 0 ? where(first, c.grad, 0, c.site) : where(first, 0, c.grad, c.site);
+  });
 }
+// The condition is bool: it gets none.
 Grads grad_where(const GradContext& c) {
   const Tensor& cond = c.inputs[0];
-  return {Tensor(), unbroadcast(c, where(cond, c.grad, 0, c.site), 1),
-          unbroadcast(c, where(cond, 0, c.grad, c.site), 2)};
+  Grads grads(3);
+  if (c.needs(1)) grads[1] = unbroadcast(c, where(cond, c.grad, 0, c.site), 1);
+  if (c.needs(2)) grads[2] = unbroadcast(c, where(cond, 0, c.grad, c.site), 2);
+  return grads;
 }
 // clip_by_value(t, lo, hi) = maximum(minimum(t, hi), lo): the rules of
 // minimum and maximum composed, ties included.
@@ -104,11 +122,11 @@ Grads grad_clip_by_value(const GradContext& c) {
   const Tensor &t = c.inputs[0], &lo = c.inputs[1], &hi = c.inputs[2];
   Tensor below_hi = less_equal(t, hi, c.site);
   Tensor above_lo = greater_equal(minimum(t, hi, c.site), lo, c.site);
-  Tensor gt = where(logical_and(below_hi, above_lo, c.site), c.grad, 0, c.site);
-  Tensor ghi =
-      where(logical_and(logical_not(below_hi, c.site), above_lo, c.site), c.grad, 0, c.site);
-  Tensor glo = where(above_lo, 0, c.grad, c.site);
-  return {gt, unbroadcast(c, glo, 1), unbroadcast(c, ghi, 2)};
+  return per_input(c, [&](size_t i) {
+    if (i == 0) return where(logical_and(below_hi, above_lo, c.site), c.grad, 0, c.site);
+    if (i == 1) return where(above_lo, 0, c.grad, c.site);
+    return where(logical_and(logical_not(below_hi, c.site), above_lo, c.site), c.grad, 0, c.site);
+  });
 }
 
 }  // namespace ag::ops

@@ -41,8 +41,10 @@ Grads grad_matmul(const GradContext& c) {
   std::vector<int64_t> swap_last(size_t(a.rank()));
   std::iota(swap_last.begin(), swap_last.end(), 0);
   std::swap(swap_last[swap_last.size() - 2], swap_last[swap_last.size() - 1]);
-  return {matmul(c.grad, transpose(b, swap_last, c.site), c.site),
-          matmul(transpose(a, swap_last, c.site), c.grad, c.site)};
+  Grads grads(2);
+  if (c.needs(0)) grads[0] = matmul(c.grad, transpose(b, swap_last, c.site), c.site);
+  if (c.needs(1)) grads[1] = matmul(transpose(a, swap_last, c.site), c.grad, c.site);
+  return grads;
 }
 
 Grads grad_transpose(const GradContext& c) {
@@ -83,7 +85,8 @@ Grads grad_concat(const GradContext& c) {
   int64_t axis = normalized(c.attrs.axis, rank);
   Grads grads;
   int64_t offset = 0;
-  for (const Tensor& x : c.inputs) {
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const Tensor& x = c.inputs[i];
     int64_t length = x.shape()[int(axis)];
     if (length == kUnknownDim) {
       throw_gradient_error(c, "needs each input's size along the axis known while tracing, got " +
@@ -92,7 +95,7 @@ Grads grad_concat(const GradContext& c) {
     std::vector<int64_t> begin(size_t(rank), 0), size(size_t(rank), -1);
     begin[size_t(axis)] = offset;
     size[size_t(axis)] = length;
-    grads.push_back(slice(c.grad, begin, size, c.site));
+    grads.push_back(c.needs(i) ? slice(c.grad, begin, size, c.site) : Tensor());
     offset += length;
   }
   return grads;
@@ -102,7 +105,7 @@ Grads grad_stack(const GradContext& c) {
   int64_t axis = normalized(c.attrs.axis, c.output.rank());
   Grads grads;
   for (size_t i = 0; i < c.inputs.size(); ++i)
-    grads.push_back(gather(c.grad, Tensor(int64_t(i)), axis, c.site));
+    grads.push_back(c.needs(i) ? gather(c.grad, Tensor(int64_t(i)), axis, c.site) : Tensor());
   return grads;
 }
 

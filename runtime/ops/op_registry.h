@@ -85,6 +85,11 @@ struct GradContext {
   const Tensor& grad;
   const Attrs& attrs;
   CallSite site;
+  // Bit i: input i depends on a watched tensor (inputs from 64 on: always).
+  uint64_t needed = ~uint64_t{0};
+
+  // Whether input i needs its gradient; a rule may skip the others.
+  bool needs(size_t i) const { return i >= 64 || ((needed >> i) & 1); }
 };
 // One gradient per input, each of that input's shape and dtype; an undefined
 // tensor for an input that gets none (an index, a condition). Written with

@@ -433,4 +433,89 @@ TEST(GradientTape, GradientThroughAStagedWhileIsAClearError) {
   EXPECT_THROW_CONTAINS(f(f64({1, 2})), ag::UnimplementedError, "the staged while 'While'");
 }
 
+TEST(GradientTape, GradientThroughATensorArrayIsAClearError) {
+  Tensor x = f64({1, 2});
+  ag::GradientTape tape;
+  tape.watch(x);
+  // Under a tape an eager write is an op the tape sees, not an in-place copy
+  // it would miss (which would give a silently wrong gradient).
+  ag::TensorArray ta(ag::float64, 2);
+  ta.write(0, x);
+  ta.write(1, x * 2.0);
+  Tensor y = ag::reduce_sum(ta.stack()) + ag::reduce_sum(x);
+  EXPECT_THROW_CONTAINS(tape.gradient(y, x), ag::UnimplementedError,
+                        "gradient of tensor_array_write (defined at ");
+}
+
+TEST(GradientTape, BroadcastAlongADimUnknownWhileTracing) {
+  // x's batch dim is unknown, but b has no such axis: b's gradient sums it.
+  auto bias_grad = ag::function(
+      [](const Tensor& x, const Tensor& b) {
+        ag::GradientTape tape;
+        tape.watch(b);
+        Tensor y = x + b;
+        return tape.gradient(ag::reduce_sum(y * y), b);
+      },
+      {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim, 3}, ag::float64),
+                                      ag::TensorSpec({3}, ag::float64)}});
+  expect_values(bias_grad(doubles({1, 2, 3, 4, 5, 6}, {2, 3}), f64({1, 1, 1})), {14, 18, 22});
+  // An unknown dim against a known 3: it may be 1 (broadcast) or 3 when the
+  // graph runs, so the gradient is an error rather than a guess.
+  auto ambiguous = ag::function(
+      [](const Tensor& a, const Tensor& b) {
+        ag::GradientTape tape;
+        tape.watch(a);
+        return tape.gradient(ag::reduce_sum(a * b), a);
+      },
+      {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim}, ag::float64),
+                                      ag::TensorSpec({3}, ag::float64)}});
+  EXPECT_THROW_CONTAINS(ambiguous(f64({1}), f64({3, 4, 5})), ag::UnimplementedError,
+                        "cannot tell whether input 0 of shape (None,) was broadcast along axis 0");
+}
+
+// A linear model trained by a traced step (tape, gradient, update in one
+// graph) follows the eager steps exactly.
+TEST(GradientTape, TracedTrainingStepMatchesEagerSteps) {
+  Tensor x = doubles({0, 1, 2, 3, 4, 5}, {3, 2});
+  Tensor y = doubles({1, 3, 5}, {3, 1});
+  auto make_step = [&](ag::Variable& w, ag::Variable& b) {
+    return [&w, &b](const Tensor& x, const Tensor& y) {
+      ag::GradientTape tape;
+      Tensor err = ag::matmul(x, w) + b - y;
+      Tensor loss = ag::reduce_mean(err * err);
+      std::vector<Tensor> grads = tape.gradient(loss, std::vector<ag::Variable>{w, b});
+      w.assign_sub(grads[0] * 0.05);
+      b.assign_sub(grads[1] * 0.05);
+      return loss;
+    };
+  };
+  ag::Variable w1(doubles({0, 0}, {2, 1}), "w"), b1(doubles({0}, {1}), "b");
+  ag::Variable w2(doubles({0, 0}, {2, 1}), "w"), b2(doubles({0}, {1}), "b");
+  auto eager_step = make_step(w1, b1);
+  auto traced_step = ag::function(make_step(w2, b2));
+  double first = 0, last = 0;
+  for (int i = 0; i < 50; ++i) {
+    double e = eager_step(x, y).item<double>();
+    double g = traced_step(x, y).item<double>();
+    EXPECT_NEAR(g, e, 1e-9 * (1 + e)) << "step " << i;
+    if (i == 0) first = e;
+    last = e;
+  }
+  EXPECT_LT(last, first / 10);
+  expect_values(w2.read(), w1.read().to_vector<double>(), 1e-9);
+  EXPECT_EQ(traced_step.tracing_count(), 1);
+}
+
+TEST(GradientTape, GradientThroughAHostFunctionIsAClearError) {
+  Tensor x = f64({1, 2});
+  ag::GradientTape tape;
+  tape.watch(x);
+  std::vector<Tensor> doubled = ag::host_function(
+      [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * 2.0}; }, {x},
+      {ag::TensorSpec({2}, ag::float64)}, "double_it");
+  Tensor y = ag::reduce_sum(doubled[0] + x);
+  EXPECT_THROW_CONTAINS(tape.gradient(y, x), ag::UnimplementedError,
+                        "the host function 'double_it' (called at ");
+}
+
 }  // namespace
