@@ -5,6 +5,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "autodiff/tape.h"
 #include "trace/trace_state.h"
 
 namespace ag {
@@ -93,7 +94,16 @@ std::vector<Tensor> host_function(HostFn fn, const std::vector<Tensor>& inputs,
     }
     return results;
   };
-  return run_or_record(name, std::move(effect), inputs, output_specs, site);
+  std::vector<Tensor> results = run_or_record(name, std::move(effect), inputs, output_specs, site);
+  // Its C++ is opaque to a tape: a gradient through it is an error, never a
+  // silently missing term.
+  if (autodiff::tape_active()) {
+    std::string where = site.line() ? std::string(" (called at ") + site.file_name() + ":" +
+                                          std::to_string(site.line()) + ")"
+                                    : "";
+    autodiff::on_staged_construct("the host function '" + name + "'" + where, inputs, results);
+  }
+  return results;
 }
 
 }  // namespace api

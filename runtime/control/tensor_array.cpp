@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ag/control_flow.h"
+#include "autodiff/tape.h"
 #include "ops/dispatch.h"
 #include "trace/tracer.h"
 
@@ -17,11 +18,11 @@ namespace {
 // (the buffer is copied first only if another tensor shares it), so a loop
 // of n writes costs O(n) elements, not O(n^2). Anything else (growth, bad
 // index, mismatched shapes, tracing) goes through the TensorArrayWrite op and
-// its checks.
+// its checks; so does every write under a gradient tape, which must see it.
 bool write_in_place(Tensor& buffer, const Tensor& index, const Tensor& value) {
-  if (trace::is_tracing() || !buffer.defined() || buffer.is_symbolic() || index.is_symbolic() ||
-      value.is_symbolic() || !is_integer(index.dtype()) || index.rank() != 0 ||
-      value.dtype() != buffer.dtype()) {
+  if (trace::is_tracing() || autodiff::tape_active() || !buffer.defined() || buffer.is_symbolic() ||
+      index.is_symbolic() || value.is_symbolic() || !is_integer(index.dtype()) ||
+      index.rank() != 0 || value.dtype() != buffer.dtype()) {
     return false;
   }
   const Shape& full = buffer.shape();

@@ -1,0 +1,38 @@
+// What the layers above autodiff tell the active gradient tapes about values
+// that do not come from ops::apply (whose ops the tapes see through
+// ops::OpObserver): variable reads and staged control flow. Internal to the
+// runtime.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ag/tensor.h"
+
+namespace ag::autodiff {
+
+// True when a gradient tape is alive on this thread.
+bool tape_active();
+
+// A read of variable `id` gave `value`. Returns the tensor the reader should
+// use: `value` itself, or, when a tape records the read, a handle with its
+// own identity, so that the tape tells this read from other uses of the
+// same storage.
+Tensor on_variable_read(uint64_t id, bool trainable, const Tensor& value);
+
+// The gradient of a staged construct: the gradients of its inputs from those
+// of its outputs (undefined where an output has none).
+using StagedGradient = std::function<std::vector<Tensor>(std::span<const Tensor> output_gradients)>;
+
+// A staged construct (an If or While node) or a host function took `inputs`
+// and gave `outputs`.
+// A tape that needs a gradient through it calls `gradient`; without one it
+// throws an UnimplementedError that says `what` (the construct and where it
+// is), never a zero gradient.
+void on_staged_construct(const std::string& what, std::span<const Tensor> inputs,
+                         std::span<const Tensor> outputs, StagedGradient gradient = nullptr);
+
+}  // namespace ag::autodiff

@@ -1,0 +1,123 @@
+// replay_body (control/replay.h).
+#include "control/replay.h"
+
+#include <string>
+
+#include "ag/control_flow.h"
+#include "autodiff/tape.h"
+#include "graph/variable_state.h"
+#include "ops/dispatch.h"
+#include "trace/trace_state.h"
+
+namespace ag::detail {
+namespace {
+
+[[noreturn]] void throw_not_replayable(const graph::Node& node, const std::string& what) {
+  throw UnimplementedError("a gradient through a staged if whose branch holds " + what + " ('" +
+                           node.name +
+                           "') is not implemented yet: running it again for the "
+                           "gradient would change the program");
+}
+
+Tensor read_variable(const graph::Node& node) {
+  VariableState& v = *node.variable;
+  Tensor value;
+  if (trace::current()) {
+    graph::Node read;
+    read.kind = graph::NodeKind::ReadVariable;
+    read.variable = node.variable;
+    read.outputs = {{v.dtype, v.shape}};
+    value = trace::add_node(std::move(read))[0];
+  } else {
+    value = v.read();
+  }
+  return autodiff::on_variable_read(v.id, v.trainable, value);
+}
+
+std::vector<Tensor> replay_if(const graph::Node& node, std::span<const Tensor> in) {
+  if (!in[0].is_symbolic())
+    return replay_body(*node.subgraphs[in[0].item<bool>() ? 0 : 1], in.subspan(1));
+  std::vector<Tensor> outputs(node.outputs.size());
+  auto branch = [&](size_t which) {
+    return [&, which] {
+      std::vector<Tensor> values = replay_body(*node.subgraphs[which], in.subspan(1));
+      for (size_t k = 0; k < outputs.size(); ++k) outputs[k] = values[k];
+    };
+  };
+  if_stmt(in[0], branch(0), branch(1), state({AG_RETVAL_PREFIX "if"}, outputs));
+  return outputs;
+}
+
+std::vector<Tensor> replay_while(const graph::Node& node, std::span<const Tensor> in) {
+  if (trace::current()) throw_not_replayable(node, "a while loop");
+  size_t num_vars = node.outputs.size();
+  std::vector<Tensor> args(in.begin(), in.end());
+  int64_t maximum = node.attrs.ints.empty() ? -1 : node.attrs.ints[0];
+  for (int64_t iteration = 0;; ++iteration) {
+    if (!replay_body(*node.subgraphs[0], args)[0].item<bool>()) break;
+    if (maximum >= 0 && iteration >= maximum) break;
+    std::vector<Tensor> next = replay_body(*node.subgraphs[1], args);
+    std::copy(next.begin(), next.end(), args.begin());
+  }
+  args.resize(num_vars);
+  return args;
+}
+
+std::vector<Tensor> replay_node(const graph::Node& node, std::span<const Tensor> in) {
+  using graph::NodeKind;
+  bool tracing = trace::current() != nullptr;
+  switch (node.kind) {
+    case NodeKind::Const:
+      return {node.value};
+    case NodeKind::Op:
+      if (tracing && (ops::op_def(node.op).flags & ops::kStateful))
+        throw_not_replayable(node, "a random op");
+      return {ops::apply(node.op, in, node.attrs, node.site)};
+    case NodeKind::ReadVariable:
+      return {read_variable(node)};
+    case NodeKind::AssignVariable:
+    case NodeKind::AssignAddVariable:
+    case NodeKind::AssignSubVariable:
+      if (tracing) throw_not_replayable(node, "a variable assignment");
+      return {node.variable->update(node.kind, in[0])};
+    case NodeKind::Effect: {
+      if (tracing) throw_not_replayable(node, "a side effect");
+      std::vector<Tensor> results = (*node.effect)({in.begin(), in.end()});
+      // A host function's C++ is opaque to the tapes (as in ag::host_function).
+      if (!results.empty())
+        autodiff::on_staged_construct("the host function '" + node.name + "'", in, results);
+      return results;
+    }
+    case NodeKind::If:
+      return replay_if(node, in);
+    case NodeKind::While:
+      return replay_while(node, in);
+    case NodeKind::Placeholder:
+      break;
+  }
+  throw InternalError("replay: unexpected node '" + node.name + "'");
+}
+
+}  // namespace
+
+std::vector<Tensor> replay_body(const graph::Body& body, std::span<const Tensor> inputs) {
+  std::vector<std::vector<Tensor>> values(body.nodes.size());
+  for (size_t i = 0; i < body.placeholders.size(); ++i)
+    values[size_t(body.placeholders[i])] = {inputs[i]};
+  std::vector<Tensor> in;
+  for (size_t n = 0; n < body.nodes.size(); ++n) {
+    const graph::Node& node = body.nodes[n];
+    if (node.kind == graph::NodeKind::Placeholder) continue;
+    in.clear();
+    for (const graph::ValueRef& v : node.inputs)
+      in.push_back(values[size_t(v.node)][size_t(v.output)]);
+    values[n] = replay_node(node, in);
+  }
+  std::vector<Tensor> outputs;
+  outputs.reserve(body.outputs.size());
+  for (const graph::ValueRef& v : body.outputs)
+    outputs.push_back(values[size_t(v.node)][size_t(v.output)]);
+  return outputs;
+}
+
+}  // namespace ag::detail
