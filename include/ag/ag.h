@@ -9,6 +9,7 @@
 #include "ag/error.h"
 #include "ag/function.h"
 #include "ag/ops.h"
+#include "ag/optimizers.h"
 #include "ag/shape.h"
 #include "ag/tensor.h"
 #include "ag/tensor_array.h"
