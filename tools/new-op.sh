@@ -9,7 +9,7 @@
 #
 # --elementwise unary|binary (4 files and the test):
 #   runtime/ops/ops.def       an AG_ELEMENTWISE_OP line (kernel and scalar
-#                             kernel come from the functor)
+#                             kernel come from the functor; gradient grad_NAME)
 #   runtime/ops/scalar_ops.h  the functor, which throws until written
 #   include/ag/ops.h          the public declaration
 #   runtime/ops/api.cpp       the public definition (binary: dtype promotion)
@@ -19,7 +19,12 @@
 #   runtime/ops/kernels_FAMILY.cpp       kernel_NAME (FAMILY: layout by default,
 #                                        reduce, linalg, creation, control)
 #   include/ag/ops.h, runtime/ops/api.cpp
-# and in both cases tests/runtime/equivalence_test.cpp: a case in make_cases().
+# and in both cases grad_NAME in runtime/ops/gradients_elementwise.cpp (reduce:
+# gradients_reduce.cpp, other families: gradients_layout.cpp), which throws
+# until written (or replace it by `not_differentiable` in ops.def), and
+# tests/runtime/equivalence_test.cpp: a case in make_cases(). The finite
+# difference test (tests/runtime/gradient_ops_test.cpp) fails until the op
+# has a case there.
 #
 # Then: pick the infer rule and the dtypes (the generated lines say which
 # default they took), write the arithmetic, build runtime_tests and run
@@ -57,6 +62,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 ops_def=$root/runtime/ops/ops.def
 scalar_ops=$root/runtime/ops/scalar_ops.h
 infer=$root/runtime/ops/infer.cpp
+case $kind/$family in
+  unary/* | binary/*) gradients=$root/runtime/ops/gradients_elementwise.cpp ;;
+  general/reduce) gradients=$root/runtime/ops/gradients_reduce.cpp ;;
+  *) gradients=$root/runtime/ops/gradients_layout.cpp ;;
+esac
 kernels=$root/runtime/ops/kernels_$family.cpp
 ops_h=$root/include/ag/ops.h
 api=$root/runtime/ops/api.cpp
@@ -98,7 +108,7 @@ case $kind in
       arity=2 infer_fn=infer_binary_numeric params="T, T" call='x[0], x[1]'
     fi
     insert_after "$ops_def" "^AG_ELEMENTWISE_OP\(\w+, \"\w+\", $arity," \
-      "AG_ELEMENTWISE_OP($id, \"$name\", $arity, $infer_fn, kernel_$name, $functor)"
+      "AG_ELEMENTWISE_OP($id, \"$name\", $arity, $infer_fn, kernel_$name, $functor, grad_$name)"
     insert_before "$scalar_ops" '^} +// namespace ag::ops::scalar' \
       "// TODO(new-op.sh): $name's arithmetic on one element; Numeric is the dtypes it
 // supports (Floating, BoolOnly, Any), matching $infer_fn in ops.def.
@@ -131,7 +141,7 @@ struct $functor : Numeric {
   general)
     insert_before "$ops_def" '^#ifdef AG_OPS_DEF_DEFAULT_ELEMENTWISE_OP' \
       "// TODO(new-op.sh): move to its section; arity, attrs and flags.
-AG_OP($id, \"$name\", 1, infer_$name, kernel_$name, kNone)
+AG_OP($id, \"$name\", 1, infer_$name, kernel_$name, kNone, grad_$name)
 "
     insert_before "$infer" '^} +// namespace ag::ops$' \
       "// TODO(new-op.sh): $name's output dtype and shape, and its errors.
@@ -158,7 +168,14 @@ Tensor $name(const Tensor& x, CallSite site = CallSite::current());
   c.push_back({\"$name\", kAll, samples({{2, 3}}), [](const Tensors& x) { return ag::$name(x[0]); }});"
     ;;
 esac
-changed+=("$ops_def" "$ops_h" "$api" "$test")
+insert_before "$gradients" '^} +// namespace ag::ops$' \
+  "// TODO(new-op.sh): $name's gradient with the public ops (one per input; an
+// undefined tensor for none), or mark the op not_differentiable in ops.def.
+Grads grad_$name(const GradContext&) {
+  throw InternalError($stub_error);
+}
+"
+changed+=("$ops_def" "$gradients" "$ops_h" "$api" "$test")
 
 if command -v clang-format-19 >/dev/null; then
   for f in "${changed[@]}"; do

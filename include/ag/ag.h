@@ -8,6 +8,7 @@
 #include "ag/eigen.h"
 #include "ag/error.h"
 #include "ag/function.h"
+#include "ag/gradients.h"
 #include "ag/ops.h"
 #include "ag/optimizers.h"
 #include "ag/shape.h"

@@ -21,10 +21,12 @@ class Variable {
   // While a function is traced, a variable may be created only on that
   // function's first trace (per ag::Module instance for methods); it is then
   // created once, eagerly, like TensorFlow's init_scope.
-  explicit Variable(const Tensor& initial_value, std::string name = "");
+  // A trainable variable read under an ag::GradientTape is watched by it
+  // (tf.Variable's trainable).
+  explicit Variable(const Tensor& initial_value, std::string name = "", bool trainable = true);
   template <Arithmetic T>
-  explicit Variable(T initial_value, std::string name = "")
-      : Variable(Tensor(initial_value), std::move(name)) {}
+  explicit Variable(T initial_value, std::string name = "", bool trainable = true)
+      : Variable(Tensor(initial_value), std::move(name), trainable) {}
 
   // The current value; a ReadVariable node while tracing.
   Tensor read() const;
@@ -51,6 +53,7 @@ class Variable {
   DType dtype() const;
   const Shape& shape() const;
   const std::string& name() const;
+  bool trainable() const;
   // Never reused by another variable.
   uint64_t id() const;
   // "ag::Variable('v', shape=(), dtype=int32, numpy=3)"

@@ -6,11 +6,14 @@
 // variable; then one placeholder per captured outer value. Both bodies of a
 // node get the same capture list (the union), so the node's inputs bind them
 // positionally.
+#include <algorithm>
 #include <map>
+#include <span>
 #include <string>
 #include <tuple>
 
 #include "ag/control_flow.h"
+#include "autodiff/tape.h"
 #include "core/tensor_impl.h"
 #include "ops/dispatch.h"
 #include "trace/trace_state.h"
@@ -133,6 +136,23 @@ void bind_captures(TraceState& state, size_t fixed,
   body.placeholders = std::move(inputs);
 }
 
+// Tells the gradient tapes, which cannot differentiate a staged node yet,
+// about one: what it is and where (its function and first user line).
+void tell_tapes(const char* construct, const graph::Node& node, std::span<const Tensor> inputs,
+                std::span<const Tensor> results) {
+  std::string what = std::string("the staged ") + construct + " '" + node.name + "' in function '" +
+                     node.function + "'";
+  for (const auto& body : node.subgraphs) {
+    auto it = std::find_if(body->nodes.begin(), body->nodes.end(),
+                           [](const graph::Node& n) { return n.site.line() != 0; });
+    if (it == body->nodes.end()) continue;
+    what += " (its body starts at " + std::string(it->site.file_name()) + ":" +
+            std::to_string(it->site.line()) + ")";
+    break;
+  }
+  autodiff::on_staged_construct(what, inputs, results);
+}
+
 struct Branch {
   std::shared_ptr<TraceState> state;
   std::vector<Tensor> values;
@@ -227,6 +247,11 @@ void stage_if(const Tensor& pred, FnRef<void()> then_fn, FnRef<void()> else_fn,
   node.subgraphs = {then_branch.state->body, else_branch.state->body};
   for (const Output& o : outputs) node.outputs.push_back(o.type);
   std::vector<Tensor> results = trace::add_node(std::move(node));
+  if (autodiff::tape_active()) {
+    std::vector<Tensor> inputs = {pred};
+    for (const auto& [key, outer] : captures) inputs.push_back(outer);
+    tell_tapes("if", trace::current()->body->nodes.back(), inputs, results);
+  }
   std::vector<Leaf> now = collect_checked(collect, leaves.size(), "if");
   for (size_t i = 0; i < outputs.size(); ++i) *now[outputs[i].leaf].tensor = results[i];
 }
@@ -359,6 +384,12 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
   node.outputs = types;
   if (options.maximum_iterations) node.attrs.ints = {*options.maximum_iterations};
   std::vector<Tensor> results = trace::add_node(std::move(node));
+  if (autodiff::tape_active()) {
+    std::vector<Tensor> inputs;
+    for (size_t k : vars) inputs.push_back(initial[k]);
+    for (const auto& [key, outer] : captures) inputs.push_back(outer);
+    tell_tapes("while", trace::current()->body->nodes.back(), inputs, results);
+  }
   std::vector<Leaf> now = collect_checked(collect, n, "while");
   for (size_t i = 0; i < vars.size(); ++i) *now[vars[i]].tensor = results[i];
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "function/concrete.h"
+#include "function/tape_replay.h"
 #include "trace/trace_state.h"
 
 namespace ag::detail {
@@ -55,6 +56,8 @@ const std::vector<Atom>& concrete_atoms(const ConcreteCore& core) {
 
 void run_concrete(const ConcreteCore& core, std::span<const Tensor* const> inputs,
                   std::vector<Tensor>& outputs) {
+  // The plan's kernels would be invisible to a gradient tape.
+  if (must_replay_for_tape()) return replay_for_tape(core, inputs, outputs);
   core.plan->run(inputs, outputs);
 }
 

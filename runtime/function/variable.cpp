@@ -3,6 +3,7 @@
 #include <atomic>
 #include <ostream>
 
+#include "autodiff/tape.h"
 #include "graph/variable_state.h"
 #include "trace/trace_state.h"
 
@@ -28,7 +29,7 @@ std::vector<Tensor> add_variable_node(graph::NodeKind kind,
 
 }  // namespace
 
-Variable::Variable(const Tensor& initial_value, std::string name) {
+Variable::Variable(const Tensor& initial_value, std::string name, bool trainable) {
   if (trace::TraceState* trace = trace::current()) {
     if (!trace->allow_variable_creation) {
       throw ValueError(
@@ -51,11 +52,15 @@ Variable::Variable(const Tensor& initial_value, std::string name) {
   state_->shape = initial_value.shape();
   state_->id = g_next_variable_id++;
   state_->name = name.empty() ? "Variable" : std::move(name);
+  state_->trainable = trainable;
 }
 
 Tensor Variable::read() const {
-  if (trace::current()) return add_variable_node(graph::NodeKind::ReadVariable, state_, nullptr)[0];
-  return state_->read();
+  Tensor value = trace::current()
+                     ? add_variable_node(graph::NodeKind::ReadVariable, state_, nullptr)[0]
+                     : state_->read();
+  if (!autodiff::tape_active()) return value;
+  return autodiff::on_variable_read(state_->id, state_->trainable, value);
 }
 
 Tensor Variable::assign(const Tensor& value) {
@@ -84,6 +89,9 @@ const Shape& Variable::shape() const {
 }
 const std::string& Variable::name() const {
   return state_->name;
+}
+bool Variable::trainable() const {
+  return state_->trainable;
 }
 uint64_t Variable::id() const {
   return state_->id;

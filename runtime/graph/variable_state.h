@@ -17,6 +17,7 @@ struct VariableState {
   Shape shape;
   uint64_t id = 0;
   std::string name;
+  bool trainable = true;  // watched by the gradient tapes it is read under
 
   Tensor read();
   // Replaces, adds to or subtracts from the value; returns the new value.

@@ -10,6 +10,7 @@
 namespace ag::ops {
 namespace {
 std::atomic<const TraceHooks*> g_trace_hooks{nullptr};
+thread_local OpObserver* t_op_observer = nullptr;
 
 // An error of an op's shape rule or kernel names the op, as TensorFlow's
 // eager "[Op:AddV2]", unless its message starts with the name already.
@@ -22,6 +23,10 @@ std::atomic<const TraceHooks*> g_trace_hooks{nullptr};
 
 void install_trace_hooks(const TraceHooks* hooks) {
   g_trace_hooks.store(hooks, std::memory_order_release);
+}
+
+void set_op_observer(OpObserver* observer) {
+  t_op_observer = observer;
 }
 
 namespace {
@@ -95,8 +100,10 @@ Tensor run_on_shapes(OpId op, std::span<const ValueType> inputs, const Attrs& at
   return infer_and_run(def, inputs, {}, kin, attrs, nullptr);
 }
 
-Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, CallSite site) {
-  const OpDef& def = op_def(op);
+namespace {
+
+Tensor record_or_run(const OpDef& def, std::span<const Tensor> inputs, const Attrs& attrs,
+                     CallSite site) {
   bool symbolic = false;
   for (const Tensor& t : inputs) symbolic |= t.is_symbolic();
   if (symbolic || (def.flags & kStateful)) {
@@ -104,11 +111,21 @@ Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, CallSi
     if (symbolic || (hooks && hooks->is_tracing())) {
       if (!hooks)
         throw InternalError(std::string(def.name) + ": a symbolic input before any trace");
-      return hooks->record_op(op, inputs, attrs, site);
+      return hooks->record_op(def.id, inputs, attrs, site);
     }
   }
-  if (def.flags & kStateful) return run_eager(op, inputs, attrs, &eager_random_state(attrs.seed));
-  return run_eager(op, inputs, attrs, nullptr);
+  if (def.flags & kStateful)
+    return run_eager(def.id, inputs, attrs, &eager_random_state(attrs.seed));
+  return run_eager(def.id, inputs, attrs, nullptr);
+}
+
+}  // namespace
+
+Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, CallSite site) {
+  Tensor output = record_or_run(op_def(op), inputs, attrs, site);
+  if (OpObserver* observer = t_op_observer) [[unlikely]]
+    observer->on_op(op, inputs, attrs, site, output);
+  return output;
 }
 
 }  // namespace ag::ops

@@ -37,4 +37,19 @@ struct TraceHooks {
 // `hooks` must outlive every later apply().
 void install_trace_hooks(const TraceHooks* hooks);
 
+// Gradient tapes sit above ops (runtime/autodiff): while one is alive on a
+// thread it installs an observer that sees every op apply() runs there,
+// eager or traced, with its output. With no tape, apply() pays one
+// thread-local load.
+class OpObserver {
+ public:
+  virtual void on_op(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, CallSite site,
+                     const Tensor& output) = 0;
+
+ protected:
+  ~OpObserver() = default;
+};
+// Sets this thread's observer (null: none).
+void set_op_observer(OpObserver* observer);
+
 }  // namespace ag::ops

@@ -1,14 +1,16 @@
-// Declarations of every infer and kernel function named in ops.def. Each is
-// defined exactly once, in runtime/ops/infer.cpp or one kernels_*.cpp file.
+// Declarations of every infer, kernel and gradient function named in ops.def.
+// Each is defined exactly once, in runtime/ops/infer.cpp, one kernels_*.cpp
+// or one gradients_*.cpp file.
 #pragma once
 
 #include "ops/op_registry.h"
 
 namespace ag::ops {
 
-#define AG_OP(id, name, arity, infer, kernel, flags) \
-  ValueType infer(const InferContext&);              \
-  void kernel(const KernelContext&);
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient) \
+  ValueType infer(const InferContext&);                        \
+  void kernel(const KernelContext&);                           \
+  std::vector<Tensor> gradient(const GradContext&);
 #include "ops/ops.def"
 #undef AG_OP
 

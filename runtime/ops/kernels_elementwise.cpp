@@ -178,10 +178,10 @@ void elementwise_kernel(const KernelContext& ctx) {
 }
 
 // The kernel of every AG_ELEMENTWISE_OP of ops.def.
-#define AG_OP(id, name, arity, infer, kernel, flags)
-#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor) \
-  void kernel(const KernelContext& ctx) {                          \
-    elementwise_kernel<arity, functor>(ctx);                       \
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient) \
+  void kernel(const KernelContext& ctx) {                                    \
+    elementwise_kernel<arity, functor>(ctx);                                 \
   }
 #include "ops/ops.def"
 #undef AG_ELEMENTWISE_OP
@@ -281,9 +281,9 @@ ScalarKernelFn where_scalar(DType dtype) {
 
 ScalarKernelFn scalar_kernel(OpId id, DType input_dtype, DType output_dtype) {
   switch (id) {
-#define AG_OP(id, name, arity, infer, kernel, flags)
-#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor) \
-  case OpId::id:                                                   \
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient) \
+  case OpId::id:                                                             \
     return functor_scalar<functor>(input_dtype, std::make_index_sequence<arity>{});
 #include "ops/ops.def"
 #undef AG_ELEMENTWISE_OP

@@ -10,11 +10,12 @@
 
 #include "ag/dtype.h"
 #include "ag/shape.h"
+#include "ag/tensor.h"
 
 namespace ag::ops {
 
 enum class OpId : uint16_t {
-#define AG_OP(id, name, arity, infer, kernel, flags) id,
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient) id,
 #include "ops/ops.def"
 #undef AG_OP
   kCount
@@ -74,6 +75,25 @@ struct KernelContext {
 using InferFn = ValueType (*)(const InferContext&);
 using KernelFn = void (*)(const KernelContext&);
 
+// What an op's gradient function gets: the op's inputs and output as a
+// gradient tape recorded them (eager or symbolic), the gradient of the output
+// (its dtype and shape), the attrs, and the user's call site of the op.
+struct GradContext {
+  std::string_view op_name;
+  std::span<const Tensor> inputs;
+  const Tensor& output;
+  const Tensor& grad;
+  const Attrs& attrs;
+  CallSite site;
+};
+// One gradient per input, each of that input's shape and dtype; an undefined
+// tensor for an input that gets none (an index, a condition). Written with
+// the public ops (ag/ops.h), so that the same rule runs eagerly and traces.
+using GradFn = std::vector<Tensor> (*)(const GradContext&);
+// The gradient column's mark of an op whose outputs carry no gradient. It is
+// never called: the tape drops a gradient that reaches such an op.
+std::vector<Tensor> not_differentiable(const GradContext&);
+
 enum OpFlags : uint32_t {
   kNone = 0,
   kElementwise = 1u << 0,  // one output element per broadcast input element
@@ -89,6 +109,9 @@ struct OpDef {
   InferFn infer;
   KernelFn kernel;
   uint32_t flags;
+  GradFn gradient;  // &not_differentiable for an op without one
+
+  bool differentiable() const { return gradient != &not_differentiable; }
 };
 
 const OpDef& op_def(OpId id);

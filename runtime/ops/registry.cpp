@@ -8,7 +8,8 @@ namespace ag::ops {
 namespace {
 
 constexpr OpDef kOps[] = {
-#define AG_OP(id, name, arity, infer, kernel, flags) {OpId::id, name, arity, infer, kernel, flags},
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient) \
+  {OpId::id, name, arity, infer, kernel, flags, gradient},
 #include "ops/ops.def"
 #undef AG_OP
 };

@@ -1,0 +1,326 @@
+// ag::GradientTape: recording ops on this thread while a tape is alive, and
+// reverse accumulation over the recording with the gradient functions of
+// ops.def.
+//
+// A tape records an op when one of its inputs is tracked: watched, or the
+// output of an op or variable read it recorded. Tensors are known by
+// identity (Tensor::id), and the tape keeps every recorded tensor alive, so
+// an identity is never reused while it records. The backward runs the public
+// ops, so it is eager or traced as the forward was, and an enclosing tape
+// records it (higher-order gradients).
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ag/gradients.h"
+#include "autodiff/tape.h"
+#include "core/tensor_impl.h"
+#include "ops/dispatch.h"
+#include "ops/gradient_helpers.h"
+
+namespace ag {
+namespace detail {
+
+namespace {
+
+struct Entry {
+  bool staged = false;  // an If/While the tape cannot differentiate yet
+  ops::OpId op = ops::OpId::kCount;
+  ops::Attrs attrs;
+  CallSite site;
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+  std::string what;  // staged: the construct and where it is
+};
+
+}  // namespace
+
+class TapeImpl {
+ public:
+  TapeImpl(bool persistent, bool watch_accessed_variables)
+      : persistent_(persistent), watch_accessed_variables_(watch_accessed_variables) {}
+
+  void watch(const Tensor& t) {
+    if (!t.defined()) throw InvalidArgumentError("GradientTape.watch: the tensor is undefined");
+    track(t);
+  }
+  void watch_variable(uint64_t id) { watched_variables_.insert(id); }
+
+  bool wants_read(uint64_t id, bool trainable) const {
+    return recording_ && (watched_variables_.count(id) || (trainable && watch_accessed_variables_));
+  }
+  void record_read(uint64_t id, const Tensor& value) {
+    track(value);
+    variable_reads_[id].push_back(value);
+  }
+
+  void on_op(ops::OpId op, std::span<const Tensor> inputs, const ops::Attrs& attrs, CallSite site,
+             const Tensor& output) {
+    if (!recording_ || !ops::op_def(op).differentiable() || !any_tracked(inputs)) return;
+    track(output);
+    entries_.push_back({false, op, attrs, site, {inputs.begin(), inputs.end()}, {output}, {}});
+  }
+
+  void on_staged(const std::string& what, std::span<const Tensor> inputs,
+                 std::span<const Tensor> outputs) {
+    if (!recording_ || !any_tracked(inputs)) return;
+    for (const Tensor& t : outputs) track(t);
+    entries_.push_back({true,
+                        ops::OpId::kCount,
+                        {},
+                        {},
+                        {inputs.begin(), inputs.end()},
+                        {outputs.begin(), outputs.end()},
+                        what});
+  }
+
+  std::vector<Tensor> gradient(const Tensor& target, const std::vector<GradientSource>& sources,
+                               UnconnectedGradients unconnected, const Tensor& output_gradients);
+
+ private:
+  bool is_tracked(const Tensor& t) const { return t.defined() && tracked_.count(t.id()); }
+  bool any_tracked(std::span<const Tensor> inputs) const {
+    for (const Tensor& t : inputs)
+      if (is_tracked(t)) return true;
+    return false;
+  }
+  void track(const Tensor& t) {
+    if (tracked_.insert(t.id()).second) alive_.push_back(t);
+  }
+  Tensor seed(const Tensor& target, const Tensor& output_gradients) const;
+  void backprop_entry(const Entry& e, std::unordered_map<const void*, Tensor>& grads) const;
+
+  bool persistent_;
+  bool watch_accessed_variables_;
+  bool recording_ = true;
+  bool used_ = false;
+  std::unordered_set<const void*> tracked_;
+  std::vector<Tensor> alive_;
+  std::vector<Entry> entries_;
+  std::unordered_set<uint64_t> watched_variables_;
+  std::unordered_map<uint64_t, std::vector<Tensor>> variable_reads_;
+};
+
+namespace {
+
+// The tapes alive on this thread, innermost last, and the one observer that
+// hands them the ops (installed only while there is a tape).
+thread_local std::vector<TapeImpl*> t_tapes;
+
+struct TapeObserver final : ops::OpObserver {
+  void on_op(ops::OpId op, std::span<const Tensor> inputs, const ops::Attrs& attrs, CallSite site,
+             const Tensor& output) override {
+    for (TapeImpl* tape : t_tapes) tape->on_op(op, inputs, attrs, site, output);
+  }
+};
+TapeObserver g_observer;
+
+std::string dtype_string(DType d) {
+  return std::string(dtype_name(d));
+}
+
+void accumulate(std::unordered_map<const void*, Tensor>& grads, const Tensor& t, const Tensor& g) {
+  auto [it, inserted] = grads.try_emplace(t.id(), g);
+  if (!inserted) it->second = api::add(it->second, g, {});
+}
+
+}  // namespace
+
+Tensor alias(const Tensor& t) {
+  if (!t.defined()) return t;
+  return Tensor(std::make_shared<TensorImpl>(*t.impl()));
+}
+
+Tensor TapeImpl::seed(const Tensor& target, const Tensor& output_gradients) const {
+  if (!output_gradients.defined()) {
+    if (target.shape().is_fully_defined()) return api::ones(target.shape(), target.dtype());
+    return api::ones_like(target, {});
+  }
+  if (!output_gradients.shape().is_compatible_with(target.shape())) {
+    throw InvalidArgumentError("GradientTape.gradient: output_gradients has shape " +
+                               output_gradients.shape().to_string() +
+                               ", but the target has shape " + target.shape().to_string());
+  }
+  return api::cast(output_gradients, target.dtype(), {});
+}
+
+void TapeImpl::backprop_entry(const Entry& e,
+                              std::unordered_map<const void*, Tensor>& grads) const {
+  if (e.staged) {
+    for (const Tensor& out : e.outputs) {
+      if (grads.count(out.id())) {
+        throw UnimplementedError("GradientTape.gradient: the gradient of " + e.what +
+                                 " is not implemented yet; compute the gradient outside the "
+                                 "staged construct, or run it eagerly");
+      }
+    }
+    return;
+  }
+  auto it = grads.find(e.outputs[0].id());
+  if (it == grads.end()) return;
+  const ops::OpDef& def = ops::op_def(e.op);
+  Tensor grad = it->second;
+  ops::GradContext ctx{def.name, e.inputs, e.outputs[0], grad, e.attrs, e.site};
+  std::vector<Tensor> input_grads = def.gradient(ctx);
+  if (input_grads.size() != e.inputs.size()) {
+    throw InternalError("gradient of " + std::string(def.name) + ": gives " +
+                        std::to_string(input_grads.size()) + " gradients for " +
+                        std::to_string(e.inputs.size()) + " inputs");
+  }
+  for (size_t i = 0; i < e.inputs.size(); ++i) {
+    const Tensor& x = e.inputs[i];
+    const Tensor& g = input_grads[i];
+    if (!g.defined() || !is_tracked(x)) continue;
+    if (!is_floating(x.dtype())) {
+      std::string where = ops::site_string(e.site);
+      throw InvalidArgumentError(
+          "GradientTape.gradient: the gradient flows through " + std::string(def.name) +
+          (where.empty() ? "" : " (defined at " + where + ")") + " into its input " +
+          std::to_string(i) + ", a " + dtype_string(x.dtype()) +
+          " tensor computed from a watched tensor; integer and bool tensors have no gradient. "
+          "Keep the computation in floating point, or compute that input from values the "
+          "tape does not watch.");
+    }
+    if (g.dtype() != x.dtype() ||
+        (g.shape().is_fully_defined() && x.shape().is_fully_defined() && g.shape() != x.shape())) {
+      throw InternalError("gradient of " + std::string(def.name) + ": gives " +
+                          dtype_string(g.dtype()) + g.shape().to_string() + " for input " +
+                          std::to_string(i) + " of " + dtype_string(x.dtype()) +
+                          x.shape().to_string());
+    }
+    accumulate(grads, x, g);
+  }
+}
+
+std::vector<Tensor> TapeImpl::gradient(const Tensor& target,
+                                       const std::vector<GradientSource>& sources,
+                                       UnconnectedGradients unconnected,
+                                       const Tensor& output_gradients) {
+  if (used_ && !persistent_) {
+    throw FailedPreconditionError(
+        "GradientTape.gradient: a non-persistent GradientTape can only compute one set of "
+        "gradients; construct it with persistent = true to call gradient() again");
+  }
+  used_ = true;
+  if (!target.defined())
+    throw InvalidArgumentError("GradientTape.gradient: the target is undefined");
+  if (!is_floating(target.dtype())) {
+    throw InvalidArgumentError(
+        "GradientTape.gradient: the target must be floating (float32 or "
+        "float64), got " +
+        dtype_string(target.dtype()));
+  }
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const GradientSource& s = sources[i];
+    if (!s.variable && !s.tensor.defined()) {
+      throw InvalidArgumentError("GradientTape.gradient: source " + std::to_string(i) +
+                                 " is an undefined tensor");
+    }
+    if (!is_floating(s.dtype)) {
+      throw InvalidArgumentError("GradientTape.gradient: source " + std::to_string(i) +
+                                 " must be floating (float32 or float64), got " +
+                                 dtype_string(s.dtype) + "; integer tensors have no gradient");
+    }
+  }
+
+  // This tape does not record its own backward; enclosing tapes do.
+  bool was_recording = recording_;
+  recording_ = false;
+  struct Restore {
+    bool& flag;
+    bool value;
+    ~Restore() { flag = value; }
+  } restore{recording_, was_recording};
+
+  std::unordered_map<const void*, Tensor> grads;
+  if (is_tracked(target)) {
+    grads.emplace(target.id(), seed(target, output_gradients));
+    for (auto e = entries_.rbegin(); e != entries_.rend(); ++e) backprop_entry(*e, grads);
+  }
+
+  std::vector<Tensor> result;
+  result.reserve(sources.size());
+  for (const GradientSource& s : sources) {
+    Tensor g;
+    if (s.variable) {
+      auto reads = variable_reads_.find(s.variable);
+      if (reads != variable_reads_.end()) {
+        for (const Tensor& r : reads->second) {
+          auto it = grads.find(r.id());
+          if (it == grads.end()) continue;
+          g = g.defined() ? api::add(g, it->second, {}) : it->second;
+        }
+      }
+      if (!g.defined() && unconnected == UnconnectedGradients::Zero)
+        g = api::zeros(s.shape, s.dtype);
+    } else {
+      auto it = grads.find(s.tensor.id());
+      if (it != grads.end()) g = it->second;
+      if (!g.defined() && unconnected == UnconnectedGradients::Zero)
+        g = api::zeros_like(s.tensor, {});
+    }
+    result.push_back(g);
+  }
+  if (!persistent_) {
+    entries_.clear();
+    variable_reads_.clear();
+  }
+  return result;
+}
+
+}  // namespace detail
+
+GradientTape::GradientTape(bool persistent, bool watch_accessed_variables)
+    : impl_(std::make_unique<detail::TapeImpl>(persistent, watch_accessed_variables)) {
+  detail::t_tapes.push_back(impl_.get());
+  ops::set_op_observer(&detail::g_observer);
+}
+
+GradientTape::~GradientTape() {
+  auto& tapes = detail::t_tapes;
+  tapes.erase(std::remove(tapes.begin(), tapes.end(), impl_.get()), tapes.end());
+  if (tapes.empty()) ops::set_op_observer(nullptr);
+}
+
+void GradientTape::watch(const Tensor& t) {
+  impl_->watch(t);
+}
+
+void GradientTape::watch(const Variable& v) {
+  impl_->watch_variable(v.id());
+}
+
+std::vector<Tensor> GradientTape::gradient_flat(const Tensor& target,
+                                                const std::vector<detail::GradientSource>& sources,
+                                                UnconnectedGradients unconnected,
+                                                const Tensor& output_gradients) {
+  return impl_->gradient(target, sources, unconnected, output_gradients);
+}
+
+}  // namespace ag
+
+namespace ag::autodiff {
+
+bool tape_active() {
+  return !detail::t_tapes.empty();
+}
+
+Tensor on_variable_read(uint64_t id, bool trainable, const Tensor& value) {
+  Tensor read = value;
+  bool fresh = false;
+  for (detail::TapeImpl* tape : detail::t_tapes) {
+    if (!tape->wants_read(id, trainable)) continue;
+    if (!fresh && !value.is_symbolic()) read = detail::alias(value);
+    fresh = true;
+    tape->record_read(id, read);
+  }
+  return read;
+}
+
+void on_staged_construct(const std::string& what, std::span<const Tensor> inputs,
+                         std::span<const Tensor> outputs) {
+  for (detail::TapeImpl* tape : detail::t_tapes) tape->on_staged(what, inputs, outputs);
+}
+
+}  // namespace ag::autodiff

@@ -1,0 +1,190 @@
+// The gradients of matmul and the data-movement ops of ops.def, and the
+// gradient that says TensorArray gradients are not there yet.
+#include <numeric>
+
+#include "ops/gradient_helpers.h"
+#include "ops/kernels.h"
+
+namespace ag::ops {
+
+using namespace ag::api;
+using Grads = std::vector<Tensor>;
+
+namespace {
+
+int64_t normalized(int64_t axis, int rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+// A shape as reshape's attrs: an unknown dim as -1, at most one of them.
+std::vector<int64_t> reshape_target(const GradContext& c, const Shape& shape) {
+  std::vector<int64_t> dims(shape.begin(), shape.end());
+  int unknown = 0;
+  for (int64_t& d : dims) {
+    if (d == kUnknownDim) {
+      d = -1;
+      ++unknown;
+    }
+  }
+  if (unknown > 1) {
+    throw_gradient_error(c, "needs the shape " + shape.to_string() +
+                                " to have at most one dim unknown while tracing");
+  }
+  return dims;
+}
+
+}  // namespace
+
+// [..., m, k] x [..., k, n]: dA = dC B^T, dB = A^T dC.
+Grads grad_matmul(const GradContext& c) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  std::vector<int64_t> swap_last(size_t(a.rank()));
+  std::iota(swap_last.begin(), swap_last.end(), 0);
+  std::swap(swap_last[swap_last.size() - 2], swap_last[swap_last.size() - 1]);
+  return {matmul(c.grad, transpose(b, swap_last, c.site), c.site),
+          matmul(transpose(a, swap_last, c.site), c.grad, c.site)};
+}
+
+Grads grad_transpose(const GradContext& c) {
+  const std::vector<int64_t>& perm = c.attrs.ints;
+  if (perm.empty()) return {transpose(c.grad, {}, c.site)};
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverse[size_t(perm[i])] = int64_t(i);
+  return {transpose(c.grad, inverse, c.site)};
+}
+
+Grads grad_reshape(const GradContext& c) {
+  return {reshape(c.grad, reshape_target(c, c.inputs[0].shape()), c.site)};
+}
+
+Grads grad_expand_dims(const GradContext& c) {
+  return {squeeze(c.grad, {normalized(c.attrs.axis, c.output.rank())}, c.site)};
+}
+
+// Puts back the size-1 axes squeeze removed, in ascending order.
+Grads grad_squeeze(const GradContext& c) {
+  const Shape& in = c.inputs[0].shape();
+  std::vector<int64_t> removed;
+  if (c.attrs.ints.empty()) {
+    for (int d = 0; d < in.rank(); ++d)
+      if (in[d] == 1) removed.push_back(d);
+  } else {
+    Attrs axes;
+    axes.ints = c.attrs.ints;
+    removed = reduced_axes(in.rank(), axes);
+  }
+  Tensor g = c.grad;
+  for (int64_t axis : removed) g = expand_dims(g, axis, c.site);
+  return {g};
+}
+
+Grads grad_concat(const GradContext& c) {
+  int rank = c.output.rank();
+  int64_t axis = normalized(c.attrs.axis, rank);
+  Grads grads;
+  int64_t offset = 0;
+  for (const Tensor& x : c.inputs) {
+    int64_t length = x.shape()[int(axis)];
+    if (length == kUnknownDim) {
+      throw_gradient_error(c, "needs each input's size along the axis known while tracing, got " +
+                                  x.shape().to_string());
+    }
+    std::vector<int64_t> begin(size_t(rank), 0), size(size_t(rank), -1);
+    begin[size_t(axis)] = offset;
+    size[size_t(axis)] = length;
+    grads.push_back(slice(c.grad, begin, size, c.site));
+    offset += length;
+  }
+  return grads;
+}
+
+Grads grad_stack(const GradContext& c) {
+  int64_t axis = normalized(c.attrs.axis, c.output.rank());
+  Grads grads;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    grads.push_back(gather(c.grad, Tensor(int64_t(i)), axis, c.site));
+  return grads;
+}
+
+// There is no scatter op: the rows of the gradient are summed into params'
+// rows by a matmul with the one-hot matrix of the indices,
+// [depth, M] x [M, rest], with the gathered axis moved to the front and back.
+Grads grad_gather(const GradContext& c) {
+  const Tensor &params = c.inputs[0], &indices = c.inputs[1];
+  const Shape& p = params.shape();
+  int64_t axis = normalized(c.attrs.axis, p.rank());
+  int64_t depth = p[int(axis)];
+  if (depth == kUnknownDim) {
+    throw_gradient_error(
+        c, "needs the size of params' gathered axis known while tracing, got " + p.to_string());
+  }
+  int r = indices.rank();
+  int g_rank = c.grad.rank();
+  // The gradient with the index dims first: indices' shape + the rest of params.
+  std::vector<int64_t> perm;
+  for (int d = int(axis); d < int(axis) + r; ++d) perm.push_back(d);
+  for (int d = 0; d < int(axis); ++d) perm.push_back(d);
+  for (int d = int(axis) + r; d < g_rank; ++d) perm.push_back(d);
+  Tensor g = axis == 0 ? c.grad : transpose(c.grad, perm, c.site);
+  Shape rest;
+  for (int d = 0; d < p.rank(); ++d)
+    if (d != axis) rest.push_back(p[d]);
+  int64_t m = indices.shape().is_fully_defined() ? indices.num_elements() : -1;
+  int64_t n = rest.is_fully_defined() ? rest.num_elements() : -1;
+  if (m == -1 && n == -1) {
+    throw_gradient_error(c, "needs the shape of indices or of params known while tracing");
+  }
+  Tensor rows = reshape(g, {m, n}, c.site);
+  Tensor one_hot_rows =
+      reshape(one_hot(indices, depth, std::nullopt, std::nullopt, -1, c.grad.dtype(), c.site),
+              {m, depth}, c.site);
+  Tensor summed = matmul(transpose(one_hot_rows, {1, 0}, c.site), rows, c.site);
+  Shape front;
+  front.push_back(depth);
+  for (int64_t d : rest) front.push_back(d);
+  Tensor out = reshape(summed, reshape_target(c, front), c.site);
+  if (axis != 0) {
+    std::vector<int64_t> back;
+    for (int d = 1; d <= int(axis); ++d) back.push_back(d);
+    back.push_back(0);
+    for (int d = int(axis) + 1; d < p.rank(); ++d) back.push_back(d);
+    out = transpose(out, back, c.site);
+  }
+  return {out, Tensor()};
+}
+
+// Zeros around the gradient, axis by axis, back to the input's shape.
+Grads grad_slice(const GradContext& c) {
+  const Shape& in = c.inputs[0].shape();
+  if (!in.is_fully_defined()) {
+    throw_gradient_error(c, "needs the input's shape known while tracing, got " + in.to_string());
+  }
+  int rank = in.rank();
+  Tensor g = c.grad;
+  for (int d = 0; d < rank; ++d) {
+    int64_t begin = c.attrs.ints[size_t(d)];
+    int64_t size = c.attrs.ints[size_t(rank + d)];
+    if (size == -1) size = in[d] - begin;
+    int64_t after = in[d] - begin - size;
+    if (begin == 0 && after == 0) continue;
+    Shape piece = g.shape();
+    std::vector<Tensor> parts;
+    if (begin > 0) {
+      piece.set_dim(d, begin);
+      parts.push_back(zeros(piece, g.dtype()));
+    }
+    parts.push_back(g);
+    if (after > 0) {
+      piece.set_dim(d, after);
+      parts.push_back(zeros(piece, g.dtype()));
+    }
+    g = concat(parts, d, c.site);
+  }
+  return {g};
+}
+
+Grads grad_tensor_array_write(const GradContext& c) {
+  throw_gradient_error(c, "gradients through an ag::TensorArray are not implemented yet");
+}
+
+}  // namespace ag::ops

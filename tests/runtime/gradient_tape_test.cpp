@@ -1,0 +1,392 @@
+// ag::GradientTape, ag::grad and ag::value_and_grad (include/ag/gradients.h):
+// sources and their structures, persistence, unconnected sources, seeds,
+// higher-order gradients, variables, integer errors, tapes inside traced
+// functions and traced functions called under a tape.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ag/ag.h"
+
+namespace {
+
+using ag::Tensor;
+
+#define EXPECT_THROW_CONTAINS(stmt, Type, text)                                   \
+  do {                                                                            \
+    try {                                                                         \
+      stmt;                                                                       \
+      ADD_FAILURE() << "no exception from " #stmt;                                \
+    } catch (const Type& e) {                                                     \
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what(); \
+    }                                                                             \
+  } while (0)
+
+// A float64 tensor (ag::constant makes C++ doubles float32, as TensorFlow).
+Tensor doubles(const std::vector<double>& values, const ag::Shape& shape) {
+  Tensor t = ag::empty(shape, ag::float64);
+  std::copy(values.begin(), values.end(), t.mutable_data<double>());
+  return t;
+}
+
+Tensor f64(std::initializer_list<double> values) {
+  return doubles(std::vector<double>(values), ag::Shape{int64_t(values.size())});
+}
+
+void expect_values(const Tensor& t, const std::vector<double>& expected, double tol = 1e-12) {
+  ASSERT_TRUE(t.defined());
+  std::vector<double> v = ag::cast(t, ag::float64).to_vector<double>();
+  ASSERT_EQ(v.size(), expected.size());
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], expected[i], tol) << "element " << i;
+}
+
+TEST(GradientTape, SquareOfAWatchedScalar) {
+  Tensor x = ag::constant(3.0, ag::float64);
+  ag::GradientTape tape;
+  tape.watch(x);
+  Tensor y = x * x;
+  expect_values(tape.gradient(y, x), {6.0});
+}
+
+TEST(GradientTape, UnwatchedTensorsAreNotRecorded) {
+  Tensor x = ag::constant(3.0, ag::float64);
+  ag::GradientTape tape;
+  Tensor y = x * x;
+  EXPECT_FALSE(tape.gradient(y, x).defined());
+}
+
+TEST(GradientTape, NonScalarTargetIsSummedAndOutputGradientsSeedIt) {
+  Tensor x = f64({1, 2, 3});
+  {
+    ag::GradientTape tape;
+    tape.watch(x);
+    expect_values(tape.gradient(x * x, x), {2, 4, 6});
+  }
+  ag::GradientTape tape;
+  tape.watch(x);
+  Tensor y = x * 2.0;
+  expect_values(tape.gradient(y, x, ag::UnconnectedGradients::None, f64({1, 10, 100})),
+                {2, 20, 200});
+}
+
+TEST(GradientTape, OutputGradientsOfTheWrongShapeAreAnError) {
+  Tensor x = f64({1, 2, 3});
+  ag::GradientTape tape;
+  tape.watch(x);
+  Tensor y = x * 2.0;
+  EXPECT_THROW_CONTAINS(tape.gradient(y, x, ag::UnconnectedGradients::None, f64({1, 2})),
+                        ag::InvalidArgumentError, "output_gradients has shape (2,)");
+}
+
+struct Params {
+  Tensor w;
+  Tensor b;
+};
+auto ag_fields(Params& p) {
+  return std::tie(p.w, p.b);
+}
+
+TEST(GradientTape, SourcesComeBackInTheirStructure) {
+  Tensor a = f64({1, 2}), b = f64({3, 4});
+  ag::Variable v(f64({5, 6}), "v");
+  ag::GradientTape tape(/*persistent=*/true);
+  tape.watch(a);
+  tape.watch(b);
+  Tensor y = ag::reduce_sum(a * b + v * a);
+
+  std::vector<Tensor> list = tape.gradient(y, std::vector<Tensor>{a, b});
+  ASSERT_EQ(list.size(), 2u);
+  expect_values(list[0], {3 + 5, 4 + 6});
+  expect_values(list[1], {1, 2});
+
+  std::tuple<Tensor, Tensor> tuple = tape.gradient(y, std::make_tuple(b, v));
+  expect_values(std::get<0>(tuple), {1, 2});
+  expect_values(std::get<1>(tuple), {1, 2});
+
+  std::vector<Tensor> vars = tape.gradient(y, std::vector<ag::Variable>{v});
+  expect_values(vars[0], {1, 2});
+
+  std::array<Tensor, 2> array = tape.gradient(y, std::array<Tensor, 2>{b, a});
+  expect_values(array[0], {1, 2});
+
+  Params p = tape.gradient(y, Params{a, b});
+  expect_values(p.w, {8, 10});
+  expect_values(p.b, {1, 2});
+}
+
+TEST(GradientTape, NonPersistentTapeComputesOnce) {
+  Tensor x = ag::constant(2.0, ag::float64);
+  ag::GradientTape tape;
+  tape.watch(x);
+  Tensor y = x * x * x;
+  expect_values(tape.gradient(y, x), {12});
+  EXPECT_THROW_CONTAINS(tape.gradient(y, x), ag::FailedPreconditionError,
+                        "can only compute one set of gradients");
+}
+
+TEST(GradientTape, PersistentTapeComputesSeveralTimes) {
+  Tensor x = ag::constant(2.0, ag::float64);
+  ag::GradientTape tape(/*persistent=*/true);
+  tape.watch(x);
+  Tensor y = x * x;
+  Tensor z = y * y;
+  expect_values(tape.gradient(y, x), {4});
+  expect_values(tape.gradient(z, x), {32});
+  expect_values(tape.gradient(z, y), {8});
+}
+
+TEST(GradientTape, UnconnectedSourcesGiveNoneOrZeros) {
+  Tensor x = f64({1, 2}), unused = f64({1, 2, 3});
+  ag::GradientTape tape(true);
+  tape.watch(x);
+  tape.watch(unused);
+  Tensor y = ag::reduce_sum(x * x);
+  EXPECT_FALSE(tape.gradient(y, unused).defined());
+  Tensor zero = tape.gradient(y, unused, ag::UnconnectedGradients::Zero);
+  EXPECT_EQ(zero.shape(), ag::Shape({3}));
+  expect_values(zero, {0, 0, 0});
+  ag::Variable never_read(f64({7}), "never_read");
+  expect_values(tape.gradient(y, never_read, ag::UnconnectedGradients::Zero), {0});
+}
+
+TEST(GradientTape, AGradientReachingASourceTwiceIsSummed) {
+  Tensor x = ag::constant(3.0, ag::float64);
+  ag::GradientTape tape;
+  tape.watch(x);
+  Tensor y = ag::tanh(x) + x * x + x;
+  double t = std::tanh(3.0);
+  expect_values(tape.gradient(y, x), {1 - t * t + 6 + 1});
+}
+
+TEST(GradientTape, MaskFromAComparisonCarriesNoGradient) {
+  Tensor x = f64({-1, 2, -3, 4});
+  ag::GradientTape tape;
+  tape.watch(x);
+  Tensor y = ag::reduce_sum(x * ag::cast(x > 0, ag::float64));
+  expect_values(tape.gradient(y, x), {0, 1, 0, 1});
+}
+
+TEST(GradientTape, TrainableVariablesAreWatchedWhenRead) {
+  ag::Variable w(f64({1, 2}), "w");
+  ag::Variable frozen(f64({3, 4}), "frozen", /*trainable=*/false);
+  EXPECT_TRUE(w.trainable());
+  EXPECT_FALSE(frozen.trainable());
+  ag::GradientTape tape(true);
+  Tensor y = ag::reduce_sum(w * frozen + w * w);
+  expect_values(tape.gradient(y, w), {3 + 2, 4 + 4});
+  EXPECT_FALSE(tape.gradient(y, frozen).defined());
+}
+
+TEST(GradientTape, WatchAccessedVariablesFalseWatchesOnlyWhatIsAsked) {
+  ag::Variable a(f64({1}), "a"), b(f64({2}), "b");
+  ag::GradientTape tape(true, /*watch_accessed_variables=*/false);
+  tape.watch(b);
+  Tensor y = ag::reduce_sum(a * b);
+  EXPECT_FALSE(tape.gradient(y, a).defined());
+  expect_values(tape.gradient(y, b), {1});
+}
+
+TEST(GradientTape, AVariableReadIsToldFromItsInitialValue) {
+  Tensor init = f64({2});
+  ag::Variable v(init, "v");
+  ag::GradientTape tape;
+  Tensor y = ag::reduce_sum(v * 3.0 + init * 100.0);
+  expect_values(tape.gradient(y, v), {3});
+}
+
+TEST(GradientTape, GradientThroughAnIntegerTensorIsAnErrorNamingTheOp) {
+  Tensor x = f64({1.5, 2.5});
+  ag::GradientTape tape;
+  tape.watch(x);
+  Tensor i = ag::cast(x, ag::int32);
+  Tensor y = ag::reduce_sum(ag::cast(i * 2, ag::float64));
+  EXPECT_THROW_CONTAINS(tape.gradient(y, x), ag::InvalidArgumentError,
+                        "the gradient flows through cast (defined at ");
+}
+
+TEST(GradientTape, IntegerTargetsAndSourcesAreErrors) {
+  Tensor x = ag::constant({1, 2});
+  {
+    ag::GradientTape tape;
+    tape.watch(x);
+    Tensor y = x * 2;
+    EXPECT_THROW_CONTAINS(tape.gradient(y, x), ag::InvalidArgumentError,
+                          "the target must be floating (float32 or float64), got int32");
+  }
+  ag::GradientTape tape;
+  tape.watch(x);
+  Tensor y = ag::cast(x, ag::float32);
+  EXPECT_THROW_CONTAINS(tape.gradient(y, x), ag::InvalidArgumentError,
+                        "source 0 must be floating (float32 or float64), got int32");
+}
+
+// d/dx of the sum of the first derivative, by nested tapes and by central
+// differences of the first derivative.
+void expect_second_derivative(const std::function<Tensor(const Tensor&)>& f, const Tensor& x0) {
+  auto first = [&](const Tensor& x) {
+    ag::GradientTape inner;
+    inner.watch(x);
+    Tensor y = f(x);
+    return ag::reduce_sum(inner.gradient(y, x));
+  };
+  ag::GradientTape outer;
+  outer.watch(x0);
+  Tensor g = first(x0);
+  Tensor second = outer.gradient(g, x0);
+  ASSERT_TRUE(second.defined());
+  std::vector<double> base = x0.to_vector<double>();
+  std::vector<double> expected(base.size());
+  const double h = 1e-5;
+  for (size_t k = 0; k < base.size(); ++k) {
+    std::vector<double> p = base, m = base;
+    p[k] += h;
+    m[k] -= h;
+    expected[k] = (first(doubles(p, x0.shape())).item<double>() -
+                   first(doubles(m, x0.shape())).item<double>()) /
+                  (2 * h);
+  }
+  expect_values(second, expected, 1e-6);
+}
+
+TEST(GradientTape, NestedTapesGiveSecondDerivatives) {
+  Tensor x = doubles({0.3, -0.7, 1.1, 0.2}, ag::Shape{2, 2});
+  expect_second_derivative([](const Tensor& x) { return ag::tanh(x); }, x);
+  expect_second_derivative([](const Tensor& x) { return x * x * x; }, x);
+  expect_second_derivative([](const Tensor& x) { return ag::matmul(x, ag::matmul(x, x)); }, x);
+  expect_second_derivative(
+      [](const Tensor& x) { return ag::reduce_sum(x * x, {1}) * ag::reduce_sum(x, {0}); }, x);
+  // tanh'' = -2 tanh (1 - tanh^2), exactly.
+  Tensor s = ag::constant(0.5, ag::float64);
+  ag::GradientTape outer;
+  outer.watch(s);
+  Tensor d1;
+  {
+    ag::GradientTape inner;
+    inner.watch(s);
+    d1 = inner.gradient(ag::tanh(s), s);
+  }
+  double t = std::tanh(0.5);
+  expect_values(outer.gradient(d1, s), {-2 * t * (1 - t * t)});
+}
+
+Tensor loss(const Tensor& x, const Tensor& y) {
+  return ag::reduce_sum(ag::tanh(x) * y + x * x);
+}
+
+TEST(Grad, GradAndValueAndGradEagerly) {
+  Tensor x = f64({0.5, -1}), y = f64({2, 3});
+  Tensor gx = ag::grad(loss)(x, y);
+  double t0 = std::tanh(0.5), t1 = std::tanh(-1.0);
+  std::vector<double> dx = {(1 - t0 * t0) * 2 + 1, (1 - t1 * t1) * 3 - 2};
+  expect_values(gx, dx);
+  auto [value, grads] = ag::value_and_grad<0, 1>(loss)(x, y);
+  expect_values(value, {t0 * 2 + t1 * 3 + 0.25 + 1});
+  expect_values(std::get<0>(grads), dx);
+  expect_values(std::get<1>(grads), {t0, t1});
+}
+
+TEST(Grad, SameTensorTwiceGetsItsOwnGradientPerArgument) {
+  Tensor x = f64({2});
+  auto [ga, gb] = ag::grad<0, 1>(
+      [](const Tensor& a, const Tensor& b) { return ag::reduce_sum(a * 3.0 + b * 5.0); })(x, x);
+  expect_values(ga, {3});
+  expect_values(gb, {5});
+}
+
+TEST(Grad, FunctionOfGradIsOneGraphWithTheEagerNumbers) {
+  Tensor x = f64({0.5, -1}), y = f64({2, 3});
+  auto traced = ag::function(ag::grad(loss));
+  expect_values(traced(x, y), ag::grad(loss)(x, y).to_vector<double>());
+  auto both = ag::function(ag::value_and_grad<0, 1>(loss));
+  auto [value, grads] = both(x, y);
+  expect_values(value, loss(x, y).to_vector<double>());
+  expect_values(std::get<1>(grads), ag::tanh(x).to_vector<double>());
+  EXPECT_EQ(traced.tracing_count(), 1);
+}
+
+TEST(Grad, BackwardReusesTheForwardsTanh) {
+  auto traced = ag::function(ag::grad([](const Tensor& x) { return ag::reduce_sum(ag::tanh(x)); }));
+  Tensor x = f64({0.1, 0.2, 0.3});
+  std::string graph = traced.get_concrete_function(x).graph().to_string();
+  std::vector<std::string> ops = traced.get_concrete_function(x).graph().ops();
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "tanh"), 1) << graph;
+  // The derivative 1 - y*y multiplies the forward node's output by itself.
+  EXPECT_NE(graph.find("['tanh', 'tanh'] -> mul"), std::string::npos) << graph;
+}
+
+TEST(GradientTape, TapeInsideATracedFunctionMatchesEager) {
+  ag::Variable w(f64({0.5, -0.25}), "w");
+  auto step = [&w](const Tensor& x) {
+    ag::GradientTape tape;
+    Tensor y = ag::reduce_mean(ag::sigmoid(x * w) * x);
+    return tape.gradient(y, w);
+  };
+  Tensor x = f64({1, 2});
+  Tensor eager = step(x);
+  auto traced = ag::function(step);
+  expect_values(traced(x), eager.to_vector<double>());
+}
+
+TEST(GradientTape, TracedFunctionCalledUnderATapeIsDifferentiated) {
+  ag::Variable w(f64({0.5, -0.25}), "w");
+  auto model = ag::function([&w](const Tensor& x) {
+    Tensor h = ag::tanh(x * w);
+    // A staged if and while on tensors: the tape sees the branch taken and
+    // each iteration.
+    Tensor y = ag::cond(ag::reduce_sum(h) > 0, [&] { return h * 3.0; }, [&] { return h * 5.0; });
+    return ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v * v) < 10.0; },
+                          [](const Tensor& v) { return v * 2.0; }, y);
+  });
+  auto eager_model = [&w](const Tensor& x) {
+    Tensor h = ag::tanh(x * w);
+    Tensor y = ag::reduce_sum(h).item<double>() > 0 ? h * 3.0 : h * 5.0;
+    while (ag::reduce_sum(y * y).item<double>() < 10.0) y = y * 2.0;
+    return y;
+  };
+  Tensor x = f64({1, 2});
+  std::vector<Tensor> expected, actual;
+  {
+    ag::GradientTape tape;
+    tape.watch(x);
+    auto [gx, gw] = tape.gradient(ag::reduce_sum(eager_model(x)), std::make_tuple(x, w));
+    expected = {gx, gw};
+  }
+  model(x);  // traced outside any tape
+  {
+    ag::GradientTape tape;
+    tape.watch(x);
+    auto [gx, gw] = tape.gradient(ag::reduce_sum(model(x)), std::make_tuple(x, w));
+    actual = {gx, gw};
+  }
+  expect_values(actual[0], expected[0].to_vector<double>());
+  expect_values(actual[1], expected[1].to_vector<double>());
+}
+
+TEST(GradientTape, GradientThroughAStagedIfIsAClearError) {
+  auto f = ag::function([](const Tensor& x) {
+    ag::GradientTape tape;
+    tape.watch(x);
+    Tensor y = ag::cond(ag::reduce_sum(x) > 0, [&] { return x * 3.0; }, [&] { return x * 5.0; });
+    return tape.gradient(ag::reduce_sum(y), x);
+  });
+  EXPECT_THROW_CONTAINS(f(f64({1, 2})), ag::UnimplementedError, "the staged if 'If'");
+}
+
+TEST(GradientTape, GradientThroughAStagedWhileIsAClearError) {
+  auto f = ag::function([](const Tensor& x) {
+    ag::GradientTape tape;
+    tape.watch(x);
+    Tensor y = ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v) < 10.0; },
+                              [](const Tensor& v) { return v * 2.0; }, x);
+    return tape.gradient(ag::reduce_sum(y), x);
+  });
+  EXPECT_THROW_CONTAINS(f(f64({1, 2})), ag::UnimplementedError, "the staged while 'While'");
+}
+
+}  // namespace
