@@ -13,6 +13,10 @@ namespace ag::optimizers {
 
 namespace {
 
+// The optimizer's own variables: a tape alive around apply_gradients must not
+// watch them.
+constexpr bool kNotTrainable = false;
+
 std::string describe(const Variable& variable) {
   return "'" + variable.name() + "' (" + std::string(dtype_name(variable.dtype())) +
          ", shape=" + variable.shape().to_string() + ")";
@@ -31,8 +35,8 @@ std::string quoted_names(const std::vector<const Variable*>& variables) {
 
 Optimizer::Optimizer(double learning_rate, std::string name)
     : name_(std::move(name)),
-      learning_rate_(constant(learning_rate, float64), name_ + "/learning_rate"),
-      iterations_(Tensor(int64_t{0}), name_ + "/iterations") {}
+      learning_rate_(constant(learning_rate, float64), name_ + "/learning_rate", kNotTrainable),
+      iterations_(Tensor(int64_t{0}), name_ + "/iterations", kNotTrainable) {}
 
 double Optimizer::learning_rate() const {
   return learning_rate_.state()->read().item<double>();  // the current value, even while tracing
@@ -48,7 +52,7 @@ std::vector<Variable> Optimizer::make_slots(const Variable&) {
 
 Variable Optimizer::zeros_slot(const Variable& variable, const std::string& slot) const {
   return Variable(zeros(variable.shape(), variable.dtype()),
-                  name_ + "/" + variable.name() + "/" + slot);
+                  name_ + "/" + variable.name() + "/" + slot, kNotTrainable);
 }
 
 std::vector<Variable>& Optimizer::slots_of(const Variable& variable) {

@@ -299,4 +299,34 @@ TEST(Optimizers, MomentumOutOfRangeIsAValueError) {
                   "ValueError: SGD: `momentum` must be between [0, 1], got 1.5");
 }
 
+// The typical train step: a tape, its gradients, apply_gradients. Eagerly and
+// traced it gives the same numbers, and the loss goes down.
+TEST(Optimizers, TapeTrainStepEagerEqualsGraph) {
+  Tensor x = ag::random_normal({8, 3}, 0, 1, ag::float32, uint64_t(1));
+  Tensor y = ag::matmul(x, ag::constant({{1.0f}, {-2.0f}, {0.5f}})) + 0.25f;
+  struct Model {
+    Variable w{ag::zeros({3, 1}), "w"};
+    Variable b{ag::zeros({1}), "b"};
+    Adam opt{{.learning_rate = 0.1}};
+    Tensor step(const Tensor& x, const Tensor& y) {
+      std::vector<Variable> vars = {w, b};
+      ag::GradientTape tape;
+      Tensor loss = ag::reduce_mean(ag::square(ag::matmul(x, w.read()) + b.read() - y));
+      opt.apply_gradients(tape.gradient(loss, vars), vars);
+      return loss;
+    }
+  } eager, graph;
+  auto graph_step = ag::function([&](Tensor x, Tensor y) { return graph.step(x, y); });
+  std::vector<float> losses;
+  for (int i = 0; i < 20; ++i) {
+    Tensor eager_loss = eager.step(x, y), graph_loss = graph_step(x, y);
+    EXPECT_EQ(eager_loss.item<float>(), graph_loss.item<float>()) << "step " << i;
+    losses.push_back(eager_loss.item<float>());
+  }
+  EXPECT_EQ(graph.w.read().to_vector<float>(), eager.w.read().to_vector<float>());
+  EXPECT_EQ(graph.b.read().to_vector<float>(), eager.b.read().to_vector<float>());
+  EXPECT_LT(losses.back(), losses.front() / 4);
+  EXPECT_EQ(graph_step.tracing_count(), 1);
+}
+
 }  // namespace
