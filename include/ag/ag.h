@@ -10,6 +10,7 @@
 #include "ag/function.h"
 #include "ag/gradients.h"
 #include "ag/ops.h"
+#include "ag/optimizers.h"
 #include "ag/shape.h"
 #include "ag/tensor.h"
 #include "ag/tensor_array.h"

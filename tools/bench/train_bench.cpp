@@ -1,0 +1,332 @@
+// Issue 15 benchmark: one training step of an MLP, run three ways in one
+// process, side by side (as runtime_bench.cpp and control_bench.cpp):
+//   mlp_step/hand   hand-written C++: forward and backward with cblas_sgemm
+//                   and plain loops, gradients into buffers, then the SGD
+//                   update (written once, for this benchmark)
+//   mlp_step/eager  the ag train step: GradientTape, tape.gradient over the
+//                   Variables, SGD's apply_gradients, op by op
+//   mlp_step/graph  the same train step in ag::function (forward, backward
+//                   and update in one graph), after a warm-up call
+// The model: x [64, 784] -> dense 256 -> relu -> dense 10 -> softmax
+// cross-entropy against one-hot labels, mean over the batch; float32; SGD
+// with learning rate 0.1. Each variant trains its own copy of the weights.
+// Before timing, one step of each from the same weights is checked: the
+// losses and updated weights of eager and graph must equal hand's within
+// float32 rounding. Rows get x_hand (time / hand) and graph rows x_eager; a
+// summary with the target (graph <= 1.3x hand) comes last. Times are CPU time
+// per step. Run tools/bench/run.sh.
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <ag/ag.h>
+
+namespace {
+
+using ag::Tensor;
+using ag::Variable;
+
+constexpr int kBatch = 64, kIn = 784, kHidden = 256, kOut = 10;
+constexpr float kLearningRate = 0.1f;
+
+// ---- The ag train step, written once --------------------------------------------------
+
+// Mean softmax cross-entropy of `logits` against one-hot `labels`, with the
+// row max subtracted for stability (its gradient cancels).
+Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels) {
+  Tensor shifted = logits - ag::reduce_max(logits, 1, /*keepdims=*/true);
+  Tensor log_probs = shifted - ag::log(ag::reduce_sum(ag::exp(shifted), 1, /*keepdims=*/true));
+  return -ag::reduce_mean(ag::reduce_sum(labels * log_probs, 1));
+}
+
+struct Mlp {
+  Variable w1, b1, w2, b2;
+  std::vector<Variable> variables() const { return {w1, b1, w2, b2}; }
+  Tensor operator()(const Tensor& x) const {
+    Tensor h = ag::relu(ag::matmul(x, w1.read()) + b1.read());
+    return ag::matmul(h, w2.read()) + b2.read();
+  }
+};
+
+struct Trainer {
+  explicit Trainer(Mlp m) : model(std::move(m)) {}
+  Mlp model;
+  ag::optimizers::SGD optimizer{{.learning_rate = kLearningRate}};
+
+  Tensor train_step(const Tensor& x, const Tensor& labels) {
+    std::vector<Variable> vars = model.variables();
+    ag::GradientTape tape;
+    Tensor loss = softmax_cross_entropy(model(x), labels);
+    std::vector<Tensor> grads = tape.gradient(loss, vars);
+    optimizer.apply_gradients(grads, vars);
+    return loss;
+  }
+};
+
+// ---- Hand-written C++ ------------------------------------------------------------------
+
+struct HandMlp {
+  explicit HandMlp(const std::vector<float>& w1, const std::vector<float>& b1,
+                   const std::vector<float>& w2, const std::vector<float>& b2)
+      : w1(w1),
+        b1(b1),
+        w2(w2),
+        b2(b2),
+        h_pre(kBatch * kHidden),
+        h(kBatch * kHidden),
+        logits(kBatch * kOut),
+        dlogits(kBatch * kOut),
+        dh(kBatch * kHidden),
+        dw1(w1.size()),
+        db1(b1.size()),
+        dw2(w2.size()),
+        db2(b2.size()) {}
+
+  std::vector<float> w1, b1, w2, b2;                 // the weights, row-major
+  std::vector<float> h_pre, h, logits, dlogits, dh;  // activations and their gradients
+  std::vector<float> dw1, db1, dw2, db2;             // the weights' gradients
+
+  // One SGD step on (x [kBatch, kIn], labels [kBatch]); returns the loss.
+  float train_step(const float* x, const int32_t* labels) {
+    // Forward: h_pre = x w1 + b1, h = relu(h_pre), logits = h w2 + b2.
+    for (int i = 0; i < kBatch; ++i) std::memcpy(&h_pre[i * kHidden], b1.data(), kHidden * 4);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kBatch, kHidden, kIn, 1.0f, x, kIn,
+                w1.data(), kHidden, 1.0f, h_pre.data(), kHidden);
+    for (size_t i = 0; i < h.size(); ++i) h[i] = std::max(h_pre[i], 0.0f);
+    for (int i = 0; i < kBatch; ++i) std::memcpy(&logits[i * kOut], b2.data(), kOut * 4);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kBatch, kOut, kHidden, 1.0f, h.data(),
+                kHidden, w2.data(), kOut, 1.0f, logits.data(), kOut);
+    // Loss and dloss/dlogits = (softmax - one_hot) / batch.
+    double loss = 0;
+    for (int i = 0; i < kBatch; ++i) {
+      const float* row = &logits[i * kOut];
+      float* drow = &dlogits[i * kOut];
+      float max = *std::max_element(row, row + kOut);
+      float sum = 0;
+      for (int j = 0; j < kOut; ++j) sum += drow[j] = std::exp(row[j] - max);
+      loss -= row[labels[i]] - max - std::log(sum);
+      for (int j = 0; j < kOut; ++j) drow[j] = (drow[j] / sum - (j == labels[i])) / kBatch;
+    }
+    // Backward: dw2 = h^T dlogits, db2 = sum(dlogits), dh = dlogits w2^T masked by relu,
+    // dw1 = x^T dh, db1 = sum(dh).
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kHidden, kOut, kBatch, 1.0f, h.data(),
+                kHidden, dlogits.data(), kOut, 0.0f, dw2.data(), kOut);
+    column_sums(dlogits.data(), kOut, db2.data());
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, kBatch, kHidden, kOut, 1.0f,
+                dlogits.data(), kOut, w2.data(), kOut, 0.0f, dh.data(), kHidden);
+    for (size_t i = 0; i < dh.size(); ++i)
+      if (h_pre[i] <= 0) dh[i] = 0;
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kIn, kHidden, kBatch, 1.0f, x, kIn,
+                dh.data(), kHidden, 0.0f, dw1.data(), kHidden);
+    column_sums(dh.data(), kHidden, db1.data());
+    // SGD.
+    for (auto [w, g] : {std::pair{&w1, &dw1}, {&b1, &db1}, {&w2, &dw2}, {&b2, &db2}})
+      for (size_t i = 0; i < w->size(); ++i) (*w)[i] -= kLearningRate * (*g)[i];
+    return float(loss / kBatch);
+  }
+
+  static void column_sums(const float* m, int cols, float* out) {
+    std::fill(out, out + cols, 0.0f);
+    for (int i = 0; i < kBatch; ++i)
+      for (int j = 0; j < cols; ++j) out[j] += m[i * cols + j];
+  }
+};
+
+// ---- Inputs, shared by the variants ------------------------------------------------------
+
+struct Inputs {
+  Tensor x, labels, one_hot;  // the batch
+  Tensor w1, b1, w2, b2;      // the initial weights
+  std::vector<int32_t> labels_vector;
+};
+
+Inputs& inputs() {
+  static Inputs in;
+  return in;
+}
+
+std::vector<float> values(const Tensor& t) {
+  return t.to_vector<float>();
+}
+
+void prepare_inputs() {
+  Inputs& in = inputs();
+  in.x = ag::random_uniform({kBatch, kIn}, 0.0, 1.0, ag::float32, /*seed=*/1);
+  in.labels = ag::cast(ag::random_uniform({kBatch}, 0.0, kOut, ag::float32, /*seed=*/2), ag::int32);
+  in.one_hot = ag::one_hot(in.labels, kOut);
+  in.labels_vector = in.labels.to_vector<int32_t>();
+  // He initialisation for the relu layer, Glorot-like scale for the output layer.
+  in.w1 = ag::random_normal({kIn, kHidden}, 0.0, std::sqrt(2.0 / kIn), ag::float32, /*seed=*/3);
+  in.b1 = ag::zeros({kHidden});
+  in.w2 = ag::random_normal({kHidden, kOut}, 0.0, std::sqrt(1.0 / kHidden), ag::float32, 4);
+  in.b2 = ag::zeros({kOut});
+}
+
+std::unique_ptr<Trainer> make_trainer() {
+  const Inputs& in = inputs();
+  return std::make_unique<Trainer>(Mlp{Variable(in.w1, "w1"), Variable(in.b1, "b1"),
+                                       Variable(in.w2, "w2"), Variable(in.b2, "b2")});
+}
+
+HandMlp make_hand() {
+  const Inputs& in = inputs();
+  return HandMlp(values(in.w1), values(in.b1), values(in.w2), values(in.b2));
+}
+
+auto make_graph_step(Trainer& trainer) {
+  return ag::function(
+      [&trainer](const Tensor& x, const Tensor& labels) { return trainer.train_step(x, labels); },
+      {.name = "train_step", .arg_names = {"x", "labels"}});
+}
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "train_bench: result check failed: %s\n", what.c_str());
+  std::exit(2);
+}
+
+void check_close(const std::string& what, const std::vector<float>& expected,
+                 const std::vector<float>& actual) {
+  if (expected.size() != actual.size()) fail(what + ": sizes differ");
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (std::abs(expected[i] - actual[i]) > 1e-5f + 1e-4f * std::abs(expected[i])) {
+      fail(what + "[" + std::to_string(i) + "]: hand " + std::to_string(expected[i]) + ", ag " +
+           std::to_string(actual[i]));
+    }
+  }
+}
+
+// One step of each variant from the same weights: the same loss and weights.
+void check_variants_agree() {
+  const Inputs& in = inputs();
+  HandMlp hand = make_hand();
+  float hand_loss = hand.train_step(in.x.data<float>(), in.labels_vector.data());
+  auto eager = make_trainer();
+  Tensor eager_loss = eager->train_step(in.x, in.one_hot);
+  auto graph = make_trainer();
+  Tensor graph_loss = make_graph_step(*graph)(in.x, in.one_hot);
+  for (const auto& [name, trainer, loss] :
+       {std::tuple{"eager", eager.get(), eager_loss}, {"graph", graph.get(), graph_loss}}) {
+    std::string prefix = std::string(name) + " ";
+    check_close(prefix + "loss", {hand_loss}, {loss.item<float>()});
+    check_close(prefix + "w1", hand.w1, values(trainer->model.w1.read()));
+    check_close(prefix + "b1", hand.b1, values(trainer->model.b1.read()));
+    check_close(prefix + "w2", hand.w2, values(trainer->model.w2.read()));
+    check_close(prefix + "b2", hand.b2, values(trainer->model.b2.read()));
+  }
+}
+
+// ---- The benchmarks ----------------------------------------------------------------------
+
+void bm_mlp_hand(benchmark::State& state) {
+  const Inputs& in = inputs();
+  HandMlp hand = make_hand();
+  for (auto _ : state)
+    benchmark::DoNotOptimize(hand.train_step(in.x.data<float>(), in.labels_vector.data()));
+}
+
+void bm_mlp_eager(benchmark::State& state) {
+  const Inputs& in = inputs();
+  auto trainer = make_trainer();
+  for (auto _ : state) benchmark::DoNotOptimize(trainer->train_step(in.x, in.one_hot));
+}
+
+void bm_mlp_graph(benchmark::State& state) {
+  const Inputs& in = inputs();
+  auto trainer = make_trainer();
+  auto step = make_graph_step(*trainer);
+  step(in.x, in.one_hot);  // trace
+  for (auto _ : state) benchmark::DoNotOptimize(step(in.x, in.one_hot));
+}
+
+// ---- The summary --------------------------------------------------------------------------
+
+constexpr double kGraphOverHandTarget = 1.3;
+
+std::string format_ns(double ns) {
+  char buf[32];
+  if (ns < 1e3) {
+    std::snprintf(buf, sizeof buf, "%.1f ns", ns);
+  } else if (ns < 1e6) {
+    std::snprintf(buf, sizeof buf, "%.1f us", ns / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+  }
+  return buf;
+}
+
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  SummaryReporter() : ConsoleReporter(OO_None) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::vector<Run> annotated = runs;
+    for (Run& run : annotated) {
+      bool repeated_iteration = run.run_type == Run::RT_Iteration && run.repetitions > 1;
+      if (repeated_iteration ||
+          (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median")) {
+        continue;
+      }
+      const std::string name = run.run_name.function_name;
+      double ns = run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      medians_[name] = ns;
+      if (name == "mlp_step/hand") continue;
+      run.counters["x_hand"] = ns / medians_["mlp_step/hand"];
+      if (name == "mlp_step/graph") run.counters["x_eager"] = ns / medians_["mlp_step/eager"];
+    }
+    ConsoleReporter::ReportRuns(annotated);
+  }
+
+  void Finalize() override {
+    std::ostream& os = GetOutputStream();
+    auto get = [&](const char* name) {
+      auto it = medians_.find(name);
+      return it == medians_.end() ? 0.0 : it->second;
+    };
+    double hand = get("mlp_step/hand"), eager = get("mlp_step/eager"),
+           graph = get("mlp_step/graph");
+    if (hand > 0 && eager > 0 && graph > 0) {
+      char line[512];
+      os << "\nSummary (CPU time per training step, medians)\n";
+      std::snprintf(line, sizeof line, "%-28s %11s %11s %11s %7s %7s %7s  %s\n", "workload", "hand",
+                    "eager", "graph", "e/hand", "g/hand", "g/eager", "target");
+      os << line;
+      std::snprintf(line, sizeof line, "%-28s %11s %11s %11s %7.2f %7.2f %7.2f  %s\n",
+                    "mlp_step 64x784-256-10 SGD", format_ns(hand).c_str(), format_ns(eager).c_str(),
+                    format_ns(graph).c_str(), eager / hand, graph / hand, graph / eager,
+                    graph <= kGraphOverHandTarget * hand ? "graph/hand <= 1.3: MET"
+                                                         : "graph/hand <= 1.3: MISSED");
+      os << line;
+    }
+    ConsoleReporter::Finalize();
+  }
+
+ private:
+  std::map<std::string, double> medians_;  // ns, by name
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  prepare_inputs();
+  check_variants_agree();
+  benchmark::RegisterBenchmark("mlp_step/hand", bm_mlp_hand)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("mlp_step/eager", bm_mlp_eager)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("mlp_step/graph", bm_mlp_graph)->Unit(benchmark::kMicrosecond);
+  SummaryReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
