@@ -5,6 +5,7 @@
 #include <cstring>
 #include <ostream>
 
+#include "core/block_cache.h"
 #include "core/tensor_impl.h"
 
 namespace ag {
@@ -16,13 +17,11 @@ Storage::Storage(size_t n) : bytes(n) {
     data = inline_area + ((kAlignment - at % kAlignment) % kAlignment);
     return;
   }
-  size_t rounded = (n + kAlignment - 1) / kAlignment * kAlignment;
-  data = std::aligned_alloc(kAlignment, rounded);
-  if (!data) throw std::bad_alloc();
+  data = allocate_block(n);
 }
 
 Storage::~Storage() {
-  if (bytes > kInlineBytes) std::free(data);
+  if (bytes > kInlineBytes) free_block(data, bytes);
 }
 
 Tensor make_eager(DType dtype, const Shape& shape) {

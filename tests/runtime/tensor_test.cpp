@@ -51,6 +51,20 @@ TEST(Tensor, StorageIs64ByteAligned) {
   }
 }
 
+// A freed large block serves the next tensor of its size: its pages are
+// not faulted in again (core/block_cache.h).
+TEST(Tensor, ALargeBlockIsReusedByTheNextTensorOfItsSize) {
+  const void* first = nullptr;
+  {
+    ag::Tensor t = ag::zeros(ag::Shape{256, 1024}, ag::float32);
+    first = t.raw_data();
+  }
+  ag::Tensor again = ag::ones(ag::Shape{1024, 256}, ag::float32);
+  EXPECT_EQ(again.raw_data(), first);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(again.raw_data()) % 64, 0u);
+  EXPECT_EQ(ag::reduce_sum(again).item<float>(), 262144.0f);
+}
+
 TEST(Tensor, PrintsLikeTensorFlow) {
   EXPECT_EQ(ag::constant({1, 2, 3}).to_string(), "ag::Tensor([1 2 3], shape=(3,), dtype=int32)");
   EXPECT_EQ(ag::constant(5.5).to_string(), "ag::Tensor(5.5, shape=(), dtype=float32)");
