@@ -91,6 +91,28 @@ TEST(OnnxSave, WhileLoopBecomesLoop) {
   expect_round_trip(f, ag::constant({20.0f, 1.0f}));
 }
 
+TEST(OnnxSave, TensorArrayWritesBecomeScatterND) {
+  // A fixed-size array written at each iteration, and a dynamic-size one
+  // that grows past its end (to row 2i, leaving zero rows between).
+  auto f = ag::function([](ag::Tensor x) {
+    ag::TensorArray fixed(ag::float32, 3);
+    ag::TensorArray grown(ag::float32, 0, /*dynamic_size=*/true);
+    ag::Tensor i = ag::constant(0);
+    ag::while_stmt([&] { return i < 3; },
+                   [&] {
+                     fixed.write(i, x * ag::cast(i, ag::float32));
+                     grown.write(i * 2, x + 1.0f);
+                     i = i + 1;
+                   },
+                   ag::state({"i", "fixed", "grown"}, i, fixed, grown));
+    return ag::concat({fixed.stack(), grown.stack()}, 0);
+  });
+  expect_round_trip(f, ag::constant({1.5f, -2.0f}));
+  const std::string bytes =
+      ag::onnx::save_to_bytes(f.get_concrete_function(ag::constant({1.0f, 2.0f})).graph());
+  EXPECT_NE(bytes.find("ScatterND"), std::string::npos);
+}
+
 TEST(OnnxSave, UnknownDimsBecomeSymbolicDims) {
   auto f =
       ag::function([](ag::Tensor x) { return ag::reduce_max(x, {0}) + 1; },
