@@ -25,8 +25,6 @@ namespace ag::onnx {
 // The highest opset of the default domain whose semantics we implement.
 constexpr int64_t kMaxOpset = 17;
 
-using Concrete = ConcreteFunction<std::vector<Tensor>>;
-
 struct Model::Impl {
   std::string name;
   int64_t opset = 0;
@@ -38,8 +36,11 @@ struct Model::Impl {
   // those inputs, and grows when a trace finds another one.
   using Key = std::vector<std::pair<size_t, std::vector<int64_t>>>;
   struct Trace {
-    Concrete fn;
-    // fn's graph, its placeholders named after the graph inputs they stand for.
+    // Runs with detail::run_concrete: Model::operator() checks the inputs
+    // itself, so a call skips ConcreteFunction's signature check and result
+    // rebuilding, and costs what a call of the traced function costs.
+    std::shared_ptr<detail::ConcreteCore> core;
+    // The graph, its placeholders named after the graph inputs they stand for.
     Graph graph;
   };
   mutable std::mutex mu;
@@ -111,8 +112,12 @@ std::optional<Model::Impl::Trace> Model::Impl::trace(const std::vector<Tensor>* 
     };
     auto fn = function(run, {.name = name, .arg_names = {"inputs"}});
     try {
-      Concrete concrete = fn.get_concrete_function(specs);
-      return Trace{concrete, with_input_names(concrete.graph(), names, name)};
+      // What fn.get_concrete_function(specs) does, keeping the trace's core.
+      detail::Tracer<std::vector<Tensor>, decltype(run), std::vector<TensorSpec>&> tracer{
+          &run, &fn.core()->options().arg_names, {specs}};
+      auto core =
+          fn.core()->concrete_for(detail::collect_atoms(specs), {&tracer, &decltype(tracer)::run});
+      return Trace{core, with_input_names(detail::concrete_graph(*core), names, name)};
     } catch (const onnx_io::NeedsValue& need) {
       auto it = std::find(placeholder_ids.begin(), placeholder_ids.end(), need.tensor_id);
       if (it == placeholder_ids.end()) throw UnimplementedError(name + ": " + need.message);
@@ -187,21 +192,24 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const {
                       (inputs[k].defined() ? inputs[k].spec().to_string() : "an undefined tensor"));
     }
   }
-  const Concrete* concrete;
-  std::vector<Tensor> dynamic;
+  const Impl::Trace* traced;
+  std::vector<const Tensor*> dynamic;
+  dynamic.reserve(inputs.size());
   {
     std::lock_guard lock(m.mu);
     auto it = m.traces.find(m.key_of(inputs));
     if (it == m.traces.end()) {
-      Impl::Trace traced = *m.trace(&inputs);  // may add to by_value, so before key_of
-      it = m.traces.emplace(m.key_of(inputs), std::move(traced)).first;
+      Impl::Trace made = *m.trace(&inputs);  // may add to by_value, so before key_of
+      it = m.traces.emplace(m.key_of(inputs), std::move(made)).first;
     }
-    concrete = &it->second.fn;
-    m.last = &it->second;
+    traced = &it->second;
+    m.last = traced;
     for (size_t k = 0; k < inputs.size(); ++k)
-      if (!m.by_value[k]) dynamic.push_back(inputs[k]);
+      if (!m.by_value[k]) dynamic.push_back(&inputs[k]);
   }
-  return (*concrete)(dynamic);
+  std::vector<Tensor> outputs;
+  detail::run_concrete(*traced->core, dynamic, outputs);
+  return outputs;
 }
 
 const std::vector<std::string>& Model::input_names() const {
