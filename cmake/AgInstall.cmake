@@ -1,6 +1,7 @@
 # Install and package (docs/architecture.md, "Build integration"): `cmake --install build --prefix <dir>`
 # installs
 #   bin/agc                                    (when AG_BUILD_TRANSPILER)
+#   bin/ag-onnx, lib/libag_onnx.a               (when AG_BUILD_ONNX)
 #   include/ag/*.h
 #   lib/libag_runtime.a
 #   lib/cmake/autograph_cpp/                   autograph_cppConfig.cmake, its
@@ -11,8 +12,10 @@
 #   autograph_transpile(TARGET app SOURCES model.cpp)
 # Exported targets: autograph_cpp::runtime (the static runtime with its usage
 # requirements: C++20, the headers, Eigen, OpenBLAS, threads) and the imported
-# executable autograph_cpp::agc. The same names exist as aliases in this
-# build, so a project that uses add_subdirectory() writes the same lines.
+# executable autograph_cpp::agc, and autograph_cpp::ag_onnx (ag/onnx.h: ONNX
+# export and import; its package config finds ONNX and Protobuf, which it
+# links). The same names exist as aliases in this build, so a project that
+# uses add_subdirectory() writes the same lines.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -38,6 +41,15 @@ if(TARGET agc)
   set_target_properties(agc PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
   add_executable(autograph_cpp::agc ALIAS agc)
   install(TARGETS agc EXPORT autograph_cppTargets RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+endif()
+
+set(AG_PACKAGE_HAS_ONNX FALSE)
+if(TARGET ag_onnx)
+  set(AG_PACKAGE_HAS_ONNX TRUE)
+  install(TARGETS ag_onnx EXPORT autograph_cppTargets
+          ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+          LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+  install(TARGETS ag-onnx RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 endif()
 
 install(EXPORT autograph_cppTargets NAMESPACE autograph_cpp::

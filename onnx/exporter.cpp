@@ -157,6 +157,15 @@ void Exporter::emit_subgraph(const graph::Body& body, ::onnx::GraphProto& sub,
 std::vector<std::string> Exporter::emit_if(const graph::Node& n, ::onnx::GraphProto& g,
                                            const std::vector<std::string>& in) {
   std::vector<std::string> captures(in.begin() + 1, in.end());
+  if (n.outputs.empty()) {
+    // An If that returns nothing is kept for what it runs: asserts, which are
+    // not exported, or print and variable updates, which are errors. ONNX's
+    // If must have an output, so it is left out; its branches are emitted
+    // aside for those errors and warnings.
+    ::onnx::GraphProto aside;
+    for (const auto& branch : n.subgraphs) emit(*branch, aside, captures);
+    return {};
+  }
   ::onnx::NodeProto& node = *g.add_node();
   node.set_op_type("If");
   node.set_name(fresh("If"));

@@ -17,38 +17,34 @@ Tensor attr_like(NodeContext& ctx, std::string_view name, float fallback, const 
   return cast(Tensor(ctx.attr_float(name, fallback)), x.dtype());
 }
 
-// f(x) along the normalised axis, with the pre-13 2-D coercion.
-template <class Normalize>
-std::vector<Tensor> softmax_like(NodeContext& ctx, Normalize f) {
-  const Tensor& x = ctx.input(0);
-  if (ctx.opset() >= 13) {
-    const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", -1), x.rank(), "axis");
-    return {f(x, axis)};
-  }
-  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 1), x.rank(), "axis");
-  const Shape& shape = ctx.static_shape(0, "Softmax before opset 13");
-  int64_t outer = 1;
-  for (int64_t i = 0; i < axis; ++i) outer *= shape[int(i)];
-  std::vector<int64_t> dims(shape.rank());
-  for (int i = 0; i < shape.rank(); ++i) dims[size_t(i)] = shape[i];
-  return {reshape(f(reshape(x, {outer, -1}), 1), dims)};
-}
-
 Tensor shifted(const Tensor& x, int64_t axis) {
   return x - reduce_max(x, {axis}, true);
 }
 
 }  // namespace
 
+std::vector<Tensor> along_axis(NodeContext& ctx,
+                               const std::function<Tensor(const Tensor&, int64_t)>& f) {
+  const Tensor& x = ctx.input(0);
+  if (ctx.opset() >= 13)
+    return {f(x, ctx.normalize_axis(ctx.attr_int("axis", -1), x.rank(), "axis"))};
+  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 1), x.rank(), "axis");
+  const Shape& shape = ctx.static_shape(0, ctx.node().op_type() + " before opset 13");
+  int64_t outer = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= shape[int(i)];
+  std::vector<int64_t> dims(shape.begin(), shape.end());
+  return {reshape(f(reshape(x, {outer, -1}), 1), dims)};
+}
+
 std::vector<Tensor> import_softmax(NodeContext& ctx) {
-  return softmax_like(ctx, [](const Tensor& x, int64_t axis) {
+  return along_axis(ctx, [](const Tensor& x, int64_t axis) {
     Tensor e = exp(shifted(x, axis));
     return e / reduce_sum(e, {axis}, true);
   });
 }
 
 std::vector<Tensor> import_log_softmax(NodeContext& ctx) {
-  return softmax_like(ctx, [](const Tensor& x, int64_t axis) {
+  return along_axis(ctx, [](const Tensor& x, int64_t axis) {
     Tensor s = shifted(x, axis);
     return s - log(reduce_sum(exp(s), {axis}, true));
   });

@@ -4,7 +4,10 @@
 //
 // Loop(M, cond, v...) with body(i, cond_in, v_in...) -> (cond_out, v_out...,
 // scan...) runs while (i < M) and cond; each scan output is written to a
-// TensorArray at row i and stacked after the loop.
+// TensorArray at row i and stacked after the loop. The iteration count i is
+// loop state only where something reads it (the trip count, scan outputs,
+// the body), so a loop on a condition alone, like an exported while loop,
+// runs the same ops per iteration as our while.
 #include "ag/control_flow.h"
 #include "ag/ops.h"
 #include "ag/tensor_array.h"
@@ -13,13 +16,38 @@
 
 namespace ag::onnx_io {
 
+namespace {
+
+// A condition of one element as a scalar; a scalar as it is (no reshape op).
+Tensor scalar(const Tensor& t) {
+  return t.rank() == 0 ? t : reshape(t, {});
+}
+
+// Whether a node of `graph`, of its subgraphs, or an output reads `name`.
+bool reads(const ::onnx::GraphProto& graph, const std::string& name) {
+  for (const auto& out : graph.output())
+    if (out.name() == name) return true;
+  for (const auto& node : graph.node()) {
+    for (const std::string& in : node.input())
+      if (in == name) return true;
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g() && reads(attr.g(), name)) return true;
+      for (const auto& g : attr.graphs())
+        if (reads(g, name)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<Tensor> import_if(NodeContext& ctx) {
   const ::onnx::GraphProto& then_graph = ctx.attr_graph("then_branch");
   const ::onnx::GraphProto& else_graph = ctx.attr_graph("else_branch");
   const Tensor& pred = ctx.input(0);
   if (pred.num_elements() != 1 && pred.shape().is_fully_defined())
     ctx.invalid("the condition must have one element, got shape " + pred.shape().to_string());
-  Tensor cond = reshape(pred, {});
+  Tensor cond = scalar(pred);
   std::vector<Tensor> outputs(size_t(ctx.node().output_size()));
   auto branch = [&](const ::onnx::GraphProto& graph) {
     return [&] {
@@ -46,9 +74,11 @@ std::vector<Tensor> import_loop(NodeContext& ctx) {
     ctx.unsupported("a Loop without a trip count and without a condition never ends");
 
   Tensor i = Tensor(int64_t{0});
-  Tensor keep_going = ctx.has_input(1) ? reshape(ctx.input(1), {}) : Tensor(true);
-  Tensor trip_count = ctx.has_input(0) ? reshape(ctx.input(0), {}) : Tensor();
+  Tensor keep_going = ctx.has_input(1) ? scalar(ctx.input(1)) : Tensor(true);
+  Tensor trip_count = ctx.has_input(0) ? scalar(ctx.input(0)) : Tensor();
   std::vector<Tensor> vars(ctx.inputs().begin() + 2, ctx.inputs().end());
+  const bool counts = ctx.has_input(0) || num_scans > 0 ||
+                      (body.input_size() > 0 && reads(body, body.input(0).name()));
   std::vector<TensorArray> scans;
   for (size_t k = 0; k < num_scans; ++k) {
     const auto& info = body.output(int(1 + num_vars + k));
@@ -64,13 +94,18 @@ std::vector<Tensor> import_loop(NodeContext& ctx) {
     std::vector<Tensor> in{i, keep_going};
     in.insert(in.end(), vars.begin(), vars.end());
     std::vector<Tensor> out = run_graph(body, in, &ctx.scope(), ctx.opset());
-    keep_going = reshape(out[0], {});
+    keep_going = scalar(out[0]);
     for (size_t k = 0; k < num_vars; ++k) vars[k] = out[1 + k];
     for (size_t k = 0; k < num_scans; ++k) scans[k] = scans[k].write(i, out[1 + num_vars + k]);
-    i = i + 1;
+    if (counts) i = i + 1;
   };
-  while_stmt(test, step,
-             state({"iteration", "condition", "loop-carried", "scan"}, i, keep_going, vars, scans));
+  if (counts) {
+    while_stmt(
+        test, step,
+        state({"iteration", "condition", "loop-carried", "scan"}, i, keep_going, vars, scans));
+  } else {
+    while_stmt(test, step, state({"condition", "loop-carried", "scan"}, keep_going, vars, scans));
+  }
 
   std::vector<Tensor> results = vars;
   for (TensorArray& scan : scans) results.push_back(scan.stack());

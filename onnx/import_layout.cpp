@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "ag/ops.h"
+#include "ag/tensor_array.h"
 #include "import_ops.h"
 #include "tensor_proto.h"
 
@@ -32,6 +33,13 @@ std::vector<int64_t> axes_of(NodeContext& ctx, size_t k) {
   if (ctx.has_input(k)) return ctx.constant_ints(k, "axes");
   if (ctx.has_attr("axes")) return ctx.attr_ints("axes");
   return {};
+}
+
+// ONNX counts negative indices from the end of the axis (Gather, ScatterND).
+// The axis's length is a constant when it is known while tracing.
+Tensor from_end(const Tensor& indices, const Tensor& data, int64_t axis) {
+  Tensor length = gather(shape(data, indices.dtype()), Tensor(axis));
+  return where(less(indices, 0), indices + length, indices);
 }
 
 }  // namespace
@@ -172,15 +180,29 @@ std::vector<Tensor> import_concat(NodeContext& ctx) {
 std::vector<Tensor> import_gather(NodeContext& ctx) {
   const Tensor& data = ctx.input(0);
   const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), data.rank(), "axis");
-  Tensor indices = ctx.input(1);
-  // ONNX counts negative indices from the end of the axis.
-  const int64_t n = data.shape()[int(axis)];
-  if (n != kUnknownDim) {
-    indices = where(less(indices, 0), indices + n, indices);
-  } else if (indices.is_symbolic() || reduce_any(less(indices, 0)).item<bool>()) {
-    ctx.unsupported("negative indices into an axis of unknown length");
+  return {gather(data, from_end(ctx.input(1), data, axis), axis)};
+}
+
+// Writes of whole rows: indices [k, 1], updates [k, row...]. Each is the
+// write of a TensorArray holding `data` (our tensor_array_write op, which is
+// how ag::onnx::save exports a TensorArray write).
+std::vector<Tensor> import_scatter_nd(NodeContext& ctx) {
+  const std::string reduction = ctx.attr_string("reduction", "none");
+  if (reduction != "none") ctx.unsupported("reduction '" + reduction + "'");
+  const Tensor& data = ctx.input(0);
+  const Shape& indices_shape = ctx.static_shape(1, "ScatterND");
+  if (indices_shape.rank() != 2 || indices_shape[1] != 1 || data.rank() < 1) {
+    ctx.unsupported(
+        "only writes of rows are supported (indices of shape [k, 1]), got indices of "
+        "shape " +
+        indices_shape.to_string() + " into data of rank " + std::to_string(data.rank()));
   }
-  return {gather(data, indices, axis)};
+  const Tensor rows = from_end(reshape(ctx.input(1), {indices_shape[0]}), data, 0);
+  TensorArray array(data.dtype());
+  array.unstack(data);
+  for (int64_t k = 0; k < indices_shape[0]; ++k)
+    array.write(gather(rows, Tensor(k)), gather(ctx.input(2), Tensor(k)));
+  return {array.stack()};
 }
 
 // out[i0, .., ik, ..] = data[i0, .., indices[i0, .., ik, ..], ..] with k the

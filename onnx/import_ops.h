@@ -1,5 +1,8 @@
-// The importer of every op type of onnx/ops.def.
+// The importer of every op type of onnx/ops.def, and the helpers importers
+// of more than one family share.
 #pragma once
+
+#include <functional>
 
 #include "importer.h"
 
@@ -8,5 +11,12 @@ namespace ag::onnx_io {
 #define AG_ONNX_OP(op_type, fn) std::vector<Tensor> fn(NodeContext& ctx);
 #include "ops.def"
 #undef AG_ONNX_OP
+
+// Softmax, LogSoftmax and Hardmax: `f(x, axis)` along one axis of the node's
+// input. From opset 13 that is attribute `axis` (default -1); before, the
+// input is flattened to 2-D at `axis` (default 1), `f` runs along the second
+// dim, and the result takes the input's shape again. (import_activation.cpp)
+std::vector<Tensor> along_axis(NodeContext& ctx,
+                               const std::function<Tensor(const Tensor&, int64_t)>& f);
 
 }  // namespace ag::onnx_io

@@ -115,23 +115,10 @@ std::vector<Tensor> import_cumsum(NodeContext& ctx) {
 // 1 at the first largest element along the axis, 0 elsewhere; before opset
 // 13 over the second dim of the input flattened to 2-D at `axis`.
 std::vector<Tensor> import_hardmax(NodeContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  const bool coerced = ctx.opset() < 13;
-  int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", coerced ? 1 : -1), x.rank(), "axis");
-  const Shape& shape = ctx.static_shape(0, "Hardmax");
-  Tensor input = x;
-  if (coerced) {
-    int64_t outer = 1;
-    for (int64_t i = 0; i < axis; ++i) outer *= shape[int(i)];
-    input = reshape(x, {outer, -1});
-    axis = 1;
-  }
-  const int64_t depth = input.shape()[int(axis)];
-  Tensor y = one_hot(argmax(input, axis), depth, 1, 0, axis, x.dtype());
-  if (!coerced) return {y};
-  std::vector<int64_t> dims;
-  for (int i = 0; i < shape.rank(); ++i) dims.push_back(shape[i]);
-  return {reshape(y, dims)};
+  ctx.static_shape(0, "Hardmax");  // the one-hot depth
+  return along_axis(ctx, [](const Tensor& x, int64_t axis) {
+    return one_hot(argmax(x, axis), x.shape()[int(axis)], 1, 0, axis, x.dtype());
+  });
 }
 
 std::vector<Tensor> import_argmax(NodeContext& ctx) {

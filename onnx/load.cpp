@@ -16,6 +16,7 @@
 
 #include "ag/error.h"
 #include "ag/onnx.h"
+#include "graph/graph.h"
 #include "importer.h"
 #include "tensor_proto.h"
 
@@ -23,8 +24,6 @@ namespace ag::onnx {
 
 // The highest opset of the default domain whose semantics we implement.
 constexpr int64_t kMaxOpset = 17;
-
-using Concrete = ConcreteFunction<std::vector<Tensor>>;
 
 struct Model::Impl {
   std::string name;
@@ -36,15 +35,24 @@ struct Model::Impl {
   // The trace for the values of the inputs it depends on; `by_value` lists
   // those inputs, and grows when a trace finds another one.
   using Key = std::vector<std::pair<size_t, std::vector<int64_t>>>;
+  struct Trace {
+    // Runs with detail::run_concrete: Model::operator() checks the inputs
+    // itself, so a call skips ConcreteFunction's signature check and result
+    // rebuilding, and costs what a call of the traced function costs.
+    std::shared_ptr<detail::ConcreteCore> core;
+    // The graph, its placeholders named after the graph inputs they stand for.
+    Graph graph;
+  };
   mutable std::mutex mu;
   mutable std::vector<bool> by_value;
-  mutable std::map<Key, Concrete> traces;
-  mutable std::optional<Concrete> last;
+  // Entries are never removed, so pointers to them stay valid.
+  mutable std::map<Key, Trace> traces;
+  mutable const Trace* last = nullptr;
 
   Key key_of(const std::vector<Tensor>& inputs) const;
   // Traces for `inputs` (null at load: no values known). Empty when the trace
   // needs the value of an input and none is given.
-  std::optional<Concrete> trace(const std::vector<Tensor>* inputs) const;
+  std::optional<Trace> trace(const std::vector<Tensor>* inputs) const;
 };
 
 namespace {
@@ -63,6 +71,17 @@ int64_t default_opset(const ::onnx::ModelProto& model, const std::string& name) 
   throw InvalidArgumentError(name + ": the model imports no opset of the default ONNX domain");
 }
 
+// The model's inputs are one vector argument of the traced function, so the
+// trace names their placeholders inputs_0, inputs_1, ...; the graph we show
+// names them after the ONNX graph inputs.
+Graph with_input_names(const Graph& traced, const std::vector<std::string>& names,
+                       const std::string& model_name) {
+  auto body = std::make_shared<graph::Body>(traced.body());
+  for (size_t k = 0; k < names.size(); ++k)
+    body->nodes[size_t(body->placeholders[k])].name = body->unique_name(names[k]);
+  return Graph(body, model_name);
+}
+
 }  // namespace
 
 Model::Impl::Key Model::Impl::key_of(const std::vector<Tensor>& inputs) const {
@@ -72,11 +91,15 @@ Model::Impl::Key Model::Impl::key_of(const std::vector<Tensor>& inputs) const {
   return key;
 }
 
-std::optional<Concrete> Model::Impl::trace(const std::vector<Tensor>* inputs) const {
+std::optional<Model::Impl::Trace> Model::Impl::trace(const std::vector<Tensor>* inputs) const {
   for (;;) {
     std::vector<TensorSpec> specs;
-    for (size_t k = 0; k < input_specs.size(); ++k)
-      if (!by_value[k]) specs.push_back(input_specs[k]);
+    std::vector<std::string> names;
+    for (size_t k = 0; k < input_specs.size(); ++k) {
+      if (by_value[k]) continue;
+      specs.push_back(input_specs[k]);
+      names.push_back(input_names[k]);
+    }
     // The placeholder of each input traced symbolically, to recognise it in NeedsValue.
     std::vector<const void*> placeholder_ids(input_specs.size(), nullptr);
     auto run = [&](const std::vector<Tensor>& symbolic) {
@@ -89,7 +112,12 @@ std::optional<Concrete> Model::Impl::trace(const std::vector<Tensor>* inputs) co
     };
     auto fn = function(run, {.name = name, .arg_names = {"inputs"}});
     try {
-      return fn.get_concrete_function(specs);
+      // What fn.get_concrete_function(specs) does, keeping the trace's core.
+      detail::Tracer<std::vector<Tensor>, decltype(run), std::vector<TensorSpec>&> tracer{
+          &run, &fn.core()->options().arg_names, {specs}};
+      auto core =
+          fn.core()->concrete_for(detail::collect_atoms(specs), {&tracer, &decltype(tracer)::run});
+      return Trace{core, with_input_names(detail::concrete_graph(*core), names, name)};
     } catch (const onnx_io::NeedsValue& need) {
       auto it = std::find(placeholder_ids.begin(), placeholder_ids.end(), need.tensor_id);
       if (it == placeholder_ids.end()) throw UnimplementedError(name + ": " + need.message);
@@ -127,8 +155,8 @@ std::shared_ptr<const Model::Impl> load_model(std::shared_ptr<const ::onnx::Mode
   impl->by_value.assign(impl->input_specs.size(), false);
   // Trace now, so that errors show at load; a model specialised on input
   // values is traced at its first call.
-  impl->last = impl->trace(nullptr);
-  if (impl->last) impl->traces.emplace(Model::Impl::Key{}, *impl->last);
+  if (auto traced = impl->trace(nullptr))
+    impl->last = &impl->traces.emplace(Model::Impl::Key{}, std::move(*traced)).first->second;
   return impl;
 }
 
@@ -164,22 +192,24 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const {
                       (inputs[k].defined() ? inputs[k].spec().to_string() : "an undefined tensor"));
     }
   }
-  std::optional<Concrete> concrete;
-  std::vector<Tensor> dynamic;
+  const Impl::Trace* traced;
+  std::vector<const Tensor*> dynamic;
+  dynamic.reserve(inputs.size());
   {
     std::lock_guard lock(m.mu);
     auto it = m.traces.find(m.key_of(inputs));
-    if (it != m.traces.end()) {
-      concrete = it->second;
-    } else {
-      concrete = m.trace(&inputs);
-      m.traces.emplace(m.key_of(inputs), *concrete);
+    if (it == m.traces.end()) {
+      Impl::Trace made = *m.trace(&inputs);  // may add to by_value, so before key_of
+      it = m.traces.emplace(m.key_of(inputs), std::move(made)).first;
     }
-    m.last = concrete;
+    traced = &it->second;
+    m.last = traced;
     for (size_t k = 0; k < inputs.size(); ++k)
-      if (!m.by_value[k]) dynamic.push_back(inputs[k]);
+      if (!m.by_value[k]) dynamic.push_back(&inputs[k]);
   }
-  return (*concrete)(dynamic);
+  std::vector<Tensor> outputs;
+  detail::run_concrete(*traced->core, dynamic, outputs);
+  return outputs;
 }
 
 const std::vector<std::string>& Model::input_names() const {
@@ -202,7 +232,7 @@ Graph Model::graph() const {
                                   ": the model is traced for the values of some of its inputs; "
                                   "call it once before asking for its graph");
   }
-  return impl_->last->graph();
+  return impl_->last->graph;
 }
 
 std::string Model::signature() const {

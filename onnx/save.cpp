@@ -1,5 +1,7 @@
 // ag::onnx::save: a traced graph as an ONNX model (onnx/exporter.h), checked
-// with ONNX's checker and full shape inference before it is written.
+// with ONNX's checker and full shape inference before it is written. What is
+// exported is the graph as the function runs it: optimised by the same passes
+// (runtime/passes), so nodes whose results nothing uses are left out.
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -9,6 +11,7 @@
 #include "ag/error.h"
 #include "ag/onnx.h"
 #include "exporter.h"
+#include "passes/passes.h"
 
 namespace ag::onnx {
 
@@ -17,7 +20,8 @@ constexpr int64_t kExportOpset = 17;
 }
 
 std::string save_to_bytes(const Graph& graph, const SaveOptions& options) {
-  const graph::Body& body = graph.body();
+  graph::Body body = graph.body();
+  passes::optimize(body);
   ::onnx::ModelProto model;
   model.set_ir_version(8);
   model.set_producer_name("autograph-cpp");

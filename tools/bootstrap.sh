@@ -8,7 +8,7 @@ packages=(
   libopenblas-dev libeigen3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   cmake ninja-build pkg-config g++ ccache
-  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
   python3 python3-jsonschema
 )
 

@@ -21,7 +21,7 @@ expect() {  # expect NAME WANT_EXIT PATTERN -- command...
 }
 expect info 0 '^test_add\(x: TensorSpec\(shape=\(3, 4, 5\), dtype=float32\), y: .*\) -> \(sum\)$' -- \
   "$tool" info "$add/model.onnx"
-expect info-graph 0 "^\['inputs_0', 'inputs_1'\] -> add$" -- "$tool" info "$add/model.onnx"
+expect info-graph 0 "^\['x', 'y'\] -> add$" -- "$tool" info "$add/model.onnx"
 expect run 0 '^sum = ag::Tensor\(' -- \
   "$tool" run "$add/model.onnx" "$add/test_data_set_0/input_0.pb" "$add/test_data_set_0/input_1.pb"
 expect run-arity 1 'test_add takes 2 inputs, but 1 were given' -- \

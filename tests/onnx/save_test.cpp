@@ -3,24 +3,29 @@
 // errors for what ONNX cannot hold.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "ag/ag.h"
 #include "ag/onnx.h"
+#include "round_trip.h"
 
 namespace {
+
+// "save_<test>_<k>": the name of the current test's k-th exported model.
+std::string next_model_name() {
+  static std::map<std::string, int> exports_of;
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  return "save_" + test + "_" + std::to_string(exports_of[test]++);
+}
 
 // Saves the trace of `fn` for `args`, loads it back, and expects the loaded
 // model's outputs to equal the function's, element for element.
 template <class F, class... Args>
 void expect_round_trip(const F& fn, const Args&... args) {
-  auto concrete = fn.get_concrete_function(args...);
-  ag::onnx::Model model = ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(concrete.graph()));
-  std::vector<ag::Tensor> got = model({args...});
-  ag::Tensor want = fn(args...);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].dtype(), want.dtype());
-  EXPECT_EQ(got[0].shape(), want.shape());
-  EXPECT_EQ(got[0].to_vector<double>(), want.to_vector<double>())
-      << "got " << got[0] << "\nwant " << want;
+  EXPECT_EQ(ag_onnx_test::round_trip(fn.get_concrete_function(args...).graph(), next_model_name(),
+                                     {args...}, {fn(args...)}),
+            "");
 }
 
 TEST(OnnxSave, MeanSquaredError) {
@@ -77,7 +82,8 @@ TEST(OnnxSave, CondBecomesIf) {
   });
   expect_round_trip(f, ag::constant({1.0f, 2.0f}));
   expect_round_trip(f, ag::constant({-1.0f, -2.0f}));
-  auto onnx_bytes = ag::onnx::save_to_bytes(f.get_concrete_function(ag::constant({1.0f})).graph());
+  auto onnx_bytes = ag_onnx_test::export_model(
+      f.get_concrete_function(ag::constant({1.0f})).graph(), next_model_name());
   EXPECT_NE(onnx_bytes.find("then_branch"), std::string::npos);
 }
 
@@ -91,15 +97,54 @@ TEST(OnnxSave, WhileLoopBecomesLoop) {
   expect_round_trip(f, ag::constant({20.0f, 1.0f}));
 }
 
+TEST(OnnxSave, TensorArrayWritesBecomeScatterND) {
+  // A fixed-size array written at each iteration, and a dynamic-size one
+  // that grows past its end (to row 2i, leaving zero rows between).
+  auto f = ag::function([](ag::Tensor x) {
+    ag::TensorArray fixed(ag::float32, 3);
+    ag::TensorArray grown(ag::float32, 0, /*dynamic_size=*/true);
+    ag::Tensor i = ag::constant(0);
+    ag::while_stmt([&] { return i < 3; },
+                   [&] {
+                     fixed.write(i, x * ag::cast(i, ag::float32));
+                     grown.write(i * 2, x + 1.0f);
+                     i = i + 1;
+                   },
+                   ag::state({"i", "fixed", "grown"}, i, fixed, grown));
+    return ag::concat({fixed.stack(), grown.stack()}, 0);
+  });
+  expect_round_trip(f, ag::constant({1.5f, -2.0f}));
+  const std::string bytes = ag_onnx_test::export_model(
+      f.get_concrete_function(ag::constant({1.0f, 2.0f})).graph(), next_model_name());
+  EXPECT_NE(bytes.find("ScatterND"), std::string::npos);
+}
+
+TEST(OnnxSave, AnIfThatOnlyAssertsIsLeftOut) {
+  // The If returns nothing and runs an assert only: ONNX's If must have an
+  // output, and the assert is not exported, so neither is the If.
+  auto f = ag::function([](ag::Tensor x) {
+    ag::if_stmt(
+        ag::reduce_sum(x) > 0, [&] { ag::assert_that(ag::reduce_min(x) > -10, "x too small"); },
+        [] {}, ag::state());
+    return x * 2.0f;
+  });
+  expect_round_trip(f, ag::constant({1.0f, -2.0f, 3.0f}));
+  const std::string bytes = ag_onnx_test::export_model(
+      f.get_concrete_function(ag::constant({1.0f})).graph(), next_model_name());
+  EXPECT_EQ(bytes.find("then_branch"), std::string::npos);
+}
+
 TEST(OnnxSave, UnknownDimsBecomeSymbolicDims) {
   auto f =
       ag::function([](ag::Tensor x) { return ag::reduce_max(x, {0}) + 1; },
                    {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim, 2}, ag::int32)},
                     .arg_names = {"x"}});
   auto concrete = f.get_concrete_function(ag::TensorSpec({ag::kUnknownDim, 2}, ag::int32));
-  ag::onnx::Model model = ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(concrete.graph()));
+  ag::onnx::Model model = ag::onnx::load_from_bytes(
+      ag_onnx_test::export_model(concrete.graph(), "save_UnknownDimsBecomeSymbolicDims"));
   EXPECT_EQ(model.signature(),
-            "ag_graph(x: TensorSpec(shape=(None, 2), dtype=int32)) -> (output_0)");
+            "save_UnknownDimsBecomeSymbolicDims(x: TensorSpec(shape=(None, 2), dtype=int32)) -> "
+            "(output_0)");
   EXPECT_EQ(model({ag::constant({{1, 5}, {3, 2}, {0, 9}})})[0].to_vector<int32_t>(),
             (std::vector<int32_t>{4, 10}));
   EXPECT_EQ(model({ag::constant({{1, 5}})})[0].to_vector<int32_t>(), (std::vector<int32_t>{2, 6}));

@@ -1,0 +1,101 @@
+// onnx_bench: models loaded with ag::onnx::load against the traced functions
+// they were exported from (issue 16, "Performance": the same speed, within
+// 5%). Each workload runs both ways in one process, side by side:
+//   <workload>/traced   the ag::function, its trace cached by a warm-up call
+//   <workload>/loaded   ag::onnx::load of what ag::onnx::save wrote of that trace
+// Workloads:
+//   dense_256x512x512  relu(x w + b): x [256, 512]; w [512, 512] and b [512]
+//                      are ag::Variables, initializers in the model
+//   tanh_loop          the seed's while (reduce_sum(x) > 1) x = tanh(x),
+//                      x = uniform(5): 18 iterations
+//   add_one            x + 1 on a float32 scalar: the cost of a call itself
+// The loaded results are checked against the traced ones before timing.
+// Times are CPU time per call. Run it through tools/bench/run.sh.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ag/ag.h>
+#include <ag/onnx.h>
+
+namespace {
+
+using ag::Tensor;
+
+// A traced function of one tensor and the model exported from its trace.
+struct Workload {
+  std::function<Tensor(const Tensor&)> traced;
+  std::unique_ptr<ag::onnx::Model> loaded;
+  Tensor input;
+};
+
+template <class F>
+Workload make_workload(const F& fn, const Tensor& input) {
+  Workload w{[fn](const Tensor& x) { return fn(x); }, nullptr, input};
+  w.loaded = std::make_unique<ag::onnx::Model>(
+      ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(fn.get_concrete_function(input).graph())));
+  const Tensor want = w.traced(input), got = (*w.loaded)({input})[0];
+  if (want.shape() != got.shape() ||
+      std::memcmp(want.raw_data(), got.raw_data(),
+                  size_t(want.num_elements()) * ag::dtype_size(want.dtype())) != 0) {
+    std::fprintf(stderr, "onnx_bench: the loaded model and the trace differ\n");
+    std::exit(2);
+  }
+  return w;
+}
+
+Workload& dense() {
+  static ag::Variable w(ag::random_normal({512, 512}, 0.0, 0.05, ag::float32, /*seed=*/6));
+  static ag::Variable b(ag::random_normal({512}, 0.0, 1.0, ag::float32, /*seed=*/7));
+  static Workload workload = make_workload(
+      ag::function([](Tensor x) { return ag::relu(ag::matmul(x, w.read()) + b.read()); }),
+      ag::random_normal({256, 512}, 0.0, 1.0, ag::float32, /*seed=*/5));
+  return workload;
+}
+
+Workload& tanh_loop() {
+  static Workload workload =
+      make_workload(ag::function([](Tensor x) {
+                      ag::while_stmt([&] { return ag::reduce_sum(x) > 1; },
+                                     [&] { x = ag::tanh(x); }, ag::state({"x"}, x));
+                      return x;
+                    }),
+                    ag::random_uniform({5}, 0.0, 1.0, ag::float32, 7));
+  return workload;
+}
+
+Workload& add_one() {
+  static Workload workload =
+      make_workload(ag::function([](Tensor x) { return x + 1.0f; }), ag::constant(2.0f));
+  return workload;
+}
+
+void bm_traced(benchmark::State& state, Workload& (*workload)()) {
+  const Workload& w = workload();
+  for (auto _ : state) benchmark::DoNotOptimize(w.traced(w.input));
+}
+
+void bm_loaded(benchmark::State& state, Workload& (*workload)()) {
+  const Workload& w = workload();
+  const std::vector<Tensor> inputs{w.input};
+  for (auto _ : state) benchmark::DoNotOptimize((*w.loaded)(inputs));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  for (auto [name, workload] :
+       {std::pair{"dense_256x512x512", &dense}, {"tanh_loop", &tanh_loop}, {"add_one", &add_one}}) {
+    benchmark::RegisterBenchmark((std::string(name) + "/traced").c_str(), bm_traced, workload);
+    benchmark::RegisterBenchmark((std::string(name) + "/loaded").c_str(), bm_loaded, workload);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}
