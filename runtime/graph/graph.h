@@ -89,6 +89,9 @@ struct Body {
   std::string to_dot(const std::string& graph_name) const;
 
  private:
+  bool is_base_in_use(const std::string& name) const;
+  bool name_in_use(const std::string& name) const;
+  // Per base name asked for: the next number to try (see unique_name).
   std::unordered_map<std::string, int> name_counts_;
 };
 
