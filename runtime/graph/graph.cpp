@@ -49,8 +49,21 @@ std::string Node::op_name() const {
       return "If";
     case NodeKind::While:
       return "While";
+    case NodeKind::Fused:
+      return "Fused";
   }
   return "?";
+}
+
+std::string Node::member_names() const {
+  std::string out;
+  if (kind != NodeKind::Fused) return out;
+  for (const Node& member : subgraphs[0]->nodes) {
+    if (member.kind == NodeKind::Placeholder) continue;
+    if (!out.empty()) out += ", ";
+    out += member.name;
+  }
+  return out;
 }
 
 namespace {
@@ -127,7 +140,9 @@ std::string Body::to_string() const {
       if (i) out += ", ";
       out += "'" + value_name(*this, n.inputs[i]) + "'";
     }
-    out += "] -> " + n.name + "\n";
+    out += "] -> " + n.name;
+    if (n.kind == NodeKind::Fused) out += " {" + n.member_names() + "}";
+    out += "\n";
   }
   return out;
 }
@@ -142,8 +157,9 @@ std::string Body::to_dot(const std::string& graph_name) const {
                         : n.kind == NodeKind::Const     ? "note"
                         : n.is_stateful()               ? "octagon"
                                                         : "box";
-    os << "  n" << i << " [label=\"" << n.name << "\\n"
-       << n.op_name() << "\", shape=" << shape << "];\n";
+    os << "  n" << i << " [label=\"" << n.name << "\\n" << n.op_name();
+    if (n.kind == NodeKind::Fused) os << "\\n" << n.member_names();
+    os << "\", shape=" << shape << "];\n";
     for (ValueRef in : n.inputs) {
       const ops::ValueType& t = type_of(in);
       os << "  n" << in.node << " -> n" << i << " [label=\"" << dtype_name(t.dtype) << " "
