@@ -125,6 +125,10 @@ std::vector<std::string> Exporter::emit_node(const graph::Body& body, const grap
       return emit_if(n, g, in);
     case NodeKind::While:
       return emit_while(n, g, in);
+    case NodeKind::Fused:
+      // Only optimised bodies have fused nodes (save exports the traced
+      // one); the members are ordinary ops.
+      return emit(*n.subgraphs[0], g, in);
     case NodeKind::AssignVariable:
     case NodeKind::AssignAddVariable:
     case NodeKind::AssignSubVariable:

@@ -56,9 +56,12 @@ class Plan {
   size_t num_scalar_steps() const;
   // How many buffers the memory plan uses for intermediate values.
   size_t num_buffers() const { return num_buffers_; }
+  // The same, summed over this plan and its nested plans.
+  size_t num_buffers_in_all_plans() const;
   // How many steps, here and in nested plans, write into a loop variable's
-  // memory instead of a buffer (a TensorArray write in a While body). For
-  // tests: the While's donation of its loop variables is otherwise invisible.
+  // memory instead of a buffer (a TensorArray write, or an elementwise op on
+  // the variable, in a While body). For tests: the While's donation of its
+  // loop variables is otherwise invisible.
   size_t num_in_place_steps() const;
 
   // A value as nested plans exchange it. `capacity` is how many bytes a
@@ -95,6 +98,7 @@ class Plan {
   void run_op(Arena& a, const Step& step) const;
   void run_if(Arena& a, const Step& step) const;
   void run_while(Arena& a, const Step& step) const;
+  void run_fused(Arena& a, const Step& step) const;  // plan_fused.cpp
   // Stores `v` as the value of `slot`, copying into the slot's buffer.
   // With `grow`, a buffer that must be enlarged gets spare room (a loop
   // variable that grows every iteration, like a dynamic TensorArray). A

@@ -38,13 +38,29 @@ bool is_identity(const graph::Node& n) {
 struct Plan::Compiler {
   Plan& plan;
   const graph::Body& body;
-  std::vector<int32_t> first_slot;   // per node: the slot of its output 0
-  std::vector<bool> slot_is_scalar;  // per slot: static rank 0
+  std::vector<int32_t> first_slot;               // per node: the slot of its output 0
+  std::vector<bool> slot_is_scalar;              // per slot: static rank 0
+  std::vector<const ops::ValueType*> slot_type;  // per slot
 
   int32_t num_slots() const { return int32_t(plan.sources_.size()); }
   int32_t slot_of(graph::ValueRef v) const {
     v = through_identity(body, v);
     return first_slot[size_t(v.node)] + v.output;
+  }
+
+  // An elementwise op, or a fused one without a reduction: each output
+  // element depends only on the inputs' elements at the same index.
+  bool writes_elementwise(const Step& step) const {
+    if (step.buffers.size() != 1) return false;
+    if (step.kind == graph::NodeKind::Fused) return !step.fused->reduction;
+    return step.kind == graph::NodeKind::Op && (step.op->flags & ops::kElementwise) &&
+           !(step.op->flags & ops::kStateful);
+  }
+  // Whether `slot` has the static shape and element size of `step`'s output.
+  bool same_layout(int32_t slot, const Step& step) const {
+    const ops::ValueType& t = *slot_type[size_t(slot)];
+    return step.shape_is_static && t.shape == step.static_shape &&
+           dtype_size(t.dtype) == dtype_size(step.out_dtypes[0]);
   }
 
   void assign_slots();
@@ -70,8 +86,10 @@ void Plan::Compiler::assign_slots() {
   plan.sources_.assign(size_t(count), Source{Source::Step, -1});
   plan.slot_dtypes_.resize(size_t(count));
   slot_is_scalar.assign(size_t(count), false);
+  slot_type.assign(size_t(count), nullptr);
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     for (size_t k = 0; k < body.nodes[i].outputs.size(); ++k) {
+      slot_type[size_t(first_slot[i]) + k] = &body.nodes[i].outputs[k];
       plan.slot_dtypes_[size_t(first_slot[i]) + k] = body.nodes[i].outputs[k].dtype;
       slot_is_scalar[size_t(first_slot[i]) + k] = body.nodes[i].outputs[k].shape.rank() == 0;
     }
@@ -90,8 +108,8 @@ void Plan::Compiler::assign_slots() {
 // Needs: slots (phase 1).
 // Guarantees: one step per node other than placeholders, constants and
 // Identity, in node order, with its input and output slots, its output
-// shape and size when static, its random state, and for If and While its
-// branches' and loop's nested plans (a While's body may overwrite its loop
+// shape and size when static, its random state, for If and While its
+// branches' and loop's nested plans, for Fused its program (a While's body may overwrite its loop
 // variables, its first inputs). Every slot's source is set. No step has a
 // buffer yet.
 void Plan::Compiler::build_steps() {
@@ -112,11 +130,16 @@ void Plan::Compiler::build_steps() {
     step.out_slot = first_slot[i];
     for (const auto& t : n.outputs) step.out_dtypes.push_back(t.dtype);
     step.buffers.assign(n.outputs.size(), -1);
-    if (n.kind == graph::NodeKind::Op) {
+    if (n.kind == graph::NodeKind::Op || n.kind == graph::NodeKind::Fused) {
       step.static_shape = n.outputs[0].shape;
       step.shape_is_static = step.static_shape.is_fully_defined();
       if (step.shape_is_static)
         step.static_bytes = byte_size(step.static_shape, step.out_dtypes[0]);
+    }
+    if (n.kind == graph::NodeKind::Fused) {
+      std::vector<const ops::ValueType*> input_types;
+      for (graph::ValueRef in : n.inputs) input_types.push_back(&body.type_of(in));
+      step.fused = compile_fused(n, input_types);
     }
     step.variable = n.variable;
     step.effect = n.effect;
@@ -158,7 +181,14 @@ void Plan::Compiler::build_steps() {
 // read. An If's inputs live as long as its outputs (they may be the same
 // memory: see run_if). An in-place op (a TensorArray write) whose input 0 is
 // a donated input read last by it writes into that input's memory. Each While
-// gets one scratch buffer per loop variable, numbered after num_buffers_.
+// gets one scratch buffer per loop variable, and each Fused step one for its
+// blocks, numbered after num_buffers_.
+// In place: an elementwise op (and where, cast, an unreduced fused node)
+// whose input of the output's static shape and element size is read last by
+// it writes over that input: it takes over the input's buffer, or writes into
+// a donated input (a While body's loop variable, which then needs no copy).
+// Each output element depends only on the input elements at its own index,
+// which the kernel reads before it writes that element.
 void Plan::Compiler::plan_memory() {
   std::vector<Step>& steps = plan.steps_;
   std::vector<int32_t> last_use(size_t(num_slots()), -1);
@@ -192,22 +222,54 @@ void Plan::Compiler::plan_memory() {
     if (buffer_of[size_t(slot)] >= 0) free_buffers.push_back(buffer_of[size_t(slot)]);
     buffer_of[size_t(slot)] = -1;
   };
+  auto donated_dying_here = [&](int32_t slot, size_t s) {
+    const Source& src = plan.sources_[size_t(slot)];
+    return src.kind == Source::Input && size_t(src.index) < plan.num_donated_ &&
+           last_use[size_t(slot)] == int32_t(s);
+  };
   for (size_t s = 0; s < steps.size(); ++s) {
     Step& step = steps[s];
-    if (step.op && (step.op->flags & ops::kInPlace)) {
-      int32_t in0 = step.inputs[0];
-      const Source& src = plan.sources_[size_t(in0)];
-      if (src.kind == Source::Input && size_t(src.index) < plan.num_donated_ &&
-          last_use[size_t(in0)] == int32_t(s)) {
-        step.write_into_input = src.index;
+    if (step.op && (step.op->flags & ops::kInPlace) && donated_dying_here(step.inputs[0], s)) {
+      step.write_into_input = plan.sources_[size_t(step.inputs[0])].index;
+    }
+    const bool computed = step.kind == graph::NodeKind::Op || step.kind == graph::NodeKind::Fused;
+    bool buffered = computed || step.kind == graph::NodeKind::While;
+    // An elementwise step writes over an input of its own type that dies
+    // here: preferably a donated loop variable, which then needs no copy at
+    // the end of the iteration (not a scalar, whose copy costs less than
+    // losing its scalar step), else an intermediate's buffer.
+    int32_t taken_over = -1;
+    if (writes_elementwise(step) && !(plan.top_level_ && is_output[size_t(step.out_slot)])) {
+      for (size_t i = 0; i < step.inputs.size(); ++i) {
+        int32_t in = step.inputs[i];
+        if (donated_dying_here(in, s) && same_layout(in, step) && step.static_shape.rank() > 0) {
+          step.write_into_input = plan.sources_[size_t(in)].index;
+          step.in_place_operand = int32_t(i);
+          break;
+        }
+      }
+      for (size_t i = 0; i < step.inputs.size() && step.write_into_input < 0; ++i) {
+        int32_t in = step.inputs[i];
+        if (last_use[size_t(in)] == int32_t(s) && buffer_of[size_t(in)] >= 0 &&
+            same_layout(in, step)) {
+          taken_over = buffer_of[size_t(in)];
+          buffer_of[size_t(in)] = -1;  // now the output's
+          break;
+        }
       }
     }
-    bool buffered = step.kind == graph::NodeKind::Op || step.kind == graph::NodeKind::While;
+    // Such a write never falls back to a buffer: the loop variable's buffer
+    // holds a value of this static size already.
+    if (writes_elementwise(step) && step.write_into_input >= 0) buffered = false;
     for (size_t k = 0; k < step.buffers.size(); ++k) {
       int32_t slot = step.out_slot + int32_t(k);
-      bool fresh = plan.top_level_ && is_output[size_t(slot)] && step.kind == graph::NodeKind::Op;
+      bool fresh = plan.top_level_ && is_output[size_t(slot)] && computed;
       if (!buffered || fresh) continue;
-      if (free_buffers.empty()) free_buffers.push_back(int32_t(plan.num_buffers_++));
+      if (k == 0 && taken_over >= 0) {
+        free_buffers.push_back(taken_over);
+      } else if (free_buffers.empty()) {
+        free_buffers.push_back(int32_t(plan.num_buffers_++));
+      }
       step.buffers[k] = free_buffers.back();
       free_buffers.pop_back();
       buffer_of[size_t(slot)] = step.buffers[k];
@@ -222,9 +284,9 @@ void Plan::Compiler::plan_memory() {
     }
   }
   for (Step& step : steps) {
-    if (step.kind != graph::NodeKind::While) continue;
+    if (step.kind != graph::NodeKind::While && step.kind != graph::NodeKind::Fused) continue;
     step.first_scratch = int32_t(plan.num_buffers_ + plan.num_scratch_);
-    plan.num_scratch_ += step.buffers.size();
+    plan.num_scratch_ += step.kind == graph::NodeKind::While ? step.buffers.size() : 1;
   }
 }
 
@@ -278,7 +340,7 @@ void Plan::Compiler::select_scalar_steps() {
 
 Plan::Plan(std::shared_ptr<const graph::Body> body, bool top_level, size_t donated_inputs)
     : body_(std::move(body)), num_donated_(donated_inputs), top_level_(top_level) {
-  Compiler compiler{*this, *body_, {}, {}};
+  Compiler compiler{*this, *body_, {}, {}, {}};
   compiler.assign_slots();
   compiler.build_steps();
   compiler.plan_memory();
@@ -295,6 +357,14 @@ size_t Plan::num_steps() const {
 size_t Plan::num_scalar_steps() const {
   return size_t(std::count_if(steps_.begin(), steps_.end(),
                               [](const Step& s) { return s.scalar_kernel != nullptr; }));
+}
+
+size_t Plan::num_buffers_in_all_plans() const {
+  size_t count = num_buffers_;
+  for (const Step& step : steps_) {
+    for (const auto& sub : step.subplans) count += sub->num_buffers_in_all_plans();
+  }
+  return count;
 }
 
 size_t Plan::num_in_place_steps() const {

@@ -20,6 +20,33 @@ namespace ag::exec {
 
 constexpr size_t kMaxScalarInputs = 3;  // where(c, x, y)
 
+// A Fused node compiled (plan_fused.cpp): its members as calls of their ops'
+// kernels on one block of elements at a time.
+struct FusedProgram {
+  struct Operand {
+    bool external;  // the node's input `index`, else member `index`'s block
+    bool scalar;    // an external single element, broadcast
+    int32_t index;
+  };
+  struct Member {
+    const graph::Node* node;  // for the "defined at" of its errors
+    const ops::OpDef* op;
+    const ops::Attrs* attrs;
+    DType dtype;
+    std::vector<Operand> operands;
+    int32_t block = -1;  // its scratch block; -1: the node's output
+  };
+  std::vector<Member> members;
+  // A trailing reduction over all axes of the last member, or null; a mean
+  // runs as a sum, divided at the end.
+  const ops::OpDef* reduction = nullptr;
+  bool mean = false;
+  int64_t num_elements = 0;  // per member
+  size_t block_bytes = 0;    // one scratch block
+  size_t num_blocks = 0;     // scratch blocks (members' values reuse them)
+  size_t scratch_bytes = 0;  // the blocks, then one partial result per block of elements
+};
+
 struct Plan::Step {
   graph::NodeKind kind = graph::NodeKind::Op;
   const graph::Node* node = nullptr;  // for the "defined at" of its errors
@@ -40,6 +67,9 @@ struct Plan::Step {
   // (a TensorArray write in a loop body): the number of that input, whose
   // memory the op writes into when its capacity allows; -1 otherwise.
   int32_t write_into_input = -1;
+  // Which of the step's inputs that loop variable is (0 for a TensorArray
+  // write; any same-shaped operand of an elementwise op).
+  int32_t in_place_operand = 0;
   // Per output: its memory-plan buffer, or -1 for a fresh tensor (function
   // outputs of top-level plans, variable values, effect results).
   std::vector<int32_t> buffers;
@@ -57,7 +87,18 @@ struct Plan::Step {
   // While: per loop variable, its shape when static (it then never changes,
   // and stores skip copying it), or null.
   std::vector<const Shape*> var_static_shapes;
+  // Fused: the members' program; its scratch is buffer first_scratch.
+  std::unique_ptr<FusedProgram> fused;
 };
+
+// Compiles a Fused node whose inputs have the types `input_types`.
+std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
+                                            std::span<const ops::ValueType* const> input_types);
+
+// Rethrows an error of `node` with where the user's code defined it, as
+// TensorFlow's "defined at". If, While and Fused steps pass their nested
+// errors on as they are: the failing node inside has said where it is.
+[[noreturn]] void rethrow_defined_at(const Error& e, const graph::Node& node);
 
 // Per-call state: where each slot's value is now, the reusable buffers and
 // the arenas of nested plans.

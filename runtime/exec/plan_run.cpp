@@ -43,11 +43,13 @@ inline void copy_value(void* out, const void* in, size_t bytes) {
   }
 }
 
-// Rethrows an error of `node` with where the user's code defined it, as
-// TensorFlow's "defined at". If and While steps pass their nested plans'
-// errors on as they are: the failing node inside has said where it is.
-[[noreturn]] void rethrow_defined_at(const Error& e, const graph::Node& node) {
-  if (node.kind == graph::NodeKind::If || node.kind == graph::NodeKind::While) throw;
+}  // namespace
+
+void rethrow_defined_at(const Error& e, const graph::Node& node) {
+  if (node.kind == graph::NodeKind::If || node.kind == graph::NodeKind::While ||
+      node.kind == graph::NodeKind::Fused) {
+    throw;
+  }
   std::string where = "\n  in op " + node.op_name() + " (node '" + node.name + "') of function '" +
                       node.function + "'";
   if (node.site.line() != 0)
@@ -55,8 +57,6 @@ inline void copy_value(void* out, const void* in, size_t bytes) {
              std::to_string(node.site.line());
   detail::throw_error(e.kind(), e.message() + where);
 }
-
-}  // namespace
 
 std::unique_ptr<Plan::Arena> Plan::new_arena() const {
   auto arena = std::make_unique<Arena>();
@@ -179,7 +179,7 @@ void Plan::run_op(Arena& a, const Step& step) const {
       step.shape_is_static ? step.static_bytes : concrete_bytes(*out_shape, dtype_size(dtype));
   void* out;
   if (step.write_into_input >= 0 && bytes <= a.input_capacity[size_t(step.write_into_input)]) {
-    out = const_cast<void*>(kin[0].data);
+    out = const_cast<void*>(kin[step.in_place_operand].data);
   } else if (step.buffers[0] >= 0) {
     out = a.reserve(step.buffers[0], bytes);
   } else {
@@ -325,6 +325,9 @@ void Plan::run_steps(Arena& a) const {
           break;
         case graph::NodeKind::While:
           run_while(a, step);
+          break;
+        case graph::NodeKind::Fused:
+          run_fused(a, step);
           break;
         case graph::NodeKind::ReadVariable:
         case graph::NodeKind::AssignVariable:

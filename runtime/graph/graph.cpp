@@ -1,6 +1,7 @@
 #include "graph/graph.h"
 
 #include <sstream>
+#include <string_view>
 
 namespace ag::graph {
 
@@ -48,22 +49,74 @@ std::string Node::op_name() const {
       return "If";
     case NodeKind::While:
       return "While";
+    case NodeKind::Fused:
+      return "Fused";
   }
   return "?";
 }
 
-std::string Body::unique_name(const std::string& base) {
-  // name_counts_ holds every name in use, each with the next suffix to try.
-  int& next = name_counts_[base];
-  std::string name = base;
-  if (next > 0) {
-    do {
-      name = base + "_" + std::to_string(next++);
-    } while (name_counts_.count(name));
-    name_counts_.emplace(name, 1);
-  } else {
-    next = 1;
+std::string Node::member_names() const {
+  std::string out;
+  if (kind != NodeKind::Fused) return out;
+  for (const Node& member : subgraphs[0]->nodes) {
+    if (member.kind == NodeKind::Placeholder) continue;
+    if (!out.empty()) out += ", ";
+    out += member.name;
   }
+  return out;
+}
+
+namespace {
+// The base and number of a name unique_name makes from a base: "add_12" ->
+// ("add", 12). Numbers are written without leading zeros.
+bool split_numbered(const std::string& name, std::string_view& base, int& number) {
+  size_t underscore = name.rfind('_');
+  if (underscore == std::string::npos || underscore + 1 == name.size()) return false;
+  std::string_view digits = std::string_view(name).substr(underscore + 1);
+  if (digits.size() > 9 || (digits[0] == '0' && digits.size() > 1)) return false;
+  number = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    number = number * 10 + (c - '0');
+  }
+  base = std::string_view(name).substr(0, underscore);
+  return true;
+}
+}  // namespace
+
+// The names in use are the bases asked for (name_counts_'s keys with a count
+// above 0) and, per base, base_1 ... base_{count-1}. Numbered names of two
+// bases never collide (the digits after the last '_' give the base back), so
+// only the bases are stored: the table stays as small as the set of op names,
+// however large the body.
+bool Body::is_base_in_use(const std::string& name) const {
+  auto it = name_counts_.find(name);
+  return it != name_counts_.end() && it->second > 0;
+}
+
+bool Body::name_in_use(const std::string& name) const {
+  if (is_base_in_use(name)) return true;
+  std::string_view base;
+  int number = 0;
+  if (!split_numbered(name, base, number) || number == 0) return false;
+  auto it = name_counts_.find(std::string(base));
+  return it != name_counts_.end() && number < it->second;
+}
+
+std::string Body::unique_name(const std::string& base) {
+  auto it = name_counts_.find(base);
+  if (it == name_counts_.end() || it->second == 0) {
+    bool taken = name_in_use(base);  // as another base's numbered name
+    int& next = name_counts_[base];
+    next = 1;
+    if (!taken) return base;
+    it = name_counts_.find(base);
+  }
+  // base_N is not another base's numbered name; it may be a base in use.
+  std::string name;
+  do {
+    name = base + "_" + std::to_string(it->second++);
+  } while (is_base_in_use(name));
   return name;
 }
 
@@ -87,7 +140,9 @@ std::string Body::to_string() const {
       if (i) out += ", ";
       out += "'" + value_name(*this, n.inputs[i]) + "'";
     }
-    out += "] -> " + n.name + "\n";
+    out += "] -> " + n.name;
+    if (n.kind == NodeKind::Fused) out += " {" + n.member_names() + "}";
+    out += "\n";
   }
   return out;
 }
@@ -102,8 +157,9 @@ std::string Body::to_dot(const std::string& graph_name) const {
                         : n.kind == NodeKind::Const     ? "note"
                         : n.is_stateful()               ? "octagon"
                                                         : "box";
-    os << "  n" << i << " [label=\"" << n.name << "\\n"
-       << n.op_name() << "\", shape=" << shape << "];\n";
+    os << "  n" << i << " [label=\"" << n.name << "\\n" << n.op_name();
+    if (n.kind == NodeKind::Fused) os << "\\n" << n.member_names();
+    os << "\", shape=" << shape << "];\n";
     for (ValueRef in : n.inputs) {
       const ops::ValueType& t = type_of(in);
       os << "  n" << in.node << " -> n" << i << " [label=\"" << dtype_name(t.dtype) << " "
@@ -126,15 +182,16 @@ void remap_inputs(Body& body, const std::function<ValueRef(ValueRef)>& remap) {
 }
 
 void compact(Body& body, const std::vector<bool>& keep) {
+  // In place: kept nodes move down, so no second node array is allocated.
   std::vector<int32_t> new_index(body.nodes.size(), -1);
-  std::vector<Node> kept;
-  kept.reserve(body.nodes.size());
+  size_t kept = 0;
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     if (!keep[i]) continue;
-    new_index[i] = int32_t(kept.size());
-    kept.push_back(std::move(body.nodes[i]));
+    new_index[i] = int32_t(kept);
+    if (kept != i) body.nodes[kept] = std::move(body.nodes[i]);
+    ++kept;
   }
-  body.nodes = std::move(kept);
+  body.nodes.erase(body.nodes.begin() + std::ptrdiff_t(kept), body.nodes.end());
   remap_inputs(body, [&](ValueRef v) { return ValueRef{new_index[size_t(v.node)], v.output}; });
   for (int32_t& p : body.placeholders) p = new_index[size_t(p)];
 }

@@ -39,6 +39,10 @@ enum class NodeKind : uint8_t {
   Effect,             // a side effect run on every call: print, assert, host function
   If,                 // inputs: pred, captures...; subgraphs: then, else
   While,              // inputs: loop vars..., captures...; subgraphs: cond, body
+  // Elementwise ops fused into one node by passes/fusion.cpp. subgraphs[0]
+  // holds its members: one placeholder per input, the member op nodes in
+  // order, and the last member (the node's one output) as its output.
+  Fused,
 };
 
 struct Body;
@@ -56,7 +60,7 @@ struct Node {
   Tensor value;                                     // Const
   std::shared_ptr<detail::VariableState> variable;  // variable nodes
   std::shared_ptr<const EffectFn> effect;           // Effect
-  std::vector<std::shared_ptr<Body>> subgraphs;     // If, While
+  std::vector<std::shared_ptr<Body>> subgraphs;     // If, While, Fused
   // Where the user's code called the op, for "defined at" in errors; empty
   // (line 0) for nodes the runtime adds on its own.
   CallSite site = {};
@@ -65,8 +69,10 @@ struct Node {
 
   // Must run on every call in program order, even when nothing uses it.
   bool is_stateful() const;
-  // "add", "Const", "Placeholder", "If", ...
+  // "add", "Const", "Placeholder", "If", "Fused", ...
   std::string op_name() const;
+  // A Fused node's members' names, "sub, mul, reduce_mean"; empty otherwise.
+  std::string member_names() const;
 };
 
 struct Body {
@@ -83,12 +89,17 @@ struct Body {
   // Adds a node and returns its index.
   int32_t add(Node node);
 
-  // The seed guide's listing: one line per node, "['a', 'a'] -> add".
+  // The seed guide's listing: one line per node, "['a', 'a'] -> add"; a
+  // fused node lists its members: "['a', 'b'] -> fused {sub, mul,
+  // reduce_mean}".
   std::string to_string() const;
   // Graphviz DOT, with dtype and shape on every edge.
   std::string to_dot(const std::string& graph_name) const;
 
  private:
+  bool is_base_in_use(const std::string& name) const;
+  bool name_in_use(const std::string& name) const;
+  // Per base name asked for: the next number to try (see unique_name).
   std::unordered_map<std::string, int> name_counts_;
 };
 

@@ -12,10 +12,11 @@
 // effects and If/While nodes are never merged. Nodes named by body.outputs are
 // never replaced. The replaced nodes stay, unused, for dead-code elimination.
 
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string_view>
-#include <unordered_set>
+#include <vector>
 
 #include "passes/passes.h"
 #include "passes/value_forwarding.h"
@@ -72,23 +73,58 @@ struct NodeEqual {
   }
 };
 
+// The earlier nodes by value: open addressing in one array, so that the
+// sweep allocates once however large the body.
+class NodeTable {
+ public:
+  explicit NodeTable(const graph::Body& body) : hash_{&body}, equal_{&body} {
+    size_t capacity = 16;
+    while (capacity < 2 * body.nodes.size()) capacity *= 2, ++bits_;
+    slots_.assign(capacity, {-1, 0});
+  }
+  // The earlier node equal to `index`, or `index` itself after adding it.
+  int32_t find_or_add(int32_t index) {
+    const size_t hash = hash_(index);
+    const size_t mask = slots_.size() - 1;
+    // Fibonacci hashing spreads the combined hash over the table's bits.
+    const size_t start = size_t((uint64_t(hash) * 0x9e3779b97f4a7c15ULL) >> (64 - bits_));
+    for (size_t i = start;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.node < 0) {
+        slot = {index, hash};
+        return index;
+      }
+      if (slot.hash == hash && equal_(slot.node, index)) return slot.node;
+    }
+  }
+
+ private:
+  struct Slot {
+    int32_t node;
+    size_t hash;
+  };
+  NodeHash hash_;
+  NodeEqual equal_;
+  std::vector<Slot> slots_;
+  int bits_ = 4;  // log2 of the table size
+};
+
 }  // namespace
 
 void eliminate_common_subexpressions(graph::Body& body) {
   ValueForwarding forwarding(body);
-  std::unordered_set<int32_t, NodeHash, NodeEqual> seen(body.nodes.size(), NodeHash{&body},
-                                                        NodeEqual{&body});
+  NodeTable seen(body);
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     graph::Node& node = body.nodes[i];
     forwarding.rewrite_inputs(node);
     if (!is_mergeable(node)) continue;
-    auto [earlier, inserted] = seen.insert(int32_t(i));
-    if (!inserted && forwarding.can_replace(int32_t(i))) {
+    int32_t earlier = seen.find_or_add(int32_t(i));
+    if (earlier != int32_t(i) && forwarding.can_replace(int32_t(i))) {
       // The kept node answers for both in errors: give it a call site if
       // it has none.
-      graph::Node& kept = body.nodes[size_t(*earlier)];
+      graph::Node& kept = body.nodes[size_t(earlier)];
       if (kept.site.line() == 0) kept.site = node.site;
-      forwarding.replace(int32_t(i), {*earlier, 0});
+      forwarding.replace(int32_t(i), {earlier, 0});
     }
   }
 }

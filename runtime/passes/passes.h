@@ -29,7 +29,12 @@ void eliminate_common_subexpressions(graph::Body& body);
 // to x.
 void simplify_algebra(graph::Body& body);
 
-// The pipeline: all of the above to a fixed point, nested bodies included.
+// Replaces groups of elementwise ops over one shape, with at most one
+// trailing reduction over all axes, by Fused nodes.
+void fuse_elementwise(graph::Body& body);
+
+// The pipeline: all of the above to a fixed point, then fusion, nested
+// bodies included.
 void optimize(graph::Body& body);
 
 }  // namespace ag::passes

@@ -9,7 +9,8 @@
 // never removed or reordered); a nested body shared with another owner is
 // copied first, never changed under it. Then the body itself goes through the
 // passes until nothing changes, in at most kMaxRounds rounds to bound the time
-// spent on long chains of rewrites.
+// spent on long chains of rewrites. Fusion runs last, once: it only groups
+// nodes, so the other passes have nothing to gain after it.
 
 #include <algorithm>
 #include <cstddef>
@@ -55,6 +56,7 @@ void optimize(graph::Body& body) {
     eliminate_dead_code(body);
     if (progress_measure(body) == before) break;
   }
+  fuse_elementwise(body);
 }
 
 }  // namespace ag::passes

@@ -3,7 +3,9 @@
 // leaked or value-read symbolic tensors.
 #include "trace/tracer.h"
 
+#include <array>
 #include <string>
+#include <vector>
 
 #include "core/tensor_impl.h"
 #include "ops/dispatch.h"
@@ -107,18 +109,27 @@ Tensor add_placeholder(const std::string& name, const ops::ValueType& type) {
   return detail::make_symbolic(t_current, index, 0, type.dtype, type.shape);
 }
 
+namespace {
+// Adds `node` to the current body, named after its op unless it has a name.
+int32_t append(TraceState& state, graph::Node&& node) {
+  if (node.name.empty()) node.name = state.body->unique_name(node.op_name());
+  node.function = state.code_function;
+  return state.body->add(std::move(node));
+}
+
+Tensor output_tensor(TraceState& state, int32_t index, int32_t output) {
+  const ops::ValueType& type = state.body->nodes[size_t(index)].outputs[size_t(output)];
+  return detail::make_symbolic(t_current, index, output, type.dtype, type.shape);
+}
+}  // namespace
+
 std::vector<Tensor> add_node(graph::Node node) {
-  TraceState* state = current();
-  std::vector<ops::ValueType> types = node.outputs;
-  if (node.name.empty()) node.name = state->body->unique_name(node.op_name());
-  node.function = state->code_function;
-  int32_t index = state->body->add(std::move(node));
+  TraceState& state = *current();
+  int32_t index = append(state, std::move(node));
+  const size_t count = state.body->nodes[size_t(index)].outputs.size();
   std::vector<Tensor> outputs;
-  outputs.reserve(types.size());
-  for (size_t i = 0; i < types.size(); ++i) {
-    outputs.push_back(
-        detail::make_symbolic(t_current, index, int32_t(i), types[i].dtype, types[i].shape));
-  }
+  outputs.reserve(count);
+  for (size_t i = 0; i < count; ++i) outputs.push_back(output_tensor(state, index, int32_t(i)));
   return outputs;
 }
 
@@ -136,19 +147,34 @@ Tensor record_op(ops::OpId op, std::span<const Tensor> inputs, const ops::Attrs&
   node.op = op;
   node.attrs = attrs;
   node.site = site;
-  std::vector<ops::ValueType> types;
-  std::vector<const void*> values;
-  for (const Tensor& t : inputs) {
+  // The shape rule's inputs: inline for the usual arities, so that recording
+  // an op allocates only what the node keeps.
+  constexpr size_t kInline = 4;
+  const size_t n = inputs.size();
+  std::array<ops::ValueType, kInline> types_inline;
+  std::array<const void*, kInline> values_inline;
+  std::vector<ops::ValueType> types_heap;
+  std::vector<const void*> values_heap;
+  if (n > kInline) {
+    types_heap.resize(n);
+    values_heap.resize(n);
+  }
+  ops::ValueType* types = n > kInline ? types_heap.data() : types_inline.data();
+  const void** values = n > kInline ? values_heap.data() : values_inline.data();
+  node.inputs.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor& t = inputs[i];
     if (!t.defined()) {
       throw InvalidArgumentError(std::string(def.name) + ": an input is an undefined tensor");
     }
     node.inputs.push_back(resolve(t));
-    types.push_back({t.dtype(), t.shape()});
-    values.push_back(t.is_symbolic() ? nullptr : t.raw_data());
+    types[i] = {t.dtype(), t.shape()};
+    values[i] = t.is_symbolic() ? nullptr : t.raw_data();
   }
-  ops::InferContext ctx{def.name, types, attrs, values};
+  ops::InferContext ctx{def.name, {types, n}, attrs, {values, n}};
   node.outputs = {def.infer(ctx)};
-  return add_node(std::move(node))[0];
+  TraceState& state = *current();
+  return output_tensor(state, append(state, std::move(node)), 0);
 }
 
 std::string symbolic_name(const detail::TensorImpl& impl) {

@@ -1,6 +1,7 @@
 // The plan's memory plan (exec/plan_compile.cpp, phase 3) on small hand-built
 // bodies: values whose lifetimes do not overlap share a buffer, values alive
-// at the same time never do, and top-level outputs are fresh tensors, not
+// at the same time never do, an elementwise op writes over an input of its
+// layout that dies there, and top-level outputs are fresh tensors, not
 // buffers. Each test also checks the values against eager execution.
 #include <gtest/gtest.h>
 
@@ -17,11 +18,10 @@ namespace {
 
 using namespace ag_test;
 
-// neg, abs, exp, neg, add on a [4]: each value dies at the next step. A
-// step's output never shares its inputs' buffer (a kernel may read an input
-// after writing an output element), so two buffers alternate: c1 and c3 in
-// one, c2 and c4 in the other. c5 is the output, a fresh tensor.
-TEST(PlanMemory, ChainOfFiveElementwiseOpsUsesTwoBuffers) {
+// neg, abs, exp, neg, add on a [4]: each value dies at the next step, which
+// writes over it (an elementwise op reads each element before it writes it),
+// so c1 to c4 share one buffer. c5 is the output, a fresh tensor.
+TEST(PlanMemory, ChainOfFiveElementwiseOpsUsesOneBuffer) {
   BodyBuilder b;
   ValueRef x = b.placeholder("x", float32, {4});
   ValueRef c1 = b.op(OpId::Neg, {x});
@@ -33,13 +33,33 @@ TEST(PlanMemory, ChainOfFiveElementwiseOpsUsesTwoBuffers) {
   auto plan = plan_of(body);
 
   EXPECT_EQ(plan->num_steps(), 5u);
-  EXPECT_EQ(plan->num_buffers(), 2u);
+  EXPECT_EQ(plan->num_buffers(), 1u);
+  expect_eager_values(*plan, *body, {constant({-1.0f, 0.0f, 0.5f, 2.0f})});
+}
+
+// A step whose output differs from its dying input in shape or element size
+// does not write over it: sum (a scalar) and the cast to int64 get buffers
+// of their own; the cast to int32 (same size) writes over the float.
+TEST(PlanMemory, OnlyInputsOfTheOutputsLayoutAreWrittenOver) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", float32, {4});
+  ValueRef e = b.op(OpId::Exp, {x});
+  ValueRef wide = b.op(OpId::Cast, {e}, cast_to(int64));
+  ValueRef same = b.op(OpId::Cast, {b.op(OpId::Neg, {x})}, cast_to(int32));
+  ValueRef sum = b.op(OpId::ReduceSum, {b.op(OpId::Abs, {same})});
+  b.output(b.op(OpId::Add, {wide, b.op(OpId::Cast, {sum}, cast_to(int64))}));
+  auto body = b.finish();
+  auto plan = plan_of(body);
+
+  // exp, then neg, its cast, abs and the sum's cast in turn in one buffer;
+  // the cast to int64 in a second, the sum in a third.
+  EXPECT_EQ(plan->num_buffers(), 3u);
   expect_eager_values(*plan, *body, {constant({-1.0f, 0.0f, 0.5f, 2.0f})});
 }
 
 // a feeds both b and c, which meet in d: while c is computed, a and b are
-// alive, so three buffers. d reuses a's (a dies at c), and e is the output.
-TEST(PlanMemory, DiamondKeepsBothArmsAliveAndUsesThreeBuffers) {
+// alive, so two buffers: c writes over a (which dies there), d over b.
+TEST(PlanMemory, DiamondKeepsBothArmsAliveAndUsesTwoBuffers) {
   BodyBuilder b;
   ValueRef x = b.placeholder("x", float32, {3});
   ValueRef a = b.op(OpId::Neg, {x});
@@ -50,7 +70,7 @@ TEST(PlanMemory, DiamondKeepsBothArmsAliveAndUsesThreeBuffers) {
   auto body = b.finish();
   auto plan = plan_of(body);
 
-  EXPECT_EQ(plan->num_buffers(), 3u);
+  EXPECT_EQ(plan->num_buffers(), 2u);
   expect_eager_values(*plan, *body, {constant({1.0f, -2.0f, 0.25f})});
 }
 
@@ -66,7 +86,7 @@ TEST(PlanMemory, LongLivedValueKeepsItsBuffer) {
   auto body = b.finish();
   auto plan = plan_of(body);
 
-  EXPECT_EQ(plan->num_buffers(), 3u);  // kept, and two alternating for c1..c3
+  EXPECT_EQ(plan->num_buffers(), 2u);  // kept, and c1..c3 in one
   expect_eager_values(*plan, *body, {constant({3, -5})});
 }
 

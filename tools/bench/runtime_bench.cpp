@@ -78,6 +78,15 @@ auto make_dense_fn() {
 auto make_add3_fn() {
   return ag::function([](Tensor a, Tensor b, Tensor c) { return add3(a, b, c); }, {.name = "add3"});
 }
+// Trace plus optimise: a fresh function per call, so every call traces,
+// optimises and compiles a body of about `nodes` nodes (5 per round: two
+// constants, mul, add, tanh) and runs it once on a 4-element vector.
+Tensor long_chain(Tensor x, int rounds) {
+  for (int i = 0; i < rounds; ++i) x = ag::tanh(x * 0.5f + float(i % 7));
+  return x;
+}
+constexpr int kNodesPerRound = 5;
+
 using PowerFn = decltype(make_power_fn());
 using MseFn = decltype(make_mse_fn());
 using MseSquareFn = decltype(make_mse_square_fn());
@@ -300,7 +309,10 @@ void prepare_inputs() {
   }
   {
     Tensor graph = (*in.mse_fn)(in.mse_true_f32, in.mse_pred_f32);
-    check_same("mse_f32", mean_squared_error(in.mse_true_f32, in.mse_pred_f32), graph);
+    // The fused kernel sums block by block: the same values, added in another
+    // order (the bound is in tests/runtime/pass_fusion_test.cpp).
+    Tensor eager = mean_squared_error(in.mse_true_f32, in.mse_pred_f32);
+    check_close("mse_f32", eager.data<float>(), graph.data<float>(), 1);
     const float *a = in.mse_true_f32.data<float>(), *b = in.mse_pred_f32.data<float>();
     float hand = mse_loops(a, b, 1000000);
     check_close("mse_f32 loops", &hand, graph.data<float>(), 1);
@@ -488,6 +500,27 @@ void bm_cache_hit_plan(benchmark::State& state) {
     detail::run_concrete(*concrete, flat, outputs);
     benchmark::DoNotOptimize(outputs.data());
   }
+}
+
+// One iteration: trace, optimise, compile the plan and run it once. The
+// counter ms_per_1k_nodes divides by the traced body's node count.
+void bm_trace(benchmark::State& state, int nodes) {
+  const Tensor x = ag::constant({0.1f, 0.2f, 0.3f, 0.4f});
+  const int rounds = nodes / kNodesPerRound;
+  size_t traced_nodes = 0;
+  for (auto _ : state) {
+    auto fn = ag::function([rounds](Tensor t) { return long_chain(t, rounds); }, {.name = "chain"});
+    benchmark::DoNotOptimize(fn(x));
+    state.PauseTiming();
+    traced_nodes = fn.get_concrete_function(x).graph().num_nodes();
+    state.ResumeTiming();
+  }
+  state.counters["nodes"] = double(traced_nodes);
+  // kInvert of a rate: time per iteration / value, so value = nodes / 1e6
+  // gives milliseconds per 1,000 nodes.
+  state.counters["ms_per_1k_nodes"] =
+      benchmark::Counter(double(traced_nodes) / 1e6, benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
 }
 
 // ---- Targets and the summary --------------------------------------------------------------
@@ -680,6 +713,13 @@ void register_benchmarks() {
   add("cache_hit/graph", bm_cache_hit_graph, kNanosecond);
   add("cache_hit/graph_lookup", bm_cache_hit_lookup, kNanosecond);
   add("cache_hit/graph_plan", bm_cache_hit_plan, kNanosecond);
+
+  for (int nodes : {1000, 10000, 100000}) {
+    std::string name = "trace_" + std::to_string(nodes / 1000) + "k/graph";
+    benchmark::RegisterBenchmark(name.c_str(), [nodes](benchmark::State& s) { bm_trace(s, nodes); })
+        ->Unit(benchmark::kMillisecond)
+        ->MinTime(nodes >= 100000 ? 1.0 : 0.3);
+  }
 }
 
 }  // namespace

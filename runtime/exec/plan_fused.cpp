@@ -1,0 +1,208 @@
+// Compiling and running a Fused node (passes/fusion.cpp): its members run
+// block by block. For each block of kBlockElements elements, each member
+// calls its op's own kernel (the same function eager mode and the other
+// steps call, so the arithmetic is written once and gives the same bits) on
+// that block: a vectorised loop over a few KiB that stays in L1, with the
+// dispatch paid once per block instead of once per element. Intermediate
+// blocks live in the step's scratch buffer, reused once a member's value is
+// read for the last time; the last member writes its block straight into the
+// output. A trailing reduction over all axes reduces each block to a partial
+// result with its own kernel, then the partial results with the same kernel:
+// integers give exactly the unfused result, floating-point sums and products
+// differ from it only by reassociation (docs/benchmarks.md, "Fusion").
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "exec/plan_internal.h"
+
+namespace ag::exec {
+
+namespace {
+
+// 1024 elements: a block of float32 is 4 KiB, so a chain's live blocks fit
+// in a 32 KiB L1 while a kernel call costs little next to its loop.
+constexpr int64_t kBlockElements = 1024;
+
+const ops::Attrs& all_axes() {
+  static const ops::Attrs attrs;  // no axes: reduce over all of them
+  return attrs;
+}
+
+}  // namespace
+
+std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
+                                            std::span<const ops::ValueType* const> input_types) {
+  const graph::Body& sub = *node.subgraphs[0];
+  auto program = std::make_unique<FusedProgram>();
+  std::vector<int32_t> external_of(sub.nodes.size(), -1), member_of(sub.nodes.size(), -1);
+  for (size_t k = 0; k < sub.placeholders.size(); ++k) {
+    external_of[size_t(sub.placeholders[k])] = int32_t(k);
+  }
+  const graph::Node* last = nullptr;
+  for (size_t i = 0; i < sub.nodes.size(); ++i) {
+    const graph::Node& n = sub.nodes[i];
+    if (n.kind == graph::NodeKind::Placeholder) continue;
+    const ops::OpDef& def = ops::op_def(n.op);
+    if (!(def.flags & ops::kElementwise)) {  // the trailing reduction
+      program->mean = n.op == ops::OpId::ReduceMean;
+      program->reduction = program->mean ? &ops::op_def(ops::OpId::ReduceSum) : &def;
+      program->num_elements = sub.type_of(n.inputs[0]).shape.num_elements();
+      continue;
+    }
+    FusedProgram::Member member{&n, &def, &n.attrs, n.outputs[0].dtype, {}, -1};
+    for (graph::ValueRef in : n.inputs) {
+      int32_t external = external_of[size_t(in.node)];
+      if (external >= 0) {
+        bool scalar = input_types[size_t(external)]->shape.num_elements() == 1 &&
+                      !(n.outputs[0].shape.num_elements() == 1);
+        member.operands.push_back({true, scalar, external});
+      } else {
+        member.operands.push_back({false, false, member_of[size_t(in.node)]});
+      }
+    }
+    member_of[i] = int32_t(program->members.size());
+    program->members.push_back(std::move(member));
+    last = &n;
+  }
+  if (!program->reduction) program->num_elements = last->outputs[0].shape.num_elements();
+
+  // Scratch blocks: every member but an unreduced last one writes a block,
+  // which is free again after the last member that reads it.
+  std::vector<FusedProgram::Member>& members = program->members;
+  std::vector<size_t> last_read(members.size(), 0);
+  size_t widest = 1;
+  for (size_t m = 0; m < members.size(); ++m) {
+    widest = std::max(widest, dtype_size(members[m].dtype));
+    for (const FusedProgram::Operand& op : members[m].operands) {
+      if (!op.external) last_read[size_t(op.index)] = m;
+    }
+  }
+  std::vector<int32_t> free_blocks;
+  for (size_t m = 0; m < members.size(); ++m) {
+    bool writes_output = m + 1 == members.size() && !program->reduction;
+    if (!writes_output) {
+      if (free_blocks.empty()) free_blocks.push_back(int32_t(program->num_blocks++));
+      members[m].block = free_blocks.back();
+      free_blocks.pop_back();
+    }
+    for (const FusedProgram::Operand& op : members[m].operands) {
+      // Read last here (an operand read twice frees its block once).
+      if (!op.external && last_read[size_t(op.index)] == m &&
+          members[size_t(op.index)].block >= 0 &&
+          std::find(free_blocks.begin(), free_blocks.end(), members[size_t(op.index)].block) ==
+              free_blocks.end()) {
+        free_blocks.push_back(members[size_t(op.index)].block);
+      }
+    }
+  }
+  program->block_bytes = size_t(kBlockElements) * widest;
+  size_t partials = 0;
+  if (program->reduction) {
+    size_t count = size_t((program->num_elements + kBlockElements - 1) / kBlockElements);
+    partials = count * dtype_size(members.back().dtype);
+  }
+  program->scratch_bytes = program->num_blocks * program->block_bytes + partials;
+  return program;
+}
+
+void Plan::run_fused(Arena& a, const Step& step) const {
+  const FusedProgram& program = *step.fused;
+  const DType out_dtype = step.out_dtypes[0];
+  void* out;
+  const Shape* out_shape = &step.static_shape;
+  if (step.write_into_input >= 0 &&
+      step.static_bytes <= a.input_capacity[size_t(step.write_into_input)]) {
+    // Block by block, each block's inputs are read before it is written.
+    out = const_cast<void*>(a.data[size_t(step.inputs[size_t(step.in_place_operand)])]);
+  } else if (step.buffers[0] >= 0) {
+    out = a.reserve(step.buffers[0], step.static_bytes);
+  } else {
+    Tensor fresh = detail::make_eager(out_dtype, step.static_shape);
+    out = fresh.raw_mutable_data();
+    a.holders[size_t(step.out_slot)] = std::move(fresh);
+    out_shape = &a.holders[size_t(step.out_slot)].shape();
+  }
+  auto* scratch = static_cast<char*>(a.reserve(step.first_scratch, program.scratch_bytes));
+  char* partials = scratch + program.num_blocks * program.block_bytes;
+  const DType value_dtype = program.members.back().dtype;  // what a reduction reduces
+
+  static const Shape kScalar;
+  constexpr size_t kMaxOperands = 3;
+  ops::KernelInput in[kMaxOperands];
+  const FusedProgram::Member* current = nullptr;
+  try {
+    size_t block_index = 0;
+    for (int64_t start = 0; start < program.num_elements; start += kBlockElements, ++block_index) {
+      const Shape block_shape{std::min(kBlockElements, program.num_elements - start)};
+      for (const FusedProgram::Member& m : program.members) {
+        current = &m;
+        for (size_t i = 0; i < m.operands.size(); ++i) {
+          const FusedProgram::Operand& op = m.operands[i];
+          if (op.external) {
+            int32_t slot = step.inputs[size_t(op.index)];
+            DType dtype = slot_dtypes_[size_t(slot)];
+            const char* data = static_cast<const char*>(a.data[size_t(slot)]);
+            in[i] = op.scalar ? ops::KernelInput{data, &kScalar, dtype}
+                              : ops::KernelInput{data + size_t(start) * dtype_size(dtype),
+                                                 &block_shape, dtype};
+          } else {
+            const FusedProgram::Member& source = program.members[size_t(op.index)];
+            in[i] = {scratch + size_t(source.block) * program.block_bytes, &block_shape,
+                     source.dtype};
+          }
+        }
+        void* block_out = m.block >= 0
+                              ? scratch + size_t(m.block) * program.block_bytes
+                              : static_cast<char*>(out) + size_t(start) * dtype_size(out_dtype);
+        m.op->kernel({m.op->name,
+                      {in, m.operands.size()},
+                      block_out,
+                      &block_shape,
+                      m.dtype,
+                      m.attrs,
+                      nullptr});
+      }
+      current = nullptr;
+      if (program.reduction) {
+        const FusedProgram::Member& value = program.members.back();
+        ops::KernelInput reduced{scratch + size_t(value.block) * program.block_bytes, &block_shape,
+                                 value_dtype};
+        program.reduction->kernel({program.reduction->name,
+                                   {&reduced, 1},
+                                   partials + block_index * dtype_size(value_dtype),
+                                   &kScalar,
+                                   value_dtype,
+                                   &all_axes(),
+                                   nullptr});
+      }
+    }
+    if (program.reduction) {
+      const Shape partial_shape{int64_t(block_index)};
+      ops::KernelInput reduced{partials, &partial_shape, value_dtype};
+      program.reduction->kernel(
+          {program.reduction->name, {&reduced, 1}, out, &kScalar, out_dtype, &all_axes(), nullptr});
+      if (program.mean) {
+        // As kernel_reduce_mean divides its sum: integers truncate. The
+        // element count is at least 1 (fusion takes no empty shapes).
+        visit_dtype(out_dtype, [&](auto v) {
+          using T = decltype(v);
+          if constexpr (!std::is_same_v<T, bool>) {
+            T* result = static_cast<T*>(out);
+            *result = T(*result / T(program.num_elements));
+          }
+        });
+      }
+    }
+  } catch (const Error& e) {
+    if (!current) throw;
+    rethrow_defined_at(e, *current->node);
+  }
+  a.data[size_t(step.out_slot)] = out;
+  a.shape[size_t(step.out_slot)] = out_shape;
+}
+
+}  // namespace ag::exec

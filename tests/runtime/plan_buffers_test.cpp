@@ -1,0 +1,104 @@
+// The buffers of the plans of the seed's workloads (docs/benchmarks.md):
+// fusion and writing in place leave MSE no intermediate buffer at all, let
+// collatz's loop body update its variable in place, and let dynamic_rnn's
+// state and TensorArray be written where they are. Buffers are the arena's
+// allocations (made on the first call and kept), so their count is the
+// count of allocations a call makes beyond its result; function_alloc_test.cpp
+// checks that repeated calls and loop iterations allocate nothing more.
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <typeinfo>
+
+#include <ag/ag.h>
+
+#include "exec/plan.h"
+#include "function/concrete.h"
+
+namespace {
+
+using ag::Tensor;
+
+// The plan the function's cache holds for `args`.
+template <class F, class... Args>
+const ag::exec::Plan& plan_for(const ag::PolymorphicFunction<F>& fn, const Args&... args) {
+  namespace detail = ag::detail;
+  detail::Hasher hasher;
+  hasher.h = detail::mix(hasher.h, typeid(Tensor).hash_code());
+  (detail::visit_trace_type(hasher, args), ...);
+  std::tuple<const Args&...> refs(args...);
+  const detail::ConcreteCore* concrete =
+      fn.core()->find_exact(hasher.h, {&refs, &detail::match_args<Args...>});
+  EXPECT_NE(concrete, nullptr);
+  return *concrete->plan;
+}
+
+TEST(PlanBuffers, MeanSquaredErrorIsOneFusedStepWithoutBuffers) {
+  auto mse = ag::function([](Tensor a, Tensor b) { return ag::reduce_mean(ag::pow(a - b, 2)); },
+                          {.name = "mse"});
+  Tensor a = ag::random_uniform({100000}, -1.0, 1.0, ag::float32, 1);
+  Tensor b = ag::random_uniform({100000}, -1.0, 1.0, ag::float32, 2);
+  mse(a, b);
+  const ag::exec::Plan& plan = plan_for(mse, a, b);
+  EXPECT_EQ(plan.num_steps(), 1u);  // sub, mul, reduce_mean fused
+  EXPECT_EQ(plan.num_buffers_in_all_plans(), 0u);
+}
+
+Tensor collatz_steps(Tensor x) {
+  Tensor steps = ag::constant(0);
+  ag::while_stmt([&] { return ag::reduce_max(x) > 1; },
+                 [&] {
+                   Tensor next = ag::where(x % 2 == 0, ag::floordiv(x, 2), 3 * x + 1);
+                   x = ag::where(x > 1, next, x);
+                   steps = steps + 1;
+                 },
+                 ag::state({"x", "steps"}, x, steps));
+  return steps;
+}
+
+TEST(PlanBuffers, CollatzUpdatesItsVectorInPlace) {
+  auto collatz = ag::function(collatz_steps, {.name = "collatz_steps"});
+  Tensor x = ag::range(ag::constant(1), ag::constant(3001));
+  EXPECT_EQ(collatz(x).item<int32_t>(), 216);
+  const ag::exec::Plan& plan = plan_for(collatz, x);
+  // The While's two loop variables; in the condition, reduce_max and the
+  // comparison; in the body, the counter's increment (a scalar step). The
+  // body's step computing x is one fused step writing into x itself.
+  EXPECT_EQ(plan.num_buffers_in_all_plans(), 5u);
+  EXPECT_EQ(plan.num_in_place_steps(), 1u);
+}
+
+Tensor dynamic_rnn(Tensor input_data, Tensor initial_state) {
+  input_data = ag::transpose(input_data, {1, 0, 2});
+  int64_t max_seq_len = input_data.shape()[0];
+  ag::TensorArray states(ag::float32, max_seq_len);
+  Tensor state = initial_state;
+  ag::for_stmt(
+      ag::range(Tensor(max_seq_len)), ag::no_extra_test,
+      [&](Tensor i) {
+        state = input_data[i] + state;
+        states.write(i, state);
+      },
+      ag::state({"state", "states"}, state, states));
+  return ag::transpose(states.stack(), {1, 0, 2});
+}
+
+TEST(PlanBuffers, DynamicRnnWritesStateAndTensorArrayInPlace) {
+  auto rnn = ag::function(dynamic_rnn, {.name = "dynamic_rnn"});
+  Tensor input = ag::random_uniform({4, 10, 8}, -1.0, 1.0, ag::float32, 3);
+  Tensor state = ag::zeros({4, 8}, ag::float32);
+  EXPECT_EQ(rnn(input, state).values_string(), dynamic_rnn(input, state).values_string());
+  const ag::exec::Plan& plan = plan_for(rnn, input, state);
+  // The state's add and the TensorArray write both write into their loop
+  // variables: the add needs no buffer at all; the write keeps one it would
+  // fall back to if the array outgrew its memory.
+  EXPECT_EQ(plan.num_in_place_steps(), 2u);
+  // Top level: the transposed input and the While's three loop variables
+  // (state, the loop index, the array; stack and the last transpose read the
+  // array, and the transpose is the output). Condition: the comparison.
+  // Body: input[i] and the index's gather in turn with the write's
+  // fallback, and the index's increment.
+  EXPECT_EQ(plan.num_buffers_in_all_plans(), 7u);
+}
+
+}  // namespace
