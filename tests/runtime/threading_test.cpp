@@ -85,15 +85,17 @@ TEST_F(IntraOpThreads, ReductionsGiveTheSameBitsAndTheRightSum) {
   EXPECT_EQ(ag::reduce_sum(ones).item<int64_t>(), 1'000'003);
 }
 
-TEST_F(IntraOpThreads, AGraphGivesTheSameBitsAsOneThreadEagerly) {
+// A graph's own result does not depend on the thread count either (fusion
+// may reassociate its float sum against eager's, within rounding).
+TEST_F(IntraOpThreads, AGraphGivesTheSameBitsWithAnyThreadCount) {
   auto mse = ag::function([](Tensor a, Tensor b) { return ag::reduce_mean(ag::square(a - b)); },
                           {.name = "mse"});
   Tensor a = iota_float(1'000'000);
   Tensor b = ag::tanh(a) * 0.5f;
-  ag::set_intra_op_threads(1);
-  Tensor eager = ag::reduce_mean(ag::square(a - b));
+  expect_thread_count_does_not_matter([&] { return mse(a, b); });
   ag::set_intra_op_threads(2);
-  expect_same_bits(eager, mse(a, b));
+  float eager = ag::reduce_mean(ag::square(a - b)).item<float>();
+  EXPECT_NEAR(mse(a, b).item<float>(), eager, 1e-5f * eager);
 }
 
 TEST_F(IntraOpThreads, AnErrorOnAPoolThreadReachesTheCaller) {
