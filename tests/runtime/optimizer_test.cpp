@@ -10,25 +10,15 @@
 
 #include <ag/ag.h>
 
+#include "error_test_util.h"
+
 namespace {
 
 using ag::Tensor;
 using ag::Variable;
 using ag::optimizers::Adam;
 using ag::optimizers::SGD;
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ag::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
+using ag_test::error_of;
 
 // Three gradients for a two-element variable, one per step.
 const std::vector<std::vector<double>> kGrads = {{0.5, -1.0}, {0.25, 2.0}, {-0.75, 0.125}};
