@@ -184,8 +184,7 @@ std::vector<Tensor> import_gather(NodeContext& ctx) {
 }
 
 // Writes of whole rows: indices [k, 1], updates [k, row...]. Each is the
-// write of a TensorArray holding `data` (our tensor_array_write op, which is
-// how ag::onnx::save exports a TensorArray write).
+// write of a TensorArray holding `data` (our tensor_array_write op).
 std::vector<Tensor> import_scatter_nd(NodeContext& ctx) {
   const std::string reduction = ctx.attr_string("reduction", "none");
   if (reduction != "none") ctx.unsupported("reduction '" + reduction + "'");
