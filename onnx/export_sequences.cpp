@@ -11,8 +11,9 @@
 //     replaces it);
 //   - read of one row: SequenceAt; size: SequenceLength;
 //   - every other use takes the value as a tensor: ConcatFromSequence with
-//     new_axis=1 (stack); a tensor written as an array is SplitToSequence'd
-//     (Exporter::tensor and Exporter::sequence, emitted once per graph).
+//     new_axis=1 (stack), behind a zero row where the array may be empty; a
+//     tensor written as an array is SplitToSequence'd (Exporter::tensor and
+//     Exporter::sequence, emitted once per graph).
 #include "ag/error.h"
 #include "ag/ops.h"
 #include "exporter.h"
@@ -136,18 +137,20 @@ std::optional<std::vector<OnnxValue>> export_array_op(Exporter& ex, const graph:
                              ? pad_to_index(ex, g, array, index, value, body.type_of(n.inputs[2]))
                              : array;
       std::string erased = ex.node(g, "SequenceErase", {rows, index})[0];
-      return std::vector<OnnxValue>{{"", ex.node(g, "SequenceInsert", {erased, value, index})[0]}};
+      return std::vector<OnnxValue>{OnnxValue::of_sequence(
+          ex.node(g, "SequenceInsert", {erased, value, index})[0], n.outputs[0])};
     }
     case OpId::Gather:
       // TensorArray::read: one row of an array.
       if (n.attrs.axis == 0 && in[0]->is_sequence() && body.type_of(n.inputs[1]).shape.rank() == 0)
-        return std::vector<OnnxValue>{
-            {ex.node(g, "SequenceAt", {in[0]->sequence, ex.tensor(*in[1], g)})[0], ""}};
+        return std::vector<OnnxValue>{OnnxValue::of_tensor(
+            ex.node(g, "SequenceAt", {in[0]->sequence, ex.tensor(*in[1], g)})[0])};
       return std::nullopt;
     case OpId::Dim:
       // TensorArray::size of an array whose length is known at run time only.
       if (n.attrs.axis == 0 && in[0]->is_sequence())
-        return std::vector<OnnxValue>{{ex.node(g, "SequenceLength", {in[0]->sequence})[0], ""}};
+        return std::vector<OnnxValue>{
+            OnnxValue::of_tensor(ex.node(g, "SequenceLength", {in[0]->sequence})[0])};
       return std::nullopt;
     default:
       return std::nullopt;

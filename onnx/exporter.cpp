@@ -1,6 +1,8 @@
 #include "exporter.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "ag/error.h"
 #include "graph/variable_state.h"
@@ -120,7 +122,7 @@ namespace {
 
 std::vector<OnnxValue> tensors(const std::vector<std::string>& names) {
   std::vector<OnnxValue> out;
-  for (const std::string& name : names) out.push_back({name, ""});
+  for (const std::string& name : names) out.push_back(OnnxValue::of_tensor(name));
   return out;
 }
 
@@ -133,12 +135,37 @@ std::vector<bool> sequences_of(const std::vector<OnnxValue*>& values) {
 }  // namespace
 
 const std::string& Exporter::tensor(OnnxValue& v, ::onnx::GraphProto& g) {
-  if (v.tensor.empty()) {
-    // The rows stacked along a new first axis, as TensorArray::stack.
-    ::onnx::NodeProto& node = add(g, "ConcatFromSequence", {v.sequence}, v.tensor);
-    set_int(node, "axis", 0);
-    set_int(node, "new_axis", 1);
+  if (!v.tensor.empty()) return v.tensor;
+  // The rows stacked along a new first axis, as TensorArray::stack. An
+  // empty sequence has no row shape for ConcatFromSequence to give (ONNX
+  // leaves it unspecified), so an array that may be empty and whose row
+  // shape is static is stacked behind a zero row, which is sliced off.
+  const Shape& shape = v.stacked.shape;
+  const bool may_be_empty =
+      shape.has_unknown_rank() || shape.rank() == 0 || shape[0] == kUnknownDim || shape[0] == 0;
+  std::vector<int64_t> row;
+  for (int i = 1; !shape.has_unknown_rank() && i < shape.rank(); ++i) row.push_back(shape[i]);
+  const bool static_row = !shape.has_unknown_rank() && shape.rank() > 0 &&
+                          std::find(row.begin(), row.end(), kUnknownDim) == row.end();
+  std::string rows = v.sequence;
+  if (may_be_empty && static_row) {
+    std::string zero_row;
+    auto* value = add(g, "ConstantOfShape", {int64s(row)}, zero_row).add_attribute();
+    value->set_name("value");
+    value->set_type(::onnx::AttributeProto::TENSOR);
+    *value->mutable_t() = tensor_to_proto(zeros(Shape{1}, v.stacked.dtype), "value");
+    rows = node(g, "SequenceInsert", {rows, zero_row, constant(Tensor(int64_t{0}), "zero")})[0];
   }
+  std::string stacked;
+  ::onnx::NodeProto& concat = add(g, "ConcatFromSequence", {rows}, stacked);
+  set_int(concat, "axis", 0);
+  set_int(concat, "new_axis", 1);
+  if (rows != v.sequence) {
+    stacked =
+        node(g, "Slice",
+             {stacked, int64s({1}), int64s({std::numeric_limits<int64_t>::max()}), int64s({0})})[0];
+  }
+  v.tensor = stacked;
   return v.tensor;
 }
 
@@ -262,7 +289,8 @@ std::vector<OnnxValue> Exporter::emit_if(const graph::Node& n, ::onnx::GraphProt
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     std::string name = fresh("If");
     node.add_output(name);
-    outputs.push_back(sequences[k] ? OnnxValue{"", name} : OnnxValue{name, ""});
+    outputs.push_back(sequences[k] ? OnnxValue::of_sequence(name, n.outputs[k])
+                                   : OnnxValue::of_tensor(name));
   }
   const char* names[] = {"then_branch", "else_branch"};
   for (size_t b = 0; b < 2; ++b) {
@@ -311,7 +339,8 @@ std::vector<OnnxValue> Exporter::emit_while(const graph::Node& n, ::onnx::GraphP
   for (size_t k = 0; k < num_vars; ++k) {
     std::string name = fresh("Loop");
     loop.add_output(name);
-    outputs.push_back(sequences[k] ? OnnxValue{"", name} : OnnxValue{name, ""});
+    outputs.push_back(sequences[k] ? OnnxValue::of_sequence(name, n.outputs[k])
+                                   : OnnxValue::of_tensor(name));
   }
   auto* attr = loop.add_attribute();
   attr->set_name("body");
@@ -324,10 +353,10 @@ std::vector<OnnxValue> Exporter::emit_while(const graph::Node& n, ::onnx::GraphP
   for (size_t k = 0; k < num_vars; ++k) {
     std::string name = fresh("loop_var");
     if (sequences[k]) {
-      in_vars.push_back({"", name});
+      in_vars.push_back(OnnxValue::of_sequence(name, n.outputs[k]));
       set_sequence_info(*sub.add_input(), name, n.outputs[k]);
     } else {
-      in_vars.push_back({name, ""});
+      in_vars.push_back(OnnxValue::of_tensor(name));
       set_value_info(*sub.add_input(), name, n.outputs[k], "");
     }
   }

@@ -25,7 +25,14 @@ namespace ag::onnx_io {
 struct OnnxValue {
   std::string tensor;    // its name as a tensor; "" until needed
   std::string sequence;  // its name as a sequence of its rows (a TensorArray)
+  // Of a value made as a sequence: the type of its rows stacked.
+  ops::ValueType stacked;
   bool is_sequence() const { return !sequence.empty(); }
+
+  static OnnxValue of_tensor(std::string name) { return {std::move(name), "", {}}; }
+  static OnnxValue of_sequence(std::string name, ops::ValueType stacked) {
+    return {"", std::move(name), std::move(stacked)};
+  }
 };
 
 class Exporter {
@@ -49,8 +56,8 @@ class Exporter {
   // body's outputs.
   std::vector<OnnxValue> emit(const graph::Body& body, ::onnx::GraphProto& g,
                               std::vector<OnnxValue> inputs);
-  // The tensor form of `v` (ConcatFromSequence of its rows, emitted into `g`
-  // the first time it is needed) and its sequence form (SplitToSequence).
+  // The tensor form of `v` (its rows stacked, emitted into `g` the first
+  // time it is needed) and its sequence form (SplitToSequence).
   const std::string& tensor(OnnxValue& v, ::onnx::GraphProto& g);
   const std::string& sequence(OnnxValue& v, ::onnx::GraphProto& g);
 

@@ -35,7 +35,7 @@ std::string save_to_bytes(const Graph& graph, const SaveOptions& options) {
   std::vector<onnx_io::OnnxValue> inputs;
   for (int32_t p : body.placeholders) {
     const graph::Node& n = body.nodes[size_t(p)];
-    inputs.push_back({n.name, ""});
+    inputs.push_back(onnx_io::OnnxValue::of_tensor(n.name));
     onnx_io::set_value_info(*g.add_input(), n.name, n.outputs[0], n.name);
   }
   std::vector<std::string> outputs;

@@ -138,13 +138,42 @@ TEST(OnnxSave, FixedAndGrowingTensorArraysBecomeSequences) {
       parse(ag_onnx_test::export_model(f.get_concrete_function(ag::constant({1.0f, 2.0f})).graph(),
                                        next_model_name()))
           .graph());
-  // Each write erases and inserts; the growing one pads first, in a Loop of its own.
+  // Each write erases and inserts; the growing one pads first, in a Loop of
+  // its own, and is stacked behind a zero row (it may be empty).
   EXPECT_EQ(ops.count("ScatterND"), 0u);
   EXPECT_EQ(ops.at("SequenceErase"), 2);
-  EXPECT_EQ(ops.at("SequenceInsert"), 3);
+  EXPECT_EQ(ops.at("SequenceInsert"), 4);
+  EXPECT_EQ(ops.at("ConstantOfShape"), 1);
   EXPECT_EQ(ops.at("Loop"), 2);
   EXPECT_EQ(ops.at("SplitToSequence"), 2);
   EXPECT_EQ(ops.at("ConcatFromSequence"), 2);
+}
+
+TEST(OnnxSave, AnArrayThatMayBeEmptyIsStackedBehindAZeroRow) {
+  // With n = 0 nothing is written and the stack is [0, 2]: rows that
+  // ConcatFromSequence of an empty sequence has no shape for.
+  auto f = ag::function([](ag::Tensor x, ag::Tensor n) {
+    ag::TensorArray rows(ag::float32, 0, /*dynamic_size=*/true);
+    ag::Tensor i = ag::constant(0);
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     rows.write(i, x * ag::cast(i, ag::float32));
+                     i = i + 1;
+                   },
+                   ag::state({"i", "rows"}, i, rows));
+    return rows.stack();
+  });
+  const ag::Tensor x = ag::constant({1.5f, -2.0f});
+  expect_round_trip(f, x, ag::constant(0));
+  expect_round_trip(f, x, ag::constant(3));
+  EXPECT_EQ(f(x, ag::constant(0)).shape(), (ag::Shape{0, 2}));
+  const auto ops =
+      op_types(parse(ag_onnx_test::export_model(f.get_concrete_function(x, ag::constant(0)).graph(),
+                                                next_model_name()))
+                   .graph());
+  EXPECT_EQ(ops.at("ConstantOfShape"), 1);
+  EXPECT_EQ(ops.at("Slice"), 1);
+  EXPECT_EQ(ops.at("ConcatFromSequence"), 1);
 }
 
 TEST(OnnxSave, AnArrayWrittenInALoopIsSequenceLoopState) {
