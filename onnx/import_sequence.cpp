@@ -4,7 +4,8 @@
 // an UnimplementedError). What ag::onnx::save writes of a TensorArray
 // (SplitToSequence, SequenceErase + SequenceInsert, SequenceAt,
 // SequenceLength, ConcatFromSequence with new_axis=1) loads back as the
-// gathers, concats and transposes of the stacked tensor.
+// gathers, concats and transposes of the stacked tensor, and its writes
+// (SequenceErase and SequenceInsert at one position) as tensor_array_write.
 //
 // Positions count from the end when negative, as in ONNX. SequenceEmpty has
 // no element shape: it is an empty [0] tensor that the first SequenceInsert
@@ -13,6 +14,7 @@
 #include <numeric>
 
 #include "ag/ops.h"
+#include "ag/tensor_array.h"
 #include "import_ops.h"
 #include "tensor_proto.h"
 
@@ -74,6 +76,20 @@ std::vector<Tensor> import_sequence_construct(NodeContext& ctx) {
 
 std::vector<Tensor> import_sequence_insert(NodeContext& ctx) {
   const Tensor& element = ctx.input(1);
+  // SequenceErase at p, then SequenceInsert at p: how ag::onnx::save writes
+  // a TensorArray. One tensor_array_write of the erased sequence, in place
+  // as the original's, instead of two gathers (the erase's is left unused).
+  const ::onnx::NodeProto* erase = ctx.producer(0);
+  if (ctx.has_input(2) && erase && erase->op_type() == "SequenceErase" &&
+      erase->input_size() == 2 && erase->input(1) == ctx.node().input(2)) {
+    const Tensor* rows = ctx.scope().find(erase->input(0));
+    if (rows && rows->dtype() == element.dtype() && rows->rank() == element.rank() + 1) {
+      TensorArray array(rows->dtype());
+      array.unstack(*rows);
+      array.write(position(ctx, 2, *rows), element);
+      return {array.stack()};
+    }
+  }
   const Tensor seq = rows_for(ctx, ctx.input(0), element);
   const Tensor appended = concat({seq, expand_dims(element, 0)}, 0);
   if (!ctx.has_input(2)) return {appended};

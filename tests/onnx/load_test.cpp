@@ -242,6 +242,29 @@ TEST(OnnxLoad, SequenceOpsWorkOnTheStackedRowsWithPositionsFromTheEnd) {
   EXPECT_EQ(out[2].to_vector<float>(), (std::vector<float>{9, 9}));
 }
 
+TEST(OnnxLoad, AnEraseAndAnInsertAtOnePositionAreOneTensorArrayWrite) {
+  // How ag::onnx::save writes row p of a TensorArray.
+  ModelBuilder b;
+  b.input("x", TensorProto::FLOAT, {"3", "2"}).input("y", TensorProto::FLOAT, {"2"});
+  b.input("p", TensorProto::INT64, {});
+  b.output("stacked", TensorProto::FLOAT, {"3", "2"});
+  add_int_attr(b.node("SplitToSequence", {"x"}, {"rows"}), "keepdims", 0);
+  b.node("SequenceErase", {"rows", "p"}, {"erased"});
+  b.node("SequenceInsert", {"erased", "y", "p"}, {"written"});
+  auto* concat = b.node("ConcatFromSequence", {"written"}, {"stacked"});
+  add_int_attr(concat, "axis", 0);
+  add_int_attr(concat, "new_axis", 1);
+  ag::onnx::Model m = b.load();
+  const ag::Tensor x = ag::constant({{1.0f, 2.0f}, {3.0f, 4.0f}, {5.0f, 6.0f}});
+  const ag::Tensor y = ag::constant({9.0f, 8.0f});
+  EXPECT_EQ(m({x, y, ag::Tensor(int64_t{1})})[0].to_vector<float>(),
+            (std::vector<float>{1, 2, 9, 8, 5, 6}));
+  EXPECT_EQ(m({x, y, ag::Tensor(int64_t{-1})})[0].to_vector<float>(),
+            (std::vector<float>{1, 2, 3, 4, 9, 8}));
+  auto ops = m.graph().ops();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "tensor_array_write"), ops.end());
+}
+
 TEST(OnnxLoad, ASequenceOfElementsOfDifferentShapesIsAnErrorNamingTheNode) {
   ModelBuilder b;
   b.input("x", TensorProto::FLOAT, {"2"}).input("y", TensorProto::FLOAT, {"3"});
