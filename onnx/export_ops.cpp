@@ -13,9 +13,7 @@
 //   clip_by_value: Max(Min(t, max), min), as ONNX's Clip takes scalar bounds only.
 //   one_hot: negative indices replaced by depth (ONNX would count them from
 //     the end; ours give a row of off values).
-//   tensor_array_write: a TensorArray's value is its stacked tensor, so a
-//     write is ScatterND of one row; a dynamic-size array that grows is
-//     first padded with zero rows up to the index (grow_rows).
+//   tensor_array_write: ONNX sequence ops, in onnx/export_sequences.cpp.
 #include <limits>
 
 #include "ag/error.h"
@@ -27,20 +25,6 @@ namespace ag::onnx_io {
 using ops::OpId;
 
 namespace {
-
-void set_int(::onnx::NodeProto& node, const std::string& name, int64_t v) {
-  auto* a = node.add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-
-void set_ints(::onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = node.add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
 
 struct Emit {
   Exporter& ex;
@@ -74,30 +58,6 @@ struct Emit {
     if (type != "ReduceSum" && !attrs.ints.empty()) set_ints(node, "axes", attrs.ints);
     set_int(node, "keepdims", attrs.keepdims ? 1 : 0);
     return out;
-  }
-  // `buffer` [n, ...] with zero rows appended up to row `index` (an int64
-  // scalar), as our dynamic TensorArray grows: rows[r] = buffer[min(r, n)]
-  // for r < max(n, index + 1), reading from buffer plus one row of zeros.
-  // The zero row is Where(false, value, 0): zeros of the value's shape, also
-  // where its dims are only known at run time.
-  std::string grow_rows(const std::string& buffer, const std::string& index,
-                        const std::string& value, DType dtype) {
-    std::string n;
-    ::onnx::NodeProto& shape = ex.add(g, "Shape", {buffer}, n);
-    set_int(shape, "start", 0);
-    set_int(shape, "end", 1);
-    std::string wanted = op("Add", {op("Unsqueeze", {index, ex.int64s({0})}), ex.int64s({1})});
-    std::string size = op("Squeeze", {op("Max", {n, wanted}), ex.int64s({0})});
-    std::string rows = op("Range", {ex.constant(Tensor(int64_t{0}), "zero"), size,
-                                    ex.constant(Tensor(int64_t{1}), "one")});
-    std::string zero_row = op(
-        "Unsqueeze", {op("Where", {ex.constant(Tensor(false), "false"), value, zero_like(dtype)}),
-                      ex.int64s({0})});
-    std::string extended;
-    set_int(ex.add(g, "Concat", {buffer, zero_row}, extended), "axis", 0);
-    std::string padded;
-    set_int(ex.add(g, "Gather", {extended, op("Min", {rows, n})}, padded), "axis", 0);
-    return padded;
   }
 };
 
@@ -297,14 +257,9 @@ std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const 
     }
     case OpId::Range:
       return {e.op("Range", {in[0], in[1], in[2]})};
-    case OpId::TensorArrayWrite: {
-      // in: the stacked values [n, ...], the index, the value; keepdims: dynamic size.
-      const DType index_dtype = body.type_of(n.inputs[1]).dtype;
-      std::string index = index_dtype == DType::int64 ? in[1] : e.cast(in[1], DType::int64);
-      std::string buffer = attrs.keepdims ? e.grow_rows(in[0], index, in[2], out_dtype) : in[0];
-      return {e.op("ScatterND", {buffer, e.op("Reshape", {index, ex.int64s({1, 1})}),
-                                 e.op("Unsqueeze", {in[2], ex.int64s({0})})})};
-    }
+    case OpId::TensorArrayWrite:
+      // A write makes a sequence, which export_array_op emits.
+      throw InternalError("onnx export: node '" + n.name + "' is a TensorArray write");
     case OpId::RandomUniform:
     case OpId::RandomNormal:
       throw UnimplementedError("node '" + n.name + "' (" + n.op_name() +

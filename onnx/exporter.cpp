@@ -1,6 +1,8 @@
 #include "exporter.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "ag/error.h"
 #include "graph/variable_state.h"
@@ -51,6 +53,34 @@ void set_value_info(::onnx::ValueInfoProto& info, const std::string& name,
   }
 }
 
+void set_sequence_info(::onnx::ValueInfoProto& info, const std::string& name,
+                       const ops::ValueType& type) {
+  info.set_name(name);
+  auto* tensor =
+      info.mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
+  tensor->set_elem_type(onnx_type(type.dtype));
+  if (type.shape.has_unknown_rank()) return;
+  auto* shape = tensor->mutable_shape();
+  for (int i = 1; i < type.shape.rank(); ++i) {
+    auto* dim = shape->add_dim();
+    if (type.shape[i] != kUnknownDim) dim->set_dim_value(type.shape[i]);
+  }
+}
+
+void set_int(::onnx::NodeProto& node, const std::string& name, int64_t v) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void set_ints(::onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
 std::string Exporter::fresh(const std::string& base) {
   return base + "__" + std::to_string(next_name_++);
 }
@@ -88,47 +118,117 @@ std::string Exporter::int64s(const std::vector<int64_t>& values) {
   return constant(ag::constant(values, Shape{int64_t(values.size())}), "ints");
 }
 
-std::vector<std::string> Exporter::emit(const graph::Body& body, ::onnx::GraphProto& g,
-                                        const std::vector<std::string>& inputs) {
+namespace {
+
+std::vector<OnnxValue> tensors(const std::vector<std::string>& names) {
+  std::vector<OnnxValue> out;
+  for (const std::string& name : names) out.push_back(OnnxValue::of_tensor(name));
+  return out;
+}
+
+std::vector<bool> sequences_of(const std::vector<OnnxValue*>& values) {
+  std::vector<bool> out;
+  for (const OnnxValue* v : values) out.push_back(v->is_sequence());
+  return out;
+}
+
+}  // namespace
+
+const std::string& Exporter::tensor(OnnxValue& v, ::onnx::GraphProto& g) {
+  if (!v.tensor.empty()) return v.tensor;
+  // The rows stacked along a new first axis, as TensorArray::stack. An
+  // empty sequence has no row shape for ConcatFromSequence to give (ONNX
+  // leaves it unspecified), so an array that may be empty and whose row
+  // shape is static is stacked behind a zero row, which is sliced off.
+  const Shape& shape = v.stacked.shape;
+  const bool may_be_empty =
+      shape.has_unknown_rank() || shape.rank() == 0 || shape[0] == kUnknownDim || shape[0] == 0;
+  std::vector<int64_t> row;
+  for (int i = 1; !shape.has_unknown_rank() && i < shape.rank(); ++i) row.push_back(shape[i]);
+  const bool static_row = !shape.has_unknown_rank() && shape.rank() > 0 &&
+                          std::find(row.begin(), row.end(), kUnknownDim) == row.end();
+  std::string rows = v.sequence;
+  if (may_be_empty && static_row) {
+    std::string zero_row;
+    auto* value = add(g, "ConstantOfShape", {int64s(row)}, zero_row).add_attribute();
+    value->set_name("value");
+    value->set_type(::onnx::AttributeProto::TENSOR);
+    *value->mutable_t() = tensor_to_proto(zeros(Shape{1}, v.stacked.dtype), "value");
+    rows = node(g, "SequenceInsert", {rows, zero_row, constant(Tensor(int64_t{0}), "zero")})[0];
+  }
+  std::string stacked;
+  ::onnx::NodeProto& concat = add(g, "ConcatFromSequence", {rows}, stacked);
+  set_int(concat, "axis", 0);
+  set_int(concat, "new_axis", 1);
+  if (rows != v.sequence) {
+    stacked =
+        node(g, "Slice",
+             {stacked, int64s({1}), int64s({std::numeric_limits<int64_t>::max()}), int64s({0})})[0];
+  }
+  v.tensor = stacked;
+  return v.tensor;
+}
+
+const std::string& Exporter::sequence(OnnxValue& v, ::onnx::GraphProto& g) {
+  if (v.sequence.empty()) {
+    // The rows along the first axis, as TensorArray::unstack.
+    ::onnx::NodeProto& node = add(g, "SplitToSequence", {v.tensor}, v.sequence);
+    set_int(node, "axis", 0);
+    set_int(node, "keepdims", 0);
+  }
+  return v.sequence;
+}
+
+std::vector<OnnxValue> Exporter::emit(const graph::Body& body, ::onnx::GraphProto& g,
+                                      std::vector<OnnxValue> inputs) {
   if (inputs.size() != body.placeholders.size())
     throw InternalError("onnx export: a body's inputs do not match its placeholders");
-  std::vector<std::vector<std::string>> names(body.nodes.size());
-  for (size_t k = 0; k < inputs.size(); ++k) names[size_t(body.placeholders[k])] = {inputs[k]};
+  std::vector<std::vector<OnnxValue>> values(body.nodes.size());
+  for (size_t k = 0; k < inputs.size(); ++k)
+    values[size_t(body.placeholders[k])] = {std::move(inputs[k])};
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     const graph::Node& n = body.nodes[i];
     if (n.kind == NodeKind::Placeholder) continue;
-    std::vector<std::string> in;
-    for (graph::ValueRef v : n.inputs) in.push_back(names[size_t(v.node)].at(size_t(v.output)));
-    names[i] = emit_node(body, n, g, in);
+    // Pointers, so that a form converted for one use is there for the next.
+    std::vector<OnnxValue*> in;
+    for (graph::ValueRef v : n.inputs) in.push_back(&values[size_t(v.node)].at(size_t(v.output)));
+    values[i] = emit_node(body, n, g, in);
   }
-  std::vector<std::string> outputs;
+  std::vector<OnnxValue> outputs;
   for (graph::ValueRef v : body.outputs)
-    outputs.push_back(names[size_t(v.node)].at(size_t(v.output)));
+    outputs.push_back(values[size_t(v.node)].at(size_t(v.output)));
   return outputs;
 }
 
-std::vector<std::string> Exporter::emit_node(const graph::Body& body, const graph::Node& n,
-                                             ::onnx::GraphProto& g,
-                                             const std::vector<std::string>& in) {
+std::vector<OnnxValue> Exporter::emit_node(const graph::Body& body, const graph::Node& n,
+                                           ::onnx::GraphProto& g,
+                                           const std::vector<OnnxValue*>& in) {
   switch (n.kind) {
     case NodeKind::Placeholder:
       break;
     case NodeKind::Const:
-      return {constant(n.value, n.name)};
+      return tensors({constant(n.value, n.name)});
     case NodeKind::ReadVariable:
       // A variable is exported with the value it holds now.
-      return {
-          constant(n.variable->read(), n.variable->name.empty() ? "variable" : n.variable->name)};
-    case NodeKind::Op:
-      return export_op(*this, body, n, g, in);
+      return tensors(
+          {constant(n.variable->read(), n.variable->name.empty() ? "variable" : n.variable->name)});
+    case NodeKind::Op: {
+      if (auto out = export_array_op(*this, body, n, g, in)) return *out;
+      std::vector<std::string> names;
+      for (OnnxValue* v : in) names.push_back(tensor(*v, g));
+      return tensors(export_op(*this, body, n, g, names));
+    }
     case NodeKind::If:
       return emit_if(n, g, in);
     case NodeKind::While:
       return emit_while(n, g, in);
-    case NodeKind::Fused:
+    case NodeKind::Fused: {
       // Only optimised bodies have fused nodes (save exports the traced
       // one); the members are ordinary ops.
-      return emit(*n.subgraphs[0], g, in);
+      std::vector<OnnxValue> inputs;
+      for (OnnxValue* v : in) inputs.push_back(*v);
+      return emit(*n.subgraphs[0], g, inputs);
+    }
     case NodeKind::AssignVariable:
     case NodeKind::AssignAddVariable:
     case NodeKind::AssignSubVariable:
@@ -149,18 +249,26 @@ std::vector<std::string> Exporter::emit_node(const graph::Body& body, const grap
 }
 
 void Exporter::emit_subgraph(const graph::Body& body, ::onnx::GraphProto& sub,
-                             const std::vector<std::string>& inputs, const std::string& name) {
+                             const std::vector<OnnxValue>& inputs, const std::string& name,
+                             const std::vector<bool>& sequences) {
   sub.set_name(fresh(name));
-  std::vector<std::string> outputs = emit(body, sub, inputs);
+  std::vector<OnnxValue> outputs = emit(body, sub, inputs);
   for (size_t k = 0; k < outputs.size(); ++k) {
-    std::string out = node(sub, "Identity", {outputs[k]})[0];
-    set_value_info(*sub.add_output(), out, body.type_of(body.outputs[k]), "");
+    const ops::ValueType& type = body.type_of(body.outputs[k]);
+    if (sequences[k]) {
+      std::string out = node(sub, "Identity", {sequence(outputs[k], sub)})[0];
+      set_sequence_info(*sub.add_output(), out, type);
+    } else {
+      std::string out = node(sub, "Identity", {tensor(outputs[k], sub)})[0];
+      set_value_info(*sub.add_output(), out, type, "");
+    }
   }
 }
 
-std::vector<std::string> Exporter::emit_if(const graph::Node& n, ::onnx::GraphProto& g,
-                                           const std::vector<std::string>& in) {
-  std::vector<std::string> captures(in.begin() + 1, in.end());
+std::vector<OnnxValue> Exporter::emit_if(const graph::Node& n, ::onnx::GraphProto& g,
+                                         const std::vector<OnnxValue*>& in) {
+  std::vector<OnnxValue> captures;
+  for (size_t k = 1; k < in.size(); ++k) captures.push_back(*in[k]);
   if (n.outputs.empty()) {
     // An If that returns nothing is kept for what it runs: asserts, which are
     // not exported, or print and variable updates, which are errors. ONNX's
@@ -170,21 +278,26 @@ std::vector<std::string> Exporter::emit_if(const graph::Node& n, ::onnx::GraphPr
     for (const auto& branch : n.subgraphs) emit(*branch, aside, captures);
     return {};
   }
+  // An output is a sequence where either branch returns a TensorArray.
+  const std::vector<bool> sequences = sequence_outputs(n, sequences_of(in));
+  const std::string& pred = tensor(*in[0], g);
   ::onnx::NodeProto& node = *g.add_node();
   node.set_op_type("If");
   node.set_name(fresh("If"));
-  node.add_input(in[0]);
-  std::vector<std::string> outputs;
+  node.add_input(pred);
+  std::vector<OnnxValue> outputs;
   for (size_t k = 0; k < n.outputs.size(); ++k) {
-    outputs.push_back(fresh("If"));
-    node.add_output(outputs.back());
+    std::string name = fresh("If");
+    node.add_output(name);
+    outputs.push_back(sequences[k] ? OnnxValue::of_sequence(name, n.outputs[k])
+                                   : OnnxValue::of_tensor(name));
   }
   const char* names[] = {"then_branch", "else_branch"};
   for (size_t b = 0; b < 2; ++b) {
     auto* attr = node.add_attribute();
     attr->set_name(names[b]);
     attr->set_type(::onnx::AttributeProto::GRAPH);
-    emit_subgraph(*n.subgraphs[b], *attr->mutable_g(), captures, names[b]);
+    emit_subgraph(*n.subgraphs[b], *attr->mutable_g(), captures, names[b], sequences);
   }
   return outputs;
 }
@@ -192,18 +305,27 @@ std::vector<std::string> Exporter::emit_if(const graph::Node& n, ::onnx::GraphPr
 // Our While tests its condition before each iteration; ONNX's Loop takes the
 // first test as an input and computes the next one in its body. So the
 // condition body is emitted twice: before the Loop, and after the loop body.
-std::vector<std::string> Exporter::emit_while(const graph::Node& n, ::onnx::GraphProto& g,
-                                              const std::vector<std::string>& in) {
+// A loop variable that the body writes as a TensorArray is a sequence.
+std::vector<OnnxValue> Exporter::emit_while(const graph::Node& n, ::onnx::GraphProto& g,
+                                            const std::vector<OnnxValue*>& in) {
   const graph::Body& cond = *n.subgraphs[0];
   const graph::Body& body = *n.subgraphs[1];
   const size_t num_vars = n.outputs.size();
-  std::vector<std::string> vars(in.begin(), in.begin() + long(num_vars));
-  std::vector<std::string> captures(in.begin() + long(num_vars), in.end());
-  auto with_captures = [&](std::vector<std::string> v) {
+  const std::vector<bool> sequences = sequence_outputs(n, sequences_of(in));
+  // Each variable in the form it has in the loop.
+  auto as_state = [&](OnnxValue& v, ::onnx::GraphProto& graph, size_t k) {
+    return sequences[k] ? sequence(v, graph) : tensor(v, graph);
+  };
+  std::vector<std::string> initial;
+  for (size_t k = 0; k < num_vars; ++k) initial.push_back(as_state(*in[k], g, k));
+  std::vector<OnnxValue> vars, captures;
+  for (size_t k = 0; k < in.size(); ++k) (k < num_vars ? vars : captures).push_back(*in[k]);
+  auto with_captures = [&](std::vector<OnnxValue> v) {
     v.insert(v.end(), captures.begin(), captures.end());
     return v;
   };
-  std::string first_test = emit(cond, g, with_captures(vars)).at(0);
+  std::vector<OnnxValue> first = emit(cond, g, with_captures(vars));
+  const std::string first_test = tensor(first.at(0), g);
 
   ::onnx::NodeProto& loop = *g.add_node();
   loop.set_op_type("Loop");
@@ -212,11 +334,13 @@ std::vector<std::string> Exporter::emit_while(const graph::Node& n, ::onnx::Grap
   loop.add_input(
       n.attrs.ints.empty() ? "" : constant(Tensor(int64_t{n.attrs.ints[0]}), "max_iterations"));
   loop.add_input(first_test);
-  for (const std::string& v : vars) loop.add_input(v);
-  std::vector<std::string> outputs;
+  for (const std::string& v : initial) loop.add_input(v);
+  std::vector<OnnxValue> outputs;
   for (size_t k = 0; k < num_vars; ++k) {
-    outputs.push_back(fresh("Loop"));
-    loop.add_output(outputs.back());
+    std::string name = fresh("Loop");
+    loop.add_output(name);
+    outputs.push_back(sequences[k] ? OnnxValue::of_sequence(name, n.outputs[k])
+                                   : OnnxValue::of_tensor(name));
   }
   auto* attr = loop.add_attribute();
   attr->set_name("body");
@@ -225,18 +349,27 @@ std::vector<std::string> Exporter::emit_while(const graph::Node& n, ::onnx::Grap
   sub.set_name(fresh("loop_body"));
   set_value_info(*sub.add_input(), fresh("iteration"), {DType::int64, Shape{}}, "");
   set_value_info(*sub.add_input(), fresh("condition"), {DType::bool_, Shape{}}, "");
-  std::vector<std::string> in_vars;
+  std::vector<OnnxValue> in_vars;
   for (size_t k = 0; k < num_vars; ++k) {
-    in_vars.push_back(fresh("loop_var"));
-    set_value_info(*sub.add_input(), in_vars.back(), n.outputs[k], "");
+    std::string name = fresh("loop_var");
+    if (sequences[k]) {
+      in_vars.push_back(OnnxValue::of_sequence(name, n.outputs[k]));
+      set_sequence_info(*sub.add_input(), name, n.outputs[k]);
+    } else {
+      in_vars.push_back(OnnxValue::of_tensor(name));
+      set_value_info(*sub.add_input(), name, n.outputs[k], "");
+    }
   }
-  std::vector<std::string> next = emit(body, sub, with_captures(in_vars));
-  std::string next_test = emit(cond, sub, with_captures(next)).at(0);
-  std::string test_out = node(sub, "Identity", {next_test})[0];
+  std::vector<OnnxValue> next = emit(body, sub, with_captures(in_vars));
+  std::vector<OnnxValue> next_cond = emit(cond, sub, with_captures(next));
+  std::string test_out = node(sub, "Identity", {tensor(next_cond.at(0), sub)})[0];
   set_value_info(*sub.add_output(), test_out, {DType::bool_, Shape{}}, "");
   for (size_t k = 0; k < num_vars; ++k) {
-    std::string out = node(sub, "Identity", {next[k]})[0];
-    set_value_info(*sub.add_output(), out, n.outputs[k], "");
+    std::string out = node(sub, "Identity", {as_state(next[k], sub, k)})[0];
+    if (sequences[k])
+      set_sequence_info(*sub.add_output(), out, n.outputs[k]);
+    else
+      set_value_info(*sub.add_output(), out, n.outputs[k], "");
   }
   return outputs;
 }

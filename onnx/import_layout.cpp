@@ -3,6 +3,7 @@
 // is loaded (NodeContext::constant_ints), as they are in exported models;
 // Shape and Size of a tensor with static dims are constants.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "ag/ops.h"
@@ -184,8 +185,7 @@ std::vector<Tensor> import_gather(NodeContext& ctx) {
 }
 
 // Writes of whole rows: indices [k, 1], updates [k, row...]. Each is the
-// write of a TensorArray holding `data` (our tensor_array_write op, which is
-// how ag::onnx::save exports a TensorArray write).
+// write of a TensorArray holding `data` (our tensor_array_write op).
 std::vector<Tensor> import_scatter_nd(NodeContext& ctx) {
   const std::string reduction = ctx.attr_string("reduction", "none");
   if (reduction != "none") ctx.unsupported("reduction '" + reduction + "'");
@@ -270,8 +270,18 @@ std::vector<Tensor> import_slice(NodeContext& ctx) {
   for (size_t k = 0; k < starts.size(); ++k) {
     const int64_t axis = ctx.normalize_axis(axes[k], rank, "axis");
     const int64_t dim = x.shape()[int(axis)];
-    if (dim == kUnknownDim) ctx.unsupported("slicing an axis of unknown length");
     const int64_t step = steps[k];
+    if (dim == kUnknownDim) {
+      // From a non-negative start to the end (an end of INT_MAX or more, as
+      // exporters write it) needs no length; a start past the end is then a
+      // run-time error, where ONNX would give no rows.
+      if (step != 1 || starts[k] < 0 || ends[k] < std::numeric_limits<int32_t>::max())
+        ctx.unsupported("slicing an axis of unknown length other than from a start to the end");
+      std::vector<int64_t> begin(size_t(rank), 0), size(size_t(rank), -1);
+      begin[size_t(axis)] = starts[k];
+      x = slice(x, begin, size);
+      continue;
+    }
     if (step == 0) ctx.invalid("steps must not be 0");
     // NumPy's rule: negative bounds count from the end, then clamp.
     auto bound = [&](int64_t v, int64_t lo, int64_t hi) {

@@ -19,6 +19,11 @@ const Tensor* Scope::find(const std::string& name) const {
   return nullptr;
 }
 
+const ::onnx::NodeProto* Scope::producer(const std::string& name) const {
+  auto it = producers_.find(name);
+  return it == producers_.end() ? nullptr : it->second;
+}
+
 NodeContext::NodeContext(const ::onnx::NodeProto& node, std::vector<Tensor> inputs, int64_t opset,
                          const Scope& scope)
     : node_(node), inputs_(std::move(inputs)), opset_(opset), scope_(scope) {}
@@ -35,6 +40,10 @@ void NodeContext::unsupported(const std::string& what) const {
 
 void NodeContext::invalid(const std::string& what) const {
   throw InvalidArgumentError(where() + ": " + what);
+}
+
+const ::onnx::NodeProto* NodeContext::producer(size_t k) const {
+  return k < size_t(node_.input_size()) ? scope_.producer(node_.input(int(k))) : nullptr;
 }
 
 const Tensor& NodeContext::input(size_t k) const {
@@ -218,8 +227,11 @@ std::vector<Tensor> run_graph(const ::onnx::GraphProto& graph, const std::vector
       throw UnimplementedError(node.op_type() + " node '" + node.name() + "': output " +
                                std::to_string(outputs.size()) + " is not supported");
     }
-    for (int k = 0; k < node.output_size(); ++k)
-      if (!node.output(k).empty()) scope.bind(node.output(k), outputs[size_t(k)]);
+    for (int k = 0; k < node.output_size(); ++k) {
+      if (node.output(k).empty()) continue;
+      scope.bind(node.output(k), outputs[size_t(k)]);
+      scope.set_producer(node.output(k), node);
+    }
   }
   std::vector<Tensor> results;
   for (const auto& out : graph.output()) {

@@ -28,10 +28,17 @@ class Scope {
   void bind(const std::string& name, Tensor value) { values_[name] = std::move(value); }
   // Null when no enclosing graph defines `name`.
   const Tensor* find(const std::string& name) const;
+  // The node of this graph that computed `name`; null for its inputs and
+  // initializers and for the values of enclosing graphs.
+  const ::onnx::NodeProto* producer(const std::string& name) const;
+  void set_producer(const std::string& name, const ::onnx::NodeProto& node) {
+    producers_[name] = &node;
+  }
 
  private:
   const Scope* outer_;
   std::unordered_map<std::string, Tensor> values_;
+  std::unordered_map<std::string, const ::onnx::NodeProto*> producers_;
 };
 
 // Thrown when an importer needs the value of an input that is only known at
@@ -59,6 +66,8 @@ class NodeContext {
   // Input `k`, which must be present.
   const Tensor& input(size_t k) const;
   const std::vector<Tensor>& inputs() const { return inputs_; }
+  // The node of this graph that computed input `k`, or null (Scope::producer).
+  const ::onnx::NodeProto* producer(size_t k) const;
   // The values of input `k`, which must be known when the model is traced
   // (an initializer, a Constant, computed from them, or a graph input the
   // model is specialised on): shapes, axes, slice bounds. Throws NeedsValue.

@@ -151,7 +151,14 @@ std::shared_ptr<const Model::Impl> load_model(std::shared_ptr<const ::onnx::Mode
     impl->input_names.push_back(in.name());
     impl->input_specs.push_back(onnx_io::spec_from_value_info(in));
   }
-  for (const auto& out : graph.output()) impl->output_names.push_back(out.name());
+  for (const auto& out : graph.output()) {
+    if (out.type().has_sequence_type()) {
+      throw UnimplementedError(name + ": graph output '" + out.name() +
+                               "' is a sequence; ag::onnx::load returns tensors only (sequences "
+                               "inside the graph are supported, as stacked tensors)");
+    }
+    impl->output_names.push_back(out.name());
+  }
   impl->by_value.assign(impl->input_specs.size(), false);
   // Trace now, so that errors show at load; a model specialised on input
   // values is traced at its first call.

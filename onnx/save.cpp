@@ -32,15 +32,16 @@ std::string save_to_bytes(const Graph& graph, const SaveOptions& options) {
   g.set_name(options.graph_name);
 
   onnx_io::Exporter ex(g, kExportOpset);
-  std::vector<std::string> inputs;
+  std::vector<onnx_io::OnnxValue> inputs;
   for (int32_t p : body.placeholders) {
     const graph::Node& n = body.nodes[size_t(p)];
-    inputs.push_back(n.name);
+    inputs.push_back(onnx_io::OnnxValue::of_tensor(n.name));
     onnx_io::set_value_info(*g.add_input(), n.name, n.outputs[0], n.name);
   }
   std::vector<std::string> outputs;
   try {
-    outputs = ex.emit(body, g, inputs);
+    // Graph outputs are tensors; a TensorArray's is its stack.
+    for (onnx_io::OnnxValue& v : ex.emit(body, g, inputs)) outputs.push_back(ex.tensor(v, g));
   } catch (const UnimplementedError& e) {
     throw UnimplementedError("ag::onnx::save of '" + options.graph_name + "': " + e.message());
   }

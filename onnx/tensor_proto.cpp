@@ -103,9 +103,10 @@ Tensor tensor_from_proto(const TensorProto& proto, const std::string& what) {
 TensorSpec spec_from_value_info(const ::onnx::ValueInfoProto& info) {
   const std::string what = "graph value '" + info.name() + "'";
   if (!info.type().has_tensor_type()) {
-    throw UnimplementedError(what +
-                             ": only tensor values are supported (not sequences, maps or "
-                             "optionals)");
+    const char* kind = info.type().has_sequence_type() ? "a sequence" : "not a tensor";
+    throw UnimplementedError(what + " is " + kind +
+                             "; ag::onnx::load takes and returns tensors only (sequences "
+                             "inside the graph are supported, as stacked tensors)");
   }
   const auto& tensor_type = info.type().tensor_type();
   DType dtype = dtype_from_onnx(tensor_type.elem_type(), what);

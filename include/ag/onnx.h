@@ -54,9 +54,9 @@ struct SaveOptions {
 // inference. Inputs are named after the function's arguments, unknown dims
 // are symbolic (`x_dim0`), constants and the ag::Variables the function reads
 // are initializers holding their values now. If and While become If and
-// Loop; a TensorArray write is a ScatterND into the stacked values. An op with no ONNX form, a
-// variable update, ag::print and ag::host_function are UnimplementedErrors naming the node; an
-// ag::assert_that is left out with a warning on stderr.
+// Loop; a TensorArray is an ONNX sequence (SequenceInsert, SequenceAt, ConcatFromSequence). An
+// op with no ONNX form, a variable update, ag::print and ag::host_function are
+// UnimplementedErrors naming the node; an ag::assert_that is left out with a warning on stderr.
 void save(const Graph& graph, const std::string& path, const SaveOptions& options = {});
 std::string save_to_bytes(const Graph& graph, const SaveOptions& options = {});
 template <class R>

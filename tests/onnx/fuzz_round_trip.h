@@ -7,7 +7,7 @@
 // generated values are small integers, exact in every dtype).
 //
 // Prints one line per failing call and a summary; exits 1 on a failure, or
-// when the sample holds no If, no Loop or no TensorArray write (ScatterND):
+// when the sample holds no If, no Loop or no TensorArray write (SequenceInsert):
 // it is meant to cover all three.
 #pragma once
 
@@ -67,7 +67,7 @@ int fz_run(const FzCase (&cases)[N], int, char**) {
   }
   std::cout << N << " functions, " << calls << " calls: " << calls - failures << " round trips, "
             << failures << " failed\n";
-  for (const char* op : {"If", "Loop", "ScatterND"}) {
+  for (const char* op : {"If", "Loop", "SequenceInsert"}) {
     std::cout << "functions with " << op << ": " << functions_with[op] << "\n";
     if (functions_with[op] == 0) ++failures;
   }

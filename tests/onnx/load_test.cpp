@@ -211,4 +211,97 @@ TEST(OnnxLoad, LoopCarriesValuesAndStacksScanOutputs) {
   EXPECT_NE(std::find(ops.begin(), ops.end(), "While"), ops.end());
 }
 
+TEST(OnnxLoad, SequenceOpsWorkOnTheStackedRowsWithPositionsFromTheEnd) {
+  // rows = split(x); insert y before the last row (-1); erase the last row.
+  ModelBuilder b;
+  b.input("x", TensorProto::FLOAT, {"3", "2"}).input("y", TensorProto::FLOAT, {"2"});
+  b.output("stacked", TensorProto::FLOAT, {"K", "2"}).output("n", TensorProto::INT64, {});
+  b.output("first", TensorProto::FLOAT, {"2"});
+  add_int_attr(b.node("SplitToSequence", {"x"}, {"rows"}), "keepdims", 0);
+  b.graph().add_initializer()->CopyFrom([] {
+    TensorProto t;
+    t.set_name("minus_one");
+    t.set_data_type(TensorProto::INT64);
+    t.add_int64_data(-1);
+    return t;
+  }());
+  b.node("SequenceInsert", {"rows", "y", "minus_one"}, {"inserted"});
+  b.node("SequenceErase", {"inserted"}, {"erased"});
+  auto* concat = b.node("ConcatFromSequence", {"erased"}, {"stacked"});
+  add_int_attr(concat, "axis", 0);
+  add_int_attr(concat, "new_axis", 1);
+  b.node("SequenceLength", {"erased"}, {"n"});
+  b.node("SequenceAt", {"erased", "minus_one"}, {"first_from_end"});
+  b.node("Identity", {"first_from_end"}, {"first"});
+  ag::onnx::Model m = b.load();
+  auto out =
+      m({ag::constant({{1.0f, 2.0f}, {3.0f, 4.0f}, {5.0f, 6.0f}}), ag::constant({9.0f, 9.0f})});
+  EXPECT_EQ(out[0].shape(), (ag::Shape{3, 2}));
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1, 2, 3, 4, 9, 9}));
+  EXPECT_EQ(out[1].item<int64_t>(), 3);
+  EXPECT_EQ(out[2].to_vector<float>(), (std::vector<float>{9, 9}));
+}
+
+TEST(OnnxLoad, AnEraseAndAnInsertAtOnePositionAreOneTensorArrayWrite) {
+  // How ag::onnx::save writes row p of a TensorArray.
+  ModelBuilder b;
+  b.input("x", TensorProto::FLOAT, {"3", "2"}).input("y", TensorProto::FLOAT, {"2"});
+  b.input("p", TensorProto::INT64, {});
+  b.output("stacked", TensorProto::FLOAT, {"3", "2"});
+  add_int_attr(b.node("SplitToSequence", {"x"}, {"rows"}), "keepdims", 0);
+  b.node("SequenceErase", {"rows", "p"}, {"erased"});
+  b.node("SequenceInsert", {"erased", "y", "p"}, {"written"});
+  auto* concat = b.node("ConcatFromSequence", {"written"}, {"stacked"});
+  add_int_attr(concat, "axis", 0);
+  add_int_attr(concat, "new_axis", 1);
+  ag::onnx::Model m = b.load();
+  const ag::Tensor x = ag::constant({{1.0f, 2.0f}, {3.0f, 4.0f}, {5.0f, 6.0f}});
+  const ag::Tensor y = ag::constant({9.0f, 8.0f});
+  EXPECT_EQ(m({x, y, ag::Tensor(int64_t{1})})[0].to_vector<float>(),
+            (std::vector<float>{1, 2, 9, 8, 5, 6}));
+  EXPECT_EQ(m({x, y, ag::Tensor(int64_t{-1})})[0].to_vector<float>(),
+            (std::vector<float>{1, 2, 3, 4, 9, 8}));
+  auto ops = m.graph().ops();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "tensor_array_write"), ops.end());
+}
+
+TEST(OnnxLoad, ASequenceOfElementsOfDifferentShapesIsAnErrorNamingTheNode) {
+  ModelBuilder b;
+  b.input("x", TensorProto::FLOAT, {"2"}).input("y", TensorProto::FLOAT, {"3"});
+  b.output("n", TensorProto::INT64, {});
+  b.node("SequenceConstruct", {"x", "y"}, {"seq"}, "mixed");
+  b.node("SequenceLength", {"seq"}, {"n"});
+  try {
+    b.load();
+    FAIL() << "expected an UnimplementedError";
+  } catch (const ag::UnimplementedError& e) {
+    EXPECT_NE(e.message().find("SequenceConstruct node 'mixed': a sequence of elements of "
+                               "different shapes"),
+              std::string::npos)
+        << e.message();
+  }
+}
+
+TEST(OnnxLoad, ASequenceAsAGraphInputIsAnErrorNamingIt) {
+  ModelBuilder b;
+  auto* in = b.graph().add_input();
+  in->set_name("seq");
+  in->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(TensorProto::FLOAT);
+  b.output("n", TensorProto::INT64, {});
+  b.node("SequenceLength", {"seq"}, {"n"});
+  try {
+    b.load();
+    FAIL() << "expected an UnimplementedError";
+  } catch (const ag::UnimplementedError& e) {
+    EXPECT_NE(e.message().find("graph value 'seq' is a sequence; ag::onnx::load takes and "
+                               "returns tensors only"),
+              std::string::npos)
+        << e.message();
+  }
+}
+
 }  // namespace

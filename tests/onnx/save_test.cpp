@@ -2,7 +2,9 @@
 // traced function returns, for the ops and control flow we export; and the
 // errors for what ONNX cannot hold.
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -97,7 +99,25 @@ TEST(OnnxSave, WhileLoopBecomesLoop) {
   expect_round_trip(f, ag::constant({20.0f, 1.0f}));
 }
 
-TEST(OnnxSave, TensorArrayWritesBecomeScatterND) {
+// The op types of a model's graph and subgraphs, each with its count.
+std::map<std::string, int> op_types(const onnx::GraphProto& graph) {
+  std::map<std::string, int> out;
+  for (const auto& node : graph.node()) {
+    ++out[node.op_type()];
+    for (const auto& attr : node.attribute())
+      if (attr.has_g())
+        for (const auto& [op, count] : op_types(attr.g())) out[op] += count;
+  }
+  return out;
+}
+
+onnx::ModelProto parse(const std::string& bytes) {
+  onnx::ModelProto model;
+  EXPECT_TRUE(model.ParseFromString(bytes));
+  return model;
+}
+
+TEST(OnnxSave, FixedAndGrowingTensorArraysBecomeSequences) {
   // A fixed-size array written at each iteration, and a dynamic-size one
   // that grows past its end (to row 2i, leaving zero rows between).
   auto f = ag::function([](ag::Tensor x) {
@@ -114,9 +134,114 @@ TEST(OnnxSave, TensorArrayWritesBecomeScatterND) {
     return ag::concat({fixed.stack(), grown.stack()}, 0);
   });
   expect_round_trip(f, ag::constant({1.5f, -2.0f}));
-  const std::string bytes = ag_onnx_test::export_model(
-      f.get_concrete_function(ag::constant({1.0f, 2.0f})).graph(), next_model_name());
-  EXPECT_NE(bytes.find("ScatterND"), std::string::npos);
+  const auto ops = op_types(
+      parse(ag_onnx_test::export_model(f.get_concrete_function(ag::constant({1.0f, 2.0f})).graph(),
+                                       next_model_name()))
+          .graph());
+  // Each write erases and inserts; the growing one pads first, in a Loop of
+  // its own, and is stacked behind a zero row (it may be empty).
+  EXPECT_EQ(ops.count("ScatterND"), 0u);
+  EXPECT_EQ(ops.at("SequenceErase"), 2);
+  EXPECT_EQ(ops.at("SequenceInsert"), 4);
+  EXPECT_EQ(ops.at("ConstantOfShape"), 1);
+  EXPECT_EQ(ops.at("Loop"), 2);
+  EXPECT_EQ(ops.at("SplitToSequence"), 2);
+  EXPECT_EQ(ops.at("ConcatFromSequence"), 2);
+}
+
+TEST(OnnxSave, AnArrayThatMayBeEmptyIsStackedBehindAZeroRow) {
+  // With n = 0 nothing is written and the stack is [0, 2]: rows that
+  // ConcatFromSequence of an empty sequence has no shape for.
+  auto f = ag::function([](ag::Tensor x, ag::Tensor n) {
+    ag::TensorArray rows(ag::float32, 0, /*dynamic_size=*/true);
+    ag::Tensor i = ag::constant(0);
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     rows.write(i, x * ag::cast(i, ag::float32));
+                     i = i + 1;
+                   },
+                   ag::state({"i", "rows"}, i, rows));
+    return rows.stack();
+  });
+  const ag::Tensor x = ag::constant({1.5f, -2.0f});
+  expect_round_trip(f, x, ag::constant(0));
+  expect_round_trip(f, x, ag::constant(3));
+  EXPECT_EQ(f(x, ag::constant(0)).shape(), (ag::Shape{0, 2}));
+  const auto ops =
+      op_types(parse(ag_onnx_test::export_model(f.get_concrete_function(x, ag::constant(0)).graph(),
+                                                next_model_name()))
+                   .graph());
+  EXPECT_EQ(ops.at("ConstantOfShape"), 1);
+  EXPECT_EQ(ops.at("Slice"), 1);
+  EXPECT_EQ(ops.at("ConcatFromSequence"), 1);
+}
+
+TEST(OnnxSave, AnArrayWrittenInALoopIsSequenceLoopState) {
+  // Each row is computed from the one before and appended, while the array
+  // has fewer than 4 rows: a read, a write and the length per iteration.
+  auto f = ag::function([](ag::Tensor x) {
+    ag::TensorArray rows(ag::float32, 1, /*dynamic_size=*/true);
+    rows.write(0, x);
+    ag::while_stmt([&] { return rows.size() < 4; },
+                   [&] {
+                     ag::Tensor n = rows.size();
+                     rows.write(n, ag::tanh(rows.read(n - 1)) + 1.0f);
+                   },
+                   ag::state({"rows"}, rows));
+    return rows.stack();
+  });
+  expect_round_trip(f, ag::constant({0.5f, -1.0f, 2.0f}));
+  const onnx::ModelProto model = parse(ag_onnx_test::export_model(
+      f.get_concrete_function(ag::constant({1.0f})).graph(), next_model_name()));
+  const auto ops = op_types(model.graph());
+  EXPECT_EQ(ops.count("ScatterND"), 0u);
+  for (const char* op : {"SequenceInsert", "SequenceAt", "SequenceLength", "ConcatFromSequence"})
+    EXPECT_GT(ops.count(op), 0u) << op;
+  // The array is the Loop's state: a sequence in and out of the body.
+  for (const auto& node : model.graph().node()) {
+    if (node.op_type() != "Loop" || node.output_size() != 1) continue;
+    const onnx::GraphProto& body = node.attribute(0).g();
+    EXPECT_TRUE(body.input(2).type().has_sequence_type());
+    EXPECT_TRUE(body.output(1).type().has_sequence_type());
+  }
+}
+
+TEST(OnnxSave, AnArrayWrittenInAnIfInALoopIsASequenceThroughBoth) {
+  // Every even i writes row i / 2: the If returns the array, written in one
+  // branch and passed through in the other.
+  auto f = ag::function([](ag::Tensor x) {
+    ag::TensorArray evens(ag::float32, 0, /*dynamic_size=*/true);
+    ag::Tensor i = ag::constant(0);
+    ag::while_stmt([&] { return i < 5; },
+                   [&] {
+                     ag::if_stmt(
+                         ag::equal(ag::mod(i, 2), 0),
+                         [&] { evens.write(ag::floordiv(i, 2), x * ag::cast(i, ag::float32)); },
+                         [] {}, ag::state({"evens"}, evens));
+                     i = i + 1;
+                   },
+                   ag::state({"i", "evens"}, i, evens));
+    return evens.stack();
+  });
+  expect_round_trip(f, ag::constant({1.0f, -0.5f}));
+  const onnx::ModelProto model = parse(ag_onnx_test::export_model(
+      f.get_concrete_function(ag::constant({1.0f, 2.0f})).graph(), next_model_name()));
+  const auto ops = op_types(model.graph());
+  EXPECT_EQ(ops.count("ScatterND"), 0u);
+  for (const char* op : {"If", "SequenceErase", "SequenceInsert", "ConcatFromSequence"})
+    EXPECT_GT(ops.count(op), 0u) << op;
+  int sequence_ifs = 0;
+  std::function<void(const onnx::GraphProto&)> visit = [&](const onnx::GraphProto& g) {
+    for (const auto& node : g.node()) {
+      for (const auto& attr : node.attribute()) {
+        if (!attr.has_g()) continue;
+        if (node.op_type() == "If") sequence_ifs += attr.g().output(0).type().has_sequence_type();
+        visit(attr.g());
+      }
+    }
+  };
+  visit(model.graph());
+  EXPECT_EQ(sequence_ifs, 2);  // both branches return a sequence
 }
 
 TEST(OnnxSave, AnIfThatOnlyAssertsIsLeftOut) {
