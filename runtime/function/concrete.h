@@ -1,6 +1,7 @@
 // A traced function for one signature: the graph as traced (what graph()
-// shows), the plan compiled from its optimised copy, and what is needed to
-// print its signature (function/signature.h). Internal to the runtime.
+// shows), the plan compiled from its optimised copy, what is needed to
+// print its signature (function/signature.h), and its gradient under a tape
+// once built (function/function_gradient.h). Internal to the runtime.
 #pragma once
 
 #include <exception>

@@ -33,10 +33,6 @@ using graph::Node;
 using graph::NodeKind;
 using graph::ValueRef;
 
-bool is_variable_node(const Node& n) {
-  return n.variable != nullptr;
-}
-
 // The variables `body` reads, each once, in order. A variable node nested in
 // a staged construct, or an assignment, is an UnimplementedError: the
 // construct's gradient would not see it as a source, and a replayed
@@ -45,7 +41,7 @@ void collect_variables(const Body& body, bool nested,
                        std::vector<std::shared_ptr<VariableState>>& out) {
   for (const Node& n : body.nodes) {
     for (const auto& sub : n.subgraphs) collect_variables(*sub, true, out);
-    if (!is_variable_node(n)) continue;
+    if (!n.variable) continue;
     if (nested || n.kind != NodeKind::ReadVariable) {
       throw UnimplementedError(
           "the gradient of a traced function that " +
