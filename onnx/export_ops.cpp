@@ -10,6 +10,9 @@
 //   not_equal: Not(Equal); stack: Unsqueeze each input, then Concat;
 //   reduce_any/reduce_all: ReduceMax/ReduceMin of the input cast to int32;
 //   dim: Shape(start=axis, end=axis+1), squeezed to a scalar.
+//   reduce_sum_to: ReduceSum (keepdims) reshaped to like's shape; where a dim is
+//     unknown, its axes are computed when the model runs (NonZero of where
+//     like's shape has 1 and x's has not), which our importer cannot load.
 //   clip_by_value: Max(Min(t, max), min), as ONNX's Clip takes scalar bounds only.
 //   one_hot: negative indices replaced by depth (ONNX would count them from
 //     the end; ours give a row of off values).
@@ -183,6 +186,43 @@ std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const 
       set_int(node, "exclusive", attrs.ints.at(0));
       set_int(node, "reverse", attrs.ints.at(1));
       return {out};
+    }
+    case OpId::ReduceSumTo: {
+      const Shape& x_shape = body.type_of(n.inputs[0]).shape;
+      const Shape& like_shape = body.type_of(n.inputs[1]).shape;
+      const int lead = x_shape.rank() - like_shape.rank();
+      std::string summed;
+      if (x_shape.is_fully_defined() && like_shape.is_fully_defined()) {
+        std::vector<int64_t> axes;
+        for (int d = 0; d < x_shape.rank(); ++d)
+          if (d < lead || (like_shape[d - lead] == 1 && x_shape[d] != 1)) axes.push_back(d);
+        if (axes.empty()) return unary("Identity");
+        ops::Attrs sum;
+        sum.ints = axes;
+        sum.keepdims = true;
+        return {e.op("Reshape", {e.reduce("ReduceSum", in[0], sum),
+                                 ex.int64s({like_shape.dims().begin(), like_shape.dims().end()})})};
+      }
+      // Dims known only at run time: the axes where like's shape (padded
+      // with leading 1s to x's rank) has 1 and x's has not, by NonZero.
+      std::string like_dims = e.op("Shape", {in[1]});
+      std::string padded;
+      if (lead > 0) {
+        set_int(e.with_attrs("Concat",
+                             {ex.int64s(std::vector<int64_t>(size_t(lead), 1)), like_dims}, padded),
+                "axis", 0);
+      } else {
+        padded = like_dims;
+      }
+      std::string one = ex.int64s({1});
+      std::string summed_axes =
+          e.op("And", {e.op("Equal", {padded, one}),
+                       e.op("Not", {e.op("Equal", {e.op("Shape", {in[0]}), one})})});
+      std::string axes = e.op("Reshape", {e.op("NonZero", {summed_axes}), ex.int64s({-1})});
+      ::onnx::NodeProto& node = e.with_attrs("ReduceSum", {in[0], axes}, summed);
+      set_int(node, "keepdims", 1);
+      set_int(node, "noop_with_empty_axes", 1);
+      return {e.op("Reshape", {summed, like_dims})};
     }
     case OpId::MatMul:
       return binary("MatMul");

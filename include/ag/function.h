@@ -112,6 +112,14 @@ class ConcreteFunction {
   }
 
   Graph graph() const { return detail::concrete_graph(*core_); }
+  // What a call under a gradient tape runs (docs/gradients.md): the forward
+  // graph, which also returns the intermediates the backward reads, and the
+  // backward graph, optimised. Traced on first use, once per signature. An
+  // UnimplementedError names why a function has none (its call under a tape
+  // then runs op by op).
+  std::pair<Graph, Graph> gradient_graphs() const {
+    return detail::concrete_gradient_graphs(*core_);
+  }
   // "(a: TensorSpec(shape=(), dtype=int32)) -> TensorSpec(shape=(), dtype=int32)"
   std::string function_type() const { return detail::concrete_function_type(*core_); }
   // "ConcreteFunction double(a)\n  a: int32 Tensor, shape=()\n  ..."

@@ -33,6 +33,7 @@ enum class UnconnectedGradients { None, Zero };
 namespace detail {
 
 class TapeImpl;
+struct TapeAccess;  // the runtime's own use of a tape (runtime/autodiff/tape.h)
 
 // One source of a gradient call, flattened: a tensor, or a variable by id.
 struct GradientSource {
@@ -172,6 +173,7 @@ class GradientTape {
                                     UnconnectedGradients unconnected,
                                     const Tensor& output_gradients);
   std::unique_ptr<detail::TapeImpl> impl_;
+  friend struct detail::TapeAccess;
 };
 
 namespace detail {

@@ -248,6 +248,10 @@ Tensor one_hot(const Tensor& indices, int64_t depth, std::optional<Scalar> on_va
 // sum, `reverse` sums from the end (tf.math.cumsum).
 Tensor cumsum(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool reverse = false,
               CallSite site = CallSite::current());
+// x summed down to the shape of `like`, which must broadcast to x's shape:
+// over x's leading axes and over those where `like` has size 1. Only like's
+// shape is read. Gradients use it to undo a broadcast decided at run time.
+Tensor reduce_sum_to(const Tensor& x, const Tensor& like, CallSite site = CallSite::current());
 }  // namespace api
 
 // ---- Operators --------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "ag/gradients.h"
 #include "autodiff/tape.h"
@@ -78,14 +79,22 @@ class TapeImpl {
 
   std::vector<Tensor> gradient(const Tensor& target, const std::vector<GradientSource>& sources,
                                UnconnectedGradients unconnected, const Tensor& output_gradients);
+  // The gradient of several targets, target k seeded by seeds[k].
+  std::vector<Tensor> gradient_of_targets(std::span<const Tensor> targets,
+                                          std::span<const Tensor> seeds,
+                                          const std::vector<GradientSource>& sources,
+                                          UnconnectedGradients unconnected);
 
- private:
-  bool is_tracked(const Tensor& t) const { return t.defined() && tracked_.count(t.id()); }
+  bool recording() const { return recording_; }
   bool any_tracked(std::span<const Tensor> inputs) const {
     for (const Tensor& t : inputs)
       if (is_tracked(t)) return true;
     return false;
   }
+
+ private:
+  bool is_tracked(const Tensor& t) const { return t.defined() && tracked_.count(t.id()); }
+  void check_sources(const std::vector<GradientSource>& sources) const;
   void track(const Tensor& t) {
     if (tracked_.insert(t.id()).second) alive_.push_back(t);
   }
@@ -129,6 +138,10 @@ void accumulate(std::unordered_map<const void*, Tensor>& grads, const Tensor& t,
 }
 
 }  // namespace
+
+struct TapeAccess {
+  static TapeImpl& impl(GradientTape& tape) { return *tape.impl_; }
+};
 
 Tensor alias(const Tensor& t) {
   if (!t.defined()) return t;
@@ -213,24 +226,7 @@ void TapeImpl::deliver(const Entry& e, const std::vector<Tensor>& input_grads,
   }
 }
 
-std::vector<Tensor> TapeImpl::gradient(const Tensor& target,
-                                       const std::vector<GradientSource>& sources,
-                                       UnconnectedGradients unconnected,
-                                       const Tensor& output_gradients) {
-  if (used_ && !persistent_) {
-    throw FailedPreconditionError(
-        "GradientTape.gradient: a non-persistent GradientTape can only compute one set of "
-        "gradients; construct it with persistent = true to call gradient() again");
-  }
-  used_ = true;
-  if (!target.defined())
-    throw InvalidArgumentError("GradientTape.gradient: the target is undefined");
-  if (!is_floating(target.dtype())) {
-    throw InvalidArgumentError(
-        "GradientTape.gradient: the target must be floating (float32 or "
-        "float64), got " +
-        dtype_string(target.dtype()));
-  }
+void TapeImpl::check_sources(const std::vector<GradientSource>& sources) const {
   for (size_t i = 0; i < sources.size(); ++i) {
     const GradientSource& s = sources[i];
     if (!s.variable && !s.tensor.defined()) {
@@ -243,6 +239,41 @@ std::vector<Tensor> TapeImpl::gradient(const Tensor& target,
                                  dtype_string(s.dtype) + "; integer tensors have no gradient");
     }
   }
+}
+
+std::vector<Tensor> TapeImpl::gradient(const Tensor& target,
+                                       const std::vector<GradientSource>& sources,
+                                       UnconnectedGradients unconnected,
+                                       const Tensor& output_gradients) {
+  if (!target.defined())
+    throw InvalidArgumentError("GradientTape.gradient: the target is undefined");
+  if (!is_floating(target.dtype())) {
+    throw InvalidArgumentError(
+        "GradientTape.gradient: the target must be floating (float32 or "
+        "float64), got " +
+        dtype_string(target.dtype()));
+  }
+  check_sources(sources);
+  // The seed is not part of the backward this tape computes.
+  Tensor seeded;
+  {
+    bool was_recording = std::exchange(recording_, false);
+    seeded = seed(target, output_gradients);
+    recording_ = was_recording;
+  }
+  return gradient_of_targets({&target, 1}, {&seeded, 1}, sources, unconnected);
+}
+
+std::vector<Tensor> TapeImpl::gradient_of_targets(std::span<const Tensor> targets,
+                                                  std::span<const Tensor> seeds,
+                                                  const std::vector<GradientSource>& sources,
+                                                  UnconnectedGradients unconnected) {
+  if (used_ && !persistent_) {
+    throw FailedPreconditionError(
+        "GradientTape.gradient: a non-persistent GradientTape can only compute one set of "
+        "gradients; construct it with persistent = true to call gradient() again");
+  }
+  used_ = true;
 
   // This tape does not record its own backward; enclosing tapes do.
   bool was_recording = recording_;
@@ -254,8 +285,13 @@ std::vector<Tensor> TapeImpl::gradient(const Tensor& target,
   } restore{recording_, was_recording};
 
   std::unordered_map<const void*, Tensor> grads;
-  if (is_tracked(target)) {
-    grads.emplace(target.id(), seed(target, output_gradients));
+  bool any = false;
+  for (size_t k = 0; k < targets.size(); ++k) {
+    if (!is_tracked(targets[k]) || !seeds[k].defined()) continue;
+    accumulate(grads, targets[k], seeds[k]);
+    any = true;
+  }
+  if (any) {
     for (auto e = entries_.rbegin(); e != entries_.rend(); ++e) backprop_entry(*e, grads);
   }
 
@@ -346,6 +382,36 @@ Tensor on_variable_read(uint64_t id, bool trainable, const Tensor& value) {
 void on_staged_construct(const std::string& what, std::span<const Tensor> inputs,
                          std::span<const Tensor> outputs, StagedGradient gradient) {
   for (detail::TapeImpl* tape : detail::t_tapes) tape->on_staged(what, inputs, outputs, gradient);
+}
+
+int tapes_recording(std::span<const Tensor> inputs, std::span<const VariableUse> variables) {
+  int count = 0;
+  for (detail::TapeImpl* tape : detail::t_tapes) {
+    bool wants = tape->recording() && tape->any_tracked(inputs);
+    for (const VariableUse& v : variables) wants = wants || tape->wants_read(v.id, v.trainable);
+    count += wants;
+  }
+  return count;
+}
+
+TapesSetAside::TapesSetAside() : tapes_(std::exchange(detail::t_tapes, {})) {
+  ops::set_op_observer(nullptr);
+}
+
+TapesSetAside::~TapesSetAside() {
+  detail::t_tapes = std::move(tapes_);
+  ops::set_op_observer(detail::t_tapes.empty() ? nullptr : &detail::g_observer);
+}
+
+void watch_variable(GradientTape& tape, uint64_t id) {
+  detail::TapeAccess::impl(tape).watch_variable(id);
+}
+
+std::vector<Tensor> gradient_of_targets(GradientTape& tape, std::span<const Tensor> targets,
+                                        std::span<const Tensor> seeds,
+                                        const std::vector<detail::GradientSource>& sources) {
+  return detail::TapeAccess::impl(tape).gradient_of_targets(targets, seeds, sources,
+                                                            UnconnectedGradients::None);
 }
 
 }  // namespace ag::autodiff

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ag/gradients.h"
 #include "ag/tensor.h"
 
 namespace ag::autodiff {
@@ -34,5 +35,39 @@ using StagedGradient = std::function<std::vector<Tensor>(std::span<const Tensor>
 // is), never a zero gradient.
 void on_staged_construct(const std::string& what, std::span<const Tensor> inputs,
                          std::span<const Tensor> outputs, StagedGradient gradient = nullptr);
+
+// A variable a traced function reads: its id and whether it is trainable.
+struct VariableUse {
+  uint64_t id;
+  bool trainable;
+};
+
+// How many tapes of this thread, recording now, track one of `inputs` or
+// want to record a read of one of `variables`: the tapes a call of a traced
+// function must show its ops to.
+int tapes_recording(std::span<const Tensor> inputs, std::span<const VariableUse> variables);
+
+// While alive, this thread's tapes are set aside and see no ops: the runtime
+// traces a graph for itself (a function's gradient), which the user's tapes
+// must not record.
+class TapesSetAside {
+ public:
+  TapesSetAside();
+  ~TapesSetAside();
+  TapesSetAside(const TapesSetAside&) = delete;
+  TapesSetAside& operator=(const TapesSetAside&) = delete;
+
+ private:
+  std::vector<detail::TapeImpl*> tapes_;
+};
+
+// What the runtime does with a tape of its own beyond the public API.
+// Watches the reads of variable `id` from now on, trainable or not.
+void watch_variable(GradientTape& tape, uint64_t id);
+// The gradients of several targets at once, target k seeded by seeds[k] (of
+// its shape), with respect to `sources` (undefined for an unconnected one).
+std::vector<Tensor> gradient_of_targets(GradientTape& tape, std::span<const Tensor> targets,
+                                        std::span<const Tensor> seeds,
+                                        const std::vector<detail::GradientSource>& sources);
 
 }  // namespace ag::autodiff

@@ -1,9 +1,12 @@
 // A traced function for one signature: the graph as traced (what graph()
-// shows), the plan compiled from its optimised copy, and what is needed to
-// print its signature (function/signature.h). Internal to the runtime.
+// shows), the plan compiled from its optimised copy, what is needed to
+// print its signature (function/signature.h), and its gradient under a tape
+// once built (function/function_gradient.h). Internal to the runtime.
 #pragma once
 
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -13,6 +16,8 @@
 #include "graph/graph.h"
 
 namespace ag::detail {
+
+struct FunctionGradient;
 
 class ConcreteCore {
  public:
@@ -24,6 +29,14 @@ class ConcreteCore {
   std::shared_ptr<const void> result_template;
   const std::type_info* result_type = &typeid(void);
   std::vector<std::shared_ptr<VariableState>> captured_variables;
+  // Every variable the graph reads or assigns, in staged constructs too.
+  std::vector<std::shared_ptr<VariableState>> variables_used;
+
+  // Its gradient under a tape (function/function_gradient.h), built on the
+  // first call under one; or why it has none.
+  mutable std::mutex gradient_mu;
+  mutable std::shared_ptr<const FunctionGradient> gradient;
+  mutable std::exception_ptr gradient_error;
 };
 
 }  // namespace ag::detail

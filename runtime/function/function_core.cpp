@@ -5,8 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include "autodiff/tape.h"
 #include "function/concrete.h"
-#include "function/tape_replay.h"
+#include "function/tape_call.h"
 #include "trace/trace_state.h"
 
 namespace ag::detail {
@@ -57,7 +58,7 @@ const std::vector<Atom>& concrete_atoms(const ConcreteCore& core) {
 void run_concrete(const ConcreteCore& core, std::span<const Tensor* const> inputs,
                   std::vector<Tensor>& outputs) {
   // The plan's kernels would be invisible to a gradient tape.
-  if (must_replay_for_tape()) return replay_for_tape(core, inputs, outputs);
+  if (autodiff::tape_active()) return run_under_tape(core, inputs, outputs);
   core.plan->run(inputs, outputs);
 }
 

@@ -44,6 +44,14 @@ class TraceRequestImpl final : public TraceRequest {
   size_t pos_ = 0;
 };
 
+void collect_variables(const graph::Body& body, std::vector<std::shared_ptr<VariableState>>& out) {
+  for (const graph::Node& n : body.nodes) {
+    for (const auto& sub : n.subgraphs) collect_variables(*sub, out);
+    if (n.variable && std::find(out.begin(), out.end(), n.variable) == out.end())
+      out.push_back(n.variable);
+  }
+}
+
 }  // namespace
 
 struct FunctionCore::State {
@@ -220,6 +228,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace_locked(std::vector<Atom> atoms
       concrete->captured_variables.push_back(n.variable);
     }
   }
+  collect_variables(*state->body, concrete->variables_used);
   auto optimized = std::make_shared<graph::Body>(*state->body);
   passes::optimize(*optimized);
   concrete->plan = std::make_unique<exec::Plan>(optimized);

@@ -315,6 +315,10 @@ Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse, CallS
   return ops::apply(OpId::Cumsum, {x}, attrs, site);
 }
 
+Tensor reduce_sum_to(const Tensor& x, const Tensor& like, CallSite site) {
+  return ops::apply(OpId::ReduceSumTo, {x, like}, {}, site);
+}
+
 Tensor matmul(const Tensor& a, const Tensor& b, CallSite site) {
   DType common = promote_types(a.dtype(), b.dtype());
   return ops::apply(OpId::MatMul, {cast_to(a, common, site), cast_to(b, common, site)}, {}, site);

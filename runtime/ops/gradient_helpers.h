@@ -18,10 +18,9 @@ std::string site_string(CallSite site);
 [[noreturn]] void throw_gradient_error(const GradContext& ctx, const std::string& why);
 
 // `grad` (the shape of the op's output) summed over the axes along which
-// input `input` was broadcast, in that input's shape. An input dim unknown
-// while tracing where another input's is known and not 1 is an error (it
-// may be 1 when the graph runs); unknown dims of several inputs on one axis
-// are taken to be equal.
+// input `input` was broadcast, in that input's shape. Where an input dim is
+// unknown while tracing, whether it was broadcast is decided when the graph
+// runs (reduce_sum_to); static shapes take the reduce_sum path.
 Tensor unbroadcast(const GradContext& ctx, const Tensor& grad, size_t input);
 
 // `t` with the axes a reduction removed put back as size 1 (its keepdims

@@ -21,7 +21,8 @@ void throw_gradient_error(const GradContext& ctx, const std::string& why) {
 }
 
 Tensor unbroadcast(const GradContext& ctx, const Tensor& grad, size_t input) {
-  const Shape& in = ctx.inputs[input].shape();
+  const Tensor& x = ctx.inputs[input];
+  const Shape& in = x.shape();
   const Shape& out = grad.shape();
   int lead = out.rank() - in.rank();
   std::vector<int64_t> axes;
@@ -31,23 +32,10 @@ Tensor unbroadcast(const GradContext& ctx, const Tensor& grad, size_t input) {
       axes.push_back(d);
     } else if (in[k] == 1) {
       if (out[d] != 1) axes.push_back(d);
-    } else if (in[k] == kUnknownDim) {
+    } else if (in[k] == kUnknownDim && out[d] != 1) {
       // Broadcast along d happened iff this dim is 1 when the graph runs
-      // and another input's is not. Another input's known dim other than 1
-      // leaves that open: an error. Other inputs' unknown dims are taken to
-      // be equal to this one (a shared batch dim; docs/gradients.md, "Limits").
-      for (size_t j = 0; j < ctx.inputs.size(); ++j) {
-        if (j == input) continue;
-        const Shape& other = ctx.inputs[j].shape();
-        int kj = d - (out.rank() - other.rank());
-        if (kj >= 0 && other[kj] != 1 && other[kj] != kUnknownDim) {
-          throw_gradient_error(ctx, "cannot tell whether input " + std::to_string(input) +
-                                        " of shape " + in.to_string() +
-                                        " was broadcast along axis " + std::to_string(d) +
-                                        ": its size is unknown while tracing (give the "
-                                        "function an input_signature with that dim known)");
-        }
-      }
+      // and the output's is not: only the run can tell.
+      return api::reduce_sum_to(grad, x, ctx.site);
     }
   }
   if (axes.empty()) return grad;

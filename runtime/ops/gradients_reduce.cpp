@@ -20,6 +20,11 @@ Grads grad_reduce_sum(const GradContext& c) {
   return {spread(c)};
 }
 
+// The sum's gradient broadcast back over x; `like` only gave a shape.
+Grads grad_reduce_sum_to(const GradContext& c) {
+  return {mul(c.grad, ones_of(c.inputs[0], c.site), c.site), Tensor()};
+}
+
 Grads grad_reduce_mean(const GradContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& y = c.output;

@@ -244,6 +244,29 @@ ValueType infer_cumsum(const InferContext& ctx) {
   return x;
 }
 
+// x summed to like's shape: like must broadcast to x's shape. A dim of like
+// unknown while tracing stays unknown, unless x's is 1 (then like's is too).
+ValueType infer_reduce_sum_to(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  const ValueType& like = ctx.inputs[1];
+  require_known_rank(ctx, x.shape);
+  require_known_rank(ctx, like.shape);
+  require_dtype(ctx, x.dtype != DType::bool_, x.dtype);
+  int lead = x.shape.rank() - like.shape.rank();
+  auto incompatible = [&] {
+    fail(ctx, "cannot sum a tensor of shape " + x.shape.to_list_string() + " to shape " +
+                  like.shape.to_list_string() + ", which does not broadcast to it");
+  };
+  if (lead < 0) incompatible();
+  Shape out;
+  for (int k = 0; k < like.shape.rank(); ++k) {
+    int64_t want = like.shape[k], have = x.shape[k + lead];
+    if (want != kUnknownDim && have != kUnknownDim && want != 1 && want != have) incompatible();
+    out.push_back(want == kUnknownDim && have == 1 ? 1 : want);
+  }
+  return {x.dtype, out};
+}
+
 ValueType infer_matmul(const InferContext& ctx) {
   const ValueType& a = ctx.inputs[0];
   const ValueType& b = ctx.inputs[1];

@@ -182,13 +182,14 @@ void reduce_general(const T* x, T* out, int64_t out_size, const CollapsedDims& c
   }
 }
 
+// Reduces input 0 over the axes in `mask`; the output holds the kept ones.
 template <class T, class Op>
-void reduce_typed(const KernelContext& ctx, Op op) {
+void reduce_typed(const KernelContext& ctx, Op op, uint32_t mask) {
   const Shape& in_shape = *ctx.inputs[0].shape;
   const T* x = static_cast<const T*>(ctx.inputs[0].data);
   T* out = static_cast<T*>(ctx.out);
   const T init = Reducer<Op>::template init<T>();
-  CollapsedDims c = collapse(in_shape, reduced_mask(*ctx.attrs, in_shape.rank()));
+  CollapsedDims c = collapse(in_shape, mask);
   if (in_shape.num_elements() == 0) {
     int64_t n = ctx.out_shape->num_elements();
     for (int64_t j = 0; j < n; ++j) out[j] = init;
@@ -212,15 +213,21 @@ void reduce_typed(const KernelContext& ctx, Op op) {
 }
 
 template <class Op>
-void reduce(const KernelContext& ctx, Op op) {
+void reduce(const KernelContext& ctx, Op op, uint32_t mask) {
   visit_dtype(ctx.inputs[0].dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (Op::template supports<T>) {
-      reduce_typed<T>(ctx, op);
+      reduce_typed<T>(ctx, op, mask);
     } else {
       throw InternalError(std::string(ctx.op_name) + ": kernel called with an unsupported dtype");
     }
   });
+}
+
+// The reduction over the axes the attrs name.
+template <class Op>
+void reduce(const KernelContext& ctx, Op op) {
+  reduce(ctx, op, reduced_mask(*ctx.attrs, ctx.inputs[0].shape->rank()));
 }
 
 // Index of the first extreme element along attrs.axis; x viewed as
@@ -264,6 +271,19 @@ void kernel_reduce_max(const KernelContext& ctx) {
 }
 void kernel_reduce_min(const KernelContext& ctx) {
   reduce(ctx, scalar::MinimumOp{});
+}
+
+// x summed over its leading axes and those where `like` has 1 and x not.
+// Keeping the summed axes as size 1 leaves the sums in like's layout.
+void kernel_reduce_sum_to(const KernelContext& ctx) {
+  const Shape& x = *ctx.inputs[0].shape;
+  const Shape& like = *ctx.inputs[1].shape;
+  int lead = x.rank() - like.rank();
+  uint32_t mask = 0;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (d < lead || (like[d - lead] == 1 && x[d] != 1)) mask |= 1u << d;
+  }
+  reduce(ctx, scalar::AddOp{}, mask);
 }
 
 // The sum divided by the count; integers truncate, as in TensorFlow.

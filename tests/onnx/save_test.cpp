@@ -275,6 +275,20 @@ TEST(OnnxSave, UnknownDimsBecomeSymbolicDims) {
   EXPECT_EQ(model({ag::constant({{1, 5}})})[0].to_vector<int32_t>(), (std::vector<int32_t>{2, 6}));
 }
 
+TEST(OnnxSave, SumToAShape) {
+  auto f = ag::function([](ag::Tensor x, ag::Tensor like) { return ag::reduce_sum_to(x, like); });
+  ag::Tensor x = ag::constant({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}});
+  expect_round_trip(f, x, ag::zeros(ag::Shape{3}));
+  expect_round_trip(f, x, ag::zeros(ag::Shape{2, 1}));
+  expect_round_trip(f, x, ag::zeros(ag::Shape{2, 3}));
+  // With dims unknown, the axes are found when the model runs: a model
+  // ONNX's checker accepts (our importer takes constant axes only).
+  ag::TensorSpec unknown({ag::kUnknownDim, 3}, ag::float32);
+  EXPECT_FALSE(ag_onnx_test::export_model(f.get_concrete_function(unknown, unknown).graph(),
+                                          "save_SumToAShape_unknown")
+                   .empty());
+}
+
 TEST(OnnxSave, PrintIsAnErrorNamingTheNode) {
   auto f = ag::function([](ag::Tensor x) {
     ag::print("x =", x);

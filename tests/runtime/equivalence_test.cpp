@@ -257,6 +257,14 @@ std::vector<OpCase> make_cases() {
     }
   }
 
+  auto sum_to_case = [&](const std::string& name, Shape x, Shape like) {
+    c.push_back({name, kNumeric, samples({x, like}),
+                 [](const Tensors& t) { return ag::reduce_sum_to(t[0], t[1]); }});
+  };
+  sum_to_case("reduce_sum_to_leading_and_inner", {3, 4, 2}, {4, 1});
+  sum_to_case("reduce_sum_to_scalar", {2, 3}, {});
+  sum_to_case("reduce_sum_to_same_shape", {2, 3}, {2, 3});
+
   // Linear algebra: tiny (own loop), BLAS-sized, batched.
   auto matmul_case = [&](const std::string& name, Shape a, Shape b) {
     c.push_back({name, kNumeric, samples({a, b}, 1),

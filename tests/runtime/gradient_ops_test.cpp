@@ -199,6 +199,14 @@ std::vector<GradCase> make_cases() {
     }
   }
 
+  // x summed to like's shape: leading axes, size-1 axes, and none.
+  for (auto [x, like] :
+       {std::pair{Shape{3, 4, 2}, Shape{4, 1}}, std::pair{Shape{2, 3}, Shape{1, 3}},
+        std::pair{Shape{2, 3}, Shape{2, 3}}}) {
+    c.push_back({"reduce_sum_to", {x, like}, [](const Tensors& t) {
+                   return ag::reduce_sum_to(t[0], t[1]);
+                 }});
+  }
   c.push_back({"matmul", {Shape{2, 3}, Shape{3, 4}}, [](const Tensors& x) {
                  return ag::matmul(x[0], x[1]);
                }});

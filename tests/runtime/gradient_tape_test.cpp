@@ -459,9 +459,9 @@ TEST(GradientTape, BroadcastAlongADimUnknownWhileTracing) {
       {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim, 3}, ag::float64),
                                       ag::TensorSpec({3}, ag::float64)}});
   expect_values(bias_grad(doubles({1, 2, 3, 4, 5, 6}, {2, 3}), f64({1, 1, 1})), {14, 18, 22});
-  // An unknown dim against a known 3: it may be 1 (broadcast) or 3 when the
-  // graph runs, so the gradient is an error rather than a guess.
-  auto ambiguous = ag::function(
+  // An unknown dim against a known 3: it is 1 (broadcast) or 3 when the
+  // graph runs, and the gradient follows what it is.
+  auto against_known = ag::function(
       [](const Tensor& a, const Tensor& b) {
         ag::GradientTape tape;
         tape.watch(a);
@@ -469,8 +469,52 @@ TEST(GradientTape, BroadcastAlongADimUnknownWhileTracing) {
       },
       {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim}, ag::float64),
                                       ag::TensorSpec({3}, ag::float64)}});
-  EXPECT_THROW_CONTAINS(ambiguous(f64({1}), f64({3, 4, 5})), ag::UnimplementedError,
-                        "cannot tell whether input 0 of shape (None,) was broadcast along axis 0");
+  expect_values(against_known(f64({1}), f64({3, 4, 5})), {12});
+  expect_values(against_known(f64({1, 1, 1}), f64({3, 4, 5})), {3, 4, 5});
+}
+
+// Two inputs whose one axis is unknown while tracing: at run time one of
+// them is 1 and the other 5, and the size-1 input's gradient is the sum over
+// the broadcast, as eagerly; the other way round too, and without broadcast.
+TEST(GradientTape, BroadcastDecidedWhenTheGraphRuns) {
+  auto grads = [](const Tensor& a, const Tensor& b) {
+    ag::GradientTape tape;
+    tape.watch(a);
+    tape.watch(b);
+    Tensor y = ag::tanh(a * b) + a;
+    return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{a, b});
+  };
+  auto traced = ag::function(
+      grads, {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim}, ag::float64),
+                                             ag::TensorSpec({ag::kUnknownDim}, ag::float64)}});
+  Tensor one = f64({0.5});
+  Tensor five = f64({1, -2, 0.25, 3, -0.5});
+  Tensor other = f64({0.1, 0.2, 0.3, 0.4, 0.5});
+  for (auto [a, b] : {std::pair{one, five}, std::pair{five, one}, std::pair{five, other}}) {
+    std::vector<Tensor> eager = grads(a, b);
+    std::vector<Tensor> graph = traced(a, b);
+    ASSERT_EQ(graph.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      ASSERT_EQ(graph[i].shape(), eager[i].shape()) << i;
+      std::vector<double> g = graph[i].to_vector<double>(), e = eager[i].to_vector<double>();
+      for (size_t k = 0; k < g.size(); ++k) EXPECT_NEAR(g[k], e[k], 1e-12) << i << " " << k;
+    }
+  }
+  // d/da of sum(tanh(a * b) + a) for a of size 1: sum(b * (1 - tanh^2(a b))) + 5.
+  double expected = 5;
+  for (double b : five.to_vector<double>()) {
+    double t = std::tanh(0.5 * b);
+    expected += b * (1 - t * t);
+  }
+  EXPECT_NEAR(traced(one, five)[0].item<double>(), expected, 1e-12);
+  // Only the unknown dims take the run-time reduction: static shapes reduce_sum.
+  ag::TensorSpec unknown({ag::kUnknownDim}, ag::float64);
+  std::vector<std::string> ops = traced.get_concrete_function(unknown, unknown).graph().ops();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "reduce_sum_to"), ops.end());
+  auto static_grads = ag::function(grads);
+  std::vector<std::string> static_ops = static_grads.get_concrete_function(one, five).graph().ops();
+  EXPECT_EQ(std::find(static_ops.begin(), static_ops.end(), "reduce_sum_to"), static_ops.end());
+  EXPECT_NE(std::find(static_ops.begin(), static_ops.end(), "reduce_sum"), static_ops.end());
 }
 
 // A linear model trained by a traced step (tape, gradient, update in one

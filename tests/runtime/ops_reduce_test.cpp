@@ -287,4 +287,33 @@ TEST(Reduce, CumsumErrors) {
                                          "cumsum: axis -3 is out of range for a tensor of rank 2");
 }
 
+// ---- reduce_sum_to ----------------------------------------------------------------
+
+TYPED_TEST(Reduce, SumToTheShapeOfABroadcastOperand) {
+  using T = TypeParam;
+  ag::Tensor row = ag::zeros(ag::Shape{1, 3}, ag::dtype_v<T>);
+  EXPECT_EQ(values<T>(ag::reduce_sum_to(this->m, row)), (std::vector<T>{5, 7, 9}));
+  EXPECT_EQ(ag::reduce_sum_to(this->m, row).shape(), (ag::Shape{1, 3}));
+  EXPECT_EQ(values<T>(ag::reduce_sum_to(this->m, ag::zeros(ag::Shape{2, 1}))),
+            (std::vector<T>{6, 15}));
+  EXPECT_EQ(values<T>(ag::reduce_sum_to(this->m, ag::zeros(ag::Shape{3}))),
+            (std::vector<T>{5, 7, 9}));
+  EXPECT_EQ(values<T>(ag::reduce_sum_to(this->m, ag::zeros(ag::Shape{}))), (std::vector<T>{21}));
+  EXPECT_EQ(values<T>(ag::reduce_sum_to(this->m, this->m)), (std::vector<T>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(Reduce, SumToErrors) {
+  ag::Tensor m = ag::zeros(ag::Shape{2, 3});
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::reduce_sum_to(m, ag::zeros(ag::Shape{2})); },
+      "reduce_sum_to: cannot sum a tensor of shape [2,3] to shape [2], which does not "
+      "broadcast to it");
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::reduce_sum_to(m, ag::zeros(ag::Shape{1, 2, 3})); },
+      "reduce_sum_to: cannot sum a tensor of shape [2,3] to shape [1,2,3]");
+  expect_error<ag::InvalidArgumentError>(
+      [] { ag::reduce_sum_to(ag::constant({true}), ag::constant({true})); },
+      "reduce_sum_to: unsupported dtype bool");
+}
+
 }  // namespace

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "ag/tensor.h"
@@ -128,6 +129,9 @@ class InlineScope {
 
 std::string concrete_to_string(const ConcreteCore& core);
 Graph concrete_graph(const ConcreteCore& core);
+// The forward (exporting intermediates) and backward graphs of a call under a
+// gradient tape, optimised; traced on first use.
+std::pair<Graph, Graph> concrete_gradient_graphs(const ConcreteCore& core);
 std::string concrete_function_type(const ConcreteCore& core);
 
 // The functions agc made for marked free functions, by address.
