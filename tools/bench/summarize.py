@@ -17,6 +17,7 @@ are real time (two threads share one call). Stdlib only.
 
 import argparse
 import json
+import re
 import statistics
 import sys
 from dataclasses import dataclass
@@ -35,7 +36,9 @@ class Results:
         for doc in documents:
             self.contexts.append(doc.get("context", {}))
             for b in doc.get("benchmarks", []):
-                name = b.get("run_name", b["name"])
+                # A benchmark with its own minimum time is named
+                # "<name>/min_time:0.300".
+                name = re.sub(r"/min_time:[0-9.]+", "", b.get("run_name", b["name"]))
                 scale = NS_PER_UNIT[b.get("time_unit", "ns")]
                 if b.get("run_type") == "aggregate":
                     if b.get("aggregate_name") != "median":
