@@ -234,7 +234,7 @@ def describe_run(res):
     build = first.get("library_build_type", "")
     return (f"{first.get('date', '?')}, {first.get('num_cpus', '?')} CPUs at "
             f"{first.get('mhz_per_cpu', '?')} MHz{load} (1-minute, as each binary started); "
-            f"Google Benchmark library build: {build}")
+            f"Google Benchmark's own build: {build} (the timed code is Release)")
 
 
 def summary(res):
