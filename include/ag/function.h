@@ -174,7 +174,10 @@ class PolymorphicFunction {
     }
     detail::FlatTensors flat;
     (detail::collect_inputs(args, flat), ...);
-    std::vector<Tensor> outputs;
+    // Reused by this thread's calls, so that a cache hit allocates no vector.
+    // A nested call (from a host function the plan runs) is over before
+    // run_concrete fills it, and rebuild_result moves the tensors out.
+    static thread_local std::vector<Tensor> outputs;
     detail::run_concrete(*concrete, flat.view(), outputs);
     return detail::rebuild_result<R>(*concrete, outputs);
   }

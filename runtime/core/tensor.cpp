@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "core/block_cache.h"
+#include "core/object_pool.h"
 #include "core/tensor_impl.h"
 
 namespace ag {
@@ -28,10 +29,12 @@ Tensor make_eager(DType dtype, const Shape& shape) {
   if (!shape.is_fully_defined()) {
     throw InternalError("eager tensor with a partially known shape " + shape.to_string());
   }
-  auto impl = std::make_shared<TensorImpl>();
+  // Both from the pool: a function's result per call, a loop's values.
+  auto impl = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   impl->dtype = dtype;
   impl->shape = shape;
-  impl->storage = std::make_shared<Storage>(size_t(shape.num_elements()) * dtype_size(dtype));
+  impl->storage = std::allocate_shared<Storage>(PoolAllocator<Storage>(),
+                                                size_t(shape.num_elements()) * dtype_size(dtype));
   return Tensor(std::move(impl));
 }
 

@@ -2,7 +2,8 @@
 // each a kernel pointer with the slots it reads and writes, plus a memory
 // plan that lets values with disjoint lifetimes share buffers. A step whose
 // inputs and output are static scalars (loop counters, conditions) calls the
-// op's scalar kernel directly, without a KernelContext or dtype dispatch. Running a plan
+// op's scalar kernel directly, without a KernelContext or dtype dispatch; on
+// a static vector of a few elements it calls it per element. Running a plan
 // walks the steps only: no graph walking, no hashing, and no allocation
 // beyond the buffers (kept in an arena between calls) and the returned
 // tensors. If and While steps run the nested plans of their branches and loop
@@ -21,6 +22,7 @@
 // unknown dims are resolved from the actual values on each call.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -54,6 +56,13 @@ class Plan {
   size_t num_steps() const;
   // How many of them are scalar steps (see above).
   size_t num_scalar_steps() const;
+  // How many are flat steps: an elementwise op (or a fused group without a
+  // reduction) on a static vector of a few elements, run as its scalar
+  // kernel(s) per element.
+  size_t num_flat_steps() const;
+  // How many steps compute only their value's shape, because nothing reads
+  // its elements (a range that only gives a loop its length).
+  size_t num_shape_only_steps() const;
   // How many buffers the memory plan uses for intermediate values.
   size_t num_buffers() const { return num_buffers_; }
   // The same, summed over this plan and its nested plans.
@@ -122,6 +131,9 @@ class Plan {
   size_t num_scratch_ = 0;   // While steps' scratch buffers, after num_buffers_
   size_t num_children_ = 0;  // nested plans' arenas per arena
   bool top_level_ = true;
+  // Arenas between calls: one in a lock-free slot (the usual single caller
+  // takes and returns it with one atomic exchange each), more in the pool.
+  mutable std::atomic<Arena*> cached_arena_{nullptr};
   mutable std::mutex pool_mu_;
   mutable std::vector<std::unique_ptr<Arena>> pool_;
 };

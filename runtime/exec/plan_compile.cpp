@@ -2,9 +2,11 @@
 // constructor runs in this order, each building on the ones before:
 //   1. slot assignment      one slot per value;
 //   2. step building        one step per node that computes something;
+//  2b. shape-only steps     which values only their shape is read of;
 //   3. memory plan          which buffer each computed value lives in;
 //   4. output aliasing      which outputs may share an input's memory;
-//   5. scalar-step selection which steps call an op's scalar kernel.
+//   5. scalar-step selection which steps call an op's scalar kernel (per
+//                            element, for small static vectors).
 // Running the plan is in plan_run.cpp.
 
 #include <algorithm>
@@ -65,6 +67,7 @@ struct Plan::Compiler {
 
   void assign_slots();
   void build_steps();
+  void mark_shape_only_steps();
   void plan_memory();
   void mark_output_aliasing();
   void select_scalar_steps();
@@ -171,6 +174,28 @@ void Plan::Compiler::build_steps() {
   }
 }
 
+// 2b. Shape-only steps.
+// Needs: steps (phase 2).
+// Guarantees: a Range step whose value is no output of the plan and is read
+// only by kShapeOnly ops (dim, shape, size, rank: a staged for loop's length
+// once the loop computes its elements itself, passes/range_loops.cpp) is
+// shape_only: it runs its shape rule, with the same errors, but computes no
+// elements and gets no buffer. (Range's kernel cannot fail where its shape
+// rule succeeded, so no error is lost.)
+void Plan::Compiler::mark_shape_only_steps() {
+  std::vector<bool> only_shape_read(size_t(num_slots()), true);
+  for (const Step& step : plan.steps_) {
+    const bool reads_shape = step.op && (step.op->flags & ops::kShapeOnly);
+    for (int32_t in : step.inputs)
+      only_shape_read[size_t(in)] = only_shape_read[size_t(in)] && reads_shape;
+  }
+  for (int32_t o : plan.outputs_) only_shape_read[size_t(o)] = false;
+  for (Step& step : plan.steps_) {
+    step.shape_only = step.kind == graph::NodeKind::Op && step.op->id == ops::OpId::Range &&
+                      only_shape_read[size_t(step.out_slot)];
+  }
+}
+
 // 3. Memory plan.
 // Needs: steps (phase 2).
 // Guarantees: values computed into buffers are op results that are not
@@ -233,7 +258,7 @@ void Plan::Compiler::plan_memory() {
       step.write_into_input = plan.sources_[size_t(step.inputs[0])].index;
     }
     const bool computed = step.kind == graph::NodeKind::Op || step.kind == graph::NodeKind::Fused;
-    bool buffered = computed || step.kind == graph::NodeKind::While;
+    bool buffered = (computed && !step.shape_only) || step.kind == graph::NodeKind::While;
     // An elementwise step writes over an input of its own type that dies
     // here: preferably a donated loop variable, which then needs no copy at
     // the end of the iteration (not a scalar, whose copy costs less than
@@ -312,29 +337,50 @@ void Plan::Compiler::mark_output_aliasing() {
   }
 }
 
-// 5. Scalar-step selection. Loop counters, flags and conditions are mostly
-// rank-0 values, and for those the generic step costs more than the
-// arithmetic.
-// Needs: the memory plan (phase 3): a scalar step writes into its buffer.
+// 5. Scalar- and flat-step selection. Loop counters, flags and conditions
+// are mostly rank-0 values, and small loop states short vectors: for those
+// the generic step costs more than the arithmetic.
+// Needs: the memory plan (phase 3): such a step writes into its buffer.
 // Guarantees: a step gets the op's scalar kernel exactly when it is a
-// non-stateful elementwise op with at most kMaxScalarInputs inputs, all of
-// them static scalars, whose output is a static scalar computed into a buffer
-// (not a top-level output) and not written into an input.
+// non-stateful elementwise op with at most kMaxScalarInputs inputs, whose
+// output has a static shape of at most kMaxFlatElements elements, is
+// computed into a buffer (not a top-level output) and not written into an
+// input, and each of whose inputs has a static shape with one element or the
+// output's element count. It is a scalar step when all of them are rank 0,
+// else a flat step: the kernel per element (an input of one element is
+// broadcast; one of the output's count has its layout, since broadcasting
+// never reorders elements).
 void Plan::Compiler::select_scalar_steps() {
   for (Step& step : plan.steps_) {
     if (step.kind != graph::NodeKind::Op || !(step.op->flags & ops::kElementwise) ||
         (step.op->flags & ops::kStateful) || !step.shape_is_static ||
-        step.static_shape.rank() != 0 || step.buffers[0] < 0 || step.write_into_input >= 0) {
+        step.static_shape.num_elements() > kMaxFlatElements || step.buffers[0] < 0 ||
+        step.write_into_input >= 0 || step.inputs.size() > kMaxScalarInputs) {
       continue;
     }
-    bool all_scalar = step.inputs.size() <= kMaxScalarInputs;
-    for (int32_t in : step.inputs) all_scalar = all_scalar && slot_is_scalar[size_t(in)];
-    if (!all_scalar) continue;
+    const int64_t n = step.static_shape.num_elements();
+    bool all_scalar = true, flat = n > 0;
+    for (int32_t in : step.inputs) {
+      const Shape& shape = slot_type[size_t(in)]->shape;
+      all_scalar = all_scalar && slot_is_scalar[size_t(in)];
+      flat = flat && shape.is_fully_defined() &&
+             (shape.num_elements() == 1 || shape.num_elements() == n);
+    }
+    const bool scalar = all_scalar && step.static_shape.rank() == 0;
+    if (!scalar && !flat) continue;
     step.scalar_kernel = ops::scalar_kernel(step.op->id, plan.slot_dtypes_[size_t(step.inputs[0])],
                                             step.out_dtypes[0]);
     for (size_t i = 0; i < kMaxScalarInputs; ++i) {
       step.scalar_inputs[i] = step.inputs[i < step.inputs.size() ? i : 0];
     }
+    if (scalar || !step.scalar_kernel) continue;
+    step.flat_elements = int32_t(n);
+    for (size_t i = 0; i < kMaxScalarInputs; ++i) {
+      int32_t in = step.scalar_inputs[i];
+      bool broadcast = slot_type[size_t(in)]->shape.num_elements() == 1 && n > 1;
+      step.flat_strides[i] = broadcast ? 0 : uint32_t(dtype_size(plan.slot_dtypes_[size_t(in)]));
+    }
+    step.flat_out_stride = uint32_t(dtype_size(step.out_dtypes[0]));
   }
 }
 
@@ -343,20 +389,35 @@ Plan::Plan(std::shared_ptr<const graph::Body> body, bool top_level, size_t donat
   Compiler compiler{*this, *body_, {}, {}, {}};
   compiler.assign_slots();
   compiler.build_steps();
+  compiler.mark_shape_only_steps();
   compiler.plan_memory();
   compiler.mark_output_aliasing();
   compiler.select_scalar_steps();
 }
 
-Plan::~Plan() = default;
+Plan::~Plan() {
+  delete cached_arena_.load(std::memory_order_acquire);
+}
 
 size_t Plan::num_steps() const {
   return steps_.size();
 }
 
 size_t Plan::num_scalar_steps() const {
-  return size_t(std::count_if(steps_.begin(), steps_.end(),
-                              [](const Step& s) { return s.scalar_kernel != nullptr; }));
+  return size_t(std::count_if(steps_.begin(), steps_.end(), [](const Step& s) {
+    return s.scalar_kernel != nullptr && s.flat_elements == 0;
+  }));
+}
+
+size_t Plan::num_flat_steps() const {
+  return size_t(std::count_if(steps_.begin(), steps_.end(), [](const Step& s) {
+    return s.flat_elements > 0 || (s.fused && s.fused->flat);
+  }));
+}
+
+size_t Plan::num_shape_only_steps() const {
+  return size_t(
+      std::count_if(steps_.begin(), steps_.end(), [](const Step& s) { return s.shape_only; }));
 }
 
 size_t Plan::num_buffers_in_all_plans() const {

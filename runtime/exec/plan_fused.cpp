@@ -7,9 +7,13 @@
 // blocks live in the step's scratch buffer, reused once a member's value is
 // read for the last time; the last member writes its block straight into the
 // output. A trailing reduction over all axes reduces each block to a partial
-// result with its own kernel, then the partial results with the same kernel:
-// integers give exactly the unfused result, floating-point sums and products
-// differ from it only by reassociation (docs/benchmarks.md, "Fusion").
+// result with its own kernel (a float sum with a loop of its own, with more
+// lanes), then the partial results with the same kernel: integers give
+// exactly the unfused result, floating-point sums and products differ from
+// it only by reassociation (docs/benchmarks.md, "Fusion").
+// A program of at most kMaxFlatElements elements without a reduction (a
+// small loop state) runs flat instead: each member's scalar kernel per
+// element, the same functor as its kernel's, without a kernel call.
 
 #include <algorithm>
 #include <cstring>
@@ -23,13 +27,66 @@ namespace ag::exec {
 
 namespace {
 
-// 1024 elements: a block of float32 is 4 KiB, so a chain's live blocks fit
-// in a 32 KiB L1 while a kernel call costs little next to its loop.
-constexpr int64_t kBlockElements = 1024;
-
 const ops::Attrs& all_axes() {
   static const ops::Attrs attrs;  // no axes: reduce over all of them
   return attrs;
+}
+
+// A block's float sum: more independent lanes than the reduction kernel's
+// eight, so that the block's additions do not wait on each other (four
+// vector registers in flight). Only the order of the additions differs from
+// the kernel's (the bound is in tests/runtime/pass_fusion_test.cpp).
+template <class T>
+T sum_block(const T* x, int64_t n) {
+  constexpr int64_t kLanes = kFusedSumLanes;
+  if (n < kLanes) {
+    T sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += x[i];
+    return sum;
+  }
+  T lanes[kLanes];
+  for (int64_t l = 0; l < kLanes; ++l) lanes[l] = x[l];
+  const int64_t body = n - n % kLanes;
+  for (int64_t i = kLanes; i < body; i += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += x[i + l];
+  }
+  // Pairwise, so the lanes' sum is a short chain of vector additions.
+  for (int64_t width = kLanes / 2; width > 0; width /= 2) {
+    for (int64_t l = 0; l < width; ++l) lanes[l] += lanes[l + width];
+  }
+  T sum = lanes[0];
+  for (int64_t i = body; i < n; ++i) sum += x[i];
+  return sum;
+}
+
+// A flat program (a few elements, no reduction): each member as a flat
+// step, member after member over all elements (they fit one block).
+// `current` is the member running, for its errors.
+void run_flat_members(const Plan::Arena& a, const Plan::Step& step,
+                      std::span<const DType> slot_dtypes, char* scratch, void* out,
+                      const FusedProgram::Member*& current) {
+  const FusedProgram& program = *step.fused;
+  const auto n = int32_t(program.num_elements);
+  for (const FusedProgram::Member& m : program.members) {
+    current = &m;
+    const void* in[kMaxScalarInputs];
+    uint32_t strides[kMaxScalarInputs];
+    for (size_t i = 0; i < kMaxScalarInputs; ++i) {
+      const FusedProgram::Operand& op = m.operands[i < m.operands.size() ? i : 0];
+      if (op.external) {
+        int32_t slot = step.inputs[size_t(op.index)];
+        in[i] = a.data[size_t(slot)];
+        strides[i] = op.scalar ? 0 : uint32_t(dtype_size(slot_dtypes[size_t(slot)]));
+      } else {
+        const FusedProgram::Member& source = program.members[size_t(op.index)];
+        in[i] = scratch + size_t(source.block) * program.block_bytes;
+        strides[i] = uint32_t(dtype_size(source.dtype));
+      }
+    }
+    void* block_out = m.block >= 0 ? scratch + size_t(m.block) * program.block_bytes : out;
+    run_flat(m.scalar_kernel, n, in, strides, block_out, uint32_t(dtype_size(m.dtype)));
+  }
+  current = nullptr;
 }
 
 }  // namespace
@@ -106,6 +163,20 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
     partials = count * dtype_size(members.back().dtype);
   }
   program->scratch_bytes = program->num_blocks * program->block_bytes + partials;
+  const DType value_dtype = members.back().dtype;
+  program->float_sum = program->reduction && program->reduction->id == ops::OpId::ReduceSum &&
+                       (value_dtype == DType::float32 || value_dtype == DType::float64);
+
+  if (!program->reduction && program->num_elements <= kMaxFlatElements) {
+    program->flat = true;
+    for (FusedProgram::Member& m : members) {
+      const FusedProgram::Operand& first = m.operands[0];
+      DType input = first.external ? input_types[size_t(first.index)]->dtype
+                                   : members[size_t(first.index)].dtype;
+      m.scalar_kernel = ops::scalar_kernel(m.op->id, input, m.dtype);
+      program->flat = program->flat && m.scalar_kernel;
+    }
+  }
   return program;
 }
 
@@ -135,6 +206,12 @@ void Plan::run_fused(Arena& a, const Step& step) const {
   ops::KernelInput in[kMaxOperands];
   const FusedProgram::Member* current = nullptr;
   try {
+    if (program.flat) {
+      run_flat_members(a, step, slot_dtypes_, scratch, out, current);
+      a.data[size_t(step.out_slot)] = out;
+      a.shape[size_t(step.out_slot)] = out_shape;
+      return;
+    }
     size_t block_index = 0;
     for (int64_t start = 0; start < program.num_elements; start += kBlockElements, ++block_index) {
       const Shape block_shape{std::min(kBlockElements, program.num_elements - start)};
@@ -167,7 +244,18 @@ void Plan::run_fused(Arena& a, const Step& step) const {
                       nullptr});
       }
       current = nullptr;
-      if (program.reduction) {
+      if (program.float_sum) {
+        const FusedProgram::Member& value = program.members.back();
+        const char* block = scratch + size_t(value.block) * program.block_bytes;
+        char* partial = partials + block_index * dtype_size(value_dtype);
+        if (value_dtype == DType::float32) {
+          *reinterpret_cast<float*>(partial) =
+              sum_block(reinterpret_cast<const float*>(block), block_shape[0]);
+        } else {
+          *reinterpret_cast<double*>(partial) =
+              sum_block(reinterpret_cast<const double*>(block), block_shape[0]);
+        }
+      } else if (program.reduction) {
         const FusedProgram::Member& value = program.members.back();
         ops::KernelInput reduced{scratch + size_t(value.block) * program.block_bytes, &block_shape,
                                  value_dtype};

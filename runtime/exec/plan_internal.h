@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -19,6 +20,34 @@
 namespace ag::exec {
 
 constexpr size_t kMaxScalarInputs = 3;  // where(c, x, y)
+// Elementwise ops on static vectors of at most this many elements (collatz
+// on two values, small state vectors) run as flat steps: the op's scalar
+// kernel called per element, which costs less than a kernel's dtype dispatch
+// and loop set-up at this size.
+constexpr int32_t kMaxFlatElements = 16;
+
+// Calls `kernel` on element e = 0 .. n - 1 of its inputs (in[i] advanced by
+// in_strides[i] bytes per element: the element size, or 0 for a broadcast
+// single element) and of `out`. Each element's inputs are read before its
+// output is written, so `out` may be an input of the same layout.
+inline void run_flat(ops::ScalarKernelFn kernel, int32_t n, const void* const* in,
+                     const uint32_t* in_strides, void* out, uint32_t out_stride) {
+  const char* at[kMaxScalarInputs];
+  for (size_t i = 0; i < kMaxScalarInputs; ++i) at[i] = static_cast<const char*>(in[i]);
+  char* o = static_cast<char*>(out);
+  for (int32_t e = 0; e < n; ++e) {
+    kernel(reinterpret_cast<const void* const*>(at), o);
+    for (size_t i = 0; i < kMaxScalarInputs; ++i) at[i] += in_strides[i];
+    o += out_stride;
+  }
+}
+
+// A fused step's block (plan_fused.cpp): 1024 elements, so that a block of
+// float32 is 4 KiB, a chain's live blocks fit in a 32 KiB L1, and a kernel
+// call costs little next to its loop.
+constexpr int64_t kBlockElements = 1024;
+// A fused float sum adds each block in this many lanes (sum_block).
+constexpr int64_t kFusedSumLanes = 32;
 
 // A Fused node compiled (plan_fused.cpp): its members as calls of their ops'
 // kernels on one block of elements at a time.
@@ -35,16 +64,24 @@ struct FusedProgram {
     DType dtype;
     std::vector<Operand> operands;
     int32_t block = -1;  // its scratch block; -1: the node's output
+    // A flat program's: the op's scalar kernel, for its dtypes.
+    ops::ScalarKernelFn scalar_kernel = nullptr;
   };
   std::vector<Member> members;
   // A trailing reduction over all axes of the last member, or null; a mean
   // runs as a sum, divided at the end.
   const ops::OpDef* reduction = nullptr;
   bool mean = false;
+  // A float sum (or mean): each block is summed by the fused kernel's own
+  // loop (plan_fused.cpp, sum_block), the partial sums by the kernel.
+  bool float_sum = false;
   int64_t num_elements = 0;  // per member
   size_t block_bytes = 0;    // one scratch block
   size_t num_blocks = 0;     // scratch blocks (members' values reuse them)
   size_t scratch_bytes = 0;  // the blocks, then one partial result per block of elements
+  // At most kMaxFlatElements elements and no reduction: each member runs as
+  // a flat step (its scalar kernel per element) instead of a kernel call.
+  bool flat = false;
 };
 
 struct Plan::Step {
@@ -57,12 +94,21 @@ struct Plan::Step {
   std::vector<DType> out_dtypes;
   Shape static_shape;  // Op steps: the output shape when fully known
   bool shape_is_static = false;
+  // Only the output's shape is read: the kernel does not run (see
+  // mark_shape_only_steps in plan_compile.cpp).
+  bool shape_only = false;
   size_t static_bytes = 0;  // the output's size when shape_is_static
   // Scalar steps (an elementwise op on static rank-0 values, written into a
   // buffer): the op's scalar kernel, called without a KernelContext, and its
   // input slots, padded with the first so that all are always read.
   ops::ScalarKernelFn scalar_kernel = nullptr;
   std::array<int32_t, kMaxScalarInputs> scalar_inputs{};
+  // Flat steps (the same on a static vector of up to kMaxFlatElements): the
+  // element count, and each input's and the output's stride in bytes (see
+  // run_flat); 0 for a scalar step.
+  int32_t flat_elements = 0;
+  std::array<uint32_t, kMaxScalarInputs> flat_strides{};
+  uint32_t flat_out_stride = 0;
   // An in-place op whose input 0 is a loop variable this plan may overwrite
   // (a TensorArray write in a loop body): the number of that input, whose
   // memory the op writes into when its capacity allows; -1 otherwise.

@@ -83,6 +83,9 @@ std::unique_ptr<Plan::Arena> Plan::new_arena() const {
 }
 
 std::unique_ptr<Plan::Arena> Plan::acquire_arena() const {
+  if (Arena* cached = cached_arena_.exchange(nullptr, std::memory_order_acquire)) {
+    return std::unique_ptr<Arena>(cached);
+  }
   {
     std::lock_guard lock(pool_mu_);
     if (!pool_.empty()) {
@@ -95,6 +98,12 @@ std::unique_ptr<Plan::Arena> Plan::acquire_arena() const {
 }
 
 void Plan::release_arena(std::unique_ptr<Arena> arena) const {
+  Arena* empty = nullptr;
+  if (cached_arena_.compare_exchange_strong(empty, arena.get(), std::memory_order_release,
+                                            std::memory_order_relaxed)) {
+    arena.release();  // the slot owns it now
+    return;
+  }
   std::lock_guard lock(pool_mu_);
   pool_.push_back(std::move(arena));
 }
@@ -173,6 +182,14 @@ void Plan::run_op(Arena& a, const Step& step) const {
     ops::InferContext ictx{step.op->name, {types, n}, *step.attrs, {values, n}};
     a.dynamic_shapes[size_t(step.out_slot)] = step.op->infer(ictx).shape;
     out_shape = &a.dynamic_shapes[size_t(step.out_slot)];
+  }
+  if (step.shape_only) {
+    // A value without elements: never null, which shape rules would read as
+    // "unknown while tracing".
+    static const unsigned char kNoElements = 0;
+    a.data[size_t(step.out_slot)] = &kNoElements;
+    a.shape[size_t(step.out_slot)] = out_shape;
+    return;
   }
   DType dtype = step.out_dtypes[0];
   size_t bytes =
@@ -307,11 +324,16 @@ void Plan::run_steps(Arena& a) const {
   try {
     for (const Step& step : steps_) {
       current = &step;
-      if (step.scalar_kernel) {  // most steps of a loop body: no call, no context
+      if (step.scalar_kernel) {  // most steps of a loop body: no context, no dispatch
         const void* in[kMaxScalarInputs];
         for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = a.data[size_t(step.scalar_inputs[i])];
         void* out = a.reserve(step.buffers[0], step.static_bytes);
-        step.scalar_kernel(in, out);
+        if (step.flat_elements == 0) {
+          step.scalar_kernel(in, out);
+        } else {
+          run_flat(step.scalar_kernel, step.flat_elements, in, step.flat_strides.data(), out,
+                   step.flat_out_stride);
+        }
         a.data[size_t(step.out_slot)] = out;
         a.shape[size_t(step.out_slot)] = &step.static_shape;
         continue;

@@ -33,6 +33,10 @@ void simplify_algebra(graph::Body& body);
 // trailing reduction over all axes, by Fused nodes.
 void fuse_elementwise(graph::Body& body);
 
+// Has staged `for` loops over ag::range compute each element instead of
+// gathering it from the range (passes/range_loops.cpp).
+void index_ranges_directly(graph::Body& body);
+
 // The pipeline: all of the above to a fixed point, then fusion, nested
 // bodies included.
 void optimize(graph::Body& body);

@@ -14,6 +14,7 @@
 #include "ag/ag.h"
 #include "body_builder.h"
 #include "exec/plan.h"
+#include "exec/plan_internal.h"
 #include "graph/graph.h"
 #include "passes/passes.h"
 #include "plan_test_util.h"
@@ -197,7 +198,9 @@ TEST(FusedKernel, FloatElementwiseChainsAreBitIdentical) {
 // A sum of n float32 values computed in two orders differs by at most
 // (k1 + k2) u sum|x_i|, with u = 2^-24 and k the longest chain of additions
 // of each order: eager adds n/8 elements per lane plus 8 lanes; the fused
-// kernel 1024/8 + 8 per block, then (n/1024)/8 + 8 partial results.
+// kernel, per block of B, B/L elements per lane, then fewer than 2L
+// additions for the lanes (pairwise) and the tail, then (n/B)/8 + 8 partial
+// results.
 TEST(FusedKernel, FloatReductionsStayWithinTheReassociationBound) {
   const int64_t n = 100000;
   Tensor a = ag::random_uniform({n}, -1.0, 1.0, ag::float32, 21);
@@ -207,7 +210,8 @@ TEST(FusedKernel, FloatReductionsStayWithinTheReassociationBound) {
   const float graph = fn(a, b).item<float>();
   const float eager = mse(a, b).item<float>();
   const double k_eager = double(n) / 8 + 8;
-  const double k_fused = 1024.0 / 8 + 8 + double(n) / 1024 / 8 + 8;
+  const double block = double(exec::kBlockElements), lanes = double(exec::kFusedSumLanes);
+  const double k_fused = block / lanes + 2 * lanes + double(n) / block / 8 + 8;
   const double sum_abs = double(eager) * double(n);  // squares are non-negative
   const double bound = (k_eager + k_fused) * std::ldexp(1.0, -24) * sum_abs / double(n);
   EXPECT_LE(std::abs(double(graph) - double(eager)), bound);
@@ -229,6 +233,38 @@ TEST(FusedKernel, MemberErrorsNameTheMember) {
         << message;
     EXPECT_EQ(message.find("Fused"), std::string::npos) << message;
   }
+}
+
+// A fused group of a few elements without a reduction (collatz on two
+// values) runs flat: each member's scalar kernel per element.
+TEST(FusedKernel, SmallGroupsRunFlatAndBitIdentical) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", int32, {2});
+  ValueRef two = b.constant(constant(2));
+  ValueRef even = b.op(OpId::Equal, {b.op(OpId::Mod, {x, two}), b.constant(constant(0))});
+  ValueRef next = b.op(
+      OpId::Where,
+      {even, b.op(OpId::FloorDiv, {x, two}),
+       b.op(OpId::Add, {b.op(OpId::Mul, {b.constant(constant(3)), x}), b.constant(constant(1))})});
+  b.output(b.op(OpId::Where, {b.op(OpId::Greater, {x, b.constant(constant(1))}), next, x}));
+  auto traced = std::make_shared<Body>(b.body);
+  auto optimized = std::make_shared<Body>(b.body);
+  optimize(*optimized);
+  auto plan = plan_of(optimized);
+  EXPECT_EQ(plan->num_steps(), 1u);
+  EXPECT_EQ(plan->num_flat_steps(), 1u);
+  for (auto values : {std::vector<int32_t>{27, 97}, {1, -6}, {-7, 2}, {1 << 30, 0}}) {
+    expect_eager_values(*plan, *traced, {constant(values, Shape{2})});
+  }
+  // With a reduction, or past the flat size, the block kernel runs.
+  BodyBuilder r;
+  ValueRef y = r.placeholder("y", float32, {4});
+  r.output(r.op(OpId::ReduceSum, {r.op(OpId::Mul, {y, y})}));
+  optimize(r.body);
+  EXPECT_EQ(plan_of(std::make_shared<Body>(r.body))->num_flat_steps(), 0u);
+  expect_identical(
+      "past_flat", [](Tensor t) { return ag::tanh(t * 0.5f) + 1.0f; },
+      ag::random_uniform({17}, -2.0, 2.0, ag::float32, 41));
 }
 
 TEST(FusedKernel, PlanRunsTheChainAsOneStep) {

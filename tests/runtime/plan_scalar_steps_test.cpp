@@ -1,7 +1,8 @@
-// Scalar-step selection (exec/plan_compile.cpp, phase 5): which steps become
-// scalar steps (an elementwise op on static rank-0 values, run through the
-// op's scalar kernel), on hand-built and on traced bodies, and that they
-// compute what eager execution computes, errors included.
+// Scalar- and flat-step selection (exec/plan_compile.cpp, phase 5): which
+// steps become scalar steps (an elementwise op on static rank-0 values, run
+// through the op's scalar kernel) and flat steps (the same per element of a
+// static vector of a few elements), on hand-built and on traced bodies, and
+// that they compute what eager execution computes, errors included.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -104,6 +105,72 @@ TEST(PlanScalarSteps, TopLevelOutputsAreNotScalarSteps) {
   EXPECT_EQ(plan->num_steps(), 4u);
   EXPECT_EQ(plan->num_scalar_steps(), 1u);
   expect_eager_values(*plan, *body, {constant(6)});
+}
+
+// ---- Flat steps: small static vectors ------------------------------------------
+
+// The message of the InvalidArgumentError that running `plan` throws.
+std::string error_of_plan(const exec::Plan& plan, const std::vector<Tensor>& inputs) {
+  try {
+    run(plan, inputs);
+  } catch (const InvalidArgumentError& e) {
+    return e.what();
+  }
+  return "no InvalidArgumentError";
+}
+
+// Whether the plan of one_op(...) runs `op` as a flat step; checks the
+// values on `inputs` against eager execution, bit for bit.
+bool is_flat_step(OpId op, const std::vector<ValueType>& types, const std::vector<Tensor>& inputs,
+                  const Attrs& attrs = {}) {
+  auto body = one_op(op, types, attrs);
+  auto plan = plan_of(body);
+  EXPECT_EQ(plan->num_steps(), 2u);
+  EXPECT_EQ(plan->num_scalar_steps(), 0u);
+  expect_eager_values(*plan, *body, inputs);
+  return plan->num_flat_steps() == 1;
+}
+
+TEST(PlanFlatSteps, SmallStaticVectorsAreFlatSteps) {
+  const ValueType two{int32, {2}};
+  EXPECT_TRUE(is_flat_step(OpId::Add, {two, two}, {constant({27, 97}), constant({1, -5})}));
+  EXPECT_TRUE(is_flat_step(OpId::FloorDiv, {two, kIntScalar}, {constant({27, -97}), constant(2)}));
+  EXPECT_TRUE(is_flat_step(OpId::Mul, {kIntScalar, two}, {constant(3), constant({27, 97})}));
+  EXPECT_TRUE(is_flat_step(OpId::Greater, {two, kIntScalar}, {constant({1, 97}), constant(1)}));
+  const ValueType matrix{float32, {2, 3}};
+  EXPECT_TRUE(is_flat_step(
+      OpId::Tanh, {matrix},
+      {constant(std::vector<float>{0.5f, -1.0f, 2.0f, 0.0f, 3.5f, -0.25f}, Shape{2, 3})}));
+  EXPECT_TRUE(is_flat_step(OpId::Cast, {two}, {constant({7, -1})}, cast_to(float64)));
+  EXPECT_TRUE(
+      is_flat_step(OpId::Where, {{bool_, {3}}, {float32, {3}}, kFloatScalar},
+                   {constant({true, false, true}), constant({1.0f, 2.0f, 3.0f}), constant(-1.0f)}));
+  // A [1] broadcast against a [4] is one element, read for each.
+  EXPECT_TRUE(is_flat_step(OpId::Sub, {{int32, {1}}, {int32, {4}}},
+                           {constant({10}), constant({1, 2, 3, 4})}));
+}
+
+TEST(PlanFlatSteps, LargerVectorsAndOtherBroadcastsUseTheGeneralKernel) {
+  const ValueType seventeen{int32, {17}};
+  std::vector<int32_t> values(17, 3);
+  EXPECT_FALSE(is_flat_step(OpId::Add, {seventeen, seventeen},
+                            {constant(values, Shape{17}), constant(values, Shape{17})}));
+  // [2, 1] against [1, 2]: neither input has one element or the output's 4.
+  EXPECT_FALSE(is_flat_step(OpId::Add, {{int32, {2, 1}}, {int32, {1, 2}}},
+                            {constant(std::vector<int32_t>{1, 2}, Shape{2, 1}),
+                             constant(std::vector<int32_t>{10, 20}, Shape{1, 2})}));
+  EXPECT_FALSE(is_flat_step(OpId::Neg, {{int32, {kUnknownDim}}}, {constant({5, 6})}));
+}
+
+TEST(PlanFlatSteps, ErrorsNameTheOp) {
+  auto plan =
+      traced_plan_of([](const Tensor& x, const Tensor& y) { return reshape(floordiv(x, y), {-1}); },
+                     TensorSpec({2}, int32), TensorSpec({2}, int32));
+  ASSERT_EQ(plan->num_flat_steps(), 1u);
+  std::string staged = error_of_plan(*plan, {constant({7, 8}), constant({1, 0})});
+  EXPECT_EQ(staged.substr(0, staged.find('\n')),
+            "InvalidArgumentError: floordiv: integer division by zero");
+  EXPECT_NE(staged.find("in op floordiv"), std::string::npos) << staged;
 }
 
 // ---- Traced functions -------------------------------------------------------

@@ -7,8 +7,9 @@
 //                     runs in the executor; the trace is cached by a warm-up
 // Every row gets the counters `iters` (loop iterations per call) and
 // `ns_per_iter` (CPU time per call / iters); eager and graph rows get
-// `x_hand`, graph rows `x_eager`. A summary table with the targets comes
-// last. Times are CPU time per call. Before timing, graph and eager results
+// `x_hand`, graph rows `x_eager` (ag_bench::RatioReporter); run.sh's summary
+// (tools/bench/summarize.py) compares them with the targets. Times are CPU
+// time per call. Before timing, graph and eager results
 // are checked to be bit-identical and the hand results to agree with them.
 // Run tools/bench/run.sh (it runs runtime_bench, then this).
 //
@@ -49,9 +50,17 @@
 
 #include <ag/ag.h>
 
+#include "bench_util.h"
+
 namespace {
 
 using ag::Tensor;
+using ag_bench::check_same;
+using ag_bench::fail;
+
+void check_close(const std::string& what, const auto* expected, const auto* actual, int64_t n) {
+  ag_bench::check_close(what + ": hand and graph", expected, actual, n, {1e-4, 1e-4});
+}
 
 // ---- The workloads, written once with ag ops (as agc emits them) ------------------
 
@@ -250,31 +259,6 @@ Inputs& inputs() {
   return in;
 }
 
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "control_bench: result check failed: %s\n", what.c_str());
-  std::exit(2);
-}
-
-void check_same(const std::string& what, const Tensor& eager, const Tensor& graph) {
-  if (eager.dtype() != graph.dtype() || eager.shape() != graph.shape() ||
-      std::memcmp(eager.raw_data(), graph.raw_data(),
-                  size_t(eager.num_elements()) * ag::dtype_size(eager.dtype())) != 0) {
-    fail(what + ": graph and eager results differ");
-  }
-}
-
-template <class T>
-void check_close(const std::string& what, const T* expected, const T* actual, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    double e = double(expected[i]), a = double(actual[i]);
-    double tolerance = std::is_floating_point_v<T> ? 1e-4 * std::max(1.0, std::abs(e)) : 0.0;
-    if (!(std::abs(e - a) <= tolerance)) {
-      fail(what + ": hand and graph differ at " + std::to_string(i) + ": " + std::to_string(e) +
-           " vs " + std::to_string(a));
-    }
-  }
-}
-
 Tensor iota_i32(int64_t n) {
   std::vector<int32_t> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = int32_t(i + 1);
@@ -457,115 +441,6 @@ void bm_rnn_graph(benchmark::State& state, const char* name, const Tensor* input
   set_iterations(state, name);
 }
 
-// ---- Targets and the summary --------------------------------------------------------------
-
-enum class Target { PerIteration, Large };
-struct Workload {
-  const char* name;
-  Target target;
-};
-// Small bodies: the issue's <= 100 ns per staged iteration. Large bodies
-// (100000 elements, 16 KiB per step): the graph/hand <= 1.1.
-constexpr Workload kWorkloads[] = {
-    {"tanh_loop", Target::PerIteration},      {"fizzbuzz_100", Target::PerIteration},
-    {"fizzbuzz_10000", Target::PerIteration}, {"collatz_2", Target::PerIteration},
-    {"collatz_100000", Target::Large},        {"collatz_scalar", Target::PerIteration},
-    {"rnn_2x3x4", Target::PerIteration},      {"rnn_32x100x128", Target::Large},
-};
-constexpr double kPerIterationTargetNs = 100.0;
-
-std::string workload_of(const std::string& name) {
-  return name.substr(0, name.find('/'));
-}
-std::string variant_of(const std::string& name) {
-  size_t slash = name.find('/');
-  return slash == std::string::npos ? "" : name.substr(slash + 1);
-}
-
-std::string format_ns(double ns) {
-  char buf[32];
-  if (ns < 1e3) {
-    std::snprintf(buf, sizeof buf, "%.1f ns", ns);
-  } else if (ns < 1e6) {
-    std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
-  }
-  return buf;
-}
-
-class SummaryReporter : public benchmark::ConsoleReporter {
- public:
-  SummaryReporter() : ConsoleReporter(OO_None) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    std::vector<Run> annotated = runs;
-    for (Run& run : annotated) {
-      bool repeated_iteration = run.run_type == Run::RT_Iteration && run.repetitions > 1;
-      if (repeated_iteration ||
-          (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median")) {
-        continue;
-      }
-      const std::string name = run.run_name.function_name;
-      const std::string workload = workload_of(name), variant = variant_of(name);
-      double ns = run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
-      medians_[name] = ns;
-      if (auto it = run.counters.find("iters"); it != run.counters.end() && it->second.value > 0) {
-        run.counters["ns_per_iter"] = ns / it->second.value;
-        iterations_[workload] = it->second.value;
-      }
-      if (variant == "hand") continue;
-      if (auto it = medians_.find(workload + "/hand"); it != medians_.end()) {
-        run.counters["x_hand"] = ns / it->second;
-      }
-      if (auto it = medians_.find(workload + "/eager");
-          variant != "eager" && it != medians_.end()) {
-        run.counters["x_eager"] = ns / it->second;
-      }
-    }
-    ConsoleReporter::ReportRuns(annotated);
-  }
-
-  void Finalize() override {
-    std::ostream& os = GetOutputStream();
-    os << "\nSummary (CPU time per call, medians; per iteration = per call / loop iterations)\n";
-    char line[512];
-    std::snprintf(line, sizeof line, "%-15s %6s %11s %11s %11s %10s %10s %10s %7s %7s  %s\n",
-                  "workload", "iters", "eager", "graph", "hand", "eager/it", "graph/it", "hand/it",
-                  "g/hand", "g/eager", "target");
-    os << line;
-    for (const Workload& w : kWorkloads) {
-      const std::string name = w.name;
-      auto eager = medians_.find(name + "/eager");
-      auto graph = medians_.find(name + "/graph");
-      auto hand = medians_.find(name + "/hand");
-      auto iters = iterations_.find(name);
-      if (graph == medians_.end() || hand == medians_.end() || iters == iterations_.end()) continue;
-      double g = graph->second, h = hand->second, n = iters->second;
-      double e = eager == medians_.end() ? 0.0 : eager->second;
-      char target[128];
-      if (w.target == Target::PerIteration) {
-        std::snprintf(target, sizeof target, "graph <= %.0f ns/iter: %s", kPerIterationTargetNs,
-                      g / n <= kPerIterationTargetNs ? "MET" : "MISSED");
-      } else {
-        std::snprintf(target, sizeof target, "graph/hand <= 1.1: %s",
-                      g <= 1.1 * h ? "MET" : "MISSED");
-      }
-      std::snprintf(
-          line, sizeof line, "%-15s %6.0f %11s %11s %11s %10s %10s %10s %7.2f %7.2f  %s\n", w.name,
-          n, e > 0 ? format_ns(e).c_str() : "n/a", format_ns(g).c_str(), format_ns(h).c_str(),
-          e > 0 ? format_ns(e / n).c_str() : "n/a", format_ns(g / n).c_str(),
-          format_ns(h / n).c_str(), g / h, e > 0 ? g / e : 0.0, target);
-      os << line;
-    }
-    ConsoleReporter::Finalize();
-  }
-
- private:
-  std::map<std::string, double> medians_;     // ns, by full name
-  std::map<std::string, double> iterations_;  // loop iterations per call, by workload
-};
-
 void register_benchmarks() {
   Inputs& in = inputs();
   auto add = [](const std::string& name, auto fn, benchmark::TimeUnit unit) {
@@ -631,7 +506,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   prepare_inputs();
   register_benchmarks();
-  SummaryReporter reporter;
+  ag_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

@@ -13,9 +13,6 @@
 // Times are CPU time per call. Run it through tools/bench/run.sh.
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,6 +20,8 @@
 
 #include <ag/ag.h>
 #include <ag/onnx.h>
+
+#include "bench_util.h"
 
 namespace {
 
@@ -41,12 +40,7 @@ Workload make_workload(const F& fn, const Tensor& input) {
   w.loaded = std::make_unique<ag::onnx::Model>(
       ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(fn.get_concrete_function(input).graph())));
   const Tensor want = w.traced(input), got = (*w.loaded)({input})[0];
-  if (want.shape() != got.shape() ||
-      std::memcmp(want.raw_data(), got.raw_data(),
-                  size_t(want.num_elements()) * ag::dtype_size(want.dtype())) != 0) {
-    std::fprintf(stderr, "onnx_bench: the loaded model and the trace differ\n");
-    std::exit(2);
-  }
+  ag_bench::check_same("the loaded model against the trace", want, got);
   return w;
 }
 

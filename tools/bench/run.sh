@@ -3,23 +3,53 @@
 # BLAS thread, five repetitions, medians reported: runtime_bench (docs/architecture.md "Performance targets"
 # workloads), control_bench (staged loops, issue 4), threads_bench (intra-op
 # threads), train_bench (a training step, issue 15), then onnx_bench (loaded
-# ONNX models against their traces, issue 16). Extra arguments go to each
-# binary, e.g. --benchmark_filter=cache_hit; AG_BENCH_BINARIES picks the
-# binaries, e.g. AG_BENCH_BINARIES=control_bench.
+# ONNX models against their traces, issue 16; built only with AG_BUILD_ONNX,
+# skipped otherwise). Each binary writes its results as JSON to
+# build-bench/results (AG_BENCH_RESULTS picks another folder), and the run
+# ends with tools/bench/summarize.py's table of every workload against its
+# target. AG_BENCH_UPDATE_README=1 also regenerates README.md's benchmark
+# table (between its bench-table markers) from this run.
+# Extra arguments go to each binary, e.g. --benchmark_filter=cache_hit;
+# AG_BENCH_BINARIES picks the binaries, e.g. AG_BENCH_BINARIES=control_bench.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${AG_BENCH_BUILD_DIR:-$repo/build-bench}"
+results="${AG_BENCH_RESULTS:-$build/results}"
 export CCACHE_SLOPPINESS=time_macros CCACHE_BASEDIR="$repo"
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAG_BUILD_BENCHMARKS=ON \
   -DAG_BUILD_TESTS=OFF -DAG_BUILD_EXAMPLES=OFF -DAG_BUILD_TRANSPILER=OFF \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
-binaries=(${AG_BENCH_BINARIES:-runtime_bench control_bench threads_bench train_bench onnx_bench})
+# Only the binaries this configuration defines (onnx_bench needs AG_BUILD_ONNX).
+defined="$(ninja -C "$build" -t targets all)"
+binaries=()
+for binary in ${AG_BENCH_BINARIES:-runtime_bench control_bench threads_bench train_bench onnx_bench}; do
+  if grep -q "^$binary: phony" <<<"$defined"; then
+    binaries+=("$binary")
+  else
+    echo "run.sh: skipping $binary: this configuration does not build it" >&2
+  fi
+done
+if [ ${#binaries[@]} -eq 0 ]; then
+  echo "run.sh: no benchmark to run" >&2
+  exit 1
+fi
 cmake --build "$build" --target "${binaries[@]}" -j "${AG_BENCH_JOBS:-2}"
 # Two BLAS threads would fight the benchmark (and other jobs) for 2 cores.
 export OPENBLAS_NUM_THREADS=1
+mkdir -p "$results"
 status=0
+outputs=()
 for binary in "${binaries[@]}"; do
+  rm -f "$results/$binary.json"
   "$build/tools/bench/$binary" --benchmark_repetitions=5 \
-    --benchmark_report_aggregates_only=true "$@" || status=$?
+    --benchmark_report_aggregates_only=true \
+    --benchmark_out="$results/$binary.json" --benchmark_out_format=json "$@" || status=$?
+  if [ -s "$results/$binary.json" ]; then outputs+=("$results/$binary.json"); fi
 done
+if [ ${#outputs[@]} -gt 0 ]; then
+  echo
+  readme=()
+  if [ "${AG_BENCH_UPDATE_README:-0}" = 1 ]; then readme=(--readme "$repo/README.md"); fi
+  python3 "$repo/tools/bench/summarize.py" "${outputs[@]}" "${readme[@]}" || status=$?
+fi
 exit $status

@@ -5,10 +5,11 @@
 //   <workload>/graph       ag::function, trace cached by a warm-up call
 // The hand variants run first, so every later row of a workload gets the
 // counters x_hand (its time over the fastest hand variant) and, for graph,
-// x_eager. A summary table at the end lists the medians, the ratios and the §7
-// target of each workload. Times are CPU time per call. Run tools/bench/run.sh.
+// x_eager (ag_bench::RatioReporter). Times are CPU time per call. Run
+// tools/bench/run.sh: its summary (tools/bench/summarize.py) compares the
+// medians with the targets.
 //
-// Diagnostic rows, listed under the table: cache_hit/graph_lookup (signature
+// Diagnostic rows: cache_hit/graph_lookup (signature
 // hash and lookup only), cache_hit/graph_plan (the cached plan's run only) and
 // mse_f32_1e6/graph_square (square() in place of pow(., 2)).
 #include <benchmark/benchmark.h>
@@ -31,9 +32,17 @@
 
 #include <ag/ag.h>
 
+#include "bench_util.h"
+
 namespace {
 
 using ag::Tensor;
+using ag_bench::check_close;
+using ag_bench::check_same;
+using ag_bench::fail;
+
+// Graph and eager run the same kernels; hand versions may round differently.
+constexpr ag_bench::Tolerance kTolerance{1e-3, 1e-3};
 
 // ---- The workloads, written once with ag ops --------------------------------------
 
@@ -229,33 +238,6 @@ Inputs& inputs() {
   return in;
 }
 
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "runtime_bench: result check failed: %s\n", what.c_str());
-  std::exit(2);
-}
-
-// Graph and eager run the same kernels, so they must agree bit for bit; the
-// hand versions may round differently.
-template <class T>
-void check_close(const std::string& what, const T* expected, const T* actual, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    double e = double(expected[i]), a = double(actual[i]);
-    double tolerance = std::is_floating_point_v<T> ? 1e-3 * std::max(1.0, std::abs(e)) : 0.0;
-    if (!(std::abs(e - a) <= tolerance) && !(std::isinf(e) && e == a)) {
-      fail(what + " differs at " + std::to_string(i) + ": " + std::to_string(e) + " vs " +
-           std::to_string(a));
-    }
-  }
-}
-
-void check_same(const std::string& what, const Tensor& eager, const Tensor& graph) {
-  if (eager.dtype() != graph.dtype() || eager.shape() != graph.shape() ||
-      std::memcmp(eager.raw_data(), graph.raw_data(),
-                  size_t(eager.num_elements()) * ag::dtype_size(eager.dtype())) != 0) {
-    fail(what + ": graph and eager results differ");
-  }
-}
-
 void prepare_inputs() {
   Inputs& in = inputs();
   in.power_x_i32 = ag::random_uniform({kPowerN, kPowerN}, -1, 2, ag::int32, 1);
@@ -284,10 +266,10 @@ void prepare_inputs() {
     uint32_t hand[kPowerN * kPowerN];
     power_loops(reinterpret_cast<const uint32_t*>(in.power_x_i32.data<int32_t>()), hand);
     check_close("power_i32 loops", hand, reinterpret_cast<const uint32_t*>(graph.data<int32_t>()),
-                kPowerN * kPowerN);
+                kPowerN * kPowerN, kTolerance);
     power_eigen(reinterpret_cast<const uint32_t*>(in.power_x_i32.data<int32_t>()), hand);
     check_close("power_i32 eigen", hand, reinterpret_cast<const uint32_t*>(graph.data<int32_t>()),
-                kPowerN * kPowerN);
+                kPowerN * kPowerN, kTolerance);
   }
   {
     Tensor graph = (*in.power_fn)(in.power_x_f32, kPowerSteps);
@@ -295,31 +277,31 @@ void prepare_inputs() {
     float hand[kPowerN * kPowerN];
     const float* x = in.power_x_f32.data<float>();
     power_loops(x, hand);
-    check_close("power_f32 loops", hand, graph.data<float>(), kPowerN * kPowerN);
+    check_close("power_f32 loops", hand, graph.data<float>(), kPowerN * kPowerN, kTolerance);
     power_eigen(x, hand);
-    check_close("power_f32 eigen", hand, graph.data<float>(), kPowerN * kPowerN);
+    check_close("power_f32 eigen", hand, graph.data<float>(), kPowerN * kPowerN, kTolerance);
     power_cblas(x, hand);
-    check_close("power_f32 cblas", hand, graph.data<float>(), kPowerN * kPowerN);
+    check_close("power_f32 cblas", hand, graph.data<float>(), kPowerN * kPowerN, kTolerance);
   }
   {
     Tensor graph = (*in.mse_fn)(in.mse_true_i32, in.mse_pred_i32);
     check_same("mse_i32", mean_squared_error(in.mse_true_i32, in.mse_pred_i32), graph);
     int32_t hand = mse_loops(in.mse_true_i32.data<int32_t>(), in.mse_pred_i32.data<int32_t>(), 5);
-    check_close("mse_i32 loops", &hand, graph.data<int32_t>(), 1);
+    check_close("mse_i32 loops", &hand, graph.data<int32_t>(), 1, kTolerance);
   }
   {
     Tensor graph = (*in.mse_fn)(in.mse_true_f32, in.mse_pred_f32);
     // The fused kernel sums block by block: the same values, added in another
     // order (the bound is in tests/runtime/pass_fusion_test.cpp).
     Tensor eager = mean_squared_error(in.mse_true_f32, in.mse_pred_f32);
-    check_close("mse_f32", eager.data<float>(), graph.data<float>(), 1);
+    check_close("mse_f32", eager.data<float>(), graph.data<float>(), 1, kTolerance);
     const float *a = in.mse_true_f32.data<float>(), *b = in.mse_pred_f32.data<float>();
     float hand = mse_loops(a, b, 1000000);
-    check_close("mse_f32 loops", &hand, graph.data<float>(), 1);
+    check_close("mse_f32 loops", &hand, graph.data<float>(), 1, kTolerance);
     hand = mse_eigen(a, b, 1000000);
-    check_close("mse_f32 eigen", &hand, graph.data<float>(), 1);
+    check_close("mse_f32 eigen", &hand, graph.data<float>(), 1, kTolerance);
     Tensor square = (*in.mse_square_fn)(in.mse_true_f32, in.mse_pred_f32);
-    check_close("mse_f32 square", &hand, square.data<float>(), 1);
+    check_close("mse_f32 square", &hand, square.data<float>(), 1, kTolerance);
   }
   {
     Tensor graph = (*in.dense_fn)(in.dense_x, in.dense_w, in.dense_b);
@@ -328,9 +310,9 @@ void prepare_inputs() {
     const float *x = in.dense_x.data<float>(), *w = in.dense_w.data<float>(),
                 *b = in.dense_b.data<float>();
     dense_cblas(x, w, b, hand.data());
-    check_close("dense cblas", hand.data(), graph.data<float>(), int64_t(hand.size()));
+    check_close("dense cblas", hand.data(), graph.data<float>(), int64_t(hand.size()), kTolerance);
     dense_eigen(x, w, b, hand.data());
-    check_close("dense eigen", hand.data(), graph.data<float>(), int64_t(hand.size()));
+    check_close("dense eigen", hand.data(), graph.data<float>(), int64_t(hand.size()), kTolerance);
   }
   {
     Tensor graph = (*in.add3_fn)(in.scalar_a, in.scalar_b, in.scalar_c);
@@ -523,138 +505,6 @@ void bm_trace(benchmark::State& state, int nodes) {
                                                          benchmark::Counter::kInvert);
 }
 
-// ---- Targets and the summary --------------------------------------------------------------
-
-enum class Target { Small, Large, CacheHit };
-struct Workload {
-  const char* name;
-  const char* description;
-  Target target;
-};
-constexpr Workload kWorkloads[] = {
-    {"power_i32", "power(x, 100): 100 chained 10x10 int32 matmuls", Target::Small},
-    {"power_f32", "power(x, 100): 100 chained 10x10 float32 matmuls", Target::Small},
-    {"mse_i32_5", "reduce_mean(pow(a - b, 2)), int32 length 5", Target::Small},
-    {"mse_f32_1e6", "reduce_mean(pow(a - b, 2)), float32 length 1e6", Target::Large},
-    {"dense", "matmul([256,512], [512,512]) + bias[512], float32", Target::Large},
-    {"cache_hit", "a + b + c on float32 scalars, full call", Target::CacheHit},
-};
-
-std::string workload_of(const std::string& name) {
-  return name.substr(0, name.find('/'));
-}
-std::string variant_of(const std::string& name) {
-  size_t slash = name.find('/');
-  return slash == std::string::npos ? "" : name.substr(slash + 1);
-}
-
-std::string format_ns(double ns) {
-  char buf[32];
-  if (ns < 1e3) {
-    std::snprintf(buf, sizeof buf, "%.1f ns", ns);
-  } else if (ns < 1e6) {
-    std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
-  }
-  return buf;
-}
-
-// The console output plus x_hand / x_eager counters, and a summary table of
-// medians at the end.
-class SummaryReporter : public benchmark::ConsoleReporter {
- public:
-  SummaryReporter() : ConsoleReporter(OO_None) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    std::vector<Run> annotated = runs;
-    for (Run& run : annotated) {
-      // With repetitions, only the median speaks for a benchmark.
-      bool repeated_iteration = run.run_type == Run::RT_Iteration && run.repetitions > 1;
-      if (repeated_iteration ||
-          (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median")) {
-        continue;
-      }
-      const std::string name = run.run_name.function_name;
-      const std::string workload = workload_of(name), variant = variant_of(name);
-      double ns = run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
-      medians_[name] = ns;
-      if (variant.rfind("hand", 0) == 0) {
-        auto [it, inserted] = best_hand_.try_emplace(workload, variant, ns);
-        if (!inserted && ns < it->second.second) it->second = {variant, ns};
-        continue;
-      }
-      if (auto it = best_hand_.find(workload); it != best_hand_.end()) {
-        run.counters["x_hand"] = ns / it->second.second;
-      }
-      if (auto it = medians_.find(workload + "/eager");
-          variant != "eager" && it != medians_.end()) {
-        run.counters["x_eager"] = ns / it->second;
-      }
-    }
-    ConsoleReporter::ReportRuns(annotated);
-  }
-
-  void Finalize() override {
-    std::ostream& os = GetOutputStream();
-    os << "\nSummary (CPU time per call, medians; targets from docs/architecture.md, 'Performance "
-          "targets')\n";
-    char line[512];
-    std::snprintf(line, sizeof line, "%-12s %12s %12s %12s %-12s %10s %11s  %s\n", "workload",
-                  "eager", "graph", "hand", "(best hand)", "graph/hand", "graph/eager", "target");
-    os << line;
-    for (const Workload& w : kWorkloads) {
-      const std::string name = w.name;
-      auto eager = medians_.find(name + "/eager");
-      auto graph = medians_.find(name + "/graph");
-      auto hand = best_hand_.find(name);
-      if (graph == medians_.end() || hand == best_hand_.end()) continue;
-      double g = graph->second, h = hand->second.second;
-      double e = eager == medians_.end() ? 0.0 : eager->second;
-      std::string target;
-      bool met = false;
-      char buf[128];
-      switch (w.target) {
-        case Target::Small:
-          if (h < 250.0) {
-            met = g <= h + 500.0;
-            std::snprintf(buf, sizeof buf, "graph <= hand + 500 ns = %s",
-                          format_ns(h + 500).c_str());
-          } else {
-            met = g <= 3.0 * h;
-            std::snprintf(buf, sizeof buf, "graph/hand <= 3");
-          }
-          break;
-        case Target::Large:
-          met = g <= 1.1 * h;
-          std::snprintf(buf, sizeof buf, "graph/hand <= 1.1");
-          break;
-        case Target::CacheHit:
-          met = g < 500.0;
-          std::snprintf(buf, sizeof buf, "full call < 500 ns");
-          break;
-      }
-      target = std::string(buf) + (met ? ": MET" : ": MISSED");
-      std::string eager_time = e > 0 ? format_ns(e) : "n/a";
-      std::snprintf(line, sizeof line, "%-12s %12s %12s %12s %-12s %10.2f %11.2f  %s\n", w.name,
-                    eager_time.c_str(), format_ns(g).c_str(), format_ns(h).c_str(),
-                    hand->second.first.c_str(), g / h, e > 0 ? g / e : 0.0, target.c_str());
-      os << line;
-    }
-    for (const char* part :
-         {"mse_f32_1e6/graph_square", "cache_hit/graph_lookup", "cache_hit/graph_plan"}) {
-      if (auto it = medians_.find(part); it != medians_.end()) {
-        os << "  diagnostic " << part << ": " << format_ns(it->second) << "\n";
-      }
-    }
-    ConsoleReporter::Finalize();
-  }
-
- private:
-  std::map<std::string, double> medians_;                            // ns, by full name
-  std::map<std::string, std::pair<std::string, double>> best_hand_;  // workload -> variant, ns
-};
-
 void register_benchmarks() {
   Inputs& in = inputs();
   auto add = [](const std::string& name, auto fn, benchmark::TimeUnit unit) {
@@ -729,7 +579,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   prepare_inputs();
   register_benchmarks();
-  SummaryReporter reporter;
+  ag_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

@@ -6,12 +6,11 @@
 // else running: a second busy core makes the ratio meaningless.
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <string>
 
 #include <ag/ag.h>
+
+#include "bench_util.h"
 
 namespace {
 
@@ -51,15 +50,8 @@ void check_same_result(const char* what, F run, float tolerance) {
   ag::set_intra_op_threads(2);
   Tensor two = run();
   ag::set_intra_op_threads(1);
-  const float* a = one.data<float>();
-  const float* b = two.data<float>();
-  for (int64_t i = 0; i < one.num_elements(); ++i) {
-    if (std::fabs(a[i] - b[i]) > tolerance * std::max(1.0f, std::fabs(a[i]))) {
-      std::fprintf(stderr, "threads_bench: %s differs between 1 and 2 threads at %lld\n", what,
-                   static_cast<long long>(i));
-      std::exit(2);
-    }
-  }
+  ag_bench::check_close(std::string(what) + ", 2 threads against 1", one.data<float>(),
+                        two.data<float>(), one.num_elements(), {tolerance, tolerance});
 }
 
 void BM_mse_f32_1e6_graph(benchmark::State& state) {

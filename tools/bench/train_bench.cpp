@@ -12,8 +12,8 @@
 // with learning rate 0.1. Each variant trains its own copy of the weights.
 // Before timing, one step of each from the same weights is checked: the
 // losses and updated weights of eager and graph must equal hand's within
-// float32 rounding. Rows get x_hand (time / hand) and graph rows x_eager; a
-// summary with the target (graph <= 1.3x hand) comes last. Times are CPU time
+// float32 rounding. Rows get x_hand (time / hand) and graph rows x_eager;
+// run.sh's summary has the target (graph <= 1.3x hand). Times are CPU time
 // per step. Run tools/bench/run.sh.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -31,6 +31,8 @@
 #include <vector>
 
 #include <ag/ag.h>
+
+#include "bench_util.h"
 
 namespace {
 
@@ -190,20 +192,10 @@ auto make_graph_step(Trainer& trainer) {
       {.name = "train_step", .arg_names = {"x", "labels"}});
 }
 
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "train_bench: result check failed: %s\n", what.c_str());
-  std::exit(2);
-}
-
+// Within float32 rounding of hand's result.
 void check_close(const std::string& what, const std::vector<float>& expected,
                  const std::vector<float>& actual) {
-  if (expected.size() != actual.size()) fail(what + ": sizes differ");
-  for (size_t i = 0; i < expected.size(); ++i) {
-    if (std::abs(expected[i] - actual[i]) > 1e-5f + 1e-4f * std::abs(expected[i])) {
-      fail(what + "[" + std::to_string(i) + "]: hand " + std::to_string(expected[i]) + ", ag " +
-           std::to_string(actual[i]));
-    }
-  }
+  ag_bench::check_close(what, expected, actual, {1e-5, 1e-4});
 }
 
 // One step of each variant from the same weights: the same loss and weights.
@@ -249,72 +241,6 @@ void bm_mlp_graph(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(step(in.x, in.one_hot));
 }
 
-// ---- The summary --------------------------------------------------------------------------
-
-constexpr double kGraphOverHandTarget = 1.3;
-
-std::string format_ns(double ns) {
-  char buf[32];
-  if (ns < 1e3) {
-    std::snprintf(buf, sizeof buf, "%.1f ns", ns);
-  } else if (ns < 1e6) {
-    std::snprintf(buf, sizeof buf, "%.1f us", ns / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
-  }
-  return buf;
-}
-
-class SummaryReporter : public benchmark::ConsoleReporter {
- public:
-  SummaryReporter() : ConsoleReporter(OO_None) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    std::vector<Run> annotated = runs;
-    for (Run& run : annotated) {
-      bool repeated_iteration = run.run_type == Run::RT_Iteration && run.repetitions > 1;
-      if (repeated_iteration ||
-          (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median")) {
-        continue;
-      }
-      const std::string name = run.run_name.function_name;
-      double ns = run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
-      medians_[name] = ns;
-      if (name == "mlp_step/hand") continue;
-      run.counters["x_hand"] = ns / medians_["mlp_step/hand"];
-      if (name == "mlp_step/graph") run.counters["x_eager"] = ns / medians_["mlp_step/eager"];
-    }
-    ConsoleReporter::ReportRuns(annotated);
-  }
-
-  void Finalize() override {
-    std::ostream& os = GetOutputStream();
-    auto get = [&](const char* name) {
-      auto it = medians_.find(name);
-      return it == medians_.end() ? 0.0 : it->second;
-    };
-    double hand = get("mlp_step/hand"), eager = get("mlp_step/eager"),
-           graph = get("mlp_step/graph");
-    if (hand > 0 && eager > 0 && graph > 0) {
-      char line[512];
-      os << "\nSummary (CPU time per training step, medians)\n";
-      std::snprintf(line, sizeof line, "%-28s %11s %11s %11s %7s %7s %7s  %s\n", "workload", "hand",
-                    "eager", "graph", "e/hand", "g/hand", "g/eager", "target");
-      os << line;
-      std::snprintf(line, sizeof line, "%-28s %11s %11s %11s %7.2f %7.2f %7.2f  %s\n",
-                    "mlp_step 64x784-256-10 SGD", format_ns(hand).c_str(), format_ns(eager).c_str(),
-                    format_ns(graph).c_str(), eager / hand, graph / hand, graph / eager,
-                    graph <= kGraphOverHandTarget * hand ? "graph/hand <= 1.3: MET"
-                                                         : "graph/hand <= 1.3: MISSED");
-      os << line;
-    }
-    ConsoleReporter::Finalize();
-  }
-
- private:
-  std::map<std::string, double> medians_;  // ns, by name
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -325,7 +251,7 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("mlp_step/hand", bm_mlp_hand)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("mlp_step/eager", bm_mlp_eager)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("mlp_step/graph", bm_mlp_graph)->Unit(benchmark::kMicrosecond);
-  SummaryReporter reporter;
+  ag_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

@@ -1,0 +1,116 @@
+// What every benchmark binary in tools/bench shares: the result checks run
+// before timing (a failed check exits with status 2, so run.sh reports it),
+// and the console reporter that annotates each row with its ratios. The
+// summary table with the targets is not here: tools/bench/summarize.py makes
+// it from the JSON results of all binaries, in one place.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <ag/ag.h>
+
+namespace ag_bench {
+
+[[noreturn]] inline void fail(const std::string& what) {
+  std::fprintf(stderr, "result check failed: %s\n", what.c_str());
+  std::exit(2);
+}
+
+// How far a floating-point result may be from the expected one:
+// absolute + relative * |expected|. Integers must be equal.
+struct Tolerance {
+  double absolute;
+  double relative;
+};
+
+template <class T>
+void check_close(const std::string& what, const T* expected, const T* actual, int64_t n,
+                 Tolerance tolerance) {
+  for (int64_t i = 0; i < n; ++i) {
+    double e = double(expected[i]), a = double(actual[i]);
+    double bound =
+        std::is_floating_point_v<T> ? tolerance.absolute + tolerance.relative * std::abs(e) : 0.0;
+    if (!(std::abs(e - a) <= bound) && !(std::isinf(e) && e == a)) {
+      fail(what + " differs at " + std::to_string(i) + ": expected " + std::to_string(e) +
+           ", got " + std::to_string(a));
+    }
+  }
+}
+
+template <class T>
+void check_close(const std::string& what, const std::vector<T>& expected,
+                 const std::vector<T>& actual, Tolerance tolerance) {
+  if (expected.size() != actual.size()) fail(what + ": sizes differ");
+  check_close(what, expected.data(), actual.data(), int64_t(expected.size()), tolerance);
+}
+
+// Graph and eager run the same kernels, so they must agree bit for bit.
+inline void check_same(const std::string& what, const ag::Tensor& eager, const ag::Tensor& graph) {
+  if (eager.dtype() != graph.dtype() || eager.shape() != graph.shape() ||
+      std::memcmp(eager.raw_data(), graph.raw_data(),
+                  size_t(eager.num_elements()) * ag::dtype_size(eager.dtype())) != 0) {
+    fail(what + ": graph and eager results differ");
+  }
+}
+
+// Rows are named <workload>/<variant>: hand variants start with "hand"
+// (hand_loops, hand_eigen, ...), then eager and graph. Each row that is not
+// a hand variant gets the counters x_hand (its median over the fastest hand
+// variant's) and, unless it is eager, x_eager; a row with the counter
+// `iters` (loop iterations per call) gets ns_per_iter. Hand rows must run
+// before the others of their workload. With repetitions, only the medians
+// are annotated.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  RatioReporter() : ConsoleReporter(OO_None) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::vector<Run> annotated = runs;
+    for (Run& run : annotated) {
+      bool repeated_iteration = run.run_type == Run::RT_Iteration && run.repetitions > 1;
+      if (repeated_iteration ||
+          (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median")) {
+        continue;
+      }
+      const std::string name = run.run_name.function_name;
+      const size_t slash = name.find('/');
+      const std::string workload = name.substr(0, slash);
+      const std::string variant = slash == std::string::npos ? "" : name.substr(slash + 1);
+      double ns = run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      medians_[name] = ns;
+      if (auto it = run.counters.find("iters"); it != run.counters.end() && it->second.value > 0) {
+        run.counters["ns_per_iter"] = ns / it->second.value;
+      }
+      if (variant.rfind("hand", 0) == 0) {
+        auto [it, inserted] = best_hand_.try_emplace(workload, ns);
+        it->second = std::min(it->second, ns);
+        continue;
+      }
+      if (auto it = best_hand_.find(workload); it != best_hand_.end()) {
+        run.counters["x_hand"] = ns / it->second;
+      }
+      if (auto it = medians_.find(workload + "/eager");
+          variant != "eager" && it != medians_.end()) {
+        run.counters["x_eager"] = ns / it->second;
+      }
+    }
+    ConsoleReporter::ReportRuns(annotated);
+  }
+
+ private:
+  std::map<std::string, double> medians_;    // ns, by full name
+  std::map<std::string, double> best_hand_;  // ns, by workload
+};
+
+}  // namespace ag_bench

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""The benchmark summary: every workload of issue 17's table (and the older
+targets) from the JSON files that Google Benchmark writes with
+--benchmark_out=FILE --benchmark_out_format=json, with eager, graph and hand,
+the ratio or per-iteration figure, the target, and "met" or "missed by Nx".
+tools/bench/run.sh calls it last. The targets live here and nowhere else.
+
+    summarize.py RESULTS.json...                  print the tables
+    summarize.py RESULTS.json... --readme README.md
+        also rewrite README.md between <!-- bench-table:begin --> and
+        <!-- bench-table:end --> (the README's table is never edited by hand)
+
+Times are CPU time, medians over the repetitions (the aggregate "median"
+when present, else the median of the repetitions found); threads_bench's rows
+are real time (two threads share one call). Stdlib only.
+"""
+
+import argparse
+import json
+import re
+import statistics
+import sys
+from dataclasses import dataclass
+
+BEGIN_MARKER = "<!-- bench-table:begin -->"
+END_MARKER = "<!-- bench-table:end -->"
+NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+class Results:
+    """Medians by benchmark name (run_name, e.g. "mse_f32_1e6/graph")."""
+
+    def __init__(self, documents):
+        cpu, real, counters = {}, {}, {}
+        self.contexts = []
+        for doc in documents:
+            self.contexts.append(doc.get("context", {}))
+            for b in doc.get("benchmarks", []):
+                # A benchmark with its own minimum time is named
+                # "<name>/min_time:0.300".
+                name = re.sub(r"/min_time:[0-9.]+", "", b.get("run_name", b["name"]))
+                scale = NS_PER_UNIT[b.get("time_unit", "ns")]
+                if b.get("run_type") == "aggregate":
+                    if b.get("aggregate_name") != "median":
+                        continue
+                    key = (name, "median")
+                else:
+                    key = (name, "iteration")
+                cpu.setdefault(key, []).append(b["cpu_time"] * scale)
+                real.setdefault(key, []).append(b["real_time"] * scale)
+                counters.setdefault(name, {}).update(
+                    {k: v for k, v in b.items() if isinstance(v, (int, float))})
+        self.cpu, self.real, self.counters = {}, {}, counters
+        for (name, kind), values in cpu.items():
+            # An aggregate median wins over the single repetitions.
+            if kind == "median" or name not in self.cpu:
+                self.cpu[name] = statistics.median(values)
+                self.real[name] = statistics.median(real[(name, kind)])
+
+    def time(self, name):
+        return self.cpu.get(name)
+
+    def real_time(self, name):
+        return self.real.get(name)
+
+    def best_hand(self, workload):
+        """The fastest of <workload>/hand and <workload>/hand_<how>."""
+        hands = [t for n, t in self.cpu.items()
+                 if n == workload + "/hand" or n.startswith(workload + "/hand_")]
+        return min(hands) if hands else None
+
+    def counter(self, name, key):
+        return self.counters.get(name, {}).get(key)
+
+
+@dataclass
+class Row:
+    workload: str
+    eager: float = None  # ns per call
+    graph: float = None
+    hand: float = None
+    figure: str = ""
+    target: str = ""
+    result: str = ""
+
+
+def verdict(value, target, at_least=False):
+    """'met', or 'missed by Nx' (how far the value is from the target)."""
+    if (value >= target) if at_least else (value <= target):
+        return "met"
+    factor = target / value if at_least else value / target
+    return f"missed by {factor:.1f}x"
+
+
+def ratio_row(res, label, workload, target, over="hand"):
+    """Graph over hand (or over eager), against a target ratio."""
+    graph, eager, hand = (res.time(workload + "/graph"), res.time(workload + "/eager"),
+                          res.best_hand(workload))
+    base = hand if over == "hand" else eager
+    if graph is None or base is None:
+        return None
+    value = graph / base
+    return Row(label, eager, graph, hand, f"{value:.2f}x {over}", f"≤ {target:g}x",
+               verdict(value, target))
+
+
+def per_iteration_row(res, label, workload, target_ns):
+    """Graph time per loop iteration (the counter `iters`)."""
+    graph = res.time(workload + "/graph")
+    iters = res.counter(workload + "/graph", "iters")
+    if graph is None or not iters:
+        return None
+    value = graph / iters
+    return Row(label, res.time(workload + "/eager"), graph, res.best_hand(workload),
+               f"{format_ns(value)}/iter", f"≤ {target_ns:g} ns/iter", verdict(value, target_ns))
+
+
+def call_row(res, label, workload, target_ns):
+    """The graph's time per call against an absolute target."""
+    graph = res.time(workload + "/graph")
+    if graph is None:
+        return None
+    return Row(label, res.time(workload + "/eager"), graph, res.best_hand(workload),
+               format_ns(graph), f"≤ {target_ns:g} ns", verdict(graph, target_ns))
+
+
+def overhead_row(res, label, workload, extra_ns):
+    """Graph at most `extra_ns` over hand (tiny workloads)."""
+    graph, hand = res.time(workload + "/graph"), res.best_hand(workload)
+    if graph is None or hand is None:
+        return None
+    return Row(label, res.time(workload + "/eager"), graph, hand,
+               f"hand + {format_ns(graph - hand)}", f"≤ hand + {format_ns(extra_ns)}",
+               verdict(graph - hand, extra_ns))
+
+
+def trace_row(res, nodes_label, workload, target_ms):
+    """Trace + optimise + compile + one run, per 1,000 traced nodes."""
+    graph = res.time(workload + "/graph")
+    nodes = res.counter(workload + "/graph", "nodes")
+    if graph is None or not nodes:
+        return None
+    value = graph / 1e6 / (nodes / 1000)
+    return Row(f"trace + optimise, {nodes_label} nodes", None, graph, None,
+               f"{value:.2f} ms per 1k nodes", f"≤ {target_ms:g} ms per 1k",
+               verdict(value, target_ms))
+
+
+def speedup_row(res, label, benchmark, target):
+    """threads_bench: 2 threads against 1 (real time)."""
+    one = res.real_time(f"{benchmark}/threads:1/real_time")
+    two = res.real_time(f"{benchmark}/threads:2/real_time")
+    if one is None or two is None:
+        return None
+    value = one / two
+    return Row(label, None, two, None, f"{value:.2f}x the 1-thread speed ({format_ns(one)})",
+               f"≥ {target:g}x", verdict(value, target, at_least=True))
+
+
+def loaded_row(res, label, workload, target):
+    """onnx_bench: the loaded model over the trace it came from."""
+    traced, loaded = res.time(workload + "/traced"), res.time(workload + "/loaded")
+    if traced is None or loaded is None:
+        return None
+    value = loaded / traced
+    return Row(label, None, loaded, None, f"{value:.2f}x traced ({format_ns(traced)})",
+               f"≤ {target:g}x", verdict(value, target))
+
+
+def issue_rows(res):
+    """Issue 17's table, in its order."""
+    rows = [
+        ratio_row(res, "MSE, float32, 1e6", "mse_f32_1e6", 1.1),
+        ratio_row(res, "collatz over 1e5 ints (350 iterations)", "collatz_100000", 1.2),
+        ratio_row(res, "dynamic_rnn 32x100x128", "rnn_32x100x128", 1.3),
+        ratio_row(res, "power int32 (100 chained 10x10 matmuls)", "power_i32", 1.3),
+        per_iteration_row(res, "fizzbuzz (n = 10000), per iteration", "fizzbuzz_10000", 40),
+        per_iteration_row(res, "collatz on 2 values, per iteration", "collatz_2", 60),
+        per_iteration_row(res, "tanh loop, per iteration", "tanh_loop", 50),
+        per_iteration_row(res, "dynamic_rnn 2x3x4, per iteration", "rnn_2x3x4", 80),
+        call_row(res, "cache hit, full call", "cache_hit", 100),
+    ]
+    rows += [trace_row(res, label, f"trace_{label}", 2) for label in ("1k", "10k", "100k")]
+    return [r for r in rows if r]
+
+
+def other_rows(res):
+    """The earlier issues' targets (docs/architecture.md, issues 4, 15, 16, 17.5)."""
+    rows = [
+        ratio_row(res, "power float32 (100 chained 10x10 matmuls)", "power_f32", 3),
+        overhead_row(res, "MSE, int32, length 5", "mse_i32_5", 500),
+        ratio_row(res, "dense 256x512 · 512x512 + bias", "dense", 1.1),
+        per_iteration_row(res, "fizzbuzz (n = 100), per iteration", "fizzbuzz_100", 100),
+        per_iteration_row(res, "collatz scalar 27.0, per iteration", "collatz_scalar", 100),
+        ratio_row(res, "training step, MLP 64x784-256-10, SGD", "mlp_step", 1.3),
+        speedup_row(res, "MSE 1e6, 2 intra-op threads", "BM_mse_f32_1e6_graph", 1.7),
+        speedup_row(res, "dense, 2 intra-op threads", "BM_dense_256x512x512_graph", 1.7),
+        loaded_row(res, "ONNX dense + relu, loaded", "dense_256x512x512", 1.05),
+        loaded_row(res, "ONNX tanh loop, loaded", "tanh_loop", 1.05),
+    ]
+    return [r for r in rows if r]
+
+
+def format_ns(ns):
+    if ns is None:
+        return ""
+    magnitude = abs(ns)
+    for unit, scale in (("ns", 1.0), ("µs", 1e3), ("ms", 1e6)):
+        if magnitude < 1000 * scale:
+            value = ns / scale
+            digits = 0 if abs(value) >= 100 else 1 if abs(value) >= 10 else 2
+            return f"{value:.{digits}f} {unit}"
+    return f"{ns / 1e9:.2f} s"
+
+
+def markdown_table(rows):
+    lines = ["| workload | eager | graph | hand | graph figure | target | result |",
+             "|---|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        result = r.result if r.result == "met" else f"**{r.result}**"
+        lines.append(f"| {r.workload} | {format_ns(r.eager)} | {format_ns(r.graph)} | "
+                     f"{format_ns(r.hand)} | {r.figure} | {r.target} | {result} |")
+    return "\n".join(lines)
+
+
+def describe_run(res):
+    """Where and when: date, CPUs and load average, from the JSON context."""
+    contexts = [c for c in res.contexts if c]
+    if not contexts:
+        return "no benchmark context recorded"
+    first = contexts[0]
+    loads = [c["load_avg"][0] for c in contexts if c.get("load_avg")]
+    load = f", load average {min(loads):.2f} to {max(loads):.2f}" if loads else ""
+    build = first.get("library_build_type", "")
+    return (f"{first.get('date', '?')}, {first.get('num_cpus', '?')} CPUs at "
+            f"{first.get('mhz_per_cpu', '?')} MHz{load} (1-minute, as each binary started); "
+            f"Google Benchmark's own build: {build} (the timed code is Release)")
+
+
+def summary(res):
+    parts = ["Issue 17's workloads (CPU time per call, medians; graph figure: graph/hand, "
+             "time per loop iteration, or per 1,000 traced nodes):", "",
+             markdown_table(issue_rows(res))]
+    others = other_rows(res)
+    if others:
+        parts += ["", "Earlier targets:", "", markdown_table(others)]
+    parts += ["", f"Measured {describe_run(res)}."]
+    return "\n".join(parts)
+
+
+def replace_between_markers(text, generated):
+    begin, end = text.find(BEGIN_MARKER), text.find(END_MARKER)
+    if begin < 0 or end < begin:
+        raise ValueError(f"the markers {BEGIN_MARKER} ... {END_MARKER} are missing")
+    head = text[:begin + len(BEGIN_MARKER)]
+    return head + "\n<!-- generated by tools/bench/summarize.py; do not edit -->\n" + \
+        generated + "\n" + text[end:]
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", nargs="+", help="Google Benchmark JSON files")
+    parser.add_argument("--readme", help="rewrite this file's table between the markers")
+    args = parser.parse_args(argv)
+    documents = []
+    for path in args.results:
+        with open(path, encoding="utf-8") as f:
+            documents.append(json.load(f))
+    text = summary(Results(documents))
+    print(text)
+    if args.readme:
+        with open(args.readme, encoding="utf-8") as f:
+            readme = f.read()
+        with open(args.readme, "w", encoding="utf-8") as f:
+            f.write(replace_between_markers(readme, text))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Tests of summarize.py on the small checked-in results in testdata/ (what
+Google Benchmark's --benchmark_out_format=json writes, cut down): the rows it
+produces, their ratios and verdicts, and the README rewrite. ctest runs it as
+bench.summarize."""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import summarize  # noqa: E402
+
+
+def load_fixture():
+    docs = []
+    for name in ("runtime_bench", "control_bench", "threads_bench"):
+        with open(os.path.join(HERE, "testdata", name + ".json"), encoding="utf-8") as f:
+            docs.append(json.load(f))
+    return summarize.Results(docs)
+
+
+class SummarizeTest(unittest.TestCase):
+    def setUp(self):
+        self.res = load_fixture()
+        self.rows = {r.workload: r for r in summarize.issue_rows(self.res)}
+
+    def test_ratio_against_the_fastest_hand_variant(self):
+        row = self.rows["MSE, float32, 1e6"]
+        self.assertEqual(row.hand, 100e3)  # hand_loops, not hand_eigen
+        self.assertEqual(row.graph, 500e3)  # the median, not the mean
+        self.assertEqual(row.eager, 700e3)
+        self.assertEqual(row.figure, "5.00x hand")
+        self.assertEqual(row.target, "≤ 1.1x")
+        self.assertEqual(row.result, "missed by 4.5x")
+
+    def test_met_ratio(self):
+        row = self.rows["power int32 (100 chained 10x10 matmuls)"]
+        self.assertEqual(row.figure, "1.20x hand")
+        self.assertEqual(row.result, "met")
+
+    def test_per_iteration_divides_by_the_iters_counter(self):
+        row = self.rows["fizzbuzz (n = 10000), per iteration"]
+        self.assertEqual(row.figure, "40.0 ns/iter")
+        self.assertEqual(row.result, "met")  # exactly the target
+
+    def test_median_of_repetitions_without_aggregates(self):
+        row = self.rows["collatz on 2 values, per iteration"]
+        self.assertEqual(row.graph, 11.8e3)
+        self.assertEqual(row.figure, "100 ns/iter")
+        self.assertEqual(row.result, "missed by 1.7x")
+
+    def test_absolute_target(self):
+        row = self.rows["cache hit, full call"]
+        self.assertEqual(row.figure, "150 ns")
+        self.assertEqual(row.result, "missed by 1.5x")
+
+    def test_trace_per_thousand_nodes(self):
+        self.assertEqual(self.rows["trace + optimise, 1k nodes"].figure, "1.50 ms per 1k nodes")
+        self.assertEqual(self.rows["trace + optimise, 1k nodes"].result, "met")
+        self.assertEqual(self.rows["trace + optimise, 100k nodes"].result, "missed by 1.8x")
+
+    def test_workloads_not_run_are_left_out(self):
+        self.assertNotIn("dynamic_rnn 32x100x128", self.rows)
+        self.assertNotIn("trace + optimise, 10k nodes", self.rows)
+
+    def test_earlier_targets(self):
+        rows = {r.workload: r for r in summarize.other_rows(self.res)}
+        self.assertEqual(rows["MSE, int32, length 5"].figure, "hand + 240 ns")
+        self.assertEqual(rows["MSE, int32, length 5"].result, "met")
+        speedup = rows["MSE 1e6, 2 intra-op threads"]  # real time: 500 / 250
+        self.assertTrue(speedup.figure.startswith("2.00x the 1-thread speed"))
+        self.assertEqual(speedup.result, "met")
+
+    def test_verdict_of_a_lower_bound(self):
+        self.assertEqual(summarize.verdict(1.2, 1.7, at_least=True), "missed by 1.4x")
+
+    def test_summary_names_the_load(self):
+        text = summarize.summary(self.res)
+        self.assertIn("| MSE, float32, 1e6 | 700 µs | 500 µs | 100 µs | 5.00x hand | ≤ 1.1x | "
+                      "**missed by 4.5x** |", text)
+        self.assertIn("load average 1.50 to 2.50", text)
+
+    def test_readme_rewritten_between_the_markers_only(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            readme = os.path.join(tmp, "README.md")
+            with open(readme, "w", encoding="utf-8") as f:
+                f.write(f"# Title\n\n{summarize.BEGIN_MARKER}\nold table\n"
+                        f"{summarize.END_MARKER}\n\nafter\n")
+            fixture = [os.path.join(HERE, "testdata", n + ".json")
+                       for n in ("runtime_bench", "control_bench")]
+            with open(os.devnull, "w") as quiet:
+                stdout, sys.stdout = sys.stdout, quiet
+                try:
+                    summarize.main(fixture + ["--readme", readme])
+                finally:
+                    sys.stdout = stdout
+            with open(readme, encoding="utf-8") as f:
+                text = f.read()
+        self.assertTrue(text.startswith(f"# Title\n\n{summarize.BEGIN_MARKER}\n"))
+        self.assertTrue(text.endswith(f"{summarize.END_MARKER}\n\nafter\n"))
+        self.assertNotIn("old table", text)
+        self.assertIn("| cache hit, full call |", text)
+
+    def test_missing_markers_are_an_error(self):
+        with self.assertRaises(ValueError):
+            summarize.replace_between_markers("no markers here", "table")
+
+
+if __name__ == "__main__":
+    unittest.main()
