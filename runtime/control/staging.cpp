@@ -15,6 +15,7 @@
 #include "ag/control_flow.h"
 #include "autodiff/tape.h"
 #include "control/if_gradient.h"
+#include "control/while_gradient.h"
 #include "core/tensor_impl.h"
 #include "ops/dispatch.h"
 #include "trace/trace_state.h"
@@ -163,6 +164,7 @@ Branch trace_branch(FnRef<void()> fn, CollectLeaves collect, const std::vector<T
   Branch b{nested_trace(), {}};
   {
     trace::ActiveTrace active(b.state, /*finish_on_exit=*/false);
+    autodiff::PauseTapes paused;
     fn();
   }
   b.values = values_of(collect_checked(collect, initial.size(), "if"));
@@ -294,6 +296,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
     std::vector<Tensor> defined;
     {
       trace::ActiveTrace active(state);
+      autodiff::PauseTapes paused;
       bind_placeholders();
       body();
       defined = values_of(collect_checked(collect, n, "while"));
@@ -328,6 +331,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
     cond_state = nested_trace();
     {
       trace::ActiveTrace active(cond_state);
+      autodiff::PauseTapes paused;
       bind_placeholders();
       Tensor t = test();
       check_condition(t, "while");
@@ -339,6 +343,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
     bool relaxed = false;
     {
       trace::ActiveTrace active(body_state, /*finish_on_exit=*/false);
+      autodiff::PauseTapes paused;
       bind_placeholders();
       body();
       std::vector<Tensor> next = values_of(collect_checked(collect, n, "while"));
@@ -388,12 +393,20 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
   node.subgraphs = {cond_state->body, body_state->body};
   node.outputs = types;
   if (options.maximum_iterations) node.attrs.ints = {*options.maximum_iterations};
-  std::vector<Tensor> results = trace::add_node(std::move(node));
-  if (autodiff::tape_active()) {
-    std::vector<Tensor> inputs;
-    for (size_t k : vars) inputs.push_back(initial[k]);
-    for (const auto& [key, outer] : captures) inputs.push_back(outer);
-    tell_tapes("while", trace::current()->body->nodes.back(), inputs, results, nullptr);
+  std::vector<Tensor> inputs, outers;
+  for (size_t k : vars) inputs.push_back(initial[k]);
+  for (const auto& [key, outer] : captures) outers.push_back(outer);
+  inputs.insert(inputs.end(), outers.begin(), outers.end());
+  std::vector<Tensor> results;
+  if (autodiff::tapes_track_any(inputs)) {
+    // Only a loop a tape differentiates counts its iterations and stacks
+    // values for its backward.
+    DifferentiableWhile loop = add_differentiable_while(std::move(node), vars.size(), outers);
+    results = std::move(loop.results);
+    tell_tapes("while", trace::current()->body->nodes.back(), inputs, results,
+               std::move(loop.gradient));
+  } else {
+    results = trace::add_node(std::move(node));
   }
   std::vector<Leaf> now = collect_checked(collect, n, "while");
   for (size_t i = 0; i < vars.size(); ++i) *now[vars[i]].tensor = results[i];
