@@ -19,13 +19,15 @@ namespace {
                            "gradient would change the program");
 }
 
-Tensor read_variable(const graph::Node& node) {
-  VariableState& v = *node.variable;
+}  // namespace
+
+Tensor read_variable(const std::shared_ptr<VariableState>& variable) {
+  VariableState& v = *variable;
   Tensor value;
   if (trace::current()) {
     graph::Node read;
     read.kind = graph::NodeKind::ReadVariable;
-    read.variable = node.variable;
+    read.variable = variable;
     read.outputs = {{v.dtype, v.shape}};
     value = trace::add_node(std::move(read))[0];
   } else {
@@ -33,6 +35,8 @@ Tensor read_variable(const graph::Node& node) {
   }
   return autodiff::on_variable_read(v.id, v.trainable, value);
 }
+
+namespace {
 
 std::vector<Tensor> replay_if(const graph::Node& node, std::span<const Tensor> in) {
   if (!in[0].is_symbolic())
@@ -92,7 +96,7 @@ std::vector<Tensor> replay_node(const graph::Node& node, std::span<const Tensor>
         throw_not_replayable(node, "a random op");
       return {ops::apply(node.op, in, node.attrs, node.site)};
     case NodeKind::ReadVariable:
-      return {read_variable(node)};
+      return {read_variable(node.variable)};
     case NodeKind::AssignVariable:
     case NodeKind::AssignAddVariable:
     case NodeKind::AssignSubVariable:

@@ -9,6 +9,7 @@
 
 #include "ag/tensor.h"
 #include "graph/graph.h"
+#include "graph/variable_state.h"
 
 namespace ag::detail {
 
@@ -18,5 +19,9 @@ namespace ag::detail {
 // assignments, effects, random ops) are an UnimplementedError: running them
 // again would change the program.
 std::vector<Tensor> replay_body(const graph::Body& body, std::span<const Tensor> inputs);
+
+// Reads `variable` as a ReadVariable node does (a node of the current trace,
+// or its value eagerly), telling the tapes.
+Tensor read_variable(const std::shared_ptr<VariableState>& variable);
 
 }  // namespace ag::detail

@@ -396,6 +396,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
   std::vector<Tensor> inputs, outers;
   for (size_t k : vars) inputs.push_back(initial[k]);
   for (const auto& [key, outer] : captures) outers.push_back(outer);
+  if (autodiff::tape_active()) hoist_variable_reads(node, outers);
   inputs.insert(inputs.end(), outers.begin(), outers.end());
   std::vector<Tensor> results;
   if (autodiff::tapes_track_any(inputs)) {

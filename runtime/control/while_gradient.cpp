@@ -69,6 +69,8 @@ class BodyCopy {
         map_[{int32_t(n), int32_t(o)}] = {index, int32_t(o)};
     }
   }
+  // `v` of `from` is `to` of the new body.
+  void alias(ValueRef v, ValueRef to) { map_[key_of(v)] = to; }
   ValueRef map(ValueRef v) const { return map_.at(key_of(v)); }
   ValueRef add(Node node) {
     node.name = to_->unique_name(node.name);
@@ -328,7 +330,60 @@ autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split,
   };
 }
 
+bool has_stateful_node(const Body& body) {
+  for (const Node& node : body.nodes) {
+    if (node.is_stateful()) return true;
+    for (const auto& sub : node.subgraphs)
+      if (has_stateful_node(*sub)) return true;
+  }
+  return false;
+}
+
+// `body` with its reads of `variables` replaced by placeholders appended to
+// its inputs, one per variable.
+std::shared_ptr<Body> with_reads_as_inputs(const Body& body,
+                                           const std::vector<const Node*>& variables) {
+  BodyCopy copy(body);
+  for (int32_t p : body.placeholders) copy.give({p, 0}, body.nodes[size_t(p)].name);
+  std::vector<ValueRef> given;
+  for (const Node* read : variables)
+    given.push_back(copy.add_placeholder(read->name, read->outputs[0]));
+  std::vector<char> marked(body.nodes.size(), 1);
+  for (size_t n = 0; n < body.nodes.size(); ++n) {
+    const Node& node = body.nodes[n];
+    if (node.kind != NodeKind::ReadVariable) continue;
+    marked[n] = 0;
+    for (size_t k = 0; k < variables.size(); ++k)
+      if (variables[k]->variable == node.variable) copy.alias({int32_t(n), 0}, given[k]);
+  }
+  copy.copy(marked);
+  for (ValueRef v : body.outputs) copy.body()->outputs.push_back(copy.map(v));
+  return copy.body();
+}
+
 }  // namespace
+
+void hoist_variable_reads(graph::Node& node, std::vector<Tensor>& captures) {
+  std::vector<const Node*> reads;  // the first read of each variable
+  for (const auto& body : node.subgraphs) {
+    if (has_stateful_node(*body)) return;
+    for (const Node& n : body->nodes) {
+      if (n.kind != NodeKind::ReadVariable) continue;
+      bool seen = std::any_of(reads.begin(), reads.end(),
+                              [&](const Node* r) { return r->variable == n.variable; });
+      if (!seen) reads.push_back(&n);
+    }
+  }
+  if (reads.empty()) return;
+  std::vector<std::shared_ptr<Body>> bodies;
+  for (const auto& body : node.subgraphs) bodies.push_back(with_reads_as_inputs(*body, reads));
+  for (const Node* read : reads) {
+    Tensor value = read_variable(read->variable);
+    node.inputs.push_back(trace::resolve(value));
+    captures.push_back(value);
+  }
+  node.subgraphs = std::move(bodies);
+}
 
 DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
                                              std::span<const Tensor> captures) {

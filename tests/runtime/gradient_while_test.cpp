@@ -262,6 +262,37 @@ TEST(WhileGradient, WhileInsideAWhile) {
   check_gradients(nested_loss, {doubles({0.3, -0.4}, {2}), doubles({1.1, 0.7}, {2})}, steps(3));
 }
 
+// A trainable Variable read in the body (as a layer's weights are): the tape
+// watches it, and its gradient sums over the iterations.
+TEST(WhileGradient, VariableReadInTheBody) {
+  ag::Variable w(doubles({1.1, 0.7}, {2}), "w");
+  auto with_variable = [&](const Tensor& x0, const Tensor& n) {
+    Tensor x = x0, i(int64_t{0});
+    ag::GradientTape tape;
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     x = ag::tanh(x * w.read()) + 0.2;
+                     i = i + int64_t{1};
+                   },
+                   ag::state({"x", "i"}, x, i));
+    return tape.gradient(ag::reduce_sum(x * x), std::vector<ag::Variable>{w})[0];
+  };
+  Tensor x = doubles({0.3, -0.4}, {2}), n = steps(3);
+  auto as_tensor = [&](const Tensors& p, const Tensor& n) {
+    Tensor x = p[0], i(int64_t{0});
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     x = ag::tanh(x * p[1]) + 0.2;
+                     i = i + int64_t{1};
+                   },
+                   ag::state({"x", "i"}, x, i));
+    return ag::reduce_sum(x * x);
+  };
+  Tensor expected = finite_differences(as_tensor, {x, w.read()}, n)[1];
+  expect_close(with_variable(x, n), expected, 1e-6, "eager");
+  expect_close(ag::function(with_variable)(x, n), expected, 1e-6, "graph");
+}
+
 const ag::graph::Node* first_while(const ag::graph::Body& body) {
   for (const auto& node : body.nodes)
     if (node.kind == ag::graph::NodeKind::While) return &node;
