@@ -142,7 +142,7 @@ struct Split {
   std::vector<size_t> grad_captures;  // the captures the loop gives a gradient
 };
 
-Split split_body(const Node& loop, size_t num_vars) {
+Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> captures) {
   const Body& body = *loop.subgraphs[1];
   size_t num_caps = body.placeholders.size() - num_vars;
   trace::TraceState* outer = trace::current();
@@ -166,11 +166,15 @@ Split split_body(const Node& loop, size_t num_vars) {
   for (size_t i : split.float_vars)
     output_grads.push_back(trace::add_placeholder("grad", loop.outputs[i]));
 
+  // The floating loop variables, and the captures the outer tapes track.
   GradientTape tape;
-  for (const Tensor& t : inputs) {
-    if (!is_floating(t.dtype())) continue;
-    tape.watch(t);
-    sources.push_back(t);
+  std::vector<size_t> watched;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!is_floating(inputs[k].dtype())) continue;
+    if (k >= num_vars && !autodiff::tapes_track_any(captures.subspan(k - num_vars, 1))) continue;
+    tape.watch(inputs[k]);
+    sources.push_back(inputs[k]);
+    watched.push_back(k);
   }
   std::vector<Tensor> outputs = replay_body(body, inputs);
   Tensor target;
@@ -187,9 +191,9 @@ Split split_body(const Node& loop, size_t num_vars) {
     const Tensor& g = grads[source];
     backward_out.push_back(trace::resolve(g.defined() ? g : zeros_like(output_grads[f])));
   }
-  for (size_t j = 0; j < num_caps; ++j) {
-    if (!is_floating(inputs[num_vars + j].dtype())) continue;
-    const Tensor& g = grads[source++];
+  for (; source < watched.size(); ++source) {
+    size_t j = watched[source] - num_vars;
+    const Tensor& g = grads[source];
     if (!g.defined()) continue;
     backward_out.push_back(trace::resolve(g));
     split.grad_captures.push_back(j);
@@ -390,7 +394,7 @@ DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
   std::shared_ptr<Split> split;
   std::string why;
   try {
-    split = std::make_shared<Split>(split_body(node, num_vars));
+    split = std::make_shared<Split>(split_body(node, num_vars, captures));
   } catch (const UnimplementedError& e) {
     why = e.what();
   }
