@@ -200,19 +200,18 @@ Tensor rows_of(const Tensor& t, CallSite site) {
 }  // namespace
 
 // The written row's gradient goes to the value; the array's rows keep the
-// rest (the row written over gets none), cut back to the rows it had before
-// a write that grew it.
+// rest (the row written over gets none: a write of zeros there, in place in
+// a loop, rather than a mask over every row), cut back to the rows it had
+// before a write that grew it.
 Grads grad_tensor_array_write(const GradContext& c) {
   const Tensor &buffer = c.inputs[0], &index = c.inputs[1];
   Tensor row = cast(index, DType::int64, c.site);
+  Tensor row_grad = gather(c.grad, row, 0, c.site);
   Grads grads(3);
-  if (c.needs(2)) grads[2] = gather(c.grad, row, 0, c.site);
+  if (c.needs(2)) grads[2] = row_grad;
   if (!c.needs(0)) return grads;
-  Tensor rows = rows_of(c.grad, c.site);
-  Tensor kept = cast(not_equal(range(rows, c.site), row, c.site), c.grad.dtype(), c.site);
-  std::vector<int64_t> column(size_t(c.grad.rank()), 1);
-  column[0] = -1;
-  Tensor g = c.grad * reshape(kept, column, c.site);
+  Tensor g =
+      ops::apply(OpId::TensorArrayWrite, {c.grad, row, zeros_like(row_grad, c.site)}, {}, c.site);
   int64_t before = buffer.shape()[0], after = c.output.shape()[0];
   if (before == kUnknownDim || before != after)
     g = gather(g, range(rows_of(buffer, c.site), c.site), 0, c.site);
