@@ -15,6 +15,7 @@
 #include "ag/control_flow.h"
 #include "autodiff/tape.h"
 #include "control/if_gradient.h"
+#include "control/variable_reads.h"
 #include "control/while_gradient.h"
 #include "core/tensor_impl.h"
 #include "ops/dispatch.h"
@@ -249,10 +250,11 @@ void stage_if(const Tensor& pred, FnRef<void()> then_fn, FnRef<void()> else_fn,
   for (const auto& [key, outer] : captures) node.inputs.push_back(trace::resolve(outer));
   node.subgraphs = {then_branch.state->body, else_branch.state->body};
   for (const Output& o : outputs) node.outputs.push_back(o.type);
+  std::vector<Tensor> outers;
+  for (const auto& [key, outer] : captures) outers.push_back(outer);
+  if (autodiff::tape_active()) hoist_variable_reads(node, outers);
   std::vector<Tensor> results = trace::add_node(std::move(node));
   if (autodiff::tape_active()) {
-    std::vector<Tensor> outers;
-    for (const auto& [key, outer] : captures) outers.push_back(outer);
     std::vector<Tensor> inputs = {pred};
     inputs.insert(inputs.end(), outers.begin(), outers.end());
     const graph::Node& if_node = trace::current()->body->nodes.back();

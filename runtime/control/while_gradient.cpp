@@ -17,12 +17,14 @@
 #include "control/while_gradient.h"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <string>
 #include <utility>
 
 #include "ag/control_flow.h"
 #include "ag/gradients.h"
+#include "control/body_copy.h"
 #include "control/replay.h"
 #include "trace/trace_state.h"
 
@@ -38,51 +40,6 @@ using Key = std::pair<int32_t, int32_t>;
 Key key_of(ValueRef v) {
   return {v.node, v.output};
 }
-
-// Builds a body from part of another: given values of `from` become new
-// placeholders, marked nodes are copied in order with their inputs remapped.
-class BodyCopy {
- public:
-  explicit BodyCopy(const Body& from) : from_(from), to_(std::make_shared<Body>()) {}
-
-  // A new placeholder standing for `v` of `from`.
-  void give(ValueRef v, const std::string& name) {
-    map_[key_of(v)] = add_placeholder(name, from_.type_of(v));
-  }
-  ValueRef add_placeholder(const std::string& name, const ops::ValueType& type) {
-    Node node;
-    node.kind = NodeKind::Placeholder;
-    node.name = to_->unique_name(name);
-    node.outputs = {type};
-    int32_t index = to_->add(std::move(node));
-    to_->placeholders.push_back(index);
-    return {index, 0};
-  }
-  void copy(const std::vector<char>& marked) {
-    for (size_t n = 0; n < from_.nodes.size(); ++n) {
-      if (!marked[n] || map_.count({int32_t(n), 0})) continue;
-      Node node = from_.nodes[n];
-      node.name = to_->unique_name(node.name);
-      for (ValueRef& in : node.inputs) in = map(in);
-      int32_t index = to_->add(std::move(node));
-      for (size_t o = 0; o < from_.nodes[n].outputs.size(); ++o)
-        map_[{int32_t(n), int32_t(o)}] = {index, int32_t(o)};
-    }
-  }
-  // `v` of `from` is `to` of the new body.
-  void alias(ValueRef v, ValueRef to) { map_[key_of(v)] = to; }
-  ValueRef map(ValueRef v) const { return map_.at(key_of(v)); }
-  ValueRef add(Node node) {
-    node.name = to_->unique_name(node.name);
-    return {to_->add(std::move(node)), 0};
-  }
-  std::shared_ptr<Body> body() const { return to_; }
-
- private:
-  const Body& from_;
-  std::shared_ptr<Body> to_;
-  std::map<Key, ValueRef> map_;
-};
 
 // Marks the nodes of `body` that `roots` need, going through the nodes `pass`
 // allows; a needed value of another node is put in `stopped` instead.
@@ -183,6 +140,8 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
     target = target.defined() ? target + term : term;
   }
   std::vector<Tensor> grads = tape.gradient(target, sources);
+  if (!state->captures.empty())
+    throw InternalError("while gradient: the replayed body captured an outer value");
 
   std::vector<ValueRef> forward_out, backward_out;
   for (const Tensor& t : outputs) forward_out.push_back(trace::resolve(t));
@@ -334,69 +293,21 @@ autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split,
   };
 }
 
-bool has_stateful_node(const Body& body) {
-  for (const Node& node : body.nodes) {
-    if (node.is_stateful()) return true;
-    for (const auto& sub : node.subgraphs)
-      if (has_stateful_node(*sub)) return true;
-  }
-  return false;
-}
-
-// `body` with its reads of `variables` replaced by placeholders appended to
-// its inputs, one per variable.
-std::shared_ptr<Body> with_reads_as_inputs(const Body& body,
-                                           const std::vector<const Node*>& variables) {
-  BodyCopy copy(body);
-  for (int32_t p : body.placeholders) copy.give({p, 0}, body.nodes[size_t(p)].name);
-  std::vector<ValueRef> given;
-  for (const Node* read : variables)
-    given.push_back(copy.add_placeholder(read->name, read->outputs[0]));
-  std::vector<char> marked(body.nodes.size(), 1);
-  for (size_t n = 0; n < body.nodes.size(); ++n) {
-    const Node& node = body.nodes[n];
-    if (node.kind != NodeKind::ReadVariable) continue;
-    marked[n] = 0;
-    for (size_t k = 0; k < variables.size(); ++k)
-      if (variables[k]->variable == node.variable) copy.alias({int32_t(n), 0}, given[k]);
-  }
-  copy.copy(marked);
-  for (ValueRef v : body.outputs) copy.body()->outputs.push_back(copy.map(v));
-  return copy.body();
-}
-
 }  // namespace
-
-void hoist_variable_reads(graph::Node& node, std::vector<Tensor>& captures) {
-  std::vector<const Node*> reads;  // the first read of each variable
-  for (const auto& body : node.subgraphs) {
-    if (has_stateful_node(*body)) return;
-    for (const Node& n : body->nodes) {
-      if (n.kind != NodeKind::ReadVariable) continue;
-      bool seen = std::any_of(reads.begin(), reads.end(),
-                              [&](const Node* r) { return r->variable == n.variable; });
-      if (!seen) reads.push_back(&n);
-    }
-  }
-  if (reads.empty()) return;
-  std::vector<std::shared_ptr<Body>> bodies;
-  for (const auto& body : node.subgraphs) bodies.push_back(with_reads_as_inputs(*body, reads));
-  for (const Node* read : reads) {
-    Tensor value = read_variable(read->variable);
-    node.inputs.push_back(trace::resolve(value));
-    captures.push_back(value);
-  }
-  node.subgraphs = std::move(bodies);
-}
 
 DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
                                              std::span<const Tensor> captures) {
+  // A body that cannot be differentiated is an error only for a gradient
+  // through the loop, not for the forward.
   std::shared_ptr<Split> split;
   std::string why;
+  std::exception_ptr error;
   try {
     split = std::make_shared<Split>(split_body(node, num_vars, captures));
   } catch (const UnimplementedError& e) {
     why = e.what();
+  } catch (const Error&) {
+    error = std::current_exception();
   }
   if (!split || split->float_vars.empty()) {
     std::vector<Tensor> results = trace::add_node(std::move(node));
@@ -406,6 +317,10 @@ DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
     if (!why.empty()) {
       gradient = [what, why](std::span<const Tensor>) -> std::vector<Tensor> {
         throw UnimplementedError("GradientTape.gradient: " + what + " has no gradient: " + why);
+      };
+    } else if (error) {
+      gradient = [error](std::span<const Tensor>) -> std::vector<Tensor> {
+        std::rethrow_exception(error);
       };
     }
     return {std::move(results), std::move(gradient)};

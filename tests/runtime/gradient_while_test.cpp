@@ -262,35 +262,63 @@ TEST(WhileGradient, WhileInsideAWhile) {
   check_gradients(nested_loss, {doubles({0.3, -0.4}, {2}), doubles({1.1, 0.7}, {2})}, steps(3));
 }
 
-// A trainable Variable read in the body (as a layer's weights are): the tape
-// watches it, and its gradient sums over the iterations.
+// A trainable Variable read in the loop body (as a layer's weights are),
+// directly or in an if there: the tape watches it, and its gradient sums over
+// the iterations.
 TEST(WhileGradient, VariableReadInTheBody) {
-  ag::Variable w(doubles({1.1, 0.7}, {2}), "w");
-  auto with_variable = [&](const Tensor& x0, const Tensor& n) {
-    Tensor x = x0, i(int64_t{0});
-    ag::GradientTape tape;
+  // x = step(x, w) n times; loss sum(x * x).
+  using Step = std::function<Tensor(const Tensor&, const std::function<Tensor()>&)>;
+  auto loop = [](Tensor x, const Tensor& n, const Step& step, const std::function<Tensor()>& w) {
+    Tensor i(int64_t{0});
     ag::while_stmt([&] { return i < n; },
                    [&] {
-                     x = ag::tanh(x * w.read()) + 0.2;
-                     i = i + int64_t{1};
-                   },
-                   ag::state({"x", "i"}, x, i));
-    return tape.gradient(ag::reduce_sum(x * x), std::vector<ag::Variable>{w})[0];
-  };
-  Tensor x = doubles({0.3, -0.4}, {2}), n = steps(3);
-  auto as_tensor = [&](const Tensors& p, const Tensor& n) {
-    Tensor x = p[0], i(int64_t{0});
-    ag::while_stmt([&] { return i < n; },
-                   [&] {
-                     x = ag::tanh(x * p[1]) + 0.2;
+                     x = step(x, w);
                      i = i + int64_t{1};
                    },
                    ag::state({"x", "i"}, x, i));
     return ag::reduce_sum(x * x);
   };
-  Tensor expected = finite_differences(as_tensor, {x, w.read()}, n)[1];
-  expect_close(with_variable(x, n), expected, 1e-6, "eager");
-  expect_close(ag::function(with_variable)(x, n), expected, 1e-6, "graph");
+  Step direct = [](const Tensor& x, const std::function<Tensor()>& w) {
+    return ag::tanh(x * w()) + 0.2;
+  };
+  Step in_an_if = [](const Tensor& x, const std::function<Tensor()>& w) {
+    Tensor y = x;
+    ag::if_stmt(
+        ag::reduce_sum(x) > 0.0, [&] { y = ag::tanh(x * w()) - 0.3; }, [&] { y = x * w() + 0.4; },
+        ag::state({"y"}, y));
+    return y;
+  };
+  ag::Variable w(doubles({1.1, 0.7}, {2}), "w");
+  Tensor x = doubles({0.3, -0.4}, {2}), n = steps(3);
+  for (const Step& step : {direct, in_an_if}) {
+    auto with_variable = [&](const Tensor& x, const Tensor& n) {
+      ag::GradientTape tape;
+      Tensor loss = loop(x, n, step, [&] { return w.read(); });
+      return tape.gradient(loss, std::vector<ag::Variable>{w})[0];
+    };
+    auto as_tensor = [&](const Tensors& p, const Tensor& n) {
+      return loop(p[0], n, step, [&] { return p[1]; });
+    };
+    Tensor expected = finite_differences(as_tensor, {x, w.read()}, n)[1];
+    expect_close(with_variable(x, n), expected, 1e-6, "eager");
+    expect_close(ag::function(with_variable)(x, n), expected, 1e-6, "graph");
+  }
+}
+
+// The same for a staged if outside any loop.
+TEST(WhileGradient, VariableReadInAStagedIf) {
+  ag::Variable w(doubles({1.1, 0.7}, {2}), "w");
+  auto with_variable = [&](const Tensor& x) {
+    ag::GradientTape tape;
+    Tensor y = ag::cond(
+        ag::reduce_sum(x) > 0.0, [&] { return x * w.read() * w.read(); }, [&] { return x; });
+    return tape.gradient(ag::reduce_sum(y), std::vector<ag::Variable>{w})[0];
+  };
+  Tensor x = doubles({0.3, 0.4}, {2});
+  // d/dw sum(x w^2) = 2 x w.
+  std::vector<double> expected = {2 * 0.3 * 1.1, 2 * 0.4 * 0.7};
+  expect_close(with_variable(x), doubles(expected, {2}), 1e-12, "eager");
+  expect_close(ag::function(with_variable)(x), doubles(expected, {2}), 1e-12, "graph");
 }
 
 const ag::graph::Node* first_while(const ag::graph::Body& body) {
@@ -327,6 +355,32 @@ TEST(WhileGradient, OnlyALoopATapeDifferentiatesCarriesStacks) {
   EXPECT_GT(stacked->outputs.size(), 2u);
   std::vector<std::string> body_ops = ag::Graph(stacked->subgraphs[1], "body").ops();
   EXPECT_NE(std::find(body_ops.begin(), body_ops.end(), "tensor_array_write"), body_ops.end());
+}
+
+// For the RNN with only the weights watched, the forward stacks x_t^T (for
+// dW = x_t^T dz), h^T (for dU), the new h (tanh's gradient uses its output)
+// and the step (the TensorArray row), not the weights or the array.
+TEST(WhileGradient, RnnStacksOnlyWhatItsBackwardNeeds) {
+  auto gradient = ag::function([](const Tensors& p, const Tensor& n) {
+    ag::GradientTape tape;
+    tape.watch(p[1]);
+    tape.watch(p[2]);
+    tape.watch(p[3]);
+    return tape.gradient(rnn_loss(p, n), Tensors{p[1], p[2], p[3]});
+  });
+  Tensors p = {wavy({kBatch, kTime, kIn}, 1.0, 0.1), wavy({kIn, kHidden}, 0.8, 0.2),
+               wavy({kHidden, kHidden}, 0.5, 0.3), wavy({kHidden}, 0.3, 0.4)};
+  const ag::graph::Node* loop =
+      first_while(gradient.get_concrete_function(p, steps(3)).graph().body());
+  ASSERT_NE(loop, nullptr);
+  // Loop variables h, the array, the for index; then the count; then the stacks.
+  std::vector<std::string> stacks;
+  for (size_t k = 4; k < loop->outputs.size(); ++k)
+    stacks.push_back(std::string(ag::dtype_name(loop->outputs[k].dtype)) +
+                     loop->outputs[k].shape.to_string());
+  std::sort(stacks.begin(), stacks.end());
+  EXPECT_EQ(stacks, (std::vector<std::string>{"float64(None, 2, 4)", "float64(None, 3, 2)",
+                                              "float64(None, 4, 2)", "int64(None,)"}));
 }
 
 // Running the body again for its gradient would change the program: an
