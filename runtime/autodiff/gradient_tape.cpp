@@ -66,7 +66,10 @@ class TapeImpl {
   void on_staged(const std::string& what, std::span<const Tensor> inputs,
                  std::span<const Tensor> outputs, const autodiff::StagedGradient& gradient) {
     if (!recording_ || !any_tracked(inputs)) return;
-    for (const Tensor& t : outputs) track(t);
+    // An integer or bool result (a loop counter, a flag) carries no gradient,
+    // as a comparison's: it is not tracked.
+    for (const Tensor& t : outputs)
+      if (t.defined() && is_floating(t.dtype())) track(t);
     Entry e;
     e.staged = true;
     e.inputs.assign(inputs.begin(), inputs.end());
