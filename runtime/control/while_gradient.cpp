@@ -11,7 +11,8 @@
 // use from the rest (the forward's intermediates, not loop-invariant ones)
 // are the ones stacked, and G's forward part, plus the pushes, becomes the
 // loop's new body. Loop-invariant values the backward uses (captures,
-// constants, ops on them only) are recomputed in the backward body instead.
+// constants, ops on them only) and pure ops on scalars are recomputed in the
+// backward body instead.
 // A nested If or While in the body is staged again in G, with its own
 // gradient, so the backward body holds their gradients.
 #include "control/while_gradient.h"
@@ -179,8 +180,17 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
         !any_backward && all_invariant &&
         (node.kind == NodeKind::Const || (node.kind == NodeKind::Op && !node.is_stateful()));
   }
+  // Pure ops on scalars (and loop-invariant values) are recomputed too, from
+  // their stacked scalars: a range over an array's rows stacks the count, not
+  // the range, whose length may change between iterations.
   std::vector<char> in_backward(g.nodes.size());
-  for (size_t n = 0; n < g.nodes.size(); ++n) in_backward[n] = backward[n] || invariant[n];
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    bool from_scalars = node.kind == NodeKind::Op && !node.is_stateful();
+    for (ValueRef in : node.inputs)
+      from_scalars &= invariant[size_t(in.node)] || g.type_of(in).shape.rank() == 0;
+    in_backward[n] = backward[n] || invariant[n] || from_scalars;
+  }
   std::vector<ValueRef> saved;
   std::vector<char> backward_nodes = needed(g, backward_out, in_backward, &saved);
   std::vector<ValueRef> forward_roots = forward_out;

@@ -118,13 +118,6 @@ Grads grad_gather(const GradContext& c) {
   const Shape& p = params.shape();
   int64_t axis = normalized(c.attrs.axis, p.rank());
   int64_t depth = p[int(axis)];
-  if (depth == kUnknownDim && axis == 0 && indices.rank() == 0) {
-    // One row (a TensorArray read): written into zeros, whatever the rows.
-    Tensor row = cast(indices, DType::int64, c.site);
-    return {
-        ops::apply(OpId::TensorArrayWrite, {zeros_like(params, c.site), row, c.grad}, {}, c.site),
-        Tensor()};
-  }
   if (depth == kUnknownDim) {
     throw_gradient_error(
         c, "needs the size of params' gathered axis known while tracing, got " + p.to_string());

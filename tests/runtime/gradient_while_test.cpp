@@ -225,28 +225,6 @@ TEST(WhileGradient, TensorArrayWrittenReadAndStackedInALoop) {
                   steps(4));
 }
 
-// The same with a dynamic-size array: its rows are unknown while tracing,
-// and a read's gradient writes into zeros instead.
-Tensor dynamic_array_loss(const Tensors& p, const Tensor& n) {
-  ag::TensorArray rows(ag::float64, 0, /*dynamic_size=*/true);
-  rows.write(0, p[0]);
-  Tensor i(int64_t{1});
-  ag::while_stmt([&] { return i < n; },
-                 [&] {
-                   Tensor prev = rows.read(i - int64_t{1});
-                   rows.write(i, ag::tanh(prev * p[1]) + 0.1);
-                   i = i + int64_t{1};
-                 },
-                 ag::state({"rows", "i"}, rows, i));
-  Tensor stacked = rows.stack();
-  return ag::reduce_sum(stacked * stacked);
-}
-
-TEST(WhileGradient, DynamicTensorArrayReadInALoop) {
-  check_gradients(dynamic_array_loss, {doubles({0.5, -0.3}, {2}), doubles({1.5, -0.8}, {2})},
-                  steps(4));
-}
-
 // A loop's integer results (its counter) carry no gradient, eagerly and in
 // the graph: scaling by the count is a constant factor.
 Tensor counted_loss(const Tensors& p, const Tensor&) {
