@@ -67,7 +67,10 @@ class TapeImpl {
   void on_staged(const std::string& what, std::span<const Tensor> inputs,
                  std::span<const Tensor> outputs, const autodiff::StagedGradient& gradient) {
     if (!recording_ || !any_tracked(inputs)) return;
-    for (const Tensor& t : outputs) track(t);
+    // An integer or bool result (a loop counter, a flag) carries no gradient,
+    // as a comparison's: it is not tracked.
+    for (const Tensor& t : outputs)
+      if (t.defined() && is_floating(t.dtype())) track(t);
     Entry e;
     e.staged = true;
     e.inputs.assign(inputs.begin(), inputs.end());
@@ -75,6 +78,10 @@ class TapeImpl {
     e.what = what;
     e.gradient = gradient;
     entries_.push_back(std::move(e));
+  }
+
+  bool tracks_any(std::span<const Tensor> inputs) const {
+    return recording_ && any_tracked(inputs);
   }
 
   std::vector<Tensor> gradient(const Tensor& target, const std::vector<GradientSource>& sources,
@@ -119,11 +126,19 @@ namespace {
 // The tapes alive on this thread, innermost last, and the one observer that
 // hands them the ops (installed only while there is a tape).
 thread_local std::vector<TapeImpl*> t_tapes;
+// The tapes below this index are paused (autodiff::PauseTapes); tapes made
+// since record.
+thread_local size_t t_first_active = 0;
+
+std::span<TapeImpl* const> active_tapes() {
+  if (t_first_active >= t_tapes.size()) return {};
+  return std::span<TapeImpl* const>(t_tapes).subspan(t_first_active);
+}
 
 struct TapeObserver final : ops::OpObserver {
   void on_op(ops::OpId op, std::span<const Tensor> inputs, const ops::Attrs& attrs, CallSite site,
              const Tensor& output) override {
-    for (TapeImpl* tape : t_tapes) tape->on_op(op, inputs, attrs, site, output);
+    for (TapeImpl* tape : active_tapes()) tape->on_op(op, inputs, attrs, site, output);
   }
 };
 TapeObserver g_observer;
@@ -364,13 +379,27 @@ std::vector<Tensor> GradientTape::gradient_flat(const Tensor& target,
 namespace ag::autodiff {
 
 bool tape_active() {
-  return !detail::t_tapes.empty();
+  return !detail::active_tapes().empty();
+}
+
+bool tapes_track_any(std::span<const Tensor> inputs) {
+  for (const detail::TapeImpl* tape : detail::active_tapes())
+    if (tape->tracks_any(inputs)) return true;
+  return false;
+}
+
+PauseTapes::PauseTapes() : previous_(detail::t_first_active) {
+  detail::t_first_active = detail::t_tapes.size();
+}
+
+PauseTapes::~PauseTapes() {
+  detail::t_first_active = previous_;
 }
 
 Tensor on_variable_read(uint64_t id, bool trainable, const Tensor& value) {
   Tensor read = value;
   bool fresh = false;
-  for (detail::TapeImpl* tape : detail::t_tapes) {
+  for (detail::TapeImpl* tape : detail::active_tapes()) {
     if (!tape->wants_read(id, trainable)) continue;
     if (!fresh && !value.is_symbolic()) read = detail::alias(value);
     fresh = true;
@@ -381,7 +410,8 @@ Tensor on_variable_read(uint64_t id, bool trainable, const Tensor& value) {
 
 void on_staged_construct(const std::string& what, std::span<const Tensor> inputs,
                          std::span<const Tensor> outputs, StagedGradient gradient) {
-  for (detail::TapeImpl* tape : detail::t_tapes) tape->on_staged(what, inputs, outputs, gradient);
+  for (detail::TapeImpl* tape : detail::active_tapes())
+    tape->on_staged(what, inputs, outputs, gradient);
 }
 
 int tapes_recording(std::span<const Tensor> inputs, std::span<const VariableUse> variables) {

@@ -15,8 +15,27 @@
 
 namespace ag::autodiff {
 
-// True when a gradient tape is alive on this thread.
+// True when a gradient tape is alive on this thread and tapes are not paused.
 bool tape_active();
+
+// True when an active tape on this thread records ops on any of `inputs`
+// (would need a gradient through a construct that takes them).
+bool tapes_track_any(std::span<const Tensor> inputs);
+
+// While alive, the tapes alive on this thread when it was made record
+// nothing (tapes made since do). Staging traces the bodies of an If or While
+// under it: the tapes see the node as one construct, and its gradient runs
+// the bodies again.
+class PauseTapes {
+ public:
+  PauseTapes();
+  ~PauseTapes();
+  PauseTapes(const PauseTapes&) = delete;
+  PauseTapes& operator=(const PauseTapes&) = delete;
+
+ private:
+  size_t previous_;
+};
 
 // A read of variable `id` gave `value`. Returns the tensor the reader should
 // use: `value` itself, or, when a tape records the read, a handle with its

@@ -13,19 +13,21 @@ namespace ag::detail {
 namespace {
 
 [[noreturn]] void throw_not_replayable(const graph::Node& node, const std::string& what) {
-  throw UnimplementedError("a gradient through a staged if whose branch holds " + what + " ('" +
-                           node.name +
+  throw UnimplementedError("a gradient through a staged if or while whose body holds " + what +
+                           " ('" + node.name +
                            "') is not implemented yet: running it again for the "
                            "gradient would change the program");
 }
 
-Tensor read_variable(const graph::Node& node) {
-  VariableState& v = *node.variable;
+}  // namespace
+
+Tensor read_variable(const std::shared_ptr<VariableState>& variable) {
+  VariableState& v = *variable;
   Tensor value;
   if (trace::current()) {
     graph::Node read;
     read.kind = graph::NodeKind::ReadVariable;
-    read.variable = node.variable;
+    read.variable = variable;
     read.outputs = {{v.dtype, v.shape}};
     value = trace::add_node(std::move(read))[0];
   } else {
@@ -33,6 +35,8 @@ Tensor read_variable(const graph::Node& node) {
   }
   return autodiff::on_variable_read(v.id, v.trainable, value);
 }
+
+namespace {
 
 std::vector<Tensor> replay_if(const graph::Node& node, std::span<const Tensor> in) {
   if (!in[0].is_symbolic())
@@ -48,8 +52,26 @@ std::vector<Tensor> replay_if(const graph::Node& node, std::span<const Tensor> i
   return outputs;
 }
 
+// While tracing, the loop is staged again (and so, under a tape, made
+// differentiable: control/while_gradient.h).
+std::vector<Tensor> stage_while_again(const graph::Node& node, std::span<const Tensor> in) {
+  size_t num_vars = node.outputs.size();
+  std::vector<Tensor> vars(in.begin(), in.begin() + long(num_vars));
+  std::vector<Tensor> args(in.begin(), in.end());
+  WhileOptions options;
+  if (!node.attrs.ints.empty()) options.maximum_iterations = node.attrs.ints[0];
+  auto current_args = [&] {
+    std::copy(vars.begin(), vars.end(), args.begin());
+    return args;
+  };
+  while_stmt([&] { return replay_body(*node.subgraphs[0], current_args())[0]; },
+             [&] { vars = replay_body(*node.subgraphs[1], current_args()); },
+             state({"loop_vars"}, vars), options);
+  return vars;
+}
+
 std::vector<Tensor> replay_while(const graph::Node& node, std::span<const Tensor> in) {
-  if (trace::current()) throw_not_replayable(node, "a while loop");
+  if (trace::current()) return stage_while_again(node, in);
   size_t num_vars = node.outputs.size();
   std::vector<Tensor> args(in.begin(), in.end());
   int64_t maximum = node.attrs.ints.empty() ? -1 : node.attrs.ints[0];
@@ -74,7 +96,7 @@ std::vector<Tensor> replay_node(const graph::Node& node, std::span<const Tensor>
         throw_not_replayable(node, "a random op");
       return {ops::apply(node.op, in, node.attrs, node.site)};
     case NodeKind::ReadVariable:
-      return {read_variable(node)};
+      return {read_variable(node.variable)};
     case NodeKind::AssignVariable:
     case NodeKind::AssignAddVariable:
     case NodeKind::AssignSubVariable:

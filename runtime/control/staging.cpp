@@ -15,6 +15,8 @@
 #include "ag/control_flow.h"
 #include "autodiff/tape.h"
 #include "control/if_gradient.h"
+#include "control/variable_reads.h"
+#include "control/while_gradient.h"
 #include "core/tensor_impl.h"
 #include "ops/dispatch.h"
 #include "trace/trace_state.h"
@@ -163,6 +165,7 @@ Branch trace_branch(FnRef<void()> fn, CollectLeaves collect, const std::vector<T
   Branch b{nested_trace(), {}};
   {
     trace::ActiveTrace active(b.state, /*finish_on_exit=*/false);
+    autodiff::PauseTapes paused;
     fn();
   }
   b.values = values_of(collect_checked(collect, initial.size(), "if"));
@@ -247,10 +250,11 @@ void stage_if(const Tensor& pred, FnRef<void()> then_fn, FnRef<void()> else_fn,
   for (const auto& [key, outer] : captures) node.inputs.push_back(trace::resolve(outer));
   node.subgraphs = {then_branch.state->body, else_branch.state->body};
   for (const Output& o : outputs) node.outputs.push_back(o.type);
+  std::vector<Tensor> outers;
+  for (const auto& [key, outer] : captures) outers.push_back(outer);
+  if (autodiff::tape_active()) hoist_variable_reads(node, outers);
   std::vector<Tensor> results = trace::add_node(std::move(node));
   if (autodiff::tape_active()) {
-    std::vector<Tensor> outers;
-    for (const auto& [key, outer] : captures) outers.push_back(outer);
     std::vector<Tensor> inputs = {pred};
     inputs.insert(inputs.end(), outers.begin(), outers.end());
     const graph::Node& if_node = trace::current()->body->nodes.back();
@@ -294,6 +298,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
     std::vector<Tensor> defined;
     {
       trace::ActiveTrace active(state);
+      autodiff::PauseTapes paused;
       bind_placeholders();
       body();
       defined = values_of(collect_checked(collect, n, "while"));
@@ -328,6 +333,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
     cond_state = nested_trace();
     {
       trace::ActiveTrace active(cond_state);
+      autodiff::PauseTapes paused;
       bind_placeholders();
       Tensor t = test();
       check_condition(t, "while");
@@ -339,6 +345,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
     bool relaxed = false;
     {
       trace::ActiveTrace active(body_state, /*finish_on_exit=*/false);
+      autodiff::PauseTapes paused;
       bind_placeholders();
       body();
       std::vector<Tensor> next = values_of(collect_checked(collect, n, "while"));
@@ -388,12 +395,21 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
   node.subgraphs = {cond_state->body, body_state->body};
   node.outputs = types;
   if (options.maximum_iterations) node.attrs.ints = {*options.maximum_iterations};
-  std::vector<Tensor> results = trace::add_node(std::move(node));
-  if (autodiff::tape_active()) {
-    std::vector<Tensor> inputs;
-    for (size_t k : vars) inputs.push_back(initial[k]);
-    for (const auto& [key, outer] : captures) inputs.push_back(outer);
-    tell_tapes("while", trace::current()->body->nodes.back(), inputs, results, nullptr);
+  std::vector<Tensor> inputs, outers;
+  for (size_t k : vars) inputs.push_back(initial[k]);
+  for (const auto& [key, outer] : captures) outers.push_back(outer);
+  if (autodiff::tape_active()) hoist_variable_reads(node, outers);
+  inputs.insert(inputs.end(), outers.begin(), outers.end());
+  std::vector<Tensor> results;
+  if (autodiff::tapes_track_any(inputs)) {
+    // Only a loop a tape differentiates counts its iterations and stacks
+    // values for its backward.
+    DifferentiableWhile loop = add_differentiable_while(std::move(node), vars.size(), outers);
+    results = std::move(loop.results);
+    tell_tapes("while", trace::current()->body->nodes.back(), inputs, results,
+               std::move(loop.gradient));
+  } else {
+    results = trace::add_node(std::move(node));
   }
   std::vector<Leaf> now = collect_checked(collect, n, "while");
   for (size_t i = 0; i < vars.size(); ++i) *now[vars[i]].tensor = results[i];

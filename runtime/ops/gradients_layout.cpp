@@ -1,7 +1,8 @@
-// The gradients of matmul and the data-movement ops of ops.def, and the
-// gradient that says TensorArray gradients are not there yet.
+// The gradients of matmul, the data-movement ops of ops.def and the
+// TensorArray write.
 #include <numeric>
 
+#include "ops/dispatch.h"
 #include "ops/gradient_helpers.h"
 #include "ops/kernels.h"
 
@@ -186,8 +187,36 @@ Grads grad_slice(const GradContext& c) {
   return {g};
 }
 
+namespace {
+
+// The length of `t`'s first axis, as an int64 scalar.
+Tensor rows_of(const Tensor& t, CallSite site) {
+  if (t.shape()[0] != kUnknownDim) return Tensor(int64_t{t.shape()[0]});
+  Attrs attrs;
+  attrs.axis = 0;
+  return ops::apply(OpId::Dim, {t}, attrs, site);
+}
+
+}  // namespace
+
+// The written row's gradient goes to the value; the array's rows keep the
+// rest (the row written over gets none: a write of zeros there, in place in
+// a loop, rather than a mask over every row), cut back to the rows it had
+// before a write that grew it.
 Grads grad_tensor_array_write(const GradContext& c) {
-  throw_gradient_error(c, "gradients through an ag::TensorArray are not implemented yet");
+  const Tensor &buffer = c.inputs[0], &index = c.inputs[1];
+  Tensor row = cast(index, DType::int64, c.site);
+  Tensor row_grad = gather(c.grad, row, 0, c.site);
+  Grads grads(3);
+  if (c.needs(2)) grads[2] = row_grad;
+  if (!c.needs(0)) return grads;
+  Tensor g =
+      ops::apply(OpId::TensorArrayWrite, {c.grad, row, zeros_like(row_grad, c.site)}, {}, c.site);
+  int64_t before = buffer.shape()[0], after = c.output.shape()[0];
+  if (before == kUnknownDim || before != after)
+    g = gather(g, range(rows_of(buffer, c.site), c.site), 0, c.site);
+  grads[0] = g;
+  return grads;
 }
 
 }  // namespace ag::ops

@@ -52,12 +52,19 @@ ValueType infer_tensor_array_write(const InferContext& ctx) {
   }
   Shape element;
   for (int i = 1; i < buffer.shape.rank(); ++i) element.push_back(buffer.shape[i]);
-  if (!value.shape.is_compatible_with(element)) {
+  // An empty array whose element shape was unknown (0 there) takes the
+  // shape of its first element: a gradient's stacks start so.
+  bool unshaped = buffer.shape[0] == 0 && element.is_fully_defined() &&
+                  element.num_elements() == 0 && value.shape.rank() == element.rank();
+  if (unshaped) {
+    element = value.shape;
+  } else if (!value.shape.is_compatible_with(element)) {
     throw InvalidArgumentError("TensorArray.write: the array holds elements of shape " +
                                element.to_string() + ", got a value of shape " +
                                value.shape.to_string());
   }
-  Shape out = buffer.shape;
+  Shape out{buffer.shape[0]};
+  for (int64_t d : element) out.push_back(d);
   if (ctx.attrs.keepdims) {
     // Only the index's value matters. (The buffer's data pointer must not be
     // tested: an empty array is a known value too.)

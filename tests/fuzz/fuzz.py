@@ -105,7 +105,7 @@ def function_source(text, name):
 
 
 class Toolchain:
-    def __init__(self, env_path, lock):
+    def __init__(self, env_path, lock, defines=()):
         with open(env_path) as f:
             env = json.load(f)
         self.agc = env["agc"]
@@ -113,13 +113,15 @@ class Toolchain:
         self.flags = env["flags"] + [f"-I{HERE}"]
         self.link = env["link"]
         self.lock = lock
+        self.defines = list(defines)
 
     def transpile(self, src, out_dir):
         return subprocess.run([self.agc, "transpile", src, "-o", out_dir, "--"] + self.flags,
                               capture_output=True, text=True)
 
     def compile(self, src, exe, defines=()):
-        cmd = self.compiler + ["-O1", "-w"] + self.flags + [f"-D{d}" for d in defines] + \
+        cmd = self.compiler + ["-O1", "-w"] + self.flags + \
+            [f"-D{d}" for d in self.defines + list(defines)] + \
             [src, "-o", exe] + self.link
         return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -328,10 +330,13 @@ def main():
     p.add_argument("--work", help="build folder (default: a temporary one)")
     p.add_argument("--lock", help="hold an flock on this file while compiling")
     p.add_argument("--verbose", action="store_true", help="print each failure's source and diff")
+    p.add_argument("--gradients", action="store_true",
+                   help="also compare d sum(f) / dx of floating calls (harness.h FZ_GRADIENTS)")
     a = p.parse_args()
 
     work = a.work or tempfile.mkdtemp(prefix="ag-fuzz-")
-    session = Session(Toolchain(a.env, a.lock), work, lambda s: print(s, flush=True))
+    toolchain = Toolchain(a.env, a.lock, ["FZ_GRADIENTS"] if a.gradients else [])
+    session = Session(toolchain, work, lambda s: print(s, flush=True))
     programs = {}
     if a.file:
         for path in a.file:

@@ -7,6 +7,7 @@
 //   #CALL DTYPE SHAPE VALUE...      (values as hexfloats of their float64 cast)
 //   #CALL error: WHAT               (an exception)
 //   traces: N, expected M           (staged build only, when they differ)
+//   #CALL grad DTYPE SHAPE VALUE... (FZ_GRADIENTS, floating calls: d sum(f) / dx)
 //   == end
 // Arguments name functions to skip (fuzz.py skips one that crashed).
 #pragma once
@@ -15,6 +16,7 @@
 
 #include <cstring>
 #include <exception>
+#include <iomanip>
 #include <iostream>
 #include <vector>
 
@@ -40,6 +42,48 @@ inline void fz_print(int call, const ag::Tensor& t) {
   std::cout << std::defaultfloat << "\n";
 }
 
+#ifdef FZ_GRADIENTS
+// d sum(f(x)) / dx by a tape around the call: eagerly in the eager build; in
+// the staged build with the tape inside a traced function, so that the
+// staged ifs and whiles are differentiated in the graph.
+inline ag::Tensor fz_gradient(const FzCase& c, const ag::Tensor& x, const ag::Tensor& n, int m) {
+  auto gradient = [fn = c.fn, m](const ag::Tensor& x, const ag::Tensor& n) {
+    ag::GradientTape tape;
+    tape.watch(x);
+    ag::Tensor y = fn(x, n, m);
+    return tape.gradient(ag::reduce_sum(y), x, ag::UnconnectedGradients::Zero);
+  };
+#ifdef FZ_STAGED
+  return ag::function(gradient)(x, n);
+#else
+  return gradient(x, n);
+#endif
+}
+
+// To 6 significant digits: the graph may sum in another order.
+inline void fz_print_gradient(int call, const ag::Tensor& g) {
+  std::cout << "#" << call << " grad " << ag::dtype_name(g.dtype()) << " " << g.shape()
+            << std::setprecision(6);
+  for (double v : ag::cast(g, ag::float64).to_vector<double>()) std::cout << " " << (v == 0 ? 0 : v);
+  std::cout << "\n";
+}
+
+inline void fz_run_gradients(const FzCase& c) {
+  int call = 0;
+  for (const FzCall& in : c.calls) {
+    if (in.dtype == ag::float32 || in.dtype == ag::float64) {
+      try {
+        ag::Tensor x = ag::cast(ag::constant(in.x, in.shape), in.dtype);
+        fz_print_gradient(call, fz_gradient(c, x, ag::Tensor(in.n), in.m));
+      } catch (const std::exception& e) {
+        std::cout << "#" << call << " grad error: " << e.what() << "\n";
+      }
+    }
+    ++call;
+  }
+}
+#endif
+
 inline void fz_run_case(const FzCase& c) {
   std::cout << "== " << c.name << std::endl;
   int call = 0;
@@ -57,6 +101,9 @@ inline void fz_run_case(const FzCase& c) {
   int traces = ag::function_of(c.fn).tracing_count();
   if (c.expected_traces >= 0 && traces != c.expected_traces)
     std::cout << "traces: " << traces << ", expected " << c.expected_traces << "\n";
+#endif
+#ifdef FZ_GRADIENTS
+  fz_run_gradients(c);
 #endif
   std::cout << "== end" << std::endl;
 }

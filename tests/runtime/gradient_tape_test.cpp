@@ -405,48 +405,6 @@ TEST(GradientTape, GradientOfAStagedIfIsAnIfOfTheBranchGradients) {
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "If"), 2);  // forward and gradient
 }
 
-TEST(GradientTape, GradientOfAStagedIfWhoseBranchLoopsIsAClearError) {
-  auto f = ag::function([](const Tensor& x) {
-    ag::GradientTape tape;
-    tape.watch(x);
-    Tensor y = ag::cond(
-        ag::reduce_sum(x) > 0,
-        [&] {
-          return ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v) < 10.0; },
-                                [](const Tensor& v) { return v * 2.0; }, x);
-        },
-        [&] { return x * 5.0; });
-    return tape.gradient(ag::reduce_sum(y), x);
-  });
-  EXPECT_THROW_CONTAINS(f(f64({1, 2})), ag::UnimplementedError,
-                        "a gradient through a staged if whose branch holds a while loop");
-}
-
-TEST(GradientTape, GradientThroughAStagedWhileIsAClearError) {
-  auto f = ag::function([](const Tensor& x) {
-    ag::GradientTape tape;
-    tape.watch(x);
-    Tensor y = ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v) < 10.0; },
-                              [](const Tensor& v) { return v * 2.0; }, x);
-    return tape.gradient(ag::reduce_sum(y), x);
-  });
-  EXPECT_THROW_CONTAINS(f(f64({1, 2})), ag::UnimplementedError, "the staged while 'While'");
-}
-
-TEST(GradientTape, GradientThroughATensorArrayIsAClearError) {
-  Tensor x = f64({1, 2});
-  ag::GradientTape tape;
-  tape.watch(x);
-  // Under a tape an eager write is an op the tape sees, not an in-place copy
-  // it would miss (which would give a silently wrong gradient).
-  ag::TensorArray ta(ag::float64, 2);
-  ta.write(0, x);
-  ta.write(1, x * 2.0);
-  Tensor y = ag::reduce_sum(ta.stack()) + ag::reduce_sum(x);
-  EXPECT_THROW_CONTAINS(tape.gradient(y, x), ag::UnimplementedError,
-                        "gradient of tensor_array_write (defined at ");
-}
-
 TEST(GradientTape, BroadcastAlongADimUnknownWhileTracing) {
   // x's batch dim is unknown, but b has no such axis: b's gradient sums it.
   auto bias_grad = ag::function(

@@ -167,6 +167,16 @@ def loaded_row(res, label, workload, target):
                f"≤ {target:g}x", verdict(value, target))
 
 
+def backward_row(res, label, workload, target):
+    """train_bench: the backward's time (forward_backward - forward) over the forward's."""
+    forward, both = res.time(workload + "/forward"), res.time(workload + "/forward_backward")
+    if forward is None or both is None:
+        return None
+    value = (both - forward) / forward
+    return Row(label, None, both, None, f"backward {value:.2f}x forward ({format_ns(forward)})",
+               f"≤ {target:g}x forward", verdict(value, target))
+
+
 def issue_rows(res):
     """Issue 17's table, in its order."""
     rows = [
@@ -193,6 +203,7 @@ def other_rows(res):
         per_iteration_row(res, "fizzbuzz (n = 100), per iteration", "fizzbuzz_100", 100),
         per_iteration_row(res, "collatz scalar 27.0, per iteration", "collatz_scalar", 100),
         ratio_row(res, "training step, MLP 64x784-256-10, SGD", "mlp_step", 1.3),
+        backward_row(res, "gradient of dynamic_rnn 32x100x128 (100 steps)", "rnn", 3),
         speedup_row(res, "MSE 1e6, 2 intra-op threads", "BM_mse_f32_1e6_graph", 1.7),
         speedup_row(res, "dense, 2 intra-op threads", "BM_dense_256x512x512_graph", 1.7),
         loaded_row(res, "ONNX dense + relu, loaded", "dense_256x512x512", 1.05),

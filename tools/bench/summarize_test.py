@@ -53,6 +53,17 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(row.figure, "100 ns/iter")
         self.assertEqual(row.result, "missed by 1.7x")
 
+    def test_backward_over_forward(self):
+        doc = {"benchmarks": [
+            {"name": "rnn/forward", "run_name": "rnn/forward", "run_type": "iteration",
+             "cpu_time": 10.0, "real_time": 10.0, "time_unit": "ms"},
+            {"name": "rnn/forward_backward", "run_name": "rnn/forward_backward",
+             "run_type": "iteration", "cpu_time": 45.0, "real_time": 45.0, "time_unit": "ms"}]}
+        rows = {r.workload: r for r in summarize.other_rows(summarize.Results([doc]))}
+        row = rows["gradient of dynamic_rnn 32x100x128 (100 steps)"]
+        self.assertEqual(row.figure, "backward 3.50x forward (10.0 ms)")
+        self.assertEqual(row.result, "missed by 1.2x")
+
     def test_absolute_target(self):
         row = self.rows["cache hit, full call"]
         self.assertEqual(row.figure, "150 ns")

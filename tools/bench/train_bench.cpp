@@ -14,7 +14,19 @@
 // losses and updated weights of eager and graph must equal hand's within
 // float32 rounding. Rows get x_hand (time / hand) and graph rows x_eager;
 // run.sh's summary has the target (graph <= 1.3x hand). Times are CPU time
-// per step. Run tools/bench/run.sh.
+// per step.
+//
+// The gradient of a staged loop, side by side with its forward:
+//   rnn/forward           the seed's dynamic_rnn with a real cell,
+//                         h = tanh(x_t W + h U + b), over 100 steps (a
+//                         tensor, so a staged While), states stacked by a
+//                         TensorArray; batch 32, 128 features and units;
+//                         loss = sum of the states; in ag::function
+//   rnn/forward_backward  the same loss and its gradient w.r.t. W, U, b by a
+//                         GradientTape in the same graph (the forward loop
+//                         stacks what the backward While pops)
+// run.sh's summary has the target: backward (forward_backward - forward) <= 3x
+// forward. Times are CPU time per call. Run tools/bench/run.sh.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -241,6 +253,103 @@ void bm_mlp_graph(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(step(in.x, in.one_hot));
 }
 
+// ---- The RNN loop and its gradient ----------------------------------------------------------
+
+constexpr int64_t kRnnBatch = 32, kRnnSteps = 100, kRnnUnits = 128;
+
+struct RnnInputs {
+  Tensor x, w, u, b, steps;
+};
+
+RnnInputs& rnn_inputs() {
+  static RnnInputs in;
+  return in;
+}
+
+void prepare_rnn_inputs() {
+  RnnInputs& in = rnn_inputs();
+  double scale = 1.0 / std::sqrt(double(kRnnUnits));
+  in.x = ag::random_uniform({kRnnBatch, kRnnSteps, kRnnUnits}, -1.0, 1.0, ag::float32, 11);
+  in.w = ag::random_normal({kRnnUnits, kRnnUnits}, 0.0, scale, ag::float32, 12);
+  in.u = ag::random_normal({kRnnUnits, kRnnUnits}, 0.0, scale, ag::float32, 13);
+  in.b = ag::zeros({kRnnUnits});
+  in.steps = Tensor(int64_t{kRnnSteps});
+}
+
+// dynamic_rnn as the seed writes it, with the cell tanh(x_t W + h U + b).
+Tensor rnn_loss(const Tensor& x, const Tensor& w, const Tensor& u, const Tensor& b,
+                const Tensor& steps) {
+  Tensor inputs = ag::transpose(x, {1, 0, 2});  // [time, batch, features]
+  ag::TensorArray states(ag::float32, kRnnSteps);
+  Tensor h = ag::zeros({kRnnBatch, kRnnUnits});
+  ag::for_stmt(
+      ag::range(steps), ag::no_extra_test,
+      [&](Tensor t) {
+        h = ag::tanh(ag::matmul(inputs[t], w) + ag::matmul(h, u) + b);
+        states.write(t, h);
+      },
+      ag::state({"h", "states"}, h, states));
+  return ag::reduce_sum(states.stack());
+}
+
+auto make_rnn_forward() {
+  return ag::function(rnn_loss, {.name = "rnn_forward"});
+}
+
+auto make_rnn_gradient() {
+  return ag::function(
+      [](const Tensor& x, const Tensor& w, const Tensor& u, const Tensor& b, const Tensor& steps) {
+        ag::GradientTape tape;
+        tape.watch(w);
+        tape.watch(u);
+        tape.watch(b);
+        Tensor loss = rnn_loss(x, w, u, b, steps);
+        std::vector<Tensor> grads = tape.gradient(loss, std::vector<Tensor>{w, u, b});
+        grads.insert(grads.begin(), loss);
+        return grads;
+      },
+      {.name = "rnn_forward_backward"});
+}
+
+// The graph's gradient equals the eager one (the same code, a C++ loop under
+// the tape) within float32 rounding.
+void check_rnn_gradient() {
+  const RnnInputs& in = rnn_inputs();
+  std::vector<Tensor> graph = make_rnn_gradient()(in.x, in.w, in.u, in.b, in.steps);
+  ag::GradientTape tape;
+  tape.watch(in.w);
+  tape.watch(in.u);
+  tape.watch(in.b);
+  Tensor loss = rnn_loss(in.x, in.w, in.u, in.b, in.steps);
+  std::vector<Tensor> eager = tape.gradient(loss, std::vector<Tensor>{in.w, in.u, in.b});
+  check_close("rnn loss", {loss.item<float>()}, {graph[0].item<float>()});
+  const char* names[] = {"rnn dW", "rnn dU", "rnn db"};
+  for (size_t i = 0; i < eager.size(); ++i) {
+    std::vector<float> e = values(eager[i]), g = values(graph[i + 1]);
+    float largest = 0;
+    for (float v : e) largest = std::max(largest, std::abs(v));
+    for (size_t k = 0; k < e.size(); ++k) {
+      if (std::abs(e[k] - g[k]) > 1e-3f * (1 + largest))
+        ag_bench::fail(std::string(names[i]) + "[" + std::to_string(k) + "]: eager " +
+                       std::to_string(e[k]) + ", graph " + std::to_string(g[k]));
+    }
+  }
+}
+
+void bm_rnn_forward(benchmark::State& state) {
+  const RnnInputs& in = rnn_inputs();
+  auto forward = make_rnn_forward();
+  forward(in.x, in.w, in.u, in.b, in.steps);  // trace
+  for (auto _ : state) benchmark::DoNotOptimize(forward(in.x, in.w, in.u, in.b, in.steps));
+}
+
+void bm_rnn_forward_backward(benchmark::State& state) {
+  const RnnInputs& in = rnn_inputs();
+  auto both = make_rnn_gradient();
+  both(in.x, in.w, in.u, in.b, in.steps);  // trace
+  for (auto _ : state) benchmark::DoNotOptimize(both(in.x, in.w, in.u, in.b, in.steps));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -248,9 +357,14 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   prepare_inputs();
   check_variants_agree();
+  prepare_rnn_inputs();
+  check_rnn_gradient();
   benchmark::RegisterBenchmark("mlp_step/hand", bm_mlp_hand)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("mlp_step/eager", bm_mlp_eager)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("mlp_step/graph", bm_mlp_graph)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("rnn/forward", bm_rnn_forward)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("rnn/forward_backward", bm_rnn_forward_backward)
+      ->Unit(benchmark::kMillisecond);
   ag_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();

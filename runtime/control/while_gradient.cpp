@@ -1,0 +1,356 @@
+// The gradient of a staged While, as TensorFlow computes it: the forward loop
+// counts its iterations and pushes, per iteration, the values its backward
+// needs onto stacks (extra loop variables, grown a row per iteration as a
+// dynamic TensorArray); the backward is a While that runs as many times,
+// popping the rows in reverse.
+//
+// How: the loop body is run again (control/replay.h) into a scratch body G
+// under a tape, from placeholders for the loop variables, the captures and
+// the gradients of the body's outputs, and differentiated there. G's nodes
+// that depend on an output gradient make the backward body; the values they
+// use from the rest (the forward's intermediates, not loop-invariant ones)
+// are the ones stacked, and G's forward part, plus the pushes, becomes the
+// loop's new body. Loop-invariant values the backward uses (captures,
+// constants, ops on them only) and pure ops on scalars are recomputed in the
+// backward body instead.
+// A nested If or While in the body is staged again in G, with its own
+// gradient, so the backward body holds their gradients.
+#include "control/while_gradient.h"
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "ag/control_flow.h"
+#include "ag/gradients.h"
+#include "control/body_copy.h"
+#include "control/replay.h"
+#include "trace/trace_state.h"
+
+namespace ag::detail {
+namespace {
+
+using graph::Body;
+using graph::Node;
+using graph::NodeKind;
+using graph::ValueRef;
+using Key = std::pair<int32_t, int32_t>;
+
+Key key_of(ValueRef v) {
+  return {v.node, v.output};
+}
+
+// Marks the nodes of `body` that `roots` need, going through the nodes `pass`
+// allows; a needed value of another node is put in `stopped` instead.
+std::vector<char> needed(const Body& body, const std::vector<ValueRef>& roots,
+                         const std::vector<char>& pass, std::vector<ValueRef>* stopped) {
+  std::vector<char> marked(body.nodes.size(), 0);
+  std::map<Key, bool> seen;
+  auto use = [&](ValueRef v) {
+    if (pass[size_t(v.node)]) {
+      marked[size_t(v.node)] = 1;
+    } else if (stopped && seen.emplace(key_of(v), true).second) {
+      stopped->push_back(v);
+    }
+  };
+  for (ValueRef v : roots) use(v);
+  for (size_t n = body.nodes.size(); n-- > 0;) {
+    if (!marked[n]) continue;
+    for (ValueRef in : body.nodes[n].inputs) use(in);
+  }
+  if (stopped) {
+    std::sort(stopped->begin(), stopped->end(),
+              [](ValueRef a, ValueRef b) { return key_of(a) < key_of(b); });
+  }
+  return marked;
+}
+
+ops::ValueType stack_type(const ops::ValueType& row) {
+  if (row.shape.has_unknown_rank()) {
+    throw UnimplementedError(
+        "its body computes a value of unknown rank that the gradient needs for every iteration");
+  }
+  Shape shape{kUnknownDim};
+  for (int64_t d : row.shape) shape.push_back(d);
+  return {row.dtype, shape};
+}
+
+// An empty stack of rows like `row`: no rows, and 0 for the dims unknown
+// while tracing (the first push gives them; ops.def's tensor_array_write).
+Tensor empty_stack(const ops::ValueType& row) {
+  Shape shape{0};
+  for (int64_t d : row.shape) shape.push_back(d == kUnknownDim ? 0 : d);
+  return zeros(shape, row.dtype);
+}
+
+// The loop split into what the forward runs and what the backward runs.
+struct Split {
+  // Placeholders: the loop variables, the iteration count, the stacks, the
+  // captures. Outputs: the next loop variables, the count plus one, the
+  // stacks with this iteration's row.
+  std::shared_ptr<Body> forward;
+  // Placeholders: the stacked values of one iteration, the captures, the
+  // gradients of the floating loop variables after the iteration. Outputs:
+  // their gradients before it, then those of the `grad_captures`.
+  std::shared_ptr<Body> backward;
+  std::vector<ops::ValueType> rows;   // the type of each stacked value
+  std::vector<size_t> float_vars;     // the floating loop variables
+  std::vector<size_t> grad_captures;  // the captures the loop gives a gradient
+};
+
+Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> captures) {
+  const Body& body = *loop.subgraphs[1];
+  size_t num_caps = body.placeholders.size() - num_vars;
+  trace::TraceState* outer = trace::current();
+  auto state = std::make_shared<trace::TraceState>();
+  state->function_name = outer->function_name;
+  state->code_function = outer->code_function;
+  state->body = std::make_shared<Body>();
+  state->parent = outer;
+  trace::ActiveTrace active(state);
+
+  Split split;
+  auto type_of_input = [&](size_t i) { return body.type_of({body.placeholders[i], 0}); };
+  std::vector<Tensor> inputs, sources, output_grads;
+  for (size_t i = 0; i < num_vars; ++i) {
+    inputs.push_back(trace::add_placeholder("loop_var", loop.outputs[i]));
+    if (is_floating(loop.outputs[i].dtype)) split.float_vars.push_back(i);
+  }
+  Tensor count = trace::add_placeholder("iterations", {DType::int64, Shape{}});
+  for (size_t j = 0; j < num_caps; ++j)
+    inputs.push_back(trace::add_placeholder("capture", type_of_input(num_vars + j)));
+  for (size_t i : split.float_vars)
+    output_grads.push_back(trace::add_placeholder("grad", loop.outputs[i]));
+
+  // The floating loop variables, and the captures the outer tapes track.
+  GradientTape tape;
+  std::vector<size_t> watched;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!is_floating(inputs[k].dtype())) continue;
+    if (k >= num_vars && !autodiff::tapes_track_any(captures.subspan(k - num_vars, 1))) continue;
+    tape.watch(inputs[k]);
+    sources.push_back(inputs[k]);
+    watched.push_back(k);
+  }
+  std::vector<Tensor> outputs = replay_body(body, inputs);
+  Tensor target;
+  for (size_t f = 0; f < split.float_vars.size(); ++f) {
+    Tensor term = reduce_sum(outputs[split.float_vars[f]] * output_grads[f]);
+    target = target.defined() ? target + term : term;
+  }
+  std::vector<Tensor> grads = tape.gradient(target, sources);
+  if (!state->captures.empty())
+    throw InternalError("while gradient: the replayed body captured an outer value");
+
+  std::vector<ValueRef> forward_out, backward_out;
+  for (const Tensor& t : outputs) forward_out.push_back(trace::resolve(t));
+  size_t source = 0;
+  for (size_t f = 0; f < split.float_vars.size(); ++f, ++source) {
+    const Tensor& g = grads[source];
+    backward_out.push_back(trace::resolve(g.defined() ? g : zeros_like(output_grads[f])));
+  }
+  for (; source < watched.size(); ++source) {
+    size_t j = watched[source] - num_vars;
+    const Tensor& g = grads[source];
+    if (!g.defined()) continue;
+    backward_out.push_back(trace::resolve(g));
+    split.grad_captures.push_back(j);
+  }
+
+  // Which of G's nodes depend on an output gradient (the backward), and
+  // which are loop-invariant (captures, constants and pure ops on them).
+  const Body& g = *state->body;
+  const std::vector<int32_t>& ph = g.placeholders;  // loop vars, count, captures, grads
+  size_t first_grad = num_vars + 1 + num_caps;
+  std::vector<char> backward(g.nodes.size(), 0), invariant(g.nodes.size(), 0);
+  for (size_t k = first_grad; k < ph.size(); ++k) backward[size_t(ph[k])] = 1;
+  for (size_t j = 0; j < num_caps; ++j) invariant[size_t(ph[num_vars + 1 + j])] = 1;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    if (node.kind == NodeKind::Placeholder) continue;
+    bool any_backward = false, all_invariant = true;
+    for (ValueRef in : node.inputs) {
+      any_backward |= backward[size_t(in.node)] != 0;
+      all_invariant &= invariant[size_t(in.node)] != 0;
+    }
+    backward[n] = any_backward;
+    invariant[n] =
+        !any_backward && all_invariant &&
+        (node.kind == NodeKind::Const || (node.kind == NodeKind::Op && !node.is_stateful()));
+  }
+  // Pure ops on scalars (and loop-invariant values) are recomputed too, from
+  // their stacked scalars: a range over an array's rows stacks the count, not
+  // the range, whose length may change between iterations.
+  std::vector<char> in_backward(g.nodes.size());
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    bool from_scalars = node.kind == NodeKind::Op && !node.is_stateful();
+    for (ValueRef in : node.inputs)
+      from_scalars &= invariant[size_t(in.node)] || g.type_of(in).shape.rank() == 0;
+    in_backward[n] = backward[n] || invariant[n] || from_scalars;
+  }
+  std::vector<ValueRef> saved;
+  std::vector<char> backward_nodes = needed(g, backward_out, in_backward, &saved);
+  std::vector<ValueRef> forward_roots = forward_out;
+  forward_roots.insert(forward_roots.end(), saved.begin(), saved.end());
+  std::vector<char> not_backward(g.nodes.size());
+  for (size_t n = 0; n < g.nodes.size(); ++n) not_backward[n] = !backward[n];
+  std::vector<char> forward_nodes = needed(g, forward_roots, not_backward, nullptr);
+
+  BodyCopy bw(g);
+  for (ValueRef v : saved) bw.give(v, "saved");
+  for (size_t k = num_vars + 1; k < ph.size(); ++k)
+    bw.give({ph[k], 0}, g.nodes[size_t(ph[k])].name);
+  bw.copy(backward_nodes);
+  for (ValueRef v : backward_out) bw.body()->outputs.push_back(bw.map(v));
+  split.backward = bw.body();
+
+  BodyCopy fw(g);
+  for (size_t i = 0; i <= num_vars; ++i) fw.give({ph[i], 0}, g.nodes[size_t(ph[i])].name);
+  std::vector<ValueRef> stacks;
+  for (ValueRef v : saved) {
+    split.rows.push_back(g.type_of(v));
+    stacks.push_back(fw.add_placeholder("stack", stack_type(split.rows.back())));
+  }
+  for (size_t j = 0; j < num_caps; ++j)
+    fw.give({ph[num_vars + 1 + j], 0}, g.nodes[size_t(ph[num_vars + 1 + j])].name);
+  fw.copy(forward_nodes);
+  Body& f = *fw.body();
+  for (ValueRef v : forward_out) f.outputs.push_back(fw.map(v));
+  ValueRef count_in = fw.map(trace::resolve(count));
+  Node one;
+  one.kind = NodeKind::Const;
+  one.name = "one";
+  one.value = Tensor(int64_t{1});
+  one.outputs = {{DType::int64, Shape{}}};
+  one.function = loop.function;
+  Node next;
+  next.op = ops::OpId::Add;
+  next.name = "iterations_next";
+  next.inputs = {count_in, fw.add(std::move(one))};
+  next.outputs = {{DType::int64, Shape{}}};
+  next.function = loop.function;
+  f.outputs.push_back(fw.add(std::move(next)));
+  for (size_t s = 0; s < saved.size(); ++s) {
+    Node push;
+    push.op = ops::OpId::TensorArrayWrite;
+    push.name = "stack_push";
+    push.attrs.keepdims = true;  // grows a row
+    push.inputs = {stacks[s], count_in, fw.map(saved[s])};
+    push.outputs = {stack_type(split.rows[s])};
+    push.function = loop.function;
+    f.outputs.push_back(fw.add(std::move(push)));
+  }
+  split.forward = fw.body();
+  return split;
+}
+
+// The loop's condition body, taking the count and the stacks too (unused).
+std::shared_ptr<Body> condition_with_stacks(const Body& cond, size_t num_vars,
+                                            const std::vector<ops::ValueType>& rows) {
+  auto out = std::make_shared<Body>(cond);
+  std::vector<int32_t> extra;
+  auto add = [&](const std::string& name, const ops::ValueType& type) {
+    Node node;
+    node.kind = NodeKind::Placeholder;
+    node.name = out->unique_name(name);
+    node.outputs = {type};
+    extra.push_back(out->add(std::move(node)));
+  };
+  add("iterations", {DType::int64, Shape{}});
+  for (const ops::ValueType& row : rows) add("stack", stack_type(row));
+  out->placeholders.insert(out->placeholders.begin() + std::ptrdiff_t(num_vars), extra.begin(),
+                           extra.end());
+  return out;
+}
+
+// The backward loop: from the last iteration to the first, the gradients of
+// the loop variables before an iteration from those after it, and the sum
+// over the iterations of the captures' gradients.
+autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split,
+                                       std::vector<Tensor> results, Tensor count,
+                                       std::vector<Tensor> stacks, std::vector<Tensor> captures) {
+  return [=](std::span<const Tensor> output_grads) {
+    const Split& s = *split;
+    std::vector<Tensor> var_grads, capture_grads;
+    for (size_t i : s.float_vars) {
+      const Tensor& g = output_grads[i];
+      var_grads.push_back(g.defined() ? g : zeros_like(results[i]));
+    }
+    for (size_t j : s.grad_captures) capture_grads.push_back(zeros_like(captures[j]));
+    Tensor iteration = count;
+    api::while_stmt([&] { return greater(iteration, int64_t{0}); },
+                    [&] {
+                      iteration = iteration - int64_t{1};
+                      std::vector<Tensor> in;
+                      for (const Tensor& stack : stacks) in.push_back(gather(stack, iteration));
+                      in.insert(in.end(), captures.begin(), captures.end());
+                      in.insert(in.end(), var_grads.begin(), var_grads.end());
+                      std::vector<Tensor> out = replay_body(*s.backward, in);
+                      size_t k = 0;
+                      for (Tensor& g : var_grads) g = out[k++];
+                      for (Tensor& g : capture_grads) g = g + out[k++];
+                    },
+                    api::state({"iteration", "loop_var_grads", "capture_grads"}, iteration,
+                               var_grads, capture_grads));
+    std::vector<Tensor> grads(results.size() + captures.size());
+    for (size_t f = 0; f < s.float_vars.size(); ++f) grads[s.float_vars[f]] = var_grads[f];
+    for (size_t c = 0; c < s.grad_captures.size(); ++c)
+      grads[results.size() + s.grad_captures[c]] = capture_grads[c];
+    return grads;
+  };
+}
+
+}  // namespace
+
+DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
+                                             std::span<const Tensor> captures) {
+  // A body that cannot be differentiated is an error only for a gradient
+  // through the loop, not for the forward.
+  std::shared_ptr<Split> split;
+  std::string why;
+  std::exception_ptr error;
+  try {
+    split = std::make_shared<Split>(split_body(node, num_vars, captures));
+  } catch (const UnimplementedError& e) {
+    why = e.what();
+  } catch (const Error&) {
+    error = std::current_exception();
+  }
+  if (!split || split->float_vars.empty()) {
+    std::vector<Tensor> results = trace::add_node(std::move(node));
+    const Node& added = trace::current()->body->nodes.back();
+    std::string what = "the staged while '" + added.name + "' in function '" + added.function + "'";
+    autodiff::StagedGradient gradient;
+    if (!why.empty()) {
+      gradient = [what, why](std::span<const Tensor>) -> std::vector<Tensor> {
+        throw UnimplementedError("GradientTape.gradient: " + what + " has no gradient: " + why);
+      };
+    } else if (error) {
+      gradient = [error](std::span<const Tensor>) -> std::vector<Tensor> {
+        std::rethrow_exception(error);
+      };
+    }
+    return {std::move(results), std::move(gradient)};
+  }
+
+  node.subgraphs = {condition_with_stacks(*node.subgraphs[0], num_vars, split->rows),
+                    split->forward};
+  std::vector<graph::ValueRef> inputs(node.inputs.begin(), node.inputs.begin() + long(num_vars));
+  inputs.push_back(trace::resolve(Tensor(int64_t{0})));
+  for (const ops::ValueType& row : split->rows) inputs.push_back(trace::resolve(empty_stack(row)));
+  inputs.insert(inputs.end(), node.inputs.begin() + long(num_vars), node.inputs.end());
+  node.inputs = std::move(inputs);
+  node.outputs.push_back({DType::int64, Shape{}});
+  for (const ops::ValueType& row : split->rows) node.outputs.push_back(stack_type(row));
+  std::vector<Tensor> all = trace::add_node(std::move(node));
+
+  std::vector<Tensor> results(all.begin(), all.begin() + long(num_vars));
+  std::vector<Tensor> stacks(all.begin() + long(num_vars) + 1, all.end());
+  return {results, loop_gradient(split, results, all[num_vars], std::move(stacks),
+                                 {captures.begin(), captures.end()})};
+}
+
+}  // namespace ag::detail

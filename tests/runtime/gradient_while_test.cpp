@@ -1,0 +1,431 @@
+// Gradients through staged while loops (runtime/control/while_gradient.cpp):
+// each loop is written once with ag::while_stmt / for_stmt / if_stmt as agc
+// emits them; run eagerly it is a C++ loop under the tape, traced
+// (ag::function) it is a While node whose gradient is a backward While. Both
+// gradients must agree with each other and with central finite differences
+// in float64. Also: loops without a tape carry no stacks, and a body that
+// cannot run again for its gradient is a clear error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ag/ag.h"
+#include "graph/graph.h"
+
+namespace {
+
+using ag::Tensor;
+using Tensors = std::vector<Tensor>;
+// A loss of the float64 inputs and an int64 scalar (a trip count or limit).
+using Loss = std::function<Tensor(const Tensors&, const Tensor&)>;
+
+#define EXPECT_THROW_CONTAINS(stmt, Type, text)                                   \
+  do {                                                                            \
+    try {                                                                         \
+      stmt;                                                                       \
+      ADD_FAILURE() << "no exception from " #stmt;                                \
+    } catch (const Type& e) {                                                     \
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what(); \
+    }                                                                             \
+  } while (0)
+
+Tensor doubles(const std::vector<double>& values, const ag::Shape& shape) {
+  Tensor t = ag::empty(shape, ag::float64);
+  std::copy(values.begin(), values.end(), t.mutable_data<double>());
+  return t;
+}
+
+// Deterministic values in [-scale, scale].
+Tensor wavy(const ag::Shape& shape, double scale, double phase) {
+  std::vector<double> v(size_t(shape.num_elements()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = scale * std::sin(1.7 * double(i) + phase);
+  return doubles(v, shape);
+}
+
+Tensor steps(int64_t n) {
+  return Tensor(n);
+}
+
+// d loss / d inputs by central differences, per element.
+Tensors finite_differences(const Loss& loss, const Tensors& xs, const Tensor& n) {
+  const double h = 1e-6;
+  Tensors grads;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    std::vector<double> base = xs[i].to_vector<double>(), g(base.size());
+    for (size_t k = 0; k < base.size(); ++k) {
+      Tensors plus = xs, minus = xs;
+      std::vector<double> p = base, m = base;
+      p[k] += h;
+      m[k] -= h;
+      plus[i] = doubles(p, xs[i].shape());
+      minus[i] = doubles(m, xs[i].shape());
+      g[k] = (loss(plus, n).item<double>() - loss(minus, n).item<double>()) / (2 * h);
+    }
+    grads.push_back(doubles(g, xs[i].shape()));
+  }
+  return grads;
+}
+
+void expect_close(const Tensor& actual, const Tensor& expected, double tol,
+                  const std::string& what) {
+  ASSERT_TRUE(actual.defined()) << what;
+  std::vector<double> a = actual.to_vector<double>(), e = expected.to_vector<double>();
+  ASSERT_EQ(a.size(), e.size()) << what;
+  for (size_t k = 0; k < a.size(); ++k)
+    EXPECT_NEAR(a[k], e[k], tol * (1 + std::abs(e[k]))) << what << ", element " << k;
+}
+
+int count_whiles(const ag::graph::Body& body) {
+  int n = 0;
+  for (const auto& node : body.nodes) {
+    if (node.kind == ag::graph::NodeKind::While) ++n;
+    for (const auto& sub : node.subgraphs) n += count_whiles(*sub);
+  }
+  return n;
+}
+
+// The gradients of `loss` at xs: eagerly, traced, and by central
+// differences; returns the traced function's graph for further checks.
+ag::Graph check_gradients(const Loss& loss, const Tensors& xs, const Tensor& n, double tol = 1e-6) {
+  auto grads = [loss](const Tensors& xs, const Tensor& n) {
+    ag::GradientTape tape;
+    for (const Tensor& x : xs) tape.watch(x);
+    Tensor y = loss(xs, n);
+    return tape.gradient(y, xs, ag::UnconnectedGradients::Zero);
+  };
+  auto traced = ag::function(grads);
+  Tensors eager = grads(xs, n), graph = traced(xs, n), fd = finite_differences(loss, xs, n);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    std::string which = "input " + std::to_string(i);
+    expect_close(graph[i], eager[i], 1e-10, which + ": graph vs eager");
+    expect_close(eager[i], fd[i], tol, which + ": eager vs finite differences");
+  }
+  ag::Graph g = traced.get_concrete_function(xs, n).graph();
+  EXPECT_GE(count_whiles(g.body()), 2) << "a forward and a backward While\n" << g.to_string();
+  return g;
+}
+
+// The tanh loop: while sum(x) > 1: x = tanh(x * a).
+Tensor tanh_loop(const Tensors& p, const Tensor&) {
+  Tensor x = p[0];
+  const Tensor& a = p[1];
+  ag::while_stmt([&] { return ag::reduce_sum(x) > 1.0; }, [&] { x = ag::tanh(x * a); },
+                 ag::state({"x"}, x));
+  return ag::reduce_sum(x * x);
+}
+
+TEST(WhileGradient, TanhLoop) {
+  check_gradients(tanh_loop, {doubles({1.5, 2.0, 0.7}, {3}), doubles({0.95}, {1})}, steps(0));
+  // Starting below the threshold: no iteration, the identity.
+  check_gradients(tanh_loop, {doubles({0.1, 0.2, 0.3}, {3}), doubles({0.95}, {1})}, steps(0));
+}
+
+// The seed's dynamic_rnn with a real cell, h = tanh(x_t W + h U + b), over a
+// data-dependent number of steps; the states are written to a TensorArray
+// and stacked.
+constexpr int64_t kBatch = 2, kTime = 5, kIn = 3, kHidden = 4;
+
+Tensor rnn_loss(const Tensors& p, const Tensor& n) {
+  const Tensor &x = p[0], &w = p[1], &u = p[2], &b = p[3];
+  Tensor h = ag::zeros({kBatch, kHidden}, ag::float64);
+  ag::TensorArray states(ag::float64, kTime);
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor t) {
+        h = ag::tanh(ag::matmul(ag::gather(x, t, 1), w) + ag::matmul(h, u) + b);
+        states.write(t, h);
+      },
+      ag::state({"h", "states"}, h, states));
+  Tensor stacked = states.stack();
+  return ag::reduce_sum(stacked * stacked) + ag::reduce_sum(h);
+}
+
+TEST(WhileGradient, DynamicRnn) {
+  Tensors p = {wavy({kBatch, kTime, kIn}, 1.0, 0.1), wavy({kIn, kHidden}, 0.8, 0.2),
+               wavy({kHidden, kHidden}, 0.5, 0.3), wavy({kHidden}, 0.3, 0.4)};
+  for (int64_t n : {int64_t{4}, int64_t{1}, int64_t{0}}) check_gradients(rnn_loss, p, steps(n));
+}
+
+// A loop with `break`, lowered as agc does: a bool flag loop variable ends
+// the loop and guards the rest of the body.
+Tensor break_loss(const Tensors& p, const Tensor& n) {
+  Tensor x = p[0];
+  const Tensor& w = p[1];
+  Tensor i(int64_t{0}), broke(false);
+  ag::while_stmt([&] { return ag::logical_and(i < n, ag::logical_not(broke)); },
+                 [&] {
+                   x = x * w + 0.1;
+                   ag::if_stmt(
+                       ag::reduce_sum(x) > 3.0, [&] { broke = Tensor(true); }, [] {},
+                       ag::state({"broke"}, broke));
+                   ag::if_stmt(
+                       ag::logical_not(broke), [&] { x = x + ag::tanh(x) * 0.25; }, [] {},
+                       ag::state({"x"}, x));
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"x", "i", "broke"}, x, i, broke));
+  return ag::reduce_sum(x * x);
+}
+
+TEST(WhileGradient, LoopWithBreak) {
+  Tensors p = {doubles({0.5, 0.8}, {2}), doubles({1.3, 1.1}, {2})};
+  check_gradients(break_loss, p, steps(10));  // breaks
+  check_gradients(break_loss, p, steps(2));   // runs out first
+}
+
+// An if inside the loop, whose branches use a captured weight.
+Tensor if_in_while_loss(const Tensors& p, const Tensor& n) {
+  Tensor x = p[0];
+  const Tensor& w = p[1];
+  Tensor i(int64_t{0});
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   ag::if_stmt(
+                       ag::reduce_sum(x) > 0.0, [&] { x = ag::sigmoid(x * w) - 0.4; },
+                       [&] { x = x * x * w + 0.3; }, ag::state({"x"}, x));
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"x", "i"}, x, i));
+  return ag::reduce_sum(x * x * x);
+}
+
+TEST(WhileGradient, IfInsideTheLoop) {
+  ag::Graph g = check_gradients(
+      if_in_while_loss, {doubles({0.7, -0.2, 0.4}, {3}), doubles({1.2, 0.9, -0.6}, {3})}, steps(6));
+  std::vector<std::string> ops = g.ops();
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "While"), 2);
+}
+
+// A TensorArray written in a loop, read back in it and stacked; and
+// ag::where in the body.
+Tensor array_loss(const Tensors& p, const Tensor& n) {
+  Tensor x = p[0];
+  ag::TensorArray rows(ag::float64, 4);
+  rows.write(0, x);
+  Tensor i(int64_t{1});
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   Tensor prev = rows.read(i - int64_t{1});
+                   Tensor next = ag::where(prev > 0.0, prev * p[1], ag::exp(prev) - 1.0);
+                   rows.write(i, next);
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"rows", "i"}, rows, i));
+  Tensor stacked = rows.stack();
+  return ag::reduce_sum(stacked * stacked * p[2]);
+}
+
+TEST(WhileGradient, TensorArrayWrittenReadAndStackedInALoop) {
+  check_gradients(array_loss,
+                  {doubles({0.5, -0.3}, {2}), doubles({1.5, -0.8}, {2}), wavy({4, 2}, 1.0, 0.5)},
+                  steps(4));
+}
+
+// A loop's integer results (its counter) carry no gradient, eagerly and in
+// the graph: scaling by the count is a constant factor.
+Tensor counted_loss(const Tensors& p, const Tensor&) {
+  Tensor x = p[0], i(int64_t{0});
+  ag::while_stmt([&] { return ag::reduce_sum(x) < 5.0; },
+                 [&] {
+                   x = x * 1.5 + 0.1;
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"x", "i"}, x, i));
+  return ag::reduce_sum(x * ag::cast(i, ag::float64));
+}
+
+TEST(WhileGradient, IntegerResultsCarryNoGradient) {
+  check_gradients(counted_loss, {doubles({0.5, 0.3}, {2})}, steps(0));
+}
+
+// maximum_iterations stops the loop before its condition does.
+Tensor capped_loss(const Tensors& p, const Tensor&) {
+  ag::WhileOptions options;
+  options.maximum_iterations = 3;
+  Tensor y = ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v) < 100.0; },
+                            [&](const Tensor& v) { return v * p[1] + ag::tanh(v); }, p[0], options);
+  return ag::reduce_sum(y * y);
+}
+
+TEST(WhileGradient, MaximumIterations) {
+  check_gradients(capped_loss, {doubles({0.3, 0.4}, {2}), doubles({1.1, 0.7}, {2})}, steps(0));
+}
+
+// A while inside a while: the inner loop's gradient runs inside the outer's
+// backward body.
+Tensor nested_loss(const Tensors& p, const Tensor& n) {
+  Tensor x = p[0];
+  Tensor i(int64_t{0});
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   Tensor j(int64_t{0});
+                   ag::while_stmt([&] { return j < int64_t{2}; },
+                                  [&] {
+                                    x = ag::tanh(x * p[1]) + 0.2;
+                                    j = j + int64_t{1};
+                                  },
+                                  ag::state({"x", "j"}, x, j));
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"x", "i"}, x, i));
+  return ag::reduce_sum(x * x);
+}
+
+TEST(WhileGradient, WhileInsideAWhile) {
+  check_gradients(nested_loss, {doubles({0.3, -0.4}, {2}), doubles({1.1, 0.7}, {2})}, steps(3));
+}
+
+// A trainable Variable read in the loop body (as a layer's weights are),
+// directly or in an if there: the tape watches it, and its gradient sums over
+// the iterations.
+TEST(WhileGradient, VariableReadInTheBody) {
+  // x = step(x, w) n times; loss sum(x * x).
+  using Step = std::function<Tensor(const Tensor&, const std::function<Tensor()>&)>;
+  auto loop = [](Tensor x, const Tensor& n, const Step& step, const std::function<Tensor()>& w) {
+    Tensor i(int64_t{0});
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     x = step(x, w);
+                     i = i + int64_t{1};
+                   },
+                   ag::state({"x", "i"}, x, i));
+    return ag::reduce_sum(x * x);
+  };
+  Step direct = [](const Tensor& x, const std::function<Tensor()>& w) {
+    return ag::tanh(x * w()) + 0.2;
+  };
+  Step in_an_if = [](const Tensor& x, const std::function<Tensor()>& w) {
+    Tensor y = x;
+    ag::if_stmt(
+        ag::reduce_sum(x) > 0.0, [&] { y = ag::tanh(x * w()) - 0.3; }, [&] { y = x * w() + 0.4; },
+        ag::state({"y"}, y));
+    return y;
+  };
+  ag::Variable w(doubles({1.1, 0.7}, {2}), "w");
+  Tensor x = doubles({0.3, -0.4}, {2}), n = steps(3);
+  for (const Step& step : {direct, in_an_if}) {
+    auto with_variable = [&](const Tensor& x, const Tensor& n) {
+      ag::GradientTape tape;
+      Tensor loss = loop(x, n, step, [&] { return w.read(); });
+      return tape.gradient(loss, std::vector<ag::Variable>{w})[0];
+    };
+    auto as_tensor = [&](const Tensors& p, const Tensor& n) {
+      return loop(p[0], n, step, [&] { return p[1]; });
+    };
+    Tensor expected = finite_differences(as_tensor, {x, w.read()}, n)[1];
+    expect_close(with_variable(x, n), expected, 1e-6, "eager");
+    expect_close(ag::function(with_variable)(x, n), expected, 1e-6, "graph");
+  }
+}
+
+// The same for a staged if outside any loop.
+TEST(WhileGradient, VariableReadInAStagedIf) {
+  ag::Variable w(doubles({1.1, 0.7}, {2}), "w");
+  auto with_variable = [&](const Tensor& x) {
+    ag::GradientTape tape;
+    Tensor y = ag::cond(
+        ag::reduce_sum(x) > 0.0, [&] { return x * w.read() * w.read(); }, [&] { return x; });
+    return tape.gradient(ag::reduce_sum(y), std::vector<ag::Variable>{w})[0];
+  };
+  Tensor x = doubles({0.3, 0.4}, {2});
+  // d/dw sum(x w^2) = 2 x w.
+  std::vector<double> expected = {2 * 0.3 * 1.1, 2 * 0.4 * 0.7};
+  expect_close(with_variable(x), doubles(expected, {2}), 1e-12, "eager");
+  expect_close(ag::function(with_variable)(x), doubles(expected, {2}), 1e-12, "graph");
+}
+
+const ag::graph::Node* first_while(const ag::graph::Body& body) {
+  for (const auto& node : body.nodes)
+    if (node.kind == ag::graph::NodeKind::While) return &node;
+  return nullptr;
+}
+
+TEST(WhileGradient, OnlyALoopATapeDifferentiatesCarriesStacks) {
+  auto plain =
+      ag::function([](const Tensor& x, const Tensor& a) { return tanh_loop({x, a}, steps(0)); });
+  auto differentiated = ag::function([](const Tensor& x, const Tensor& a) {
+    ag::GradientTape tape;
+    tape.watch(a);
+    return tape.gradient(tanh_loop({x, a}, steps(0)), a);
+  });
+  auto untracked = ag::function([](const Tensor& x, const Tensor& a) {
+    ag::GradientTape tape;
+    tape.watch(a);
+    Tensor y = tanh_loop({x, x}, steps(0));  // does not use a
+    return tape.gradient(ag::reduce_sum(a * a), a) + y;
+  });
+  Tensor x = doubles({1.5, 2.0, 0.7}, {3}), a = doubles({0.95}, {1});
+  auto loop_of = [&](auto& f) {
+    const ag::graph::Node* node = first_while(f.get_concrete_function(x, a).graph().body());
+    EXPECT_NE(node, nullptr);
+    return node;
+  };
+  // x is the one loop variable; with a tape, the iteration count and the
+  // stacks join it.
+  EXPECT_EQ(loop_of(plain)->outputs.size(), 1u);
+  EXPECT_EQ(loop_of(untracked)->outputs.size(), 1u);
+  const ag::graph::Node* stacked = loop_of(differentiated);
+  EXPECT_GT(stacked->outputs.size(), 2u);
+  std::vector<std::string> body_ops = ag::Graph(stacked->subgraphs[1], "body").ops();
+  EXPECT_NE(std::find(body_ops.begin(), body_ops.end(), "tensor_array_write"), body_ops.end());
+}
+
+// For the RNN with only the weights watched, the forward stacks x_t^T (for
+// dW = x_t^T dz), h^T (for dU), the new h (tanh's gradient uses its output)
+// and the step (the TensorArray row), not the weights or the array.
+TEST(WhileGradient, RnnStacksOnlyWhatItsBackwardNeeds) {
+  auto gradient = ag::function([](const Tensors& p, const Tensor& n) {
+    ag::GradientTape tape;
+    tape.watch(p[1]);
+    tape.watch(p[2]);
+    tape.watch(p[3]);
+    return tape.gradient(rnn_loss(p, n), Tensors{p[1], p[2], p[3]});
+  });
+  Tensors p = {wavy({kBatch, kTime, kIn}, 1.0, 0.1), wavy({kIn, kHidden}, 0.8, 0.2),
+               wavy({kHidden, kHidden}, 0.5, 0.3), wavy({kHidden}, 0.3, 0.4)};
+  const ag::graph::Node* loop =
+      first_while(gradient.get_concrete_function(p, steps(3)).graph().body());
+  ASSERT_NE(loop, nullptr);
+  // Loop variables h, the array, the for index; then the count; then the stacks.
+  std::vector<std::string> stacks;
+  for (size_t k = 4; k < loop->outputs.size(); ++k)
+    stacks.push_back(std::string(ag::dtype_name(loop->outputs[k].dtype)) +
+                     loop->outputs[k].shape.to_string());
+  std::sort(stacks.begin(), stacks.end());
+  EXPECT_EQ(stacks, (std::vector<std::string>{"float64(None, 2, 4)", "float64(None, 3, 2)",
+                                              "float64(None, 4, 2)", "int64(None,)"}));
+}
+
+// Running the body again for its gradient would change the program: an
+// error naming the loop and the node, never a zero gradient.
+TEST(WhileGradient, BodyThatCannotRunAgainIsAClearError) {
+  auto gradient_of = [](std::function<Tensor(const Tensor&)> step) {
+    return ag::function([step](const Tensor& x) {
+      ag::GradientTape tape;
+      tape.watch(x);
+      Tensor y = ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v) < 10.0; }, step, x);
+      return tape.gradient(ag::reduce_sum(y), x);
+    });
+  };
+  Tensor x = doubles({1, 2}, {2});
+  auto random = gradient_of(
+      [](const Tensor& v) { return v * 2.0 + ag::random_uniform({2}, 0.0, 0.1, ag::float64, 3); });
+  EXPECT_THROW_CONTAINS(random(x), ag::UnimplementedError, "the staged while 'While' in function");
+  EXPECT_THROW_CONTAINS(random(x), ag::UnimplementedError, "holds a random op ('random_uniform')");
+  auto printing = gradient_of([](const Tensor& v) {
+    ag::print("v:", v);
+    return v * 2.0;
+  });
+  EXPECT_THROW_CONTAINS(printing(x), ag::UnimplementedError, "holds a side effect ('print')");
+  auto host = gradient_of([](const Tensor& v) {
+    return ag::host_function([](const Tensors& in) { return Tensors{in[0] * 2.0}; }, {v},
+                             {ag::TensorSpec({2}, ag::float64)}, "double_it")[0];
+  });
+  EXPECT_THROW_CONTAINS(host(x), ag::UnimplementedError, "holds a side effect ('double_it')");
+}
+
+}  // namespace
