@@ -307,6 +307,26 @@ TEST(FunctionGradient, MatchesFiniteDifferences) {
   expect_matches_finite_differences(call_layer, {doubles({-1, -2, 0.5, 0.3, -2, -1}, {2, 3}), w});
 }
 
+// A staged while with a data-dependent trip count: x grows by x * w + tanh(x)
+// until its sum reaches 10.
+Tensor grow(const Tensor& x, const Tensor& w) {
+  return ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v) < 10.0; },
+                        [&](const Tensor& v) { return v * w + ag::tanh(v); }, x);
+}
+
+TEST(FunctionGradient, AStagedWhileInsideGivesTheEagerGradient) {
+  auto traced = ag::function(grow);
+  Tensor w = f64({1.1, 0.7});
+  for (Tensor x : {f64({0.3, 0.4}), f64({2.0, 1.5}), f64({6.0, 5.0})}) {
+    std::vector<Tensor> eager = gradients(grow, x, w);
+    std::vector<Tensor> graph = gradients(traced, x, w);
+    for (size_t i = 0; i < 2; ++i)
+      expect_close(graph[i], eager[i], 1e-12, "input " + std::to_string(i));
+  }
+  expect_matches_finite_differences(
+      [&](const std::vector<Tensor>& x) { return traced(x[0], x[1]); }, {f64({0.3, 0.4}), w});
+}
+
 TEST(FunctionGradient, AFunctionThatAssignsRunsOpByOpUnderATape) {
   ag::Variable calls(ag::constant(0.0, ag::float64), "calls", /*trainable=*/false);
   auto counted = [&](const Tensor& x) {
