@@ -64,7 +64,8 @@ inline ag::Tensor fz_gradient(const FzCase& c, const ag::Tensor& x, const ag::Te
 inline void fz_print_gradient(int call, const ag::Tensor& g) {
   std::cout << "#" << call << " grad " << ag::dtype_name(g.dtype()) << " " << g.shape()
             << std::setprecision(6);
-  for (double v : ag::cast(g, ag::float64).to_vector<double>()) std::cout << " " << (v == 0 ? 0 : v);
+  for (double v : ag::cast(g, ag::float64).to_vector<double>())
+    std::cout << " " << (v == 0 ? 0 : v);
   std::cout << "\n";
 }
 
