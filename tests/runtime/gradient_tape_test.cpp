@@ -13,28 +13,14 @@
 #include <vector>
 
 #include "ag/ag.h"
+#include "error_test_util.h"
 
 namespace {
 
 using ag::Tensor;
-
-#define EXPECT_THROW_CONTAINS(stmt, Type, text)                                   \
-  do {                                                                            \
-    try {                                                                         \
-      stmt;                                                                       \
-      ADD_FAILURE() << "no exception from " #stmt;                                \
-    } catch (const Type& e) {                                                     \
-      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what(); \
-    }                                                                             \
-  } while (0)
+using ag_test::doubles;
 
 // A float64 tensor (ag::constant makes C++ doubles float32, as TensorFlow).
-Tensor doubles(const std::vector<double>& values, const ag::Shape& shape) {
-  Tensor t = ag::empty(shape, ag::float64);
-  std::copy(values.begin(), values.end(), t.mutable_data<double>());
-  return t;
-}
-
 Tensor f64(std::initializer_list<double> values) {
   return doubles(std::vector<double>(values), ag::Shape{int64_t(values.size())});
 }

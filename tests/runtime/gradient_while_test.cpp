@@ -14,30 +14,16 @@
 #include <vector>
 
 #include "ag/ag.h"
+#include "error_test_util.h"
 #include "graph/graph.h"
 
 namespace {
 
 using ag::Tensor;
+using ag_test::doubles;
 using Tensors = std::vector<Tensor>;
 // A loss of the float64 inputs and an int64 scalar (a trip count or limit).
 using Loss = std::function<Tensor(const Tensors&, const Tensor&)>;
-
-#define EXPECT_THROW_CONTAINS(stmt, Type, text)                                   \
-  do {                                                                            \
-    try {                                                                         \
-      stmt;                                                                       \
-      ADD_FAILURE() << "no exception from " #stmt;                                \
-    } catch (const Type& e) {                                                     \
-      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what(); \
-    }                                                                             \
-  } while (0)
-
-Tensor doubles(const std::vector<double>& values, const ag::Shape& shape) {
-  Tensor t = ag::empty(shape, ag::float64);
-  std::copy(values.begin(), values.end(), t.mutable_data<double>());
-  return t;
-}
 
 // Deterministic values in [-scale, scale].
 Tensor wavy(const ag::Shape& shape, double scale, double phase) {
