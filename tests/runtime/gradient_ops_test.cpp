@@ -422,4 +422,57 @@ TEST(UnsortedSegmentSum, Errors) {
                         "num_segments must be an int32 or int64 scalar, got int32 of shape [1]");
 }
 
+// ---- reduce_prod's gradient where inputs are zero ----------------------------------------
+
+struct ProdCase {
+  Shape shape;
+  std::vector<double> values;
+  std::vector<int64_t> axes;
+  bool keepdims;
+  std::vector<double> expected;  // the gradient with output gradient 1
+};
+
+TEST(ReduceProdGradient, ProductOfTheOthersWithZeros) {
+  std::vector<ProdCase> cases = {
+      // One zero: the product of the others there, 0 elsewhere.
+      {{4}, {2, 0, 3, 5}, {}, false, {0, 30, 0, 0}},
+      // Two zeros: 0 everywhere.
+      {{4}, {2, 0, 3, 0}, {}, false, {0, 0, 0, 0}},
+      // Per row, keepdims: row 0 has one zero, row 1 two, row 2 none.
+      {{3, 3}, {1, 0, 4, 0, 2, 0, 2, 3, 5}, {1}, true, {0, 4, 0, 0, 0, 0, 15, 10, 6}},
+      // Per column.
+      {{2, 3}, {0, 2, 3, 4, 0, 6}, {0}, false, {4, 0, 6, 0, 2, 3}},
+      // Two axes of three, one zero in block 0, none in block 1.
+      {{2, 2, 2}, {1, 2, 0, 4, 1, 2, 3, 4}, {0, 2}, false, {4, 2, 48, 0, 4, 2, 0, 0}},
+      // A length-1 axis and a scalar: the gradient passes through.
+      {{2, 1}, {0, 3}, {1}, false, {1, 1}},
+      {{}, {0}, {}, false, {1}},
+  };
+  for (const ProdCase& p : cases) {
+    GradCase c{"reduce_prod", {p.shape}, [p](const Tensors& x) {
+                 return ag::reduce_prod(x[0], p.axes, p.keepdims);
+               }};
+    Tensor x = doubles(p.values, p.shape);
+    Tensor w = ag::ones_like(ag::reduce_prod(x, p.axes, p.keepdims));
+    Tensors g = checked_gradients(c, {x}, w);
+    EXPECT_EQ(g[0].to_vector<double>(), p.expected) << label(c);
+  }
+}
+
+// Each element of a long axis gets the product of the others, also with a zero.
+TEST(ReduceProdGradient, LongAxisWithAZero) {
+  std::vector<double> values;
+  for (int i = 0; i < 13; ++i) values.push_back(1.0 + 0.1 * i);
+  values[6] = 0;
+  GradCase c{"reduce_prod", {Shape{13}}, [](const Tensors& x) { return ag::reduce_prod(x[0]); }};
+  Tensor w = Tensor(1.5);
+  Tensors g = checked_gradients(c, {doubles(values, {13})}, ag::cast(w, ag::float64));
+  double others = 1;
+  for (int i = 0; i < 13; ++i)
+    if (i != 6) others *= values[size_t(i)];
+  std::vector<double> expected(13, 0.0);
+  expected[6] = 1.5 * others;
+  expect_close(g[0], doubles(expected, {13}), 1e-12, "long axis");
+}
+
 }  // namespace
