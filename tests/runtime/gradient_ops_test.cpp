@@ -459,6 +459,23 @@ TEST(ReduceProdGradient, ProductOfTheOthersWithZeros) {
   }
 }
 
+// The rule is made of differentiable ops: a tape around the gradient gives
+// d/dx_k sum_i prod_{j != i} x_j = sum_{i != k} prod_{j != i, k} x_j, with a zero.
+TEST(ReduceProdGradient, SecondOrderWithAZero) {
+  Tensor x = doubles({2, 0, 3}, {3});
+  ag::GradientTape outer;
+  outer.watch(x);
+  Tensor first;
+  {
+    ag::GradientTape inner;
+    inner.watch(x);
+    first = inner.gradient(ag::reduce_prod(x), x);
+  }
+  EXPECT_EQ(first.to_vector<double>(), (std::vector<double>{0, 6, 0}));
+  Tensor second = outer.gradient(ag::reduce_sum(first), x);
+  EXPECT_EQ(second.to_vector<double>(), (std::vector<double>{3, 5, 2}));
+}
+
 // Each element of a long axis gets the product of the others, also with a zero.
 TEST(ReduceProdGradient, LongAxisWithAZero) {
   std::vector<double> values;
