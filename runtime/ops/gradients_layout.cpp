@@ -34,15 +34,6 @@ std::vector<int64_t> reshape_target(const GradContext& c, const Shape& shape) {
   return dims;
 }
 
-// The length of `t`'s axis, as an int64 scalar: a constant when known while
-// tracing, else read when the graph runs.
-Tensor length_of(const Tensor& t, int axis, CallSite site) {
-  if (t.shape()[axis] != kUnknownDim) return Tensor(int64_t{t.shape()[axis]});
-  Attrs attrs;
-  attrs.axis = axis;
-  return ops::apply(OpId::Dim, {t}, attrs, site);
-}
-
 }  // namespace
 
 // [..., m, k] x [..., k, n]: dA = dC B^T, dB = A^T dC.
@@ -122,10 +113,18 @@ Grads grad_stack(const GradContext& c) {
 // TensorFlow's rule: the gradient's slices summed into zeros of params'
 // shape at their indices, by unsorted_segment_sum, with the gathered axis
 // moved to the front and back. Memory is params' size, whatever the indices.
+// The axis's length must be known while tracing. unsorted_segment_sum could
+// take it from a dim op when the graph runs, but then the gradient of a
+// staged while reading a dynamic-size TensorArray stacks an array-sized value
+// per iteration and fails when the graph runs: this error is the clearer one.
 Grads grad_gather(const GradContext& c) {
   const Tensor &params = c.inputs[0], &indices = c.inputs[1];
   const Shape& p = params.shape();
   const int axis = int(normalized(c.attrs.axis, p.rank()));
+  if (p[axis] == kUnknownDim) {
+    throw_gradient_error(
+        c, "needs the size of params' gathered axis known while tracing, got " + p.to_string());
+  }
   const int r = indices.rank();
   // The gradient with the index dims first: indices' shape, then params' other dims.
   std::vector<int64_t> perm;
@@ -134,7 +133,7 @@ Grads grad_gather(const GradContext& c) {
   for (int d = axis + r; d < c.grad.rank(); ++d) perm.push_back(d);
   Tensor g = axis == 0 ? c.grad : transpose(c.grad, perm, c.site);
   // [params' gathered axis, params' other dims]
-  Tensor summed = unsorted_segment_sum(g, indices, length_of(params, axis, c.site), c.site);
+  Tensor summed = unsorted_segment_sum(g, indices, Tensor(int64_t{p[axis]}), c.site);
   if (axis == 0) return {summed, Tensor()};
   std::vector<int64_t> back;
   for (int d = 1; d <= axis; ++d) back.push_back(d);
@@ -178,6 +177,18 @@ Grads grad_slice(const GradContext& c) {
   return {g};
 }
 
+namespace {
+
+// The length of `t`'s first axis, as an int64 scalar.
+Tensor rows_of(const Tensor& t, CallSite site) {
+  if (t.shape()[0] != kUnknownDim) return Tensor(int64_t{t.shape()[0]});
+  Attrs attrs;
+  attrs.axis = 0;
+  return ops::apply(OpId::Dim, {t}, attrs, site);
+}
+
+}  // namespace
+
 // The written row's gradient goes to the value; the array's rows keep the
 // rest (the row written over gets none: a write of zeros there, in place in
 // a loop, rather than a mask over every row), cut back to the rows it had
@@ -193,7 +204,7 @@ Grads grad_tensor_array_write(const GradContext& c) {
       ops::apply(OpId::TensorArrayWrite, {c.grad, row, zeros_like(row_grad, c.site)}, {}, c.site);
   int64_t before = buffer.shape()[0], after = c.output.shape()[0];
   if (before == kUnknownDim || before != after)
-    g = gather(g, range(length_of(buffer, 0, c.site), c.site), 0, c.site);
+    g = gather(g, range(rows_of(buffer, c.site), c.site), 0, c.site);
   grads[0] = g;
   return grads;
 }
