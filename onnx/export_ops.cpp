@@ -17,6 +17,11 @@
 //   one_hot: negative indices replaced by depth (ONNX would count them from
 //     the end; ours give a row of off values).
 //   tensor_array_write: ONNX sequence ops, in onnx/export_sequences.cpp.
+//   unsorted_segment_sum: ScatterND(reduction="add", opset 16) of data into
+//     zeros of [num_segments] + data's trailing dims, at the ids with a
+//     trailing axis of 1 (a negative id, an error for us, would count from
+//     the end there). Where the output's shape is not static, the zeros'
+//     dims are computed when the model runs, which our importer cannot load.
 #include <limits>
 
 #include "ag/error.h"
@@ -255,6 +260,25 @@ std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const 
     }
     case OpId::Gather: {
       set_int(e.with_attrs("Gather", {in[0], in[1]}, out), "axis", attrs.axis);
+      return {out};
+    }
+    case OpId::UnsortedSegmentSum: {
+      // The zeros' dims: constants when the output's shape is static, else
+      // [num_segments] + Shape(data, start = ids' rank) when the model runs.
+      const Shape& out_shape = n.outputs[0].shape;
+      std::string dims;
+      if (out_shape.is_fully_defined()) {
+        dims = ex.int64s({out_shape.dims().begin(), out_shape.dims().end()});
+      } else {
+        const int ids_rank = body.type_of(n.inputs[1]).shape.rank();
+        std::string count = e.op("Reshape", {e.cast(in[2], DType::int64), ex.int64s({1})});
+        std::string trailing;
+        set_int(e.with_attrs("Shape", {in[0]}, trailing), "start", ids_rank);
+        set_int(e.with_attrs("Concat", {count, trailing}, dims), "axis", 0);
+      }
+      std::string zeros = e.op("Expand", {e.zero_like(out_dtype), dims});
+      std::string indices = e.op("Unsqueeze", {e.cast(in[1], DType::int64), ex.int64s({-1})});
+      set_string(e.with_attrs("ScatterND", {zeros, indices, in[0]}, out), "reduction", "add");
       return {out};
     }
     case OpId::Slice: {

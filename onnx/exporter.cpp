@@ -81,6 +81,13 @@ void set_ints(::onnx::NodeProto& node, const std::string& name, const std::vecto
   for (int64_t x : v) a->add_ints(x);
 }
 
+void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& v) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
 std::string Exporter::fresh(const std::string& base) {
   return base + "__" + std::to_string(next_name_++);
 }

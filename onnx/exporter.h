@@ -91,9 +91,10 @@ void set_value_info(::onnx::ValueInfoProto& info, const std::string& name,
 void set_sequence_info(::onnx::ValueInfoProto& info, const std::string& name,
                        const ops::ValueType& type);
 int32_t onnx_type(DType dtype);
-// Adds an INT or INTS attribute to `node`.
+// Adds an INT, INTS or STRING attribute to `node`.
 void set_int(::onnx::NodeProto& node, const std::string& name, int64_t v);
 void set_ints(::onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& v);
+void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& v);
 ::onnx::TensorProto tensor_to_proto(const Tensor& value, const std::string& name);
 
 // Which outputs of node `n` are TensorArrays, as sequences, when

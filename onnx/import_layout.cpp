@@ -184,12 +184,27 @@ std::vector<Tensor> import_gather(NodeContext& ctx) {
   return {gather(data, from_end(ctx.input(1), data, axis), axis)};
 }
 
-// Writes of whole rows: indices [k, 1], updates [k, row...]. Each is the
-// write of a TensorArray holding `data` (our tensor_array_write op).
+// Two forms. With reduction "add" and indices [..., 1] (how we export
+// unsorted_segment_sum): data plus the updates summed into its rows, by
+// unsorted_segment_sum. Without a reduction, writes of whole rows: indices
+// [k, 1], updates [k, row...], each the write of a TensorArray holding
+// `data` (our tensor_array_write op).
 std::vector<Tensor> import_scatter_nd(NodeContext& ctx) {
   const std::string reduction = ctx.attr_string("reduction", "none");
-  if (reduction != "none") ctx.unsupported("reduction '" + reduction + "'");
   const Tensor& data = ctx.input(0);
+  if (reduction == "add") {
+    const Tensor& indices = ctx.input(1);
+    if (indices.rank() < 1 || indices.shape()[indices.rank() - 1] != 1 || data.rank() < 1) {
+      ctx.unsupported(
+          "reduction 'add' is supported into rows only (indices of shape [..., 1]), "
+          "got indices of shape " +
+          indices.shape().to_string() + " into data of rank " + std::to_string(data.rank()));
+    }
+    const Tensor rows = from_end(squeeze(indices, {-1}), data, 0);
+    const Tensor length = gather(shape(data, DType::int64), Tensor(int64_t{0}));
+    return {data + unsorted_segment_sum(ctx.input(2), rows, length)};
+  }
+  if (reduction != "none") ctx.unsupported("reduction '" + reduction + "'");
   const Shape& indices_shape = ctx.static_shape(1, "ScatterND");
   if (indices_shape.rank() != 2 || indices_shape[1] != 1 || data.rank() < 1) {
     ctx.unsupported(

@@ -170,6 +170,13 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis = 0, CallSite site = Ca
 // Slices of `params` along `axis` at `indices` (int32 or int64).
 Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis = 0,
               CallSite site = CallSite::current());
+// tf.math.unsorted_segment_sum: zeros of shape [num_segments] + data's dims
+// after segment_ids' rank, with data's slice at each position of segment_ids
+// (int32 or int64, data's leading dims, each in [0, num_segments)) added to
+// row segment_ids[...]. num_segments is an int32 or int64 scalar. The
+// gradient of gather.
+Tensor unsorted_segment_sum(const Tensor& data, const Tensor& segment_ids,
+                            const Tensor& num_segments, CallSite site = CallSite::current());
 // tf.slice: `size` -1 takes the rest of that dim.
 Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size,
              CallSite site = CallSite::current());

@@ -357,6 +357,10 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis, CallSite site) {
 Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis, CallSite site) {
   return ops::apply(OpId::Gather, {params, indices}, axis_attrs(axis), site);
 }
+Tensor unsorted_segment_sum(const Tensor& data, const Tensor& segment_ids,
+                            const Tensor& num_segments, CallSite site) {
+  return ops::apply(OpId::UnsortedSegmentSum, {data, segment_ids, num_segments}, {}, site);
+}
 Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size,
              CallSite site) {
   if (begin.size() != size.size()) {

@@ -1,5 +1,5 @@
-// The gradients of matmul, the data-movement ops of ops.def and the
-// TensorArray write.
+// The gradients of matmul, the data-movement ops of ops.def (gather's is an
+// unsorted_segment_sum, and the reverse) and the TensorArray write.
 #include <numeric>
 
 #include "ops/dispatch.h"
@@ -110,51 +110,41 @@ Grads grad_stack(const GradContext& c) {
   return grads;
 }
 
-// There is no scatter op: the rows of the gradient are summed into params'
-// rows by a matmul with the one-hot matrix of the indices,
-// [depth, M] x [M, rest], with the gathered axis moved to the front and back.
+// TensorFlow's rule: the gradient's slices summed into zeros of params'
+// shape at their indices, by unsorted_segment_sum, with the gathered axis
+// moved to the front and back. Memory is params' size, whatever the indices.
+// The axis's length must be known while tracing. unsorted_segment_sum could
+// take it from a dim op when the graph runs, but then the gradient of a
+// staged while reading a dynamic-size TensorArray stacks an array-sized value
+// per iteration and fails when the graph runs: this error is the clearer one.
 Grads grad_gather(const GradContext& c) {
   const Tensor &params = c.inputs[0], &indices = c.inputs[1];
   const Shape& p = params.shape();
-  int64_t axis = normalized(c.attrs.axis, p.rank());
-  int64_t depth = p[int(axis)];
-  if (depth == kUnknownDim) {
+  const int axis = int(normalized(c.attrs.axis, p.rank()));
+  if (p[axis] == kUnknownDim) {
     throw_gradient_error(
         c, "needs the size of params' gathered axis known while tracing, got " + p.to_string());
   }
-  int r = indices.rank();
-  int g_rank = c.grad.rank();
-  // The gradient with the index dims first: indices' shape + the rest of params.
+  const int r = indices.rank();
+  // The gradient with the index dims first: indices' shape, then params' other dims.
   std::vector<int64_t> perm;
-  for (int d = int(axis); d < int(axis) + r; ++d) perm.push_back(d);
-  for (int d = 0; d < int(axis); ++d) perm.push_back(d);
-  for (int d = int(axis) + r; d < g_rank; ++d) perm.push_back(d);
+  for (int d = axis; d < axis + r; ++d) perm.push_back(d);
+  for (int d = 0; d < axis; ++d) perm.push_back(d);
+  for (int d = axis + r; d < c.grad.rank(); ++d) perm.push_back(d);
   Tensor g = axis == 0 ? c.grad : transpose(c.grad, perm, c.site);
-  Shape rest;
-  for (int d = 0; d < p.rank(); ++d)
-    if (d != axis) rest.push_back(p[d]);
-  int64_t m = indices.shape().is_fully_defined() ? indices.num_elements() : -1;
-  int64_t n = rest.is_fully_defined() ? rest.num_elements() : -1;
-  if (m == -1 && n == -1) {
-    throw_gradient_error(c, "needs the shape of indices or of params known while tracing");
-  }
-  Tensor rows = reshape(g, {m, n}, c.site);
-  Tensor one_hot_rows =
-      reshape(one_hot(indices, depth, std::nullopt, std::nullopt, -1, c.grad.dtype(), c.site),
-              {m, depth}, c.site);
-  Tensor summed = matmul(transpose(one_hot_rows, {1, 0}, c.site), rows, c.site);
-  Shape front;
-  front.push_back(depth);
-  for (int64_t d : rest) front.push_back(d);
-  Tensor out = reshape(summed, reshape_target(c, front), c.site);
-  if (axis != 0) {
-    std::vector<int64_t> back;
-    for (int d = 1; d <= int(axis); ++d) back.push_back(d);
-    back.push_back(0);
-    for (int d = int(axis) + 1; d < p.rank(); ++d) back.push_back(d);
-    out = transpose(out, back, c.site);
-  }
-  return {out, Tensor()};
+  // [params' gathered axis, params' other dims]
+  Tensor summed = unsorted_segment_sum(g, indices, Tensor(int64_t{p[axis]}), c.site);
+  if (axis == 0) return {summed, Tensor()};
+  std::vector<int64_t> back;
+  for (int d = 1; d <= axis; ++d) back.push_back(d);
+  back.push_back(0);
+  for (int d = axis + 1; d < p.rank(); ++d) back.push_back(d);
+  return {transpose(summed, back, c.site), Tensor()};
+}
+
+// Each row of data went to row segment_ids[i]: its gradient is read back from there.
+Grads grad_unsorted_segment_sum(const GradContext& c) {
+  return {gather(c.grad, c.inputs[1], 0, c.site), Tensor(), Tensor()};
 }
 
 // Zeros around the gradient, axis by axis, back to the input's shape.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "ag/error.h"
 #include "ops/kernels.h"
@@ -453,6 +454,52 @@ ValueType infer_gather(const InferContext& ctx) {
   for (int64_t d : indices.shape) out.push_back(d);
   for (int i = int(axis) + 1; i < params.shape.rank(); ++i) out.push_back(params.shape[i]);
   return {params.dtype, out};
+}
+
+// [num_segments] + data's dims after segment_ids' rank; data's leading dims
+// must be segment_ids' shape. num_segments is read where its value is known
+// (eagerly, a constant while tracing, when the graph runs), else unknown.
+ValueType infer_unsorted_segment_sum(const InferContext& ctx) {
+  const ValueType& data = ctx.inputs[0];
+  const ValueType& ids = ctx.inputs[1];
+  const ValueType& count = ctx.inputs[2];
+  require_known_rank(ctx, data.shape);
+  require_known_rank(ctx, ids.shape);
+  require_dtype(ctx, data.dtype != DType::bool_, data.dtype);
+  if (!is_integer(ids.dtype))
+    fail(ctx, "segment_ids must be int32 or int64, got " + std::string(dtype_name(ids.dtype)));
+  if (!is_integer(count.dtype) || count.shape.rank() != 0) {
+    fail(ctx, "num_segments must be an int32 or int64 scalar, got " +
+                  std::string(dtype_name(count.dtype)) + " of shape " +
+                  count.shape.to_list_string());
+  }
+  const int r = ids.shape.rank();
+  bool leading_match = r <= data.shape.rank();
+  for (int d = 0; leading_match && d < r; ++d) {
+    int64_t want = ids.shape[d], have = data.shape[d];
+    leading_match = want == kUnknownDim || have == kUnknownDim || want == have;
+  }
+  if (!leading_match) {
+    fail(ctx, "segment_ids of shape " + ids.shape.to_list_string() +
+                  " must be a prefix of data's shape " + data.shape.to_list_string());
+  }
+  int64_t segments = kUnknownDim;
+  if (!ctx.values.empty() && ctx.values[2]) {
+    segments = visit_dtype(count.dtype, [&](auto v) -> int64_t {
+      using T = decltype(v);
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        return int64_t(static_cast<const T*>(ctx.values[2])[0]);
+      } else {
+        return kUnknownDim;
+      }
+    });
+    if (segments < 0)
+      fail(ctx, "num_segments must be non-negative, got " + std::to_string(segments));
+  }
+  Shape out;
+  out.push_back(segments);
+  for (int d = r; d < data.shape.rank(); ++d) out.push_back(data.shape[d]);
+  return {data.dtype, out};
 }
 
 ValueType infer_slice(const InferContext& ctx) {

@@ -117,6 +117,49 @@ onnx::ModelProto parse(const std::string& bytes) {
   return model;
 }
 
+TEST(OnnxSave, SegmentSumIsAScatterNDThatAdds) {
+  // Repeated ids and an empty segment; the count a constant, then a graph input.
+  auto constant_count = ag::function([](ag::Tensor data, ag::Tensor ids) {
+    return ag::unsorted_segment_sum(data, ids, ag::Tensor(int64_t{5}));
+  });
+  const ag::Tensor data = ag::constant({{1.5f, 2.0f}, {-3.0f, 4.0f}, {5.0f, 0.25f}});
+  const ag::Tensor ids = ag::constant({3, 0, 3});
+  expect_round_trip(constant_count, data, ids);
+  expect_round_trip(constant_count, ag::constant({{1, 2}, {3, 4}, {5, 6}}), ids);
+  expect_round_trip(constant_count, ag::constant({{1.0, 2.0}, {3.0, 4.0}}),
+                    ag::constant({{4, 4}, {0, 4}}));
+  // A count known only when the model runs: zeros of computed dims, a model
+  // ONNX's checker accepts (our importer needs Expand's shape while tracing).
+  auto input_count = ag::function([](ag::Tensor data, ag::Tensor ids, ag::Tensor n) {
+    return ag::unsorted_segment_sum(data, ids, n);
+  });
+  EXPECT_FALSE(
+      ag_onnx_test::export_model(
+          input_count.get_concrete_function(data, ids, ag::constant(4)).graph(), next_model_name())
+          .empty());
+  const onnx::ModelProto model = parse(ag_onnx_test::export_model(
+      constant_count.get_concrete_function(data, ids).graph(), next_model_name()));
+  int adds = 0;
+  for (const auto& node : model.graph().node()) {
+    if (node.op_type() != "ScatterND") continue;
+    for (const auto& attr : node.attribute())
+      adds += attr.name() == "reduction" && attr.s() == "add";
+  }
+  EXPECT_EQ(adds, 1);
+}
+
+TEST(OnnxSave, GatherGradient) {
+  // The gradient of a gather along axis 1 with repeated indices: a segment sum
+  // between transposes.
+  auto f = ag::function([](ag::Tensor params) {
+    ag::GradientTape tape;
+    tape.watch(params);
+    ag::Tensor y = ag::gather(params, ag::constant({2, 0, 2}), 1);
+    return tape.gradient(ag::reduce_sum(y * y), params);
+  });
+  expect_round_trip(f, ag::constant({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}}));
+}
+
 TEST(OnnxSave, FixedAndGrowingTensorArraysBecomeSequences) {
   // A fixed-size array written at each iteration, and a dynamic-size one
   // that grows past its end (to row 2i, leaving zero rows between).

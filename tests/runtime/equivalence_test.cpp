@@ -315,6 +315,23 @@ std::vector<OpCase> make_cases() {
     }
   }
 
+  // Rows summed into segments: the count a graph input (the output's first dim
+  // known only when the graph runs) or a constant; repeated ids, empty segments.
+  for (DType index_dtype : {ag::int32, ag::int64}) {
+    c.push_back({"unsorted_segment_sum_" + std::string(ag::dtype_name(index_dtype)), kNumeric,
+                 [index_dtype](DType d) {
+                   return Tensors{sample(d, {4, 3}),
+                                  ag::cast(ag::constant({2, 0, 2, 1}), index_dtype),
+                                  ag::cast(Tensor(5), index_dtype)};
+                 },
+                 [](const Tensors& x) { return ag::unsorted_segment_sum(x[0], x[1], x[2]); }});
+  }
+  c.push_back({"unsorted_segment_sum_ids_of_rank_2", kNumeric,
+               [](DType d) { return Tensors{sample(d, {2, 2, 3})}; },
+               [](const Tensors& x) {
+                 return ag::unsorted_segment_sum(x[0], ag::constant({{1, 1}, {0, 3}}), Tensor(4));
+               }});
+
   // one_hot into the case's dtype (that of the second input); -1 and 3 are
   // out of range, which gives rows of off_value.
   for (DType index_dtype : {ag::int32, ag::int64}) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ag/ag.h"
+#include "error_test_util.h"
 #include "ops/op_registry.h"
 
 namespace {
@@ -237,6 +238,27 @@ std::vector<GradCase> make_cases() {
                  return ag::gather(x[0], ag::constant({{3, 1}, {1, 1}}), 1);
                }});
   c.push_back({"gather", {Shape{3, 2}}, [](const Tensors& x) { return x[0][1]; }});
+  // Repeated indices along the last axis and along a middle one with a scalar index.
+  c.push_back({"gather", {Shape{2, 3, 4}}, [](const Tensors& x) {
+                 return ag::gather(x[0], ag::constant({3, 3, 0, 3}), -1);
+               }});
+  c.push_back({"gather", {Shape{2, 3, 4}}, [](const Tensors& x) {
+                 return ag::gather(x[0], Tensor(int64_t{2}), 1);
+               }});
+  c.push_back({"gather", {Shape{5}}, [](const Tensors& x) {
+                 return ag::gather(x[0], ag::constant({{4, 0}, {4, 4}, {1, 0}}), 0);
+               }});
+  // Rows summed into segments: repeated ids, an empty segment, ids of rank 2.
+  c.push_back({"unsorted_segment_sum", {Shape{4, 3}}, [](const Tensors& x) {
+                 return ag::unsorted_segment_sum(x[0], ag::constant({2, 0, 2, 1}), Tensor(5));
+               }});
+  c.push_back({"unsorted_segment_sum", {Shape{2, 2, 3}}, [](const Tensors& x) {
+                 return ag::unsorted_segment_sum(x[0], ag::constant({{1, 1}, {0, 3}}),
+                                                 Tensor(int64_t{4}));
+               }});
+  c.push_back({"unsorted_segment_sum", {Shape{3}}, [](const Tensors& x) {
+                 return ag::unsorted_segment_sum(x[0], ag::constant({0, 0, 0}), Tensor(2));
+               }});
   // Row 1 written over gets no gradient; a dynamic array grows to 4 rows.
   c.push_back({"tensor_array_write", {Shape{3, 2}, Shape{2}}, [](const Tensors& x) {
                  ag::TensorArray ta(ag::float64, 3);
@@ -318,6 +340,155 @@ TEST(OpGradientCoverage, NotDifferentiableOpsAreTheExpectedOnes) {
       "argmax",      "argmin",        "one_hot",        "shape",        "size",       "rank",
       "dim",         "range",         "random_uniform", "random_normal"};
   EXPECT_EQ(marked, expected);
+}
+
+// ---- gather's gradient is a scatter-add -------------------------------------------------
+
+// Eager and traced gradients of f at xs, checked against finite differences
+// (exact for the multilinear functions below) and each other.
+Tensors checked_gradients(const GradCase& c, const Tensors& xs, const Tensor& w) {
+  Tensors expected = finite_differences(c, xs, w);
+  Tensors eager = tape_gradients(c, xs, w);
+  for (size_t i = 0; i < xs.size(); ++i) expect_close(eager[i], expected[i], c.tolerance, label(c));
+  auto traced = ag::function(
+      [&c](const Tensor& x, const Tensor& weights) { return tape_gradients(c, {x}, weights); });
+  Tensors graph = traced(xs[0], w);
+  for (size_t i = 0; i < xs.size(); ++i)
+    expect_close(graph[i], eager[i], 1e-12, label(c) + " graph vs eager");
+  return eager;
+}
+
+TEST(GatherGradient, SumsIntoParamsRowsWithoutAOneHotMatrix) {
+  GradCase c{"gather", {Shape{4, 3}}, [](const Tensors& x) {
+               return ag::gather(x[0], ag::constant({3, 1, 3, 3}), 0);
+             }};
+  Tensor x = doubles({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, {4, 3});
+  Tensor w = ag::ones({4, 3}, ag::float64);
+  Tensors g = checked_gradients(c, {x}, w);
+  EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{0, 0, 0, 1, 1, 1, 0, 0, 0, 3, 3, 3}));
+  auto traced =
+      ag::function([&c](const Tensor& x, const Tensor& w) { return tape_gradients(c, {x}, w); });
+  std::vector<std::string> ops = traced.get_concrete_function(x, w).graph().ops();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "unsorted_segment_sum"), ops.end());
+  EXPECT_EQ(std::find(ops.begin(), ops.end(), "one_hot"), ops.end());
+  EXPECT_EQ(std::find(ops.begin(), ops.end(), "matmul"), ops.end());
+}
+
+// The gathered axis's length must be known while tracing: a clear error
+// naming the op, not a wrong number.
+TEST(GatherGradient, GatheredAxisUnknownWhileTracingIsAClearError) {
+  auto traced = ag::function(
+      [](const Tensor& x) {
+        ag::GradientTape tape;
+        tape.watch(x);
+        return tape.gradient(ag::reduce_sum(ag::gather(x, ag::constant({4, 0, 4}), 0)), x);
+      },
+      {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim, 2}, ag::float64)}});
+  EXPECT_THROW_CONTAINS(
+      traced(ag::zeros({5, 2}, ag::float64)), ag::UnimplementedError,
+      "needs the size of params' gathered axis known while tracing, got (None, 2)");
+}
+
+TEST(UnsortedSegmentSum, SumsRowsIntoSegments) {
+  Tensor data = ag::constant({{1, 2}, {3, 4}, {5, 6}});
+  EXPECT_EQ(ag::unsorted_segment_sum(data, ag::constant({2, 0, 2}), Tensor(4)).to_vector<int32_t>(),
+            (std::vector<int32_t>{3, 4, 0, 0, 6, 8, 0, 0}));
+  EXPECT_EQ(ag::unsorted_segment_sum(data, ag::constant({2, 0, 2}), Tensor(4)).shape(),
+            (Shape{4, 2}));
+  // ids of data's whole shape: one element per id.
+  EXPECT_EQ(ag::unsorted_segment_sum(data, ag::constant({{0, 1}, {1, 1}, {0, 0}}), Tensor(2))
+                .to_vector<int32_t>(),
+            (std::vector<int32_t>{12, 9}));
+}
+
+TEST(UnsortedSegmentSum, Errors) {
+  Tensor data = ag::zeros({3, 2});
+  EXPECT_THROW_CONTAINS(ag::unsorted_segment_sum(data, ag::constant({0, 3, 1}), Tensor(3)),
+                        ag::InvalidArgumentError,
+                        "unsorted_segment_sum: segment_ids[1] = 3 is not in [0, 3)");
+  EXPECT_THROW_CONTAINS(ag::unsorted_segment_sum(data, ag::constant({0, -1, 1}), Tensor(3)),
+                        ag::InvalidArgumentError, "segment_ids[1] = -1 is not in [0, 3)");
+  EXPECT_THROW_CONTAINS(ag::unsorted_segment_sum(data, ag::constant({0, 1}), Tensor(3)),
+                        ag::InvalidArgumentError,
+                        "segment_ids of shape [2] must be a prefix of data's shape [3,2]");
+  EXPECT_THROW_CONTAINS(ag::unsorted_segment_sum(data, ag::constant({0.0f, 1, 1}), Tensor(3)),
+                        ag::InvalidArgumentError,
+                        "segment_ids must be int32 or int64, got float32");
+  EXPECT_THROW_CONTAINS(ag::unsorted_segment_sum(data, ag::constant({0, 1, 1}), Tensor(-1)),
+                        ag::InvalidArgumentError, "num_segments must be non-negative, got -1");
+  EXPECT_THROW_CONTAINS(ag::unsorted_segment_sum(data, ag::constant({0, 1, 1}), ag::constant({3})),
+                        ag::InvalidArgumentError,
+                        "num_segments must be an int32 or int64 scalar, got int32 of shape [1]");
+}
+
+// ---- reduce_prod's gradient where inputs are zero ----------------------------------------
+
+struct ProdCase {
+  Shape shape;
+  std::vector<double> values;
+  std::vector<int64_t> axes;
+  bool keepdims;
+  std::vector<double> expected;  // the gradient with output gradient 1
+};
+
+TEST(ReduceProdGradient, ProductOfTheOthersWithZeros) {
+  std::vector<ProdCase> cases = {
+      // One zero: the product of the others there, 0 elsewhere.
+      {{4}, {2, 0, 3, 5}, {}, false, {0, 30, 0, 0}},
+      // Two zeros: 0 everywhere.
+      {{4}, {2, 0, 3, 0}, {}, false, {0, 0, 0, 0}},
+      // Per row, keepdims: row 0 has one zero, row 1 two, row 2 none.
+      {{3, 3}, {1, 0, 4, 0, 2, 0, 2, 3, 5}, {1}, true, {0, 4, 0, 0, 0, 0, 15, 10, 6}},
+      // Per column.
+      {{2, 3}, {0, 2, 3, 4, 0, 6}, {0}, false, {4, 0, 6, 0, 2, 3}},
+      // Two axes of three, one zero in block 0, none in block 1.
+      {{2, 2, 2}, {1, 2, 0, 4, 1, 2, 3, 4}, {0, 2}, false, {4, 2, 48, 0, 4, 2, 0, 0}},
+      // A length-1 axis and a scalar: the gradient passes through.
+      {{2, 1}, {0, 3}, {1}, false, {1, 1}},
+      {{}, {0}, {}, false, {1}},
+  };
+  for (const ProdCase& p : cases) {
+    GradCase c{"reduce_prod", {p.shape}, [p](const Tensors& x) {
+                 return ag::reduce_prod(x[0], p.axes, p.keepdims);
+               }};
+    Tensor x = doubles(p.values, p.shape);
+    Tensor w = ag::ones_like(ag::reduce_prod(x, p.axes, p.keepdims));
+    Tensors g = checked_gradients(c, {x}, w);
+    EXPECT_EQ(g[0].to_vector<double>(), p.expected) << label(c);
+  }
+}
+
+// The rule is made of differentiable ops: a tape around the gradient gives
+// d/dx_k sum_i prod_{j != i} x_j = sum_{i != k} prod_{j != i, k} x_j, with a zero.
+TEST(ReduceProdGradient, SecondOrderWithAZero) {
+  Tensor x = doubles({2, 0, 3}, {3});
+  ag::GradientTape outer;
+  outer.watch(x);
+  Tensor first;
+  {
+    ag::GradientTape inner;
+    inner.watch(x);
+    first = inner.gradient(ag::reduce_prod(x), x);
+  }
+  EXPECT_EQ(first.to_vector<double>(), (std::vector<double>{0, 6, 0}));
+  Tensor second = outer.gradient(ag::reduce_sum(first), x);
+  EXPECT_EQ(second.to_vector<double>(), (std::vector<double>{3, 5, 2}));
+}
+
+// Each element of a long axis gets the product of the others, also with a zero.
+TEST(ReduceProdGradient, LongAxisWithAZero) {
+  std::vector<double> values;
+  for (int i = 0; i < 13; ++i) values.push_back(1.0 + 0.1 * i);
+  values[6] = 0;
+  GradCase c{"reduce_prod", {Shape{13}}, [](const Tensors& x) { return ag::reduce_prod(x[0]); }};
+  Tensor w = Tensor(1.5);
+  Tensors g = checked_gradients(c, {doubles(values, {13})}, ag::cast(w, ag::float64));
+  double others = 1;
+  for (int i = 0; i < 13; ++i)
+    if (i != 6) others *= values[size_t(i)];
+  std::vector<double> expected(13, 0.0);
+  expected[6] = 1.5 * others;
+  expect_close(g[0], doubles(expected, {13}), 1e-12, "long axis");
 }
 
 }  // namespace

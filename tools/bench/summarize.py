@@ -3,6 +3,9 @@
 targets) from the JSON files that Google Benchmark writes with
 --benchmark_out=FILE --benchmark_out_format=json, with eager, graph and hand,
 the ratio or per-iteration figure, the target, and "met" or "missed by Nx".
+train_bench's LibTorch peer rows (mlp_step/torch, rnn/torch_forward_backward;
+built only where LibTorch is found) add a torch column to the table, and the
+row's figure says graph over torch too.
 tools/bench/run.sh calls it last. The targets live here and nowhere else.
 
     summarize.py RESULTS.json...                  print the tables
@@ -82,6 +85,7 @@ class Row:
     figure: str = ""
     target: str = ""
     result: str = ""
+    torch: float = None  # the LibTorch peer, where it ran
 
 
 def verdict(value, target, at_least=False):
@@ -100,8 +104,12 @@ def ratio_row(res, label, workload, target, over="hand"):
     if graph is None or base is None:
         return None
     value = graph / base
-    return Row(label, eager, graph, hand, f"{value:.2f}x {over}", f"≤ {target:g}x",
-               verdict(value, target))
+    figure = f"{value:.2f}x {over}"
+    torch = res.time(workload + "/torch")
+    if torch:
+        figure += f", {graph / torch:.2f}x torch"
+    return Row(label, eager, graph, hand, figure, f"≤ {target:g}x", verdict(value, target),
+               torch=torch)
 
 
 def per_iteration_row(res, label, workload, target_ns):
@@ -173,8 +181,12 @@ def backward_row(res, label, workload, target):
     if forward is None or both is None:
         return None
     value = (both - forward) / forward
-    return Row(label, None, both, None, f"backward {value:.2f}x forward ({format_ns(forward)})",
-               f"≤ {target:g}x forward", verdict(value, target))
+    figure = f"backward {value:.2f}x forward ({format_ns(forward)})"
+    torch = res.time(workload + "/torch_forward_backward")
+    if torch:
+        figure += f", {both / torch:.2f}x torch"
+    return Row(label, None, both, None, figure, f"≤ {target:g}x forward", verdict(value, target),
+               torch=torch)
 
 
 def issue_rows(res):
@@ -225,12 +237,16 @@ def format_ns(ns):
 
 
 def markdown_table(rows):
-    lines = ["| workload | eager | graph | hand | graph figure | target | result |",
-             "|---|---:|---:|---:|---:|---|---|"]
+    """The table; a torch column only when some row has a LibTorch figure."""
+    with_torch = any(r.torch is not None for r in rows)
+    torch_head, torch_rule = (" torch |", "---:|") if with_torch else ("", "")
+    lines = [f"| workload | eager | graph | hand |{torch_head} graph figure | target | result |",
+             f"|---|---:|---:|---:|{torch_rule}---:|---|---|"]
     for r in rows:
         result = r.result if r.result == "met" else f"**{r.result}**"
+        torch = f" {format_ns(r.torch)} |" if with_torch else ""
         lines.append(f"| {r.workload} | {format_ns(r.eager)} | {format_ns(r.graph)} | "
-                     f"{format_ns(r.hand)} | {r.figure} | {r.target} | {result} |")
+                     f"{format_ns(r.hand)} |{torch} {r.figure} | {r.target} | {result} |")
     return "\n".join(lines)
 
 

@@ -86,6 +86,28 @@ class SummarizeTest(unittest.TestCase):
         self.assertTrue(speedup.figure.startswith("2.00x the 1-thread speed"))
         self.assertEqual(speedup.result, "met")
 
+    def test_torch_peer_column(self):
+        with open(os.path.join(HERE, "testdata", "train_bench.json"), encoding="utf-8") as f:
+            res = summarize.Results([json.load(f)])
+        rows = {r.workload: r for r in summarize.other_rows(res)}
+        row = rows["training step, MLP 64x784-256-10, SGD"]
+        self.assertEqual(row.torch, 1500e3)
+        self.assertEqual(row.figure, "1.20x hand, 0.80x torch")
+        self.assertEqual(row.result, "met")
+        table = summarize.markdown_table(list(rows.values()))
+        self.assertIn("| workload | eager | graph | hand | torch | graph figure |", table)
+        self.assertIn("| training step, MLP 64x784-256-10, SGD | 3.00 ms | 1.20 ms | 1.00 ms | "
+                      "1.50 ms | 1.20x hand, 0.80x torch | ≤ 1.3x | met |", table)
+        # The RNN gradient: the graph's forward and backward over torch's.
+        self.assertIn("| 20.0 ms |  | 25.0 ms | backward 1.00x forward (10.0 ms), 0.80x torch |",
+                      table)
+
+    def test_no_torch_column_without_a_torch_row(self):
+        table = summarize.markdown_table(summarize.issue_rows(self.res)
+                                         + summarize.other_rows(self.res))
+        self.assertIn("| workload | eager | graph | hand | graph figure |", table)
+        self.assertNotIn("torch", table)
+
     def test_verdict_of_a_lower_bound(self):
         self.assertEqual(summarize.verdict(1.2, 1.7, at_least=True), "missed by 1.4x")
 

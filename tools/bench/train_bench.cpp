@@ -7,12 +7,15 @@
 //                   Variables, SGD's apply_gradients, op by op
 //   mlp_step/graph  the same train step in ag::function (forward, backward
 //                   and update in one graph), after a warm-up call
+//   mlp_step/torch  the peer: the same step with torch::autograd and
+//                   torch::optim::SGD on one intra-op thread (torch_peer.h);
+//                   only where CMake found LibTorch (AG_BENCH_TORCH)
 // The model: x [64, 784] -> dense 256 -> relu -> dense 10 -> softmax
 // cross-entropy against one-hot labels, mean over the batch; float32; SGD
 // with learning rate 0.1. Each variant trains its own copy of the weights.
 // Before timing, one step of each from the same weights is checked: the
-// losses and updated weights of eager and graph must equal hand's within
-// float32 rounding. Rows get x_hand (time / hand) and graph rows x_eager;
+// losses and updated weights of eager, graph (and torch) must equal hand's
+// within float32 rounding. Rows get x_hand (time / hand) and graph rows x_eager;
 // run.sh's summary has the target (graph <= 1.3x hand). Times are CPU time
 // per step.
 //
@@ -25,6 +28,11 @@
 //   rnn/forward_backward  the same loss and its gradient w.r.t. W, U, b by a
 //                         GradientTape in the same graph (the forward loop
 //                         stacks what the backward While pops)
+//   rnn/torch_forward, rnn/torch_forward_backward
+//                         the peer: the same loss with torch::autograd (a
+//                         C++ loop of torch ops, the tape recording each),
+//                         where LibTorch was found; its gradients are checked
+//                         against ag's
 // run.sh's summary has the target: backward (forward_backward - forward) <= 3x
 // forward. Times are CPU time per call. Run tools/bench/run.sh.
 #include <benchmark/benchmark.h>
@@ -45,6 +53,9 @@
 #include <ag/ag.h>
 
 #include "bench_util.h"
+#if AG_BENCH_TORCH
+#include "torch_peer.h"
+#endif
 
 namespace {
 
@@ -198,6 +209,15 @@ HandMlp make_hand() {
   return HandMlp(values(in.w1), values(in.b1), values(in.w2), values(in.b2));
 }
 
+#if AG_BENCH_TORCH
+std::unique_ptr<ag_bench::TorchMlp> make_torch() {
+  const Inputs& in = inputs();
+  return std::make_unique<ag_bench::TorchMlp>(
+      kBatch, kIn, kHidden, kOut, kLearningRate, in.w1.data<float>(), in.b1.data<float>(),
+      in.w2.data<float>(), in.b2.data<float>(), in.x.data<float>(), in.labels_vector.data());
+}
+#endif
+
 auto make_graph_step(Trainer& trainer) {
   return ag::function(
       [&trainer](const Tensor& x, const Tensor& labels) { return trainer.train_step(x, labels); },
@@ -228,6 +248,15 @@ void check_variants_agree() {
     check_close(prefix + "w2", hand.w2, values(trainer->model.w2.read()));
     check_close(prefix + "b2", hand.b2, values(trainer->model.b2.read()));
   }
+#if AG_BENCH_TORCH
+  auto torch = make_torch();
+  check_close("torch loss", {hand_loss}, {torch->train_step()});
+  std::vector<std::vector<float>> weights = torch->weights();
+  check_close("torch w1", hand.w1, weights[0]);
+  check_close("torch b1", hand.b1, weights[1]);
+  check_close("torch w2", hand.w2, weights[2]);
+  check_close("torch b2", hand.b2, weights[3]);
+#endif
 }
 
 // ---- The benchmarks ----------------------------------------------------------------------
@@ -252,6 +281,13 @@ void bm_mlp_graph(benchmark::State& state) {
   step(in.x, in.one_hot);  // trace
   for (auto _ : state) benchmark::DoNotOptimize(step(in.x, in.one_hot));
 }
+
+#if AG_BENCH_TORCH
+void bm_mlp_torch(benchmark::State& state) {
+  auto torch = make_torch();
+  for (auto _ : state) benchmark::DoNotOptimize(torch->train_step());
+}
+#endif
 
 // ---- The RNN loop and its gradient ----------------------------------------------------------
 
@@ -311,6 +347,35 @@ auto make_rnn_gradient() {
       {.name = "rnn_forward_backward"});
 }
 
+#if AG_BENCH_TORCH
+std::unique_ptr<ag_bench::TorchRnn> make_torch_rnn() {
+  const RnnInputs& in = rnn_inputs();
+  return std::make_unique<ag_bench::TorchRnn>(kRnnBatch, kRnnSteps, kRnnUnits, in.x.data<float>(),
+                                              in.w.data<float>(), in.u.data<float>(),
+                                              in.b.data<float>());
+}
+
+// Torch's loss and gradients equal ag's eager ones within float32 rounding.
+void check_torch_rnn(const Tensor& loss, const std::vector<Tensor>& grads) {
+  auto torch = make_torch_rnn();
+  float torch_loss = torch->forward_backward();
+  // A sum of 409,600 states, accumulated in another order.
+  ag_bench::Tolerance sum_tolerance{1e-6 * double(kRnnBatch * kRnnSteps * kRnnUnits), 1e-4};
+  ag_bench::check_close("torch rnn loss", std::vector<float>{loss.item<float>()},
+                        std::vector<float>{torch_loss}, sum_tolerance);
+  ag_bench::check_close("torch rnn loss without gradient", std::vector<float>{loss.item<float>()},
+                        std::vector<float>{torch->forward()}, sum_tolerance);
+  std::vector<std::vector<float>> torch_grads = torch->gradients();
+  const char* names[] = {"torch rnn dW", "torch rnn dU", "torch rnn db"};
+  for (size_t i = 0; i < grads.size(); ++i) {
+    std::vector<float> e = values(grads[i]);
+    float largest = 0;
+    for (float v : e) largest = std::max(largest, std::abs(v));
+    ag_bench::check_close(names[i], e, torch_grads[i], {1e-3 * (1 + largest), 0});
+  }
+}
+#endif
+
 // The graph's gradient equals the eager one (the same code, a C++ loop under
 // the tape) within float32 rounding.
 void check_rnn_gradient() {
@@ -334,7 +399,22 @@ void check_rnn_gradient() {
                        std::to_string(e[k]) + ", graph " + std::to_string(g[k]));
     }
   }
+#if AG_BENCH_TORCH
+  check_torch_rnn(loss, eager);
+#endif
 }
+
+#if AG_BENCH_TORCH
+void bm_rnn_torch_forward(benchmark::State& state) {
+  auto torch = make_torch_rnn();
+  for (auto _ : state) benchmark::DoNotOptimize(torch->forward());
+}
+
+void bm_rnn_torch_forward_backward(benchmark::State& state) {
+  auto torch = make_torch_rnn();
+  for (auto _ : state) benchmark::DoNotOptimize(torch->forward_backward());
+}
+#endif
 
 void bm_rnn_forward(benchmark::State& state) {
   const RnnInputs& in = rnn_inputs();
@@ -355,6 +435,9 @@ void bm_rnn_forward_backward(benchmark::State& state) {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+#if AG_BENCH_TORCH
+  ag_bench::TorchMlp::use_one_thread();
+#endif
   prepare_inputs();
   check_variants_agree();
   prepare_rnn_inputs();
@@ -362,9 +445,18 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("mlp_step/hand", bm_mlp_hand)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("mlp_step/eager", bm_mlp_eager)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("mlp_step/graph", bm_mlp_graph)->Unit(benchmark::kMicrosecond);
+#if AG_BENCH_TORCH
+  benchmark::RegisterBenchmark("mlp_step/torch", bm_mlp_torch)->Unit(benchmark::kMicrosecond);
+#endif
   benchmark::RegisterBenchmark("rnn/forward", bm_rnn_forward)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("rnn/forward_backward", bm_rnn_forward_backward)
       ->Unit(benchmark::kMillisecond);
+#if AG_BENCH_TORCH
+  benchmark::RegisterBenchmark("rnn/torch_forward", bm_rnn_torch_forward)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("rnn/torch_forward_backward", bm_rnn_torch_forward_backward)
+      ->Unit(benchmark::kMillisecond);
+#endif
   ag_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
