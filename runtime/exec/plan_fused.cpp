@@ -14,14 +14,22 @@
 // A program of at most kMaxFlatElements elements without a reduction (a
 // small loop state) runs flat instead: each member's scalar kernel per
 // element, the same functor as its kernel's, without a kernel call.
+// A composed chain (two add/sub/mul members over floats, optionally summed:
+// MSE's (a - b) * (a - b)) runs both members' functors in one loop per block
+// instead, so the first member's value stays in a register: the same
+// functors in the same order per element, and the sum in sum_block's lanes
+// and order, so it gives the bits the member-by-member run gives.
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <span>
 #include <type_traits>
 #include <vector>
 
 #include "exec/plan_internal.h"
+#include "ops/scalar_ops.h"
 
 namespace ag::exec {
 
@@ -32,31 +40,175 @@ const ops::Attrs& all_axes() {
   return attrs;
 }
 
-// A block's float sum: more independent lanes than the reduction kernel's
-// eight, so that the block's additions do not wait on each other (four
-// vector registers in flight). Only the order of the additions differs from
-// the kernel's (the bound is in tests/runtime/pass_fusion_test.cpp).
-template <class T>
-T sum_block(const T* x, int64_t n) {
+// A block's float sum of value(0), ..., value(n - 1): more independent
+// lanes than the reduction kernel's eight, so that the block's additions do
+// not wait on each other (four vector registers in flight). Only the order
+// of the additions differs from the kernel's (the bound is in
+// tests/runtime/pass_fusion_test.cpp).
+template <class T, class Value>
+T sum_values(int64_t n, Value value) {
   constexpr int64_t kLanes = kFusedSumLanes;
   if (n < kLanes) {
     T sum = 0;
-    for (int64_t i = 0; i < n; ++i) sum += x[i];
+    for (int64_t i = 0; i < n; ++i) sum += value(i);
     return sum;
   }
   T lanes[kLanes];
-  for (int64_t l = 0; l < kLanes; ++l) lanes[l] = x[l];
+  for (int64_t l = 0; l < kLanes; ++l) lanes[l] = value(l);
   const int64_t body = n - n % kLanes;
   for (int64_t i = kLanes; i < body; i += kLanes) {
-    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += x[i + l];
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += value(i + l);
   }
-  // Pairwise, so the lanes' sum is a short chain of vector additions.
+  // Pairwise, so the lanes' sum is a short chain of vector additions;
+  // unrolled, as it runs once per block.
+#pragma GCC unroll 8
   for (int64_t width = kLanes / 2; width > 0; width /= 2) {
     for (int64_t l = 0; l < width; ++l) lanes[l] += lanes[l + width];
   }
   T sum = lanes[0];
-  for (int64_t i = body; i < n; ++i) sum += x[i];
+  for (int64_t i = body; i < n; ++i) sum += value(i);
   return sum;
+}
+
+template <class T>
+T sum_block(const T* x, int64_t n) {
+  return sum_values<T>(n, [x](int64_t i) { return x[i]; });
+}
+
+// ---- Composed chains ----------------------------------------------------------
+
+// Where the second member reads the first's value v: G(v, v), G(v, e) or
+// G(e, v), e an outside value.
+enum class SecondForm { kBoth, kLeft, kRight };
+
+// v = F(a[i], b[i]), then G on v: per block, written to `out`, or (kSum)
+// summed into *out. Scalar operands arrive broadcast over a block.
+template <class T, class F, class G, SecondForm kForm, bool kSum>
+void composed_chain(const void* const* operands, int64_t n, void* out) {
+  const T* a = static_cast<const T*>(operands[0]);
+  const T* b = static_cast<const T*>(operands[1]);
+  const T* e = static_cast<const T*>(operands[2]);
+  auto value = [a, b, e](int64_t i) {
+    const T v = F{}(a[i], b[i]);
+    if constexpr (kForm == SecondForm::kBoth) {
+      return G{}(v, v);
+    } else if constexpr (kForm == SecondForm::kLeft) {
+      return G{}(v, e[i]);
+    } else {
+      return G{}(e[i], v);
+    }
+  };
+  if constexpr (kSum) {
+    *static_cast<T*>(out) = sum_values<T>(n, value);
+  } else {
+    T* o = static_cast<T*>(out);
+    for (int64_t i = 0; i < n; ++i) o[i] = value(i);
+  }
+}
+
+// Calls f with the functor of add, sub or mul; null for other ops.
+template <class Then>
+FusedProgram::ComposedFn with_arithmetic(ops::OpId id, Then then) {
+  switch (id) {
+    case ops::OpId::Add:
+      return then(ops::scalar::AddOp{});
+    case ops::OpId::Sub:
+      return then(ops::scalar::SubOp{});
+    case ops::OpId::Mul:
+      return then(ops::scalar::MulOp{});
+    default:
+      return nullptr;
+  }
+}
+
+template <class T>
+FusedProgram::ComposedFn composed_for(ops::OpId first, ops::OpId second, SecondForm form,
+                                      bool sum) {
+  return with_arithmetic(first, [&](auto f) {
+    return with_arithmetic(second, [&](auto g) -> FusedProgram::ComposedFn {
+      using F = decltype(f);
+      using G = decltype(g);
+      auto pick = [&]<SecondForm kForm>() -> FusedProgram::ComposedFn {
+        return sum ? &composed_chain<T, F, G, kForm, true> : &composed_chain<T, F, G, kForm, false>;
+      };
+      switch (form) {
+        case SecondForm::kBoth:
+          return pick.template operator()<SecondForm::kBoth>();
+        case SecondForm::kLeft:
+          return pick.template operator()<SecondForm::kLeft>();
+        case SecondForm::kRight:
+          break;
+      }
+      return pick.template operator()<SecondForm::kRight>();
+    });
+  });
+}
+
+// The composed loop of a program that is such a chain (see the file
+// comment), else null.
+FusedProgram::ComposedFn composed_program(const FusedProgram& program,
+                                          std::span<const ops::ValueType* const> input_types) {
+  if (program.members.size() != 2 || (program.reduction && !program.float_sum)) return nullptr;
+  const FusedProgram::Member& first = program.members[0];
+  const FusedProgram::Member& second = program.members[1];
+  const DType dtype = first.dtype;
+  if (first.operands.size() != 2 || second.operands.size() != 2 || second.dtype != dtype ||
+      (dtype != DType::float32 && dtype != DType::float64)) {
+    return nullptr;
+  }
+  for (const FusedProgram::Operand& op : first.operands) {
+    if (input_types[size_t(op.index)]->dtype != dtype) return nullptr;
+  }
+  const bool left_is_first = !second.operands[0].external;
+  const bool right_is_first = !second.operands[1].external;
+  for (const FusedProgram::Operand& op : second.operands) {
+    if (op.external && input_types[size_t(op.index)]->dtype != dtype) return nullptr;
+  }
+  const SecondForm form = left_is_first && right_is_first ? SecondForm::kBoth
+                          : left_is_first                 ? SecondForm::kLeft
+                                                          : SecondForm::kRight;
+  return dtype == DType::float32
+             ? composed_for<float>(first.op->id, second.op->id, form, program.float_sum)
+             : composed_for<double>(first.op->id, second.op->id, form, program.float_sum);
+}
+
+// The composed chain's three operands: the first member's two, then the
+// second member's outside one (or the first's again, unread). Scalars are
+// broadcast over the scratch blocks first.
+struct ComposedOperands {
+  const FusedProgram::Operand* operand[3];
+  const char* base[3];
+  size_t element_size[3];
+  bool advances[3];
+};
+
+ComposedOperands composed_operands(const Plan::Arena& a, const Plan::Step& step,
+                                   std::span<const DType> slot_dtypes, char* scratch) {
+  const FusedProgram& program = *step.fused;
+  const FusedProgram::Member& second = program.members[1];
+  const FusedProgram::Operand* outside =
+      second.operands[0].external ? &second.operands[0] : &second.operands[1];
+  ComposedOperands ops{{&program.members[0].operands[0], &program.members[0].operands[1],
+                        outside->external ? outside : &program.members[0].operands[0]},
+                       {},
+                       {},
+                       {}};
+  size_t broadcast_block = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const int32_t slot = step.inputs[size_t(ops.operand[i]->index)];
+    const size_t size = dtype_size(slot_dtypes[size_t(slot)]);
+    const char* data = static_cast<const char*>(a.data[size_t(slot)]);
+    ops.element_size[i] = size;
+    ops.advances[i] = !ops.operand[i]->scalar;
+    if (ops.advances[i]) {
+      ops.base[i] = data;
+      continue;
+    }
+    char* block = scratch + broadcast_block++ * program.block_bytes;
+    for (int64_t k = 0; k < kBlockElements; ++k) std::memcpy(block + size_t(k) * size, data, size);
+    ops.base[i] = block;
+  }
+  return ops;
 }
 
 // A flat program (a few elements, no reduction): each member as a flat
@@ -157,15 +309,18 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
     }
   }
   program->block_bytes = size_t(kBlockElements) * widest;
-  size_t partials = 0;
-  if (program->reduction) {
-    size_t count = size_t((program->num_elements + kBlockElements - 1) / kBlockElements);
-    partials = count * dtype_size(members.back().dtype);
-  }
-  program->scratch_bytes = program->num_blocks * program->block_bytes + partials;
   const DType value_dtype = members.back().dtype;
   program->float_sum = program->reduction && program->reduction->id == ops::OpId::ReduceSum &&
                        (value_dtype == DType::float32 || value_dtype == DType::float64);
+  program->composed = composed_program(*program, input_types);
+  // A composed chain's scratch blocks hold its three operands' broadcasts.
+  if (program->composed) program->num_blocks = std::max<size_t>(program->num_blocks, 3);
+  size_t partials = 0;
+  if (program->reduction) {
+    size_t count = size_t((program->num_elements + kBlockElements - 1) / kBlockElements);
+    partials = count * dtype_size(value_dtype);
+  }
+  program->scratch_bytes = program->num_blocks * program->block_bytes + partials;
 
   if (!program->reduction && program->num_elements <= kMaxFlatElements) {
     program->flat = true;
@@ -212,9 +367,24 @@ void Plan::run_fused(Arena& a, const Step& step) const {
       a.shape[size_t(step.out_slot)] = out_shape;
       return;
     }
+    // A composed chain: adds and multiplies of floats, which raise nothing.
+    std::optional<ComposedOperands> composed;
+    if (program.composed) composed = composed_operands(a, step, slot_dtypes_, scratch);
     size_t block_index = 0;
     for (int64_t start = 0; start < program.num_elements; start += kBlockElements, ++block_index) {
       const Shape block_shape{std::min(kBlockElements, program.num_elements - start)};
+      if (composed) {
+        const void* operands[3];
+        for (size_t i = 0; i < 3; ++i) {
+          operands[i] = composed->base[i] +
+                        (composed->advances[i] ? size_t(start) * composed->element_size[i] : 0);
+        }
+        void* block_out = program.float_sum
+                              ? partials + block_index * dtype_size(value_dtype)
+                              : static_cast<char*>(out) + size_t(start) * dtype_size(out_dtype);
+        program.composed(operands, block_shape[0], block_out);
+        continue;
+      }
       for (const FusedProgram::Member& m : program.members) {
         current = &m;
         for (size_t i = 0; i < m.operands.size(); ++i) {

@@ -47,7 +47,7 @@ inline void run_flat(ops::ScalarKernelFn kernel, int32_t n, const void* const* i
 // call costs little next to its loop.
 constexpr int64_t kBlockElements = 1024;
 // A fused float sum adds each block in this many lanes (sum_block).
-constexpr int64_t kFusedSumLanes = 32;
+constexpr int64_t kFusedSumLanes = 16;
 
 // A Fused node compiled (plan_fused.cpp): its members as calls of their ops'
 // kernels on one block of elements at a time.
@@ -82,6 +82,11 @@ struct FusedProgram {
   // At most kMaxFlatElements elements and no reduction: each member runs as
   // a flat step (its scalar kernel per element) instead of a kernel call.
   bool flat = false;
+  // A composed chain (plan_fused.cpp, composed_chain): both members in one
+  // loop per block, given the block's operands a, b, e; writes the block, or
+  // with float_sum its partial sum. Null for other programs.
+  using ComposedFn = void (*)(const void* const* operands, int64_t n, void* out);
+  ComposedFn composed = nullptr;
 };
 
 struct Plan::Step {

@@ -104,7 +104,9 @@ void kernel_transpose(const KernelContext& ctx) {
     E* out = static_cast<E*>(ctx.out);
     // Two merged axes are always swapped (else they would have merged).
     if (n == 2) return transpose_2d(x, out, dims[1], dims[0]);
-    // Walk the output row by row; each row reads the input at a stride.
+    // Walk the output row by row; each row reads the input at a stride, or
+    // is a contiguous run of it when the last axis stays last ([t, b, f] to
+    // [b, t, f]), copied as such.
     int last = n - 1;
     int64_t row = dims[last], step = strides[last];
     int64_t rows = 1;
@@ -113,7 +115,11 @@ void kernel_transpose(const KernelContext& ctx) {
     int64_t offset = 0;
     for (int64_t r = 0; r < rows; ++r) {
       E* dst = out + r * row;
-      for (int64_t j = 0; j < row; ++j) dst[j] = x[offset + j * step];
+      if (step == 1) {
+        std::memcpy(dst, x + offset, size_t(row) * sizeof(E));
+      } else {
+        for (int64_t j = 0; j < row; ++j) dst[j] = x[offset + j * step];
+      }
       for (int d = last - 1; d >= 0; --d) {
         offset += strides[d];
         if (++counter[d] < dims[d]) break;

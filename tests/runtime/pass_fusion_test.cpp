@@ -218,6 +218,80 @@ TEST(FusedKernel, FloatReductionsStayWithinTheReassociationBound) {
   EXPECT_NEAR(graph, 2.0 / 3.0, 0.01);  // E[(p - q)^2] for p, q uniform on [-1, 1]
 }
 
+// The compiled program of the first Fused node of b's body once optimised.
+std::unique_ptr<exec::FusedProgram> fused_program_of(BodyBuilder& b) {
+  optimize(b.body);
+  for (const Node& node : b.body.nodes) {
+    if (node.kind != NodeKind::Fused) continue;
+    std::vector<const ops::ValueType*> types;
+    for (ValueRef in : node.inputs) types.push_back(&b.body.type_of(in));
+    return exec::compile_fused(node, types);
+  }
+  return nullptr;
+}
+
+// Two add/sub/mul members over floats, summed or not, compose into one loop;
+// other programs run member by member.
+TEST(FusedKernel, TwoArithmeticMembersOverFloatsCompose) {
+  auto chain = [](DType dtype, OpId first, OpId second, bool sum, bool square) {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", dtype, {3000});
+    ValueRef y = b.placeholder("y", dtype, {3000});
+    ValueRef v = b.op(first, {x, y});
+    ValueRef w = b.op(second, {v, square ? v : x});
+    b.output(sum ? b.op(OpId::ReduceSum, {w}) : w);
+    return fused_program_of(b);
+  };
+  EXPECT_NE(chain(float32, OpId::Sub, OpId::Mul, true, true)->composed, nullptr);
+  EXPECT_NE(chain(float64, OpId::Add, OpId::Sub, false, false)->composed, nullptr);
+  EXPECT_EQ(chain(int32, OpId::Sub, OpId::Mul, true, true)->composed, nullptr);
+  EXPECT_EQ(chain(float32, OpId::Sub, OpId::Maximum, false, true)->composed, nullptr);
+  EXPECT_EQ(chain(float32, OpId::Div, OpId::Mul, false, true)->composed, nullptr);
+
+  BodyBuilder three;
+  ValueRef x = three.placeholder("x", float32, {3000});
+  ValueRef v = three.op(OpId::Mul, {three.op(OpId::Sub, {x, x}), x});
+  three.output(three.op(OpId::Add, {v, x}));
+  EXPECT_EQ(fused_program_of(three)->composed, nullptr);
+
+  BodyBuilder max;
+  ValueRef z = max.placeholder("z", float32, {3000});
+  ValueRef d = max.op(OpId::Sub, {z, z});
+  max.output(max.op(OpId::ReduceMax, {max.op(OpId::Mul, {d, d})}));
+  EXPECT_EQ(fused_program_of(max)->composed, nullptr);
+}
+
+// 5000 elements: four whole blocks and a partial one; scalars on either
+// side, the second member reading the first's value once or twice.
+TEST(FusedKernel, ComposedChainsAreBitIdentical) {
+  Tensor x = ag::random_uniform({5000}, -2.0, 2.0, ag::float32, 51);
+  Tensor y = ag::random_uniform({5000}, -2.0, 2.0, ag::float32, 52);
+  Tensor z = ag::random_uniform({5000}, -2.0, 2.0, ag::float32, 53);
+  expect_identical(
+      "squared_difference", [](Tensor a, Tensor b) { return (a - b) * (a - b); }, x, y);
+  expect_identical("multiply_add", [](Tensor a, Tensor b, Tensor c) { return a * b + c; }, x, y, z);
+  expect_identical("minus_sum", [](Tensor a, Tensor b, Tensor c) { return c - (a + b); }, x, y, z);
+  expect_identical("scalars", [](Tensor a) { return 2.0f * (a - 0.5f); }, x);
+  expect_identical("scalar_first", [](Tensor a) { return (0.25f - a) * a; }, x);
+  Tensor xd = ag::random_uniform({5000}, -2.0, 2.0, ag::float64, 54);
+  Tensor yd = ag::random_uniform({5000}, -2.0, 2.0, ag::float64, 55);
+  expect_identical("float64", [](Tensor a, Tensor b) { return (a + b) * (a + b); }, xd, yd);
+}
+
+// A composed sum adds in the member-by-member run's lanes and order: the
+// same bits as a chain that does not compose (the maximum with 0 keeps each
+// square as it is).
+TEST(FusedKernel, ComposedSumsEqualTheMemberByMemberSums) {
+  Tensor x = ag::random_uniform({5000}, -1.0, 1.0, ag::float32, 61);
+  Tensor y = ag::random_uniform({5000}, -1.0, 1.0, ag::float32, 62);
+  auto composed = ag::function(
+      [](Tensor a, Tensor b) { return ag::reduce_mean((a - b) * (a - b)); }, {.name = "composed"});
+  auto by_member = ag::function(
+      [](Tensor a, Tensor b) { return ag::reduce_mean(ag::maximum((a - b) * (a - b), 0.0f)); },
+      {.name = "by_member"});
+  EXPECT_EQ(composed(x, y).item<float>(), by_member(x, y).item<float>());
+}
+
 TEST(FusedKernel, MemberErrorsNameTheMember) {
   auto fn = ag::function([](Tensor x, Tensor d) { return ag::floordiv(x + 1, d) * 2; },
                          {.name = "divide"});
