@@ -25,6 +25,7 @@
 
 #include "ag/control_flow.h"
 #include "ag/gradients.h"
+#include "autodiff/tape.h"
 #include "control/body_copy.h"
 #include "control/replay.h"
 #include "trace/trace_state.h"
@@ -113,7 +114,7 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
 
   Split split;
   auto type_of_input = [&](size_t i) { return body.type_of({body.placeholders[i], 0}); };
-  std::vector<Tensor> inputs, sources, output_grads;
+  std::vector<Tensor> inputs, output_grads;
   for (size_t i = 0; i < num_vars; ++i) {
     inputs.push_back(trace::add_placeholder("loop_var", loop.outputs[i]));
     if (is_floating(loop.outputs[i].dtype)) split.float_vars.push_back(i);
@@ -126,21 +127,21 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
 
   // The floating loop variables, and the captures the outer tapes track.
   GradientTape tape;
+  std::vector<GradientSource> sources;
   std::vector<size_t> watched;
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (!is_floating(inputs[k].dtype())) continue;
     if (k >= num_vars && !autodiff::tapes_track_any(captures.subspan(k - num_vars, 1))) continue;
     tape.watch(inputs[k]);
-    sources.push_back(inputs[k]);
+    sources.push_back({inputs[k], 0, inputs[k].dtype(), inputs[k].shape()});
     watched.push_back(k);
   }
   std::vector<Tensor> outputs = replay_body(body, inputs);
-  Tensor target;
-  for (size_t f = 0; f < split.float_vars.size(); ++f) {
-    Tensor term = reduce_sum(outputs[split.float_vars[f]] * output_grads[f]);
-    target = target.defined() ? target + term : term;
-  }
-  std::vector<Tensor> grads = tape.gradient(target, sources);
+  // Each floating output seeded by its gradient (no product with the output,
+  // whose gradient would need the output, or its shape, in the backward).
+  std::vector<Tensor> targets;
+  for (size_t i : split.float_vars) targets.push_back(outputs[i]);
+  std::vector<Tensor> grads = autodiff::gradient_of_targets(tape, targets, output_grads, sources);
   if (!state->captures.empty())
     throw InternalError("while gradient: the replayed body captured an outer value");
 

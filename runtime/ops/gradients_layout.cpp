@@ -110,6 +110,31 @@ Grads grad_stack(const GradContext& c) {
   return grads;
 }
 
+namespace {
+
+// A read of row `index` of an array whose row count is known only when the
+// graph runs (a dynamic-size TensorArray): as TensorFlow's TensorArrayRead,
+// its gradient is a write of the row's gradient into zeros of the array's
+// rows. It needs the array's row count, not the array, so a loop's gradient
+// stacks a scalar per iteration for it.
+Tensor array_read_gradient(const GradContext& c) {
+  const Tensor &params = c.inputs[0], &index = c.inputs[1];
+  Shape no_rows{0};
+  for (int d = 1; d < params.rank(); ++d)
+    no_rows.push_back(params.shape()[d] == kUnknownDim ? 0 : params.shape()[d]);
+  Attrs dim0, grow;
+  dim0.axis = 0;
+  grow.keepdims = true;
+  Tensor last = ops::apply(OpId::Dim, {params}, dim0, c.site) - int64_t{1};
+  Tensor zero_rows =
+      ops::apply(OpId::TensorArrayWrite,
+                 {zeros(no_rows, c.grad.dtype()), last, zeros_like(c.grad, c.site)}, grow, c.site);
+  return ops::apply(OpId::TensorArrayWrite, {zero_rows, cast(index, DType::int64, c.site), c.grad},
+                    {}, c.site);
+}
+
+}  // namespace
+
 // There is no scatter op: the rows of the gradient are summed into params'
 // rows by a matmul with the one-hot matrix of the indices,
 // [depth, M] x [M, rest], with the gathered axis moved to the front and back.
@@ -118,6 +143,7 @@ Grads grad_gather(const GradContext& c) {
   const Shape& p = params.shape();
   int64_t axis = normalized(c.attrs.axis, p.rank());
   int64_t depth = p[int(axis)];
+  if (depth == kUnknownDim && axis == 0 && indices.rank() == 0) return {array_read_gradient(c), {}};
   if (depth == kUnknownDim) {
     throw_gradient_error(
         c, "needs the size of params' gathered axis known while tracing, got " + p.to_string());

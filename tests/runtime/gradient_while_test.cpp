@@ -211,6 +211,65 @@ TEST(WhileGradient, TensorArrayWrittenReadAndStackedInALoop) {
                   steps(4));
 }
 
+// A dynamic-size TensorArray (its size unknown while tracing) grown in the
+// loop and read back in it, as the fuzzer writes it: ta.read(ta.size() - 1)
+// and ta.write(ta.size(), ...). A read's gradient is a write into the
+// array's gradient, so only the array's row count is stacked per iteration.
+Tensor dynamic_array_loss(const Tensors& p, const Tensor& n) {
+  ag::TensorArray ta(ag::float64, 0, /*dynamic_size=*/true);
+  ta = ta.write(0, p[0]);
+  Tensor i(int64_t{0});
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   Tensor last = ta.read(ta.size() - 1);
+                   ta = ta.write(ta.size(), ag::tanh(last * p[1]) + p[0] * 0.5);
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"ta", "i"}, ta, i));
+  Tensor stacked = ta.stack();
+  return ag::reduce_sum(stacked * stacked) + ag::cast(ta.size(), ag::float64) * 7.0;
+}
+
+TEST(WhileGradient, DynamicSizeTensorArrayReadInALoop) {
+  Tensors p = {doubles({0.5, -0.3}, {2}), doubles({1.5, -0.8}, {2})};
+  for (int64_t n : {int64_t{3}, int64_t{1}, int64_t{0}}) {
+    ag::Graph g = check_gradients(dynamic_array_loss, p, steps(n));
+    // The stacks hold scalars (the row count) and rows (a read's row, tanh's
+    // output), never the array: [iterations, rows, 2] would be rank 3.
+    const ag::graph::Node* loop = nullptr;
+    for (const auto& node : g.body().nodes)
+      if (node.kind == ag::graph::NodeKind::While && !loop) loop = &node;
+    ASSERT_NE(loop, nullptr);
+    for (size_t k = 3; k < loop->outputs.size(); ++k)
+      EXPECT_LE(loop->outputs[k].shape.rank(), 2) << loop->outputs[k].shape.to_string();
+  }
+}
+
+// A dynamic-size array filled by one loop and read, row by row, by a second:
+// the second loop captures the array, whose gradient sums the reads' writes.
+Tensor filled_then_read_loss(const Tensors& p, const Tensor& n) {
+  ag::TensorArray ta(ag::float64, 0, /*dynamic_size=*/true);
+  Tensor x = p[0];
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor t) {
+        x = ag::sigmoid(x * p[1]);
+        ta.write(t, x);
+      },
+      ag::state({"x", "ta"}, x, ta));
+  Tensor acc = ag::zeros({2}, ag::float64);
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor t) { acc = acc * 0.5 + ta.read(n - int64_t{1} - t) * p[1]; },
+      ag::state({"acc"}, acc));
+  return ag::reduce_sum(acc * acc);
+}
+
+TEST(WhileGradient, DynamicSizeTensorArrayFilledThenReadByAnotherLoop) {
+  Tensors p = {doubles({0.5, -0.3}, {2}), doubles({1.5, -0.8}, {2})};
+  for (int64_t n : {int64_t{4}, int64_t{1}}) check_gradients(filled_then_read_loss, p, steps(n));
+}
+
 // A loop's integer results (its counter) carry no gradient, eagerly and in
 // the graph: scaling by the count is a constant factor.
 Tensor counted_loss(const Tensors& p, const Tensor&) {
