@@ -78,12 +78,28 @@ ops::ValueType stack_type(const ops::ValueType& row) {
   return {row.dtype, shape};
 }
 
-// An empty stack of rows like `row`: no rows, and 0 for the dims unknown
+// An empty stack of this type: no rows, and 0 for the other dims unknown
 // while tracing (the first push gives them; ops.def's tensor_array_write).
-Tensor empty_stack(const ops::ValueType& row) {
+Tensor empty_stack(const ops::ValueType& stack) {
   Shape shape{0};
-  for (int64_t d : row.shape) shape.push_back(d == kUnknownDim ? 0 : d);
-  return zeros(shape, row.dtype);
+  for (int d = 1; d < stack.shape.rank(); ++d)
+    shape.push_back(stack.shape[d] == kUnknownDim ? 0 : stack.shape[d]);
+  return zeros(shape, stack.dtype);
+}
+
+// Whether `v`, a value the backward needs, is a stack of a loop nested in
+// this one (or another result of it whose row count may differ from one
+// iteration to the next): it is then saved flat, its rows appended to one
+// stack over all iterations, with its row count per iteration. Its rows'
+// shape must be known, for the empty stack it starts from.
+bool saved_flat(const Body& g, ValueRef v) {
+  const Shape& shape = g.type_of(v).shape;
+  if (g.nodes[size_t(v.node)].kind != NodeKind::While || shape.has_unknown_rank() ||
+      shape.rank() < 1 || shape[0] != kUnknownDim)
+    return false;
+  for (int d = 1; d < shape.rank(); ++d)
+    if (shape[d] == kUnknownDim) return false;
+  return true;
 }
 
 // The loop split into what the forward runs and what the backward runs.
@@ -96,7 +112,11 @@ struct Split {
   // gradients of the floating loop variables after the iteration. Outputs:
   // their gradients before it, then those of the `grad_captures`.
   std::shared_ptr<Body> backward;
-  std::vector<ops::ValueType> rows;   // the type of each stacked value
+  std::vector<ops::ValueType> rows;  // the type of each stacked value
+  std::vector<char> flat;            // per stacked value: saved flat (saved_flat)
+  // The forward's extra loop variables after the count: per stacked value,
+  // its stack, and for a flat one its row counts.
+  std::vector<ops::ValueType> stacks;
   std::vector<size_t> float_vars;     // the floating loop variables
   std::vector<size_t> grad_captures;  // the captures the loop gives a gradient
 };
@@ -213,8 +233,16 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   std::vector<ValueRef> stacks;
   for (ValueRef v : saved) {
     split.rows.push_back(g.type_of(v));
-    stacks.push_back(fw.add_placeholder("stack", stack_type(split.rows.back())));
+    split.flat.push_back(saved_flat(g, v));
+    if (split.flat.back()) {
+      split.stacks.push_back(split.rows.back());
+      split.stacks.push_back({DType::int64, Shape{kUnknownDim}});
+    } else {
+      split.stacks.push_back(stack_type(split.rows.back()));
+    }
   }
+  for (const ops::ValueType& type : split.stacks)
+    stacks.push_back(fw.add_placeholder("stack", type));
   for (size_t j = 0; j < num_caps; ++j)
     fw.give({ph[num_vars + 1 + j], 0}, g.nodes[size_t(ph[num_vars + 1 + j])].name);
   fw.copy(forward_nodes);
@@ -234,15 +262,40 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   next.outputs = {{DType::int64, Shape{}}};
   next.function = loop.function;
   f.outputs.push_back(fw.add(std::move(next)));
-  for (size_t s = 0; s < saved.size(); ++s) {
+  auto push_row = [&](ValueRef stack, ValueRef row, const ops::ValueType& type) {
     Node push;
     push.op = ops::OpId::TensorArrayWrite;
     push.name = "stack_push";
     push.attrs.keepdims = true;  // grows a row
-    push.inputs = {stacks[s], count_in, fw.map(saved[s])};
-    push.outputs = {stack_type(split.rows[s])};
+    push.inputs = {stack, count_in, row};
+    push.outputs = {type};
     push.function = loop.function;
     f.outputs.push_back(fw.add(std::move(push)));
+  };
+  for (size_t s = 0, k = 0; s < saved.size(); ++s) {
+    ValueRef value = fw.map(saved[s]);
+    if (!split.flat[s]) {
+      push_row(stacks[k], value, split.stacks[k]);
+      ++k;
+      continue;
+    }
+    Node append;
+    append.op = ops::OpId::Concat;
+    append.name = "stack_append";
+    append.attrs.axis = 0;
+    append.inputs = {stacks[k], value};
+    append.outputs = {split.stacks[k]};
+    append.function = loop.function;
+    f.outputs.push_back(fw.add(std::move(append)));
+    Node rows;
+    rows.op = ops::OpId::Dim;
+    rows.name = "stack_rows";
+    rows.attrs.axis = 0;
+    rows.inputs = {value};
+    rows.outputs = {{DType::int64, Shape{}}};
+    rows.function = loop.function;
+    push_row(stacks[k + 1], fw.add(std::move(rows)), split.stacks[k + 1]);
+    k += 2;
   }
   split.forward = fw.body();
   return split;
@@ -250,7 +303,7 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
 
 // The loop's condition body, taking the count and the stacks too (unused).
 std::shared_ptr<Body> condition_with_stacks(const Body& cond, size_t num_vars,
-                                            const std::vector<ops::ValueType>& rows) {
+                                            const std::vector<ops::ValueType>& stacks) {
   auto out = std::make_shared<Body>(cond);
   std::vector<int32_t> extra;
   auto add = [&](const std::string& name, const ops::ValueType& type) {
@@ -261,7 +314,7 @@ std::shared_ptr<Body> condition_with_stacks(const Body& cond, size_t num_vars,
     extra.push_back(out->add(std::move(node)));
   };
   add("iterations", {DType::int64, Shape{}});
-  for (const ops::ValueType& row : rows) add("stack", stack_type(row));
+  for (const ops::ValueType& stack : stacks) add("stack", stack);
   out->placeholders.insert(out->placeholders.begin() + std::ptrdiff_t(num_vars), extra.begin(),
                            extra.end());
   return out;
@@ -281,21 +334,36 @@ autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split,
       var_grads.push_back(g.defined() ? g : zeros_like(results[i]));
     }
     for (size_t j : s.grad_captures) capture_grads.push_back(zeros_like(captures[j]));
+    // Per flat stack, the end of the rows of the iteration to come.
+    std::vector<Tensor> flat_ends;
+    for (size_t v = 0, k = 0; v < s.rows.size(); k += s.flat[v++] ? 2 : 1) {
+      if (s.flat[v]) flat_ends.push_back(first_dim(stacks[k]));
+    }
     Tensor iteration = count;
-    api::while_stmt([&] { return greater(iteration, int64_t{0}); },
-                    [&] {
-                      iteration = iteration - int64_t{1};
-                      std::vector<Tensor> in;
-                      for (const Tensor& stack : stacks) in.push_back(gather(stack, iteration));
-                      in.insert(in.end(), captures.begin(), captures.end());
-                      in.insert(in.end(), var_grads.begin(), var_grads.end());
-                      std::vector<Tensor> out = replay_body(*s.backward, in);
-                      size_t k = 0;
-                      for (Tensor& g : var_grads) g = out[k++];
-                      for (Tensor& g : capture_grads) g = g + out[k++];
-                    },
-                    api::state({"iteration", "loop_var_grads", "capture_grads"}, iteration,
-                               var_grads, capture_grads));
+    api::while_stmt(
+        [&] { return greater(iteration, int64_t{0}); },
+        [&] {
+          iteration = iteration - int64_t{1};
+          std::vector<Tensor> in;
+          for (size_t v = 0, k = 0, e = 0; v < s.rows.size(); ++v) {
+            if (!s.flat[v]) {
+              in.push_back(gather(stacks[k++], iteration));
+              continue;
+            }
+            Tensor begin = flat_ends[e] - gather(stacks[k + 1], iteration);
+            in.push_back(gather(stacks[k], range(begin, flat_ends[e], Tensor(int64_t{1}))));
+            flat_ends[e++] = begin;
+            k += 2;
+          }
+          in.insert(in.end(), captures.begin(), captures.end());
+          in.insert(in.end(), var_grads.begin(), var_grads.end());
+          std::vector<Tensor> out = replay_body(*s.backward, in);
+          size_t k = 0;
+          for (Tensor& g : var_grads) g = out[k++];
+          for (Tensor& g : capture_grads) g = g + out[k++];
+        },
+        api::state({"iteration", "loop_var_grads", "capture_grads", "flat_stack_ends"}, iteration,
+                   var_grads, capture_grads, flat_ends));
     std::vector<Tensor> grads(results.size() + captures.size());
     for (size_t f = 0; f < s.float_vars.size(); ++f) grads[s.float_vars[f]] = var_grads[f];
     for (size_t c = 0; c < s.grad_captures.size(); ++c)
@@ -337,15 +405,16 @@ DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
     return {std::move(results), std::move(gradient)};
   }
 
-  node.subgraphs = {condition_with_stacks(*node.subgraphs[0], num_vars, split->rows),
+  node.subgraphs = {condition_with_stacks(*node.subgraphs[0], num_vars, split->stacks),
                     split->forward};
   std::vector<graph::ValueRef> inputs(node.inputs.begin(), node.inputs.begin() + long(num_vars));
   inputs.push_back(trace::resolve(Tensor(int64_t{0})));
-  for (const ops::ValueType& row : split->rows) inputs.push_back(trace::resolve(empty_stack(row)));
+  for (const ops::ValueType& stack : split->stacks)
+    inputs.push_back(trace::resolve(empty_stack(stack)));
   inputs.insert(inputs.end(), node.inputs.begin() + long(num_vars), node.inputs.end());
   node.inputs = std::move(inputs);
   node.outputs.push_back({DType::int64, Shape{}});
-  for (const ops::ValueType& row : split->rows) node.outputs.push_back(stack_type(row));
+  for (const ops::ValueType& stack : split->stacks) node.outputs.push_back(stack);
   std::vector<Tensor> all = trace::add_node(std::move(node));
 
   std::vector<Tensor> results(all.begin(), all.begin() + long(num_vars));

@@ -324,6 +324,66 @@ TEST(WhileGradient, WhileInsideAWhile) {
   check_gradients(nested_loss, {doubles({0.3, -0.4}, {2}), doubles({1.1, 0.7}, {2})}, steps(3));
 }
 
+// The inner loop runs i times in outer iteration i (0, 1, 2, ...): its
+// stacks differ in length between outer iterations, so the outer loop saves
+// them flat, all inner iterations in one stack, with each one's length.
+Tensor ragged_nested_loss(const Tensors& p, const Tensor& n) {
+  Tensor x = p[0];
+  Tensor i(int64_t{0});
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   Tensor j(int64_t{0});
+                   ag::while_stmt([&] { return j < i; },
+                                  [&] {
+                                    x = ag::tanh(x * p[1]) + 0.2;
+                                    j = j + int64_t{1};
+                                  },
+                                  ag::state({"x", "j"}, x, j));
+                   x = x * p[1];
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"x", "i"}, x, i));
+  return ag::reduce_sum(x * x);
+}
+
+TEST(WhileGradient, InnerWhileWithATripCountThatVaries) {
+  Tensors p = {doubles({0.3, -0.4}, {2}), doubles({1.1, 0.7}, {2})};
+  for (int64_t n : {int64_t{4}, int64_t{1}, int64_t{0}})
+    check_gradients(ragged_nested_loss, p, steps(n));
+}
+
+// The same, three loops deep: the middle loop's flat stacks are saved flat
+// again by the outer one.
+Tensor ragged_three_deep_loss(const Tensors& p, const Tensor& n) {
+  Tensor x = p[0];
+  Tensor i(int64_t{0});
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   Tensor j(int64_t{0});
+                   ag::while_stmt([&] { return j <= i; },
+                                  [&] {
+                                    Tensor k(int64_t{0});
+                                    ag::while_stmt([&] { return k < j; },
+                                                   [&] {
+                                                     x = ag::sigmoid(x * p[1]) + 0.1;
+                                                     k = k + int64_t{1};
+                                                   },
+                                                   ag::state({"x", "k"}, x, k));
+                                    x = x + p[1] * 0.5;
+                                    j = j + int64_t{1};
+                                  },
+                                  ag::state({"x", "j"}, x, j));
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"x", "i"}, x, i));
+  return ag::reduce_sum(x * x);
+}
+
+TEST(WhileGradient, ThreeNestedWhilesWithVaryingTripCounts) {
+  check_gradients(ragged_three_deep_loss, {doubles({0.3, -0.4}, {2}), doubles({0.9, 0.6}, {2})},
+                  steps(3));
+}
+
 // A trainable Variable read in the loop body (as a layer's weights are),
 // directly or in an if there: the tape watches it, and its gradient sums over
 // the iterations.
