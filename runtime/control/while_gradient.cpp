@@ -28,6 +28,7 @@
 #include "autodiff/tape.h"
 #include "control/body_copy.h"
 #include "control/replay.h"
+#include "graph/partition.h"
 #include "trace/trace_state.h"
 
 namespace ag::detail {
@@ -180,25 +181,21 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
     split.grad_captures.push_back(j);
   }
 
-  // Which of G's nodes depend on an output gradient (the backward), and
-  // which are loop-invariant (captures, constants and pure ops on them).
+  // Which of G's nodes depend on an output gradient (the backward,
+  // graph/partition.h), and which are loop-invariant (captures, constants and pure ops on them).
   const Body& g = *state->body;
   const std::vector<int32_t>& ph = g.placeholders;  // loop vars, count, captures, grads
   size_t first_grad = num_vars + 1 + num_caps;
-  std::vector<char> backward(g.nodes.size(), 0), invariant(g.nodes.size(), 0);
-  for (size_t k = first_grad; k < ph.size(); ++k) backward[size_t(ph[k])] = 1;
+  std::vector<char> backward = graph::backward_part(g, std::span(ph).subspan(first_grad));
+  std::vector<char> invariant(g.nodes.size(), 0);
   for (size_t j = 0; j < num_caps; ++j) invariant[size_t(ph[num_vars + 1 + j])] = 1;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
     if (node.kind == NodeKind::Placeholder) continue;
-    bool any_backward = false, all_invariant = true;
-    for (ValueRef in : node.inputs) {
-      any_backward |= backward[size_t(in.node)] != 0;
-      all_invariant &= invariant[size_t(in.node)] != 0;
-    }
-    backward[n] = any_backward;
+    bool all_invariant = true;
+    for (ValueRef in : node.inputs) all_invariant &= invariant[size_t(in.node)] != 0;
     invariant[n] =
-        !any_backward && all_invariant &&
+        !backward[n] && all_invariant &&
         (node.kind == NodeKind::Const || (node.kind == NodeKind::Op && !node.is_stateful()));
   }
   // Pure ops on scalars (and loop-invariant values) are recomputed too, from
