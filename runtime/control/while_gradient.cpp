@@ -88,19 +88,29 @@ Tensor empty_stack(const ops::ValueType& stack) {
   return zeros(shape, stack.dtype);
 }
 
-// Whether `v`, a value the backward needs, is a stack of a loop nested in
-// this one (or another result of it whose row count may differ from one
-// iteration to the next): it is then saved flat, its rows appended to one
+// Whether `v`, a value the backward needs, may have another row count in
+// each iteration: a loop variable, an array grown in the body, or a result
+// of a nested If or While (a nested loop's stacks), with its row count
+// unknown while tracing. It is then saved flat: its rows appended to one
 // stack over all iterations, with its row count per iteration. Its rows'
 // shape must be known, for the empty stack it starts from.
-bool saved_flat(const Body& g, ValueRef v) {
+bool saved_flat(const Body& g, ValueRef v, std::span<const int32_t> loop_vars) {
   const Shape& shape = g.type_of(v).shape;
-  if (g.nodes[size_t(v.node)].kind != NodeKind::While || shape.has_unknown_rank() ||
-      shape.rank() < 1 || shape[0] != kUnknownDim)
-    return false;
+  if (shape.has_unknown_rank() || shape.rank() < 1 || shape[0] != kUnknownDim) return false;
   for (int d = 1; d < shape.rank(); ++d)
     if (shape[d] == kUnknownDim) return false;
-  return true;
+  const Node& node = g.nodes[size_t(v.node)];
+  switch (node.kind) {
+    case NodeKind::Placeholder:
+      return std::find(loop_vars.begin(), loop_vars.end(), v.node) != loop_vars.end();
+    case NodeKind::If:
+    case NodeKind::While:
+      return true;
+    case NodeKind::Op:
+      return node.op == ops::OpId::TensorArrayWrite && node.attrs.keepdims;
+    default:
+      return false;
+  }
 }
 
 // The loop split into what the forward runs and what the backward runs.
@@ -230,7 +240,7 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   std::vector<ValueRef> stacks;
   for (ValueRef v : saved) {
     split.rows.push_back(g.type_of(v));
-    split.flat.push_back(saved_flat(g, v));
+    split.flat.push_back(saved_flat(g, v, std::span(ph).first(num_vars)));
     if (split.flat.back()) {
       split.stacks.push_back(split.rows.back());
       split.stacks.push_back({DType::int64, Shape{kUnknownDim}});
@@ -320,11 +330,24 @@ std::shared_ptr<Body> condition_with_stacks(const Body& cond, size_t num_vars,
 // The backward loop: from the last iteration to the first, the gradients of
 // the loop variables before an iteration from those after it, and the sum
 // over the iterations of the captures' gradients.
-autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split,
+autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split, std::string what,
                                        std::vector<Tensor> results, Tensor count,
                                        std::vector<Tensor> stacks, std::vector<Tensor> captures) {
   return [=](std::span<const Tensor> output_grads) {
     const Split& s = *split;
+    // A gradient into the stacks comes from a tape around the one whose
+    // backward read them (a gradient of a gradient): it would have to flow
+    // back through the forward body to the values stacked, which is not built.
+    for (size_t k = results.size(); k < output_grads.size(); ++k) {
+      if (output_grads[k].defined()) {
+        throw UnimplementedError(
+            "GradientTape.gradient: a higher-order gradient (a tape around the tape that "
+            "differentiated it) through " +
+            what +
+            " is not implemented: run the gradient eagerly (without ag::function) or take the "
+            "loop's higher-order gradient by finite differences");
+      }
+    }
     std::vector<Tensor> var_grads, capture_grads;
     for (size_t i : s.float_vars) {
       const Tensor& g = output_grads[i];
@@ -369,6 +392,11 @@ autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split,
   };
 }
 
+// "the staged while 'While_1' in function 'f'", for errors.
+std::string described(const Node& loop) {
+  return "the staged while '" + loop.name + "' in function '" + loop.function + "'";
+}
+
 }  // namespace
 
 DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
@@ -387,8 +415,7 @@ DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
   }
   if (!split || split->float_vars.empty()) {
     std::vector<Tensor> results = trace::add_node(std::move(node));
-    const Node& added = trace::current()->body->nodes.back();
-    std::string what = "the staged while '" + added.name + "' in function '" + added.function + "'";
+    std::string what = described(trace::current()->body->nodes.back());
     autodiff::StagedGradient gradient;
     if (!why.empty()) {
       gradient = [what, why](std::span<const Tensor>) -> std::vector<Tensor> {
@@ -416,8 +443,8 @@ DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
 
   std::vector<Tensor> results(all.begin(), all.begin() + long(num_vars));
   std::vector<Tensor> stacks(all.begin() + long(num_vars) + 1, all.end());
-  return {results, loop_gradient(split, results, all[num_vars], std::move(stacks),
-                                 {captures.begin(), captures.end()})};
+  return {all, loop_gradient(split, described(trace::current()->body->nodes.back()), results,
+                             all[num_vars], std::move(stacks), {captures.begin(), captures.end()})};
 }
 
 }  // namespace ag::detail
