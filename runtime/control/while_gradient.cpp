@@ -14,7 +14,10 @@
 // constants, ops on them only) and pure ops on scalars are recomputed in the
 // backward body instead.
 // A nested If or While in the body is staged again in G, with its own
-// gradient, so the backward body holds their gradients.
+// gradient, so the backward body holds their gradients. A value whose row
+// count may change between iterations (a nested loop's stacks, a grown
+// array) is stacked flat: rows appended over all iterations, plus each
+// iteration's row count.
 #include "control/while_gradient.h"
 
 #include <algorithm>
@@ -192,7 +195,8 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   }
 
   // Which of G's nodes depend on an output gradient (the backward,
-  // graph/partition.h), and which are loop-invariant (captures, constants and pure ops on them).
+  // graph/partition.h), and which are loop-invariant (captures, constants
+  // and pure ops on them).
   const Body& g = *state->body;
   const std::vector<int32_t>& ph = g.placeholders;  // loop vars, count, captures, grads
   size_t first_grad = num_vars + 1 + num_caps;
@@ -344,8 +348,8 @@ autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split, std::
             "GradientTape.gradient: a higher-order gradient (a tape around the tape that "
             "differentiated it) through " +
             what +
-            " is not implemented: run the gradient eagerly (without ag::function) or take the "
-            "loop's higher-order gradient by finite differences");
+            " is not implemented: take it eagerly, or put the inner tape in an ag::function "
+            "and the outer tape around its call");
       }
     }
     std::vector<Tensor> var_grads, capture_grads;
