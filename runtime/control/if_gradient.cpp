@@ -18,8 +18,10 @@ std::vector<Tensor> branch_gradients(const graph::Body& body, const std::vector<
                                      std::span<const Tensor> output_grads) {
   GradientTape tape;
   std::vector<Tensor> inputs, sources;
+  // The captures themselves, not aliases: a tape around this one (a
+  // gradient of a gradient) must see the gradient If use them.
   for (const Tensor& c : captures) {
-    inputs.push_back(alias(c));
+    inputs.push_back(c);
     if (is_floating(c.dtype())) {
       tape.watch(inputs.back());
       sources.push_back(inputs.back());

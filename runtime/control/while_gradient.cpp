@@ -14,7 +14,10 @@
 // constants, ops on them only) and pure ops on scalars are recomputed in the
 // backward body instead.
 // A nested If or While in the body is staged again in G, with its own
-// gradient, so the backward body holds their gradients.
+// gradient, so the backward body holds their gradients. A value whose row
+// count may change between iterations (a nested loop's stacks, a grown
+// array) is stacked flat: rows appended over all iterations, plus each
+// iteration's row count.
 #include "control/while_gradient.h"
 
 #include <algorithm>
@@ -25,8 +28,10 @@
 
 #include "ag/control_flow.h"
 #include "ag/gradients.h"
+#include "autodiff/tape.h"
 #include "control/body_copy.h"
 #include "control/replay.h"
+#include "graph/partition.h"
 #include "trace/trace_state.h"
 
 namespace ag::detail {
@@ -77,12 +82,38 @@ ops::ValueType stack_type(const ops::ValueType& row) {
   return {row.dtype, shape};
 }
 
-// An empty stack of rows like `row`: no rows, and 0 for the dims unknown
+// An empty stack of this type: no rows, and 0 for the other dims unknown
 // while tracing (the first push gives them; ops.def's tensor_array_write).
-Tensor empty_stack(const ops::ValueType& row) {
+Tensor empty_stack(const ops::ValueType& stack) {
   Shape shape{0};
-  for (int64_t d : row.shape) shape.push_back(d == kUnknownDim ? 0 : d);
-  return zeros(shape, row.dtype);
+  for (int d = 1; d < stack.shape.rank(); ++d)
+    shape.push_back(stack.shape[d] == kUnknownDim ? 0 : stack.shape[d]);
+  return zeros(shape, stack.dtype);
+}
+
+// Whether `v`, a value the backward needs, may have another row count in
+// each iteration: a loop variable, an array grown in the body, or a result
+// of a nested If or While (a nested loop's stacks), with its row count
+// unknown while tracing. It is then saved flat: its rows appended to one
+// stack over all iterations, with its row count per iteration. Its rows'
+// shape must be known, for the empty stack it starts from.
+bool saved_flat(const Body& g, ValueRef v, std::span<const int32_t> loop_vars) {
+  const Shape& shape = g.type_of(v).shape;
+  if (shape.has_unknown_rank() || shape.rank() < 1 || shape[0] != kUnknownDim) return false;
+  for (int d = 1; d < shape.rank(); ++d)
+    if (shape[d] == kUnknownDim) return false;
+  const Node& node = g.nodes[size_t(v.node)];
+  switch (node.kind) {
+    case NodeKind::Placeholder:
+      return std::find(loop_vars.begin(), loop_vars.end(), v.node) != loop_vars.end();
+    case NodeKind::If:
+    case NodeKind::While:
+      return true;
+    case NodeKind::Op:
+      return node.op == ops::OpId::TensorArrayWrite && node.attrs.keepdims;
+    default:
+      return false;
+  }
 }
 
 // The loop split into what the forward runs and what the backward runs.
@@ -95,7 +126,11 @@ struct Split {
   // gradients of the floating loop variables after the iteration. Outputs:
   // their gradients before it, then those of the `grad_captures`.
   std::shared_ptr<Body> backward;
-  std::vector<ops::ValueType> rows;   // the type of each stacked value
+  std::vector<ops::ValueType> rows;  // the type of each stacked value
+  std::vector<char> flat;            // per stacked value: saved flat (saved_flat)
+  // The forward's extra loop variables after the count: per stacked value,
+  // its stack, and for a flat one its row counts.
+  std::vector<ops::ValueType> stacks;
   std::vector<size_t> float_vars;     // the floating loop variables
   std::vector<size_t> grad_captures;  // the captures the loop gives a gradient
 };
@@ -113,7 +148,7 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
 
   Split split;
   auto type_of_input = [&](size_t i) { return body.type_of({body.placeholders[i], 0}); };
-  std::vector<Tensor> inputs, sources, output_grads;
+  std::vector<Tensor> inputs, output_grads;
   for (size_t i = 0; i < num_vars; ++i) {
     inputs.push_back(trace::add_placeholder("loop_var", loop.outputs[i]));
     if (is_floating(loop.outputs[i].dtype)) split.float_vars.push_back(i);
@@ -126,21 +161,21 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
 
   // The floating loop variables, and the captures the outer tapes track.
   GradientTape tape;
+  std::vector<GradientSource> sources;
   std::vector<size_t> watched;
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (!is_floating(inputs[k].dtype())) continue;
     if (k >= num_vars && !autodiff::tapes_track_any(captures.subspan(k - num_vars, 1))) continue;
     tape.watch(inputs[k]);
-    sources.push_back(inputs[k]);
+    sources.push_back({inputs[k], 0, inputs[k].dtype(), inputs[k].shape()});
     watched.push_back(k);
   }
   std::vector<Tensor> outputs = replay_body(body, inputs);
-  Tensor target;
-  for (size_t f = 0; f < split.float_vars.size(); ++f) {
-    Tensor term = reduce_sum(outputs[split.float_vars[f]] * output_grads[f]);
-    target = target.defined() ? target + term : term;
-  }
-  std::vector<Tensor> grads = tape.gradient(target, sources);
+  // Each floating output seeded by its gradient (no product with the output,
+  // whose gradient would need the output, or its shape, in the backward).
+  std::vector<Tensor> targets;
+  for (size_t i : split.float_vars) targets.push_back(outputs[i]);
+  std::vector<Tensor> grads = autodiff::gradient_of_targets(tape, targets, output_grads, sources);
   if (!state->captures.empty())
     throw InternalError("while gradient: the replayed body captured an outer value");
 
@@ -159,25 +194,22 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
     split.grad_captures.push_back(j);
   }
 
-  // Which of G's nodes depend on an output gradient (the backward), and
-  // which are loop-invariant (captures, constants and pure ops on them).
+  // Which of G's nodes depend on an output gradient (the backward,
+  // graph/partition.h), and which are loop-invariant (captures, constants
+  // and pure ops on them).
   const Body& g = *state->body;
   const std::vector<int32_t>& ph = g.placeholders;  // loop vars, count, captures, grads
   size_t first_grad = num_vars + 1 + num_caps;
-  std::vector<char> backward(g.nodes.size(), 0), invariant(g.nodes.size(), 0);
-  for (size_t k = first_grad; k < ph.size(); ++k) backward[size_t(ph[k])] = 1;
+  std::vector<char> backward = graph::backward_part(g, std::span(ph).subspan(first_grad));
+  std::vector<char> invariant(g.nodes.size(), 0);
   for (size_t j = 0; j < num_caps; ++j) invariant[size_t(ph[num_vars + 1 + j])] = 1;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
     if (node.kind == NodeKind::Placeholder) continue;
-    bool any_backward = false, all_invariant = true;
-    for (ValueRef in : node.inputs) {
-      any_backward |= backward[size_t(in.node)] != 0;
-      all_invariant &= invariant[size_t(in.node)] != 0;
-    }
-    backward[n] = any_backward;
+    bool all_invariant = true;
+    for (ValueRef in : node.inputs) all_invariant &= invariant[size_t(in.node)] != 0;
     invariant[n] =
-        !any_backward && all_invariant &&
+        !backward[n] && all_invariant &&
         (node.kind == NodeKind::Const || (node.kind == NodeKind::Op && !node.is_stateful()));
   }
   // Pure ops on scalars (and loop-invariant values) are recomputed too, from
@@ -212,8 +244,16 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   std::vector<ValueRef> stacks;
   for (ValueRef v : saved) {
     split.rows.push_back(g.type_of(v));
-    stacks.push_back(fw.add_placeholder("stack", stack_type(split.rows.back())));
+    split.flat.push_back(saved_flat(g, v, std::span(ph).first(num_vars)));
+    if (split.flat.back()) {
+      split.stacks.push_back(split.rows.back());
+      split.stacks.push_back({DType::int64, Shape{kUnknownDim}});
+    } else {
+      split.stacks.push_back(stack_type(split.rows.back()));
+    }
   }
+  for (const ops::ValueType& type : split.stacks)
+    stacks.push_back(fw.add_placeholder("stack", type));
   for (size_t j = 0; j < num_caps; ++j)
     fw.give({ph[num_vars + 1 + j], 0}, g.nodes[size_t(ph[num_vars + 1 + j])].name);
   fw.copy(forward_nodes);
@@ -233,15 +273,40 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   next.outputs = {{DType::int64, Shape{}}};
   next.function = loop.function;
   f.outputs.push_back(fw.add(std::move(next)));
-  for (size_t s = 0; s < saved.size(); ++s) {
+  auto push_row = [&](ValueRef stack, ValueRef row, const ops::ValueType& type) {
     Node push;
     push.op = ops::OpId::TensorArrayWrite;
     push.name = "stack_push";
     push.attrs.keepdims = true;  // grows a row
-    push.inputs = {stacks[s], count_in, fw.map(saved[s])};
-    push.outputs = {stack_type(split.rows[s])};
+    push.inputs = {stack, count_in, row};
+    push.outputs = {type};
     push.function = loop.function;
     f.outputs.push_back(fw.add(std::move(push)));
+  };
+  for (size_t s = 0, k = 0; s < saved.size(); ++s) {
+    ValueRef value = fw.map(saved[s]);
+    if (!split.flat[s]) {
+      push_row(stacks[k], value, split.stacks[k]);
+      ++k;
+      continue;
+    }
+    Node append;
+    append.op = ops::OpId::Concat;
+    append.name = "stack_append";
+    append.attrs.axis = 0;
+    append.inputs = {stacks[k], value};
+    append.outputs = {split.stacks[k]};
+    append.function = loop.function;
+    f.outputs.push_back(fw.add(std::move(append)));
+    Node rows;
+    rows.op = ops::OpId::Dim;
+    rows.name = "stack_rows";
+    rows.attrs.axis = 0;
+    rows.inputs = {value};
+    rows.outputs = {{DType::int64, Shape{}}};
+    rows.function = loop.function;
+    push_row(stacks[k + 1], fw.add(std::move(rows)), split.stacks[k + 1]);
+    k += 2;
   }
   split.forward = fw.body();
   return split;
@@ -249,7 +314,7 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
 
 // The loop's condition body, taking the count and the stacks too (unused).
 std::shared_ptr<Body> condition_with_stacks(const Body& cond, size_t num_vars,
-                                            const std::vector<ops::ValueType>& rows) {
+                                            const std::vector<ops::ValueType>& stacks) {
   auto out = std::make_shared<Body>(cond);
   std::vector<int32_t> extra;
   auto add = [&](const std::string& name, const ops::ValueType& type) {
@@ -260,7 +325,7 @@ std::shared_ptr<Body> condition_with_stacks(const Body& cond, size_t num_vars,
     extra.push_back(out->add(std::move(node)));
   };
   add("iterations", {DType::int64, Shape{}});
-  for (const ops::ValueType& row : rows) add("stack", stack_type(row));
+  for (const ops::ValueType& stack : stacks) add("stack", stack);
   out->placeholders.insert(out->placeholders.begin() + std::ptrdiff_t(num_vars), extra.begin(),
                            extra.end());
   return out;
@@ -269,38 +334,71 @@ std::shared_ptr<Body> condition_with_stacks(const Body& cond, size_t num_vars,
 // The backward loop: from the last iteration to the first, the gradients of
 // the loop variables before an iteration from those after it, and the sum
 // over the iterations of the captures' gradients.
-autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split,
+autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split, std::string what,
                                        std::vector<Tensor> results, Tensor count,
                                        std::vector<Tensor> stacks, std::vector<Tensor> captures) {
   return [=](std::span<const Tensor> output_grads) {
     const Split& s = *split;
+    // A gradient into the stacks comes from a tape around the one whose
+    // backward read them (a gradient of a gradient): it would have to flow
+    // back through the forward body to the values stacked, which is not built.
+    for (size_t k = results.size(); k < output_grads.size(); ++k) {
+      if (output_grads[k].defined()) {
+        throw UnimplementedError(
+            "GradientTape.gradient: a higher-order gradient (a tape around the tape that "
+            "differentiated it) through " +
+            what +
+            " is not implemented: take it eagerly, or put the inner tape in an ag::function "
+            "and the outer tape around its call");
+      }
+    }
     std::vector<Tensor> var_grads, capture_grads;
     for (size_t i : s.float_vars) {
       const Tensor& g = output_grads[i];
       var_grads.push_back(g.defined() ? g : zeros_like(results[i]));
     }
     for (size_t j : s.grad_captures) capture_grads.push_back(zeros_like(captures[j]));
+    // Per flat stack, the end of the rows of the iteration to come.
+    std::vector<Tensor> flat_ends;
+    for (size_t v = 0, k = 0; v < s.rows.size(); k += s.flat[v++] ? 2 : 1) {
+      if (s.flat[v]) flat_ends.push_back(first_dim(stacks[k]));
+    }
     Tensor iteration = count;
-    api::while_stmt([&] { return greater(iteration, int64_t{0}); },
-                    [&] {
-                      iteration = iteration - int64_t{1};
-                      std::vector<Tensor> in;
-                      for (const Tensor& stack : stacks) in.push_back(gather(stack, iteration));
-                      in.insert(in.end(), captures.begin(), captures.end());
-                      in.insert(in.end(), var_grads.begin(), var_grads.end());
-                      std::vector<Tensor> out = replay_body(*s.backward, in);
-                      size_t k = 0;
-                      for (Tensor& g : var_grads) g = out[k++];
-                      for (Tensor& g : capture_grads) g = g + out[k++];
-                    },
-                    api::state({"iteration", "loop_var_grads", "capture_grads"}, iteration,
-                               var_grads, capture_grads));
+    api::while_stmt(
+        [&] { return greater(iteration, int64_t{0}); },
+        [&] {
+          iteration = iteration - int64_t{1};
+          std::vector<Tensor> in;
+          for (size_t v = 0, k = 0, e = 0; v < s.rows.size(); ++v) {
+            if (!s.flat[v]) {
+              in.push_back(gather(stacks[k++], iteration));
+              continue;
+            }
+            Tensor begin = flat_ends[e] - gather(stacks[k + 1], iteration);
+            in.push_back(gather(stacks[k], range(begin, flat_ends[e], Tensor(int64_t{1}))));
+            flat_ends[e++] = begin;
+            k += 2;
+          }
+          in.insert(in.end(), captures.begin(), captures.end());
+          in.insert(in.end(), var_grads.begin(), var_grads.end());
+          std::vector<Tensor> out = replay_body(*s.backward, in);
+          size_t k = 0;
+          for (Tensor& g : var_grads) g = out[k++];
+          for (Tensor& g : capture_grads) g = g + out[k++];
+        },
+        api::state({"iteration", "loop_var_grads", "capture_grads", "flat_stack_ends"}, iteration,
+                   var_grads, capture_grads, flat_ends));
     std::vector<Tensor> grads(results.size() + captures.size());
     for (size_t f = 0; f < s.float_vars.size(); ++f) grads[s.float_vars[f]] = var_grads[f];
     for (size_t c = 0; c < s.grad_captures.size(); ++c)
       grads[results.size() + s.grad_captures[c]] = capture_grads[c];
     return grads;
   };
+}
+
+// "the staged while 'While_1' in function 'f'", for errors.
+std::string described(const Node& loop) {
+  return "the staged while '" + loop.name + "' in function '" + loop.function + "'";
 }
 
 }  // namespace
@@ -321,8 +419,7 @@ DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
   }
   if (!split || split->float_vars.empty()) {
     std::vector<Tensor> results = trace::add_node(std::move(node));
-    const Node& added = trace::current()->body->nodes.back();
-    std::string what = "the staged while '" + added.name + "' in function '" + added.function + "'";
+    std::string what = described(trace::current()->body->nodes.back());
     autodiff::StagedGradient gradient;
     if (!why.empty()) {
       gradient = [what, why](std::span<const Tensor>) -> std::vector<Tensor> {
@@ -336,21 +433,22 @@ DifferentiableWhile add_differentiable_while(graph::Node node, size_t num_vars,
     return {std::move(results), std::move(gradient)};
   }
 
-  node.subgraphs = {condition_with_stacks(*node.subgraphs[0], num_vars, split->rows),
+  node.subgraphs = {condition_with_stacks(*node.subgraphs[0], num_vars, split->stacks),
                     split->forward};
   std::vector<graph::ValueRef> inputs(node.inputs.begin(), node.inputs.begin() + long(num_vars));
   inputs.push_back(trace::resolve(Tensor(int64_t{0})));
-  for (const ops::ValueType& row : split->rows) inputs.push_back(trace::resolve(empty_stack(row)));
+  for (const ops::ValueType& stack : split->stacks)
+    inputs.push_back(trace::resolve(empty_stack(stack)));
   inputs.insert(inputs.end(), node.inputs.begin() + long(num_vars), node.inputs.end());
   node.inputs = std::move(inputs);
   node.outputs.push_back({DType::int64, Shape{}});
-  for (const ops::ValueType& row : split->rows) node.outputs.push_back(stack_type(row));
+  for (const ops::ValueType& stack : split->stacks) node.outputs.push_back(stack);
   std::vector<Tensor> all = trace::add_node(std::move(node));
 
   std::vector<Tensor> results(all.begin(), all.begin() + long(num_vars));
   std::vector<Tensor> stacks(all.begin() + long(num_vars) + 1, all.end());
-  return {results, loop_gradient(split, results, all[num_vars], std::move(stacks),
-                                 {captures.begin(), captures.end()})};
+  return {all, loop_gradient(split, described(trace::current()->body->nodes.back()), results,
+                             all[num_vars], std::move(stacks), {captures.begin(), captures.end()})};
 }
 
 }  // namespace ag::detail

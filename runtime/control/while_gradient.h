@@ -10,7 +10,10 @@
 namespace ag::detail {
 
 struct DifferentiableWhile {
-  std::vector<Tensor> results;  // the loop variables' final values
+  // The loop variables' final values, then, for a loop with stacks, the
+  // iteration count and the stacks: the tapes see them all, so that a
+  // gradient into the stacks (a gradient of a gradient) is an error, not lost.
+  std::vector<Tensor> results;
   // For the node's inputs (loop variables, then captures), from the
   // results' gradients. When the body cannot be differentiated (it has a
   // side effect, a random op, ...), it throws an UnimplementedError saying why.

@@ -4,8 +4,8 @@
 // Joint trace: the function's traced body replayed (control/replay.h) into a
 // new graph under a tape of its own that watches every floating input and
 // every variable read; placeholders seed the floating outputs' gradients. A
-// node belongs to the backward iff it depends on one of those placeholders;
-// every other node is the forward's. A forward value a backward node (or a
+// node belongs to the backward iff it depends on one of those placeholders
+// (graph/partition.h); every other node is the forward's. A forward value a backward node (or a
 // gradient) uses becomes a forward output and a backward placeholder,
 // except a constant (copied) and an input of the function (the backward
 // reads the call's own input). The passes then optimise both graphs.
@@ -21,6 +21,7 @@
 #include "control/replay.h"
 #include "function/concrete.h"
 #include "function/logging.h"
+#include "graph/partition.h"
 #include "graph/variable_state.h"
 #include "passes/passes.h"
 #include "trace/trace_state.h"
@@ -122,12 +123,7 @@ JointTrace trace_joint(const ConcreteCore& core,
 void split(const JointTrace& joint, FunctionGradient& gradient) {
   const Body& body = *joint.body;
   const size_t n = body.nodes.size();
-  std::vector<bool> backward(n, false);
-  for (int32_t s : joint.seed_nodes) backward[size_t(s)] = true;
-  for (size_t i = 0; i < n; ++i) {
-    for (const ValueRef& v : body.nodes[i].inputs)
-      backward[i] = backward[i] || backward[size_t(v.node)];
-  }
+  std::vector<char> backward = graph::backward_part(body, joint.seed_nodes);
   std::vector<int> input_index(n, -1);
   for (size_t i = 0; i < joint.num_inputs; ++i) input_index[size_t(body.placeholders[i])] = int(i);
 

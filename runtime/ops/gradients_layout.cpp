@@ -110,17 +110,43 @@ Grads grad_stack(const GradContext& c) {
   return grads;
 }
 
+namespace {
+
+// A read of row `index` of an array whose row count is known only when the
+// graph runs (a dynamic-size TensorArray): as TensorFlow's TensorArrayRead,
+// its gradient is a write of the row's gradient into zeros of the array's
+// rows. It needs the array's row count, not the array, so a loop's gradient
+// stacks a scalar per iteration for it.
+Tensor array_read_gradient(const GradContext& c) {
+  const Tensor &params = c.inputs[0], &index = c.inputs[1];
+  Shape no_rows{0};
+  for (int d = 1; d < params.rank(); ++d)
+    no_rows.push_back(params.shape()[d] == kUnknownDim ? 0 : params.shape()[d]);
+  Attrs dim0, grow;
+  dim0.axis = 0;
+  grow.keepdims = true;
+  Tensor last = ops::apply(OpId::Dim, {params}, dim0, c.site) - int64_t{1};
+  Tensor zero_rows =
+      ops::apply(OpId::TensorArrayWrite,
+                 {zeros(no_rows, c.grad.dtype()), last, zeros_like(c.grad, c.site)}, grow, c.site);
+  return ops::apply(OpId::TensorArrayWrite, {zero_rows, cast(index, DType::int64, c.site), c.grad},
+                    {}, c.site);
+}
+
+}  // namespace
+
 // TensorFlow's rule: the gradient's slices summed into zeros of params'
 // shape at their indices, by unsorted_segment_sum, with the gathered axis
 // moved to the front and back. Memory is params' size, whatever the indices.
-// The axis's length must be known while tracing. unsorted_segment_sum could
-// take it from a dim op when the graph runs, but then the gradient of a
-// staged while reading a dynamic-size TensorArray stacks an array-sized value
-// per iteration and fails when the graph runs: this error is the clearer one.
+// The axis's length must be known while tracing, except for a read of one
+// row of a dynamic-size TensorArray (array_read_gradient).
 Grads grad_gather(const GradContext& c) {
   const Tensor &params = c.inputs[0], &indices = c.inputs[1];
   const Shape& p = params.shape();
   const int axis = int(normalized(c.attrs.axis, p.rank()));
+  if (p[axis] == kUnknownDim && axis == 0 && indices.rank() == 0) {
+    return {array_read_gradient(c), Tensor()};
+  }
   if (p[axis] == kUnknownDim) {
     throw_gradient_error(
         c, "needs the size of params' gathered axis known while tracing, got " + p.to_string());

@@ -311,6 +311,12 @@ TEST(FunctionGradient, AStagedWhileInsideGivesTheEagerGradient) {
   }
   expect_matches_finite_differences(
       [&](const std::vector<Tensor>& x) { return traced(x[0], x[1]); }, {f64({0.3, 0.4}), w});
+  // One op on the tape: a traced forward (the loop with its stacks) and a
+  // traced backward (the reverse loop), not the op-by-op replay.
+  auto [forward, backward] = traced.get_concrete_function(f64({0.3, 0.4}), w).gradient_graphs();
+  std::vector<std::string> fw = forward.ops(), bw = backward.ops();
+  EXPECT_NE(std::find(fw.begin(), fw.end(), "While"), fw.end()) << forward.to_string();
+  EXPECT_NE(std::find(bw.begin(), bw.end(), "While"), bw.end()) << backward.to_string();
 }
 
 TEST(FunctionGradient, AFunctionThatAssignsRunsOpByOpUnderATape) {

@@ -211,6 +211,95 @@ TEST(WhileGradient, TensorArrayWrittenReadAndStackedInALoop) {
                   steps(4));
 }
 
+// A dynamic-size TensorArray (its size unknown while tracing) grown in the
+// loop and read back in it, as the fuzzer writes it: ta.read(ta.size() - 1)
+// and ta.write(ta.size(), ...). A read's gradient is a write into the
+// array's gradient, so only the array's row count is stacked per iteration.
+Tensor dynamic_array_loss(const Tensors& p, const Tensor& n) {
+  ag::TensorArray ta(ag::float64, 0, /*dynamic_size=*/true);
+  ta = ta.write(0, p[0]);
+  Tensor i(int64_t{0});
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   Tensor last = ta.read(ta.size() - 1);
+                   ta = ta.write(ta.size(), ag::tanh(last * p[1]) + p[0] * 0.5);
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"ta", "i"}, ta, i));
+  Tensor stacked = ta.stack();
+  return ag::reduce_sum(stacked * stacked) + ag::cast(ta.size(), ag::float64) * 7.0;
+}
+
+TEST(WhileGradient, DynamicSizeTensorArrayReadInALoop) {
+  Tensors p = {doubles({0.5, -0.3}, {2}), doubles({1.5, -0.8}, {2})};
+  for (int64_t n : {int64_t{3}, int64_t{1}, int64_t{0}}) {
+    ag::Graph g = check_gradients(dynamic_array_loss, p, steps(n));
+    // The stacks hold scalars (the row count) and rows (a read's row, tanh's
+    // output), never the array: [iterations, rows, 2] would be rank 3.
+    const ag::graph::Node* loop = nullptr;
+    for (const auto& node : g.body().nodes)
+      if (node.kind == ag::graph::NodeKind::While && !loop) loop = &node;
+    ASSERT_NE(loop, nullptr);
+    for (size_t k = 3; k < loop->outputs.size(); ++k)
+      EXPECT_LE(loop->outputs[k].shape.rank(), 2) << loop->outputs[k].shape.to_string();
+  }
+}
+
+// An if in the loop that grows a dynamic-size array in one branch and reads
+// it in the other (the fuzzer's shape): the if's gradient runs its branches
+// again from its inputs, so the loop saves the array, whose row count
+// changes between iterations; it is saved flat.
+Tensor array_in_an_if_loss(const Tensors& p, const Tensor& n) {
+  ag::TensorArray ta(ag::float64, 0, /*dynamic_size=*/true);
+  ta = ta.write(0, p[0]);
+  Tensor y = p[0];
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor) {
+        ag::if_stmt(
+            ag::reduce_sum(y) > 0.0,
+            [&] {
+              ta = ta.write(ta.size(), ag::tanh(ta.read(ta.size() - 1) * p[1]));
+              y = y - 0.4;
+            },
+            [&] { y = y * ag::maximum(ta.read(ta.size() - 1), p[1]) + 0.3; },
+            ag::state({"ta", "y"}, ta, y));
+      },
+      ag::state({"ta", "y"}, ta, y));
+  Tensor stacked = ta.stack();
+  return ag::reduce_sum(stacked * stacked) + ag::reduce_sum(y * y);
+}
+
+TEST(WhileGradient, DynamicSizeTensorArrayGrownInAnIfInALoop) {
+  Tensors p = {doubles({0.5, 0.35}, {2}), doubles({1.5, -0.8}, {2})};
+  for (int64_t n : {int64_t{5}, int64_t{1}}) check_gradients(array_in_an_if_loss, p, steps(n));
+}
+
+// A dynamic-size array filled by one loop and read, row by row, by a second:
+// the second loop captures the array, whose gradient sums the reads' writes.
+Tensor filled_then_read_loss(const Tensors& p, const Tensor& n) {
+  ag::TensorArray ta(ag::float64, 0, /*dynamic_size=*/true);
+  Tensor x = p[0];
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor t) {
+        x = ag::sigmoid(x * p[1]);
+        ta.write(t, x);
+      },
+      ag::state({"x", "ta"}, x, ta));
+  Tensor acc = ag::zeros({2}, ag::float64);
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor t) { acc = acc * 0.5 + ta.read(n - int64_t{1} - t) * p[1]; },
+      ag::state({"acc"}, acc));
+  return ag::reduce_sum(acc * acc);
+}
+
+TEST(WhileGradient, DynamicSizeTensorArrayFilledThenReadByAnotherLoop) {
+  Tensors p = {doubles({0.5, -0.3}, {2}), doubles({1.5, -0.8}, {2})};
+  for (int64_t n : {int64_t{4}, int64_t{1}}) check_gradients(filled_then_read_loss, p, steps(n));
+}
+
 // A loop's integer results (its counter) carry no gradient, eagerly and in
 // the graph: scaling by the count is a constant factor.
 Tensor counted_loss(const Tensors& p, const Tensor&) {
@@ -263,6 +352,139 @@ Tensor nested_loss(const Tensors& p, const Tensor& n) {
 
 TEST(WhileGradient, WhileInsideAWhile) {
   check_gradients(nested_loss, {doubles({0.3, -0.4}, {2}), doubles({1.1, 0.7}, {2})}, steps(3));
+}
+
+// The inner loop runs i times in outer iteration i (0, 1, 2, ...): its
+// stacks differ in length between outer iterations, so the outer loop saves
+// them flat, all inner iterations in one stack, with each one's length.
+Tensor ragged_nested_loss(const Tensors& p, const Tensor& n) {
+  Tensor x = p[0];
+  Tensor i(int64_t{0});
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   Tensor j(int64_t{0});
+                   ag::while_stmt([&] { return j < i; },
+                                  [&] {
+                                    x = ag::tanh(x * p[1]) + 0.2;
+                                    j = j + int64_t{1};
+                                  },
+                                  ag::state({"x", "j"}, x, j));
+                   x = x * p[1];
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"x", "i"}, x, i));
+  return ag::reduce_sum(x * x);
+}
+
+TEST(WhileGradient, InnerWhileWithATripCountThatVaries) {
+  Tensors p = {doubles({0.3, -0.4}, {2}), doubles({1.1, 0.7}, {2})};
+  for (int64_t n : {int64_t{4}, int64_t{1}, int64_t{0}})
+    check_gradients(ragged_nested_loss, p, steps(n));
+}
+
+// The same, three loops deep: the middle loop's flat stacks are saved flat
+// again by the outer one.
+Tensor ragged_three_deep_loss(const Tensors& p, const Tensor& n) {
+  Tensor x = p[0];
+  Tensor i(int64_t{0});
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   Tensor j(int64_t{0});
+                   ag::while_stmt([&] { return j <= i; },
+                                  [&] {
+                                    Tensor k(int64_t{0});
+                                    ag::while_stmt([&] { return k < j; },
+                                                   [&] {
+                                                     x = ag::sigmoid(x * p[1]) + 0.1;
+                                                     k = k + int64_t{1};
+                                                   },
+                                                   ag::state({"x", "k"}, x, k));
+                                    x = x + p[1] * 0.5;
+                                    j = j + int64_t{1};
+                                  },
+                                  ag::state({"x", "j"}, x, j));
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"x", "i"}, x, i));
+  return ag::reduce_sum(x * x);
+}
+
+TEST(WhileGradient, ThreeNestedWhilesWithVaryingTripCounts) {
+  check_gradients(ragged_three_deep_loss, {doubles({0.3, -0.4}, {2}), doubles({0.9, 0.6}, {2})},
+                  steps(3));
+}
+
+// Higher-order gradients: d/dx sum(d loss/dx), by a tape around the tape.
+Tensors second_derivative(const Loss& loss, const Tensors& p, const Tensor& n) {
+  ag::GradientTape outer;
+  outer.watch(p[0]);
+  Tensor first;
+  {
+    ag::GradientTape inner;
+    inner.watch(p[0]);
+    first = ag::reduce_sum(inner.gradient(loss(p, n), p[0]));
+  }
+  return {outer.gradient(first, p[0])};
+}
+
+Loss first_derivative_of(const Loss& loss) {
+  return [loss](const Tensors& p, const Tensor& n) {
+    ag::GradientTape tape;
+    tape.watch(p[0]);
+    return ag::reduce_sum(tape.gradient(loss(p, n), p[0]));
+  };
+}
+
+Tensor if_loss(const Tensors& p, const Tensor&) {
+  Tensor y = ag::cond(
+      ag::reduce_sum(p[0]) > 0.0, [&] { return ag::tanh(p[0] * p[1]) * p[0]; },
+      [&] { return p[0] * p[0] * p[0]; });
+  return ag::reduce_sum(y);
+}
+
+Tensor fixed_loop_loss(const Tensors& p, const Tensor& n) {
+  Tensor x = p[0], i(int64_t{0});
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   x = ag::tanh(x * p[1]) + 0.2;
+                   i = i + int64_t{1};
+                 },
+                 ag::state({"x", "i"}, x, i));
+  return ag::reduce_sum(x * x);
+}
+
+// Through a staged if, the gradient of the gradient is the finite
+// differences' of the gradient, eagerly and in a graph.
+TEST(WhileGradient, SecondDerivativeThroughAStagedIf) {
+  Tensors p = {doubles({0.3, 0.4}, {2}), doubles({1.1, 0.7}, {2})};
+  for (Tensors q : {p, Tensors{doubles({-0.3, -0.4}, {2}), p[1]}}) {
+    Tensor fd = finite_differences(first_derivative_of(if_loss), q, steps(0))[0];
+    Tensor eager = second_derivative(if_loss, q, steps(0))[0];
+    auto traced = ag::function(
+        [](const Tensors& q, const Tensor& n) { return second_derivative(if_loss, q, n); });
+    expect_close(eager, fd, 1e-6, "eager vs finite differences");
+    expect_close(traced(q, steps(0))[0], eager, 1e-10, "graph vs eager");
+  }
+}
+
+// Through a staged while, eagerly (a C++ loop under both tapes) it is right;
+// in a graph it is a clear error, not a wrong number: the backward loop's
+// gradient would flow into the forward loop's stacks.
+TEST(WhileGradient, SecondDerivativeThroughAStagedWhileIsAnErrorInAGraph) {
+  Tensors p = {doubles({0.3, -0.4}, {2}), doubles({1.1, 0.7}, {2})};
+  Tensor fd = finite_differences(first_derivative_of(fixed_loop_loss), p, steps(3))[0];
+  expect_close(second_derivative(fixed_loop_loss, p, steps(3))[0], fd, 1e-6, "eager");
+  auto traced = ag::function(
+      [](const Tensors& q, const Tensor& n) { return second_derivative(fixed_loop_loss, q, n); });
+  EXPECT_THROW_CONTAINS(traced(p, steps(3)), ag::UnimplementedError,
+                        "a higher-order gradient (a tape around the tape that differentiated it) "
+                        "through the staged while 'While' in function");
+  // One tape inside the function and one around its call: the same.
+  auto first = ag::function(first_derivative_of(fixed_loop_loss));
+  ag::GradientTape outer;
+  outer.watch(p[0]);
+  Tensor g = first(p, steps(3));
+  expect_close(outer.gradient(g, p[0]), fd, 1e-6, "tape around the function");
 }
 
 // A trainable Variable read in the loop body (as a layer's weights are),
