@@ -112,25 +112,13 @@ Grads grad_stack(const GradContext& c) {
 
 namespace {
 
-// A read of row `index` of an array whose row count is known only when the
-// graph runs (a dynamic-size TensorArray): as TensorFlow's TensorArrayRead,
-// its gradient is a write of the row's gradient into zeros of the array's
-// rows. It needs the array's row count, not the array, so a loop's gradient
-// stacks a scalar per iteration for it.
-Tensor array_read_gradient(const GradContext& c) {
-  const Tensor &params = c.inputs[0], &index = c.inputs[1];
-  Shape no_rows{0};
-  for (int d = 1; d < params.rank(); ++d)
-    no_rows.push_back(params.shape()[d] == kUnknownDim ? 0 : params.shape()[d]);
-  Attrs dim0, grow;
-  dim0.axis = 0;
-  grow.keepdims = true;
-  Tensor last = ops::apply(OpId::Dim, {params}, dim0, c.site) - int64_t{1};
-  Tensor zero_rows =
-      ops::apply(OpId::TensorArrayWrite,
-                 {zeros(no_rows, c.grad.dtype()), last, zeros_like(c.grad, c.site)}, grow, c.site);
-  return ops::apply(OpId::TensorArrayWrite, {zero_rows, cast(index, DType::int64, c.site), c.grad},
-                    {}, c.site);
+// The length of `t`'s axis, as an int64 scalar: a constant when known while
+// tracing, else read when the graph runs.
+Tensor length_of(const Tensor& t, int axis, CallSite site) {
+  if (t.shape()[axis] != kUnknownDim) return Tensor(int64_t{t.shape()[axis]});
+  Attrs attrs;
+  attrs.axis = axis;
+  return ops::apply(OpId::Dim, {t}, attrs, site);
 }
 
 }  // namespace
@@ -138,19 +126,13 @@ Tensor array_read_gradient(const GradContext& c) {
 // TensorFlow's rule: the gradient's slices summed into zeros of params'
 // shape at their indices, by unsorted_segment_sum, with the gathered axis
 // moved to the front and back. Memory is params' size, whatever the indices.
-// The axis's length must be known while tracing, except for a read of one
-// row of a dynamic-size TensorArray (array_read_gradient).
+// The axis's length is read when the graph runs if tracing does not know it
+// (a dynamic-size TensorArray's rows): a loop's gradient then saves that
+// scalar per iteration, not the array.
 Grads grad_gather(const GradContext& c) {
   const Tensor &params = c.inputs[0], &indices = c.inputs[1];
   const Shape& p = params.shape();
   const int axis = int(normalized(c.attrs.axis, p.rank()));
-  if (p[axis] == kUnknownDim && axis == 0 && indices.rank() == 0) {
-    return {array_read_gradient(c), Tensor()};
-  }
-  if (p[axis] == kUnknownDim) {
-    throw_gradient_error(
-        c, "needs the size of params' gathered axis known while tracing, got " + p.to_string());
-  }
   const int r = indices.rank();
   // The gradient with the index dims first: indices' shape, then params' other dims.
   std::vector<int64_t> perm;
@@ -159,7 +141,7 @@ Grads grad_gather(const GradContext& c) {
   for (int d = axis + r; d < c.grad.rank(); ++d) perm.push_back(d);
   Tensor g = axis == 0 ? c.grad : transpose(c.grad, perm, c.site);
   // [params' gathered axis, params' other dims]
-  Tensor summed = unsorted_segment_sum(g, indices, Tensor(int64_t{p[axis]}), c.site);
+  Tensor summed = unsorted_segment_sum(g, indices, length_of(params, axis, c.site), c.site);
   if (axis == 0) return {summed, Tensor()};
   std::vector<int64_t> back;
   for (int d = 1; d <= axis; ++d) back.push_back(d);
