@@ -123,9 +123,11 @@ class Plan {
   std::vector<int32_t> outputs_;      // slot of each output
   std::vector<int32_t> input_slots_;  // slot of each input
   size_t num_donated_ = 0;            // inputs the plan may write into
-  // Per output: whether its memory may be an input's other than the
-  // same-numbered one (see run_while).
+  // Per output: the inputs whose memory it may be, and whether one is an
+  // input other than the same-numbered one (see run_while).
+  std::vector<std::vector<int32_t>> output_inputs_;
   std::vector<uint8_t> output_may_alias_input_;
+  bool any_output_may_alias_input_ = false;
   size_t num_inputs_ = 0;
   size_t num_buffers_ = 0;
   size_t num_scratch_ = 0;   // While steps' scratch buffers, after num_buffers_

@@ -69,6 +69,7 @@ struct Plan::Compiler {
   void build_steps();
   void mark_shape_only_steps();
   void plan_memory();
+  void inputs_aliased_by(int32_t slot, std::vector<int32_t>& out) const;
   void mark_output_aliasing();
   void select_scalar_steps();
 };
@@ -163,7 +164,9 @@ void Plan::Compiler::build_steps() {
       if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];
       if (n.kind == graph::NodeKind::While) {
         for (const ops::ValueType& t : n.outputs) {
-          step.var_static_shapes.push_back(t.shape.is_fully_defined() ? &t.shape : nullptr);
+          const bool is_static = t.shape.is_fully_defined();
+          step.var_static_shapes.push_back(is_static ? &t.shape : nullptr);
+          step.var_static_bytes.push_back(is_static ? byte_size(t.shape, t.dtype) : 0);
         }
       }
     }
@@ -316,24 +319,37 @@ void Plan::Compiler::plan_memory() {
 }
 
 // 4. Output aliasing.
-// Needs: the memory plan (phase 3).
-// Guarantees: output_may_alias_input_[k] is set when output k's memory may be
-// an input's other than input k (a While body's loop variables trading
-// values, x, y = y, x): an input passed to another output, an If's output
-// (branches pass inputs through), an op that wrote into another input. When
-// it is clear, the While need not search for such sharing (see run_while).
+// Needs: the memory plan (phase 3), and the nested plans' output aliasing.
+// Guarantees: output_inputs_[k] lists the inputs whose memory output k may
+// be: an input passed through (by this body, or by the branches of its Ifs,
+// followed into them), or one an op wrote into in place. The list is exact
+// or larger, never smaller. output_may_alias_input_[k] is set when it names
+// an input other than k (a While body's loop variables trading values,
+// x, y = y, x); when no output's is, the While updates each variable as it
+// reads the body's outputs (see run_while).
+void Plan::Compiler::inputs_aliased_by(int32_t slot, std::vector<int32_t>& out) const {
+  const Source& src = plan.sources_[size_t(slot)];
+  if (src.kind == Source::Input) out.push_back(src.index);
+  if (src.kind != Source::Step) return;
+  const Step& step = plan.steps_[size_t(src.index)];
+  if (step.write_into_input >= 0) out.push_back(step.write_into_input);
+  if (step.kind != graph::NodeKind::If) return;
+  const size_t k = size_t(slot - step.out_slot);
+  for (const auto& branch : step.subplans) {
+    for (int32_t i : branch->output_inputs_[k]) inputs_aliased_by(step.inputs[size_t(i) + 1], out);
+  }
+}
+
 void Plan::Compiler::mark_output_aliasing() {
+  plan.output_inputs_.assign(plan.outputs_.size(), {});
   plan.output_may_alias_input_.assign(plan.outputs_.size(), 0);
   for (size_t k = 0; k < plan.outputs_.size(); ++k) {
-    const Source& src = plan.sources_[size_t(plan.outputs_[k])];
-    if (src.kind == Source::Input) {
-      plan.output_may_alias_input_[k] = size_t(src.index) != k;
-    } else if (src.kind == Source::Step) {
-      const Step& step = plan.steps_[size_t(src.index)];
-      plan.output_may_alias_input_[k] =
-          step.kind == graph::NodeKind::If ||
-          (step.write_into_input >= 0 && size_t(step.write_into_input) != k);
-    }
+    std::vector<int32_t>& inputs = plan.output_inputs_[k];
+    inputs_aliased_by(plan.outputs_[k], inputs);
+    plan.output_may_alias_input_[k] =
+        std::any_of(inputs.begin(), inputs.end(), [&](int32_t i) { return size_t(i) != k; });
+    plan.any_output_may_alias_input_ =
+        plan.any_output_may_alias_input_ || plan.output_may_alias_input_[k];
   }
 }
 

@@ -260,17 +260,42 @@ void Plan::run_while(Arena& a, const Step& step) const {
     cond.bind(cond_arena, {&v, 1}, i);
     body.bind(body_arena, {&v, 1}, i);
   }
+  // The loop variables' new values. A static variable keeps the buffer it
+  // got above (its size never changes), which the condition and body are
+  // bound to: a new value is copied into it and nothing is rebound.
+  auto update_var = [&](size_t k, const View& v) {
+    int32_t slot = step.out_slot + int32_t(k);
+    // Unchanged (passed through, or written in place at the same size).
+    if (v.data == a.data[size_t(slot)] &&
+        (v.shape == a.shape[size_t(slot)] || step.var_static_shapes[k])) {
+      return;
+    }
+    if (size_t bytes = step.var_static_bytes[k]) {
+      copy_value(const_cast<void*>(a.data[size_t(slot)]), v.data, bytes);
+      return;
+    }
+    store(a, slot, step.buffers[k], v, /*grow=*/true, step.var_static_shapes[k]);
+    bind_var(k);
+  };
+  // A body output may be another loop variable's current value (x, y = y,
+  // x); which outputs can be is known from the body's plan. Then all new
+  // values are read (such ones held aside in the While's scratch buffers)
+  // before any variable is updated.
+  const bool hold_aside = body.any_output_may_alias_input_;
   std::vector<View>& updates = a.updates;
   updates.resize(num_vars);
   for (int64_t iteration = 0;; ++iteration) {
     cond.run_steps(cond_arena);
-    if (!*static_cast<const bool*>(cond.output_view(cond_arena, 0).data)) break;
+    if (!*static_cast<const bool*>(cond_arena.data[size_t(cond.outputs_[0])])) break;
     if (step.maximum_iterations >= 0 && iteration >= step.maximum_iterations) break;
     body.run_steps(body_arena);
-    // A body output may be another loop variable's current value (x, y = y,
-    // x): hold such values aside first (in the While's scratch buffers) so
-    // no update reads an overwritten one.
-    // Which outputs can be such a value is known from the body's plan.
+    if (!hold_aside) {
+      for (size_t k = 0; k < num_vars; ++k) {
+        size_t out = size_t(body.outputs_[k]);
+        update_var(k, {body_arena.data[out], body_arena.shape[out]});
+      }
+      continue;
+    }
     for (size_t k = 0; k < num_vars; ++k) {
       View v = body.output_view(body_arena, k);
       // (A variable's own buffer is never another's: the usual pass-through
@@ -287,17 +312,7 @@ void Plan::run_while(Arena& a, const Step& step) const {
       }
       updates[k] = v;
     }
-    for (size_t k = 0; k < num_vars; ++k) {
-      int32_t slot = step.out_slot + int32_t(k);
-      const View& v = updates[k];
-      // Unchanged (passed through, or written in place at the same size).
-      if (v.data == a.data[size_t(slot)] &&
-          (v.shape == a.shape[size_t(slot)] || step.var_static_shapes[k])) {
-        continue;
-      }
-      store(a, slot, step.buffers[k], v, /*grow=*/true, step.var_static_shapes[k]);
-      bind_var(k);
-    }
+    for (size_t k = 0; k < num_vars; ++k) update_var(k, updates[k]);
   }
 }
 
