@@ -104,6 +104,9 @@ class Plan {
   void release_arena(std::unique_ptr<Arena> arena) const;
   Tensor materialize(Arena& arena, int32_t slot) const;
   void run_steps(Arena& a) const;
+  // A scalar or flat step's output that is a top-level output: a fresh
+  // tensor, held in its slot.
+  void* fresh_output(Arena& a, const Step& step) const;
   void run_op(Arena& a, const Step& step) const;
   void run_if(Arena& a, const Step& step) const;
   void run_while(Arena& a, const Step& step) const;

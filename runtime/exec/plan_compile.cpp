@@ -356,13 +356,13 @@ void Plan::Compiler::mark_output_aliasing() {
 // 5. Scalar- and flat-step selection. Loop counters, flags and conditions
 // are mostly rank-0 values, and small loop states short vectors: for those
 // the generic step costs more than the arithmetic.
-// Needs: the memory plan (phase 3): such a step writes into its buffer.
+// Needs: the memory plan (phase 3): such a step writes into its buffer, or,
+// as a top-level output, into a fresh tensor.
 // Guarantees: a step gets the op's scalar kernel exactly when it is a
 // non-stateful elementwise op with at most kMaxScalarInputs inputs, whose
-// output has a static shape of at most kMaxFlatElements elements, is
-// computed into a buffer (not a top-level output) and not written into an
-// input, and each of whose inputs has a static shape with one element or the
-// output's element count. It is a scalar step when all of them are rank 0,
+// output has a static shape of at most kMaxFlatElements elements and is not
+// written into an input, and each of whose inputs has a static shape with
+// one element or the output's element count. It is a scalar step when all of them are rank 0,
 // else a flat step: the kernel per element (an input of one element is
 // broadcast; one of the output's count has its layout, since broadcasting
 // never reorders elements).
@@ -370,8 +370,8 @@ void Plan::Compiler::select_scalar_steps() {
   for (Step& step : plan.steps_) {
     if (step.kind != graph::NodeKind::Op || !(step.op->flags & ops::kElementwise) ||
         (step.op->flags & ops::kStateful) || !step.shape_is_static ||
-        step.static_shape.num_elements() > kMaxFlatElements || step.buffers[0] < 0 ||
-        step.write_into_input >= 0 || step.inputs.size() > kMaxScalarInputs) {
+        step.static_shape.num_elements() > kMaxFlatElements || step.write_into_input >= 0 ||
+        step.inputs.size() > kMaxScalarInputs) {
       continue;
     }
     const int64_t n = step.static_shape.num_elements();

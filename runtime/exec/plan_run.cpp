@@ -143,6 +143,13 @@ void Plan::store(Arena& a, int32_t slot, int32_t buffer, View v, bool grow,
   a.data[size_t(slot)] = out;
 }
 
+void* Plan::fresh_output(Arena& a, const Step& step) const {
+  Tensor fresh = detail::make_eager(step.out_dtypes[0], step.static_shape);
+  void* out = fresh.impl()->storage->data;  // not shared: no copy on write to check
+  a.holders[size_t(step.out_slot)] = std::move(fresh);
+  return out;
+}
+
 void Plan::run_op(Arena& a, const Step& step) const {
   constexpr size_t kMaxInline = 8;
   size_t n = step.inputs.size();
@@ -342,7 +349,8 @@ void Plan::run_steps(Arena& a) const {
       if (step.scalar_kernel) {  // most steps of a loop body: no context, no dispatch
         const void* in[kMaxScalarInputs];
         for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = a.data[size_t(step.scalar_inputs[i])];
-        void* out = a.reserve(step.buffers[0], step.static_bytes);
+        void* out = step.buffers[0] >= 0 ? a.reserve(step.buffers[0], step.static_bytes)
+                                         : fresh_output(a, step);
         if (step.flat_elements == 0) {
           step.scalar_kernel(in, out);
         } else {
@@ -424,8 +432,10 @@ void Plan::run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outpu
   a.top_inputs = inputs;
   for (size_t k = 0; k < input_slots_.size(); ++k) {
     size_t slot = size_t(input_slots_[k]);
-    a.data[slot] = inputs[k]->raw_data();
-    a.shape[slot] = &inputs[k]->shape();
+    const detail::TensorImpl* impl = inputs[k]->impl().get();
+    // (raw_data() throws the error for an undefined or symbolic input.)
+    a.data[slot] = impl && !impl->trace ? impl->storage->data : inputs[k]->raw_data();
+    a.shape[slot] = &impl->shape;
   }
   run_steps(a);
   outputs.clear();
