@@ -231,10 +231,12 @@ void Plan::run_if(Arena& a, const Step& step) const {
   sub.execute_from(child, a, std::span<const int32_t>(step.inputs).subspan(1));
   // No copy: the outputs stay where the branch left them (see the memory
   // plan), until this step runs again.
-  for (size_t k = 0; k < step.buffers.size(); ++k) {
-    View v = sub.output_view(child, k);
-    a.data[size_t(step.out_slot) + k] = v.data;
-    a.shape[size_t(step.out_slot) + k] = v.shape;
+  const void** data = a.data.data() + step.out_slot;
+  const Shape** shape = a.shape.data() + step.out_slot;
+  for (size_t k = 0, n = sub.outputs_.size(); k < n; ++k) {
+    size_t slot = size_t(sub.outputs_[k]);
+    data[k] = child.data[slot];
+    shape[k] = child.shape[slot];
   }
 }
 
@@ -333,10 +335,12 @@ void Plan::bind(Arena& a, std::span<const View> inputs, size_t first) const {
 }
 
 void Plan::execute_from(Arena& a, const Arena& parent, std::span<const int32_t> slots) const {
-  for (size_t k = 0; k < input_slots_.size(); ++k) {
-    size_t slot = size_t(input_slots_[k]);
-    a.data[slot] = parent.data[size_t(slots[k])];
-    a.shape[slot] = parent.shape[size_t(slots[k])];
+  const void** data = a.data.data();
+  const Shape** shape = a.shape.data();
+  for (size_t k = 0, n = input_slots_.size(); k < n; ++k) {
+    size_t slot = size_t(input_slots_[k]), from = size_t(slots[k]);
+    data[slot] = parent.data[from];
+    shape[slot] = parent.shape[from];
   }
   run_steps(a);
 }
