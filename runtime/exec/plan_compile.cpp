@@ -40,6 +40,8 @@ bool is_identity(const graph::Node& n) {
 struct Plan::Compiler {
   Plan& plan;
   const graph::Body& body;
+  ArenaLayout& layout;                           // the arena's slots and children so far
+  const std::vector<int32_t>* branch_inputs;     // an If branch: its inputs' slots
   std::vector<int32_t> first_slot;               // per node: the slot of its output 0
   std::vector<bool> slot_is_scalar;              // per slot: static rank 0
   std::vector<const ops::ValueType*> slot_type;  // per slot
@@ -77,16 +79,23 @@ struct Plan::Compiler {
 // 1. Slot assignment.
 // Needs: the body's nodes in topological order, one placeholder per input.
 // Guarantees: every node output has a slot (node outputs are consecutive
-// slots), with its dtype and whether it is a static scalar; an Identity's
-// output is read from its input's slot. Inputs' sources, input_slots_ and
-// outputs_ are set; every other source is still unset.
+// slots, after the layout's), with its dtype and whether it is a static
+// scalar; an Identity's output is read from its input's slot, an If
+// branch's placeholder is the parent's slot of that input. Inputs' sources,
+// input_slots_ and outputs_ are set; every other source is still unset.
 void Plan::Compiler::assign_slots() {
   first_slot.assign(body.nodes.size(), -1);
-  int32_t count = 0;
+  if (branch_inputs) {
+    for (size_t k = 0; k < body.placeholders.size(); ++k)
+      first_slot[size_t(body.placeholders[k])] = (*branch_inputs)[k];
+  }
+  int32_t count = layout.num_slots;
   for (size_t i = 0; i < body.nodes.size(); ++i) {
+    if (first_slot[i] >= 0) continue;
     first_slot[i] = count;
     count += int32_t(body.nodes[i].outputs.size());
   }
+  layout.num_slots = count;
   plan.sources_.assign(size_t(count), Source{Source::Step, -1});
   plan.slot_dtypes_.resize(size_t(count));
   slot_is_scalar.assign(size_t(count), false);
@@ -151,18 +160,21 @@ void Plan::Compiler::build_steps() {
       step.rng_key = ops::eager_random_state(n.attrs.seed).key;
       step.rng_counter = std::make_unique<std::atomic<uint64_t>>(0);
     }
-    if (n.kind == graph::NodeKind::If || n.kind == graph::NodeKind::While) {
+    if (n.kind == graph::NodeKind::If) {
+      // The branches read the If's inputs (after the predicate) where they are.
+      std::vector<int32_t> inputs(step.inputs.begin() + 1, step.inputs.end());
+      for (const auto& branch : n.subgraphs)
+        step.subplans.push_back(std::unique_ptr<Plan>(new Plan(branch, layout, inputs)));
+    }
+    if (n.kind == graph::NodeKind::While) {
       // A While owns its loop variables (its output buffers), so its body
       // may overwrite them: they are the body's first inputs.
-      for (size_t k = 0; k < n.subgraphs.size(); ++k) {
-        bool loop_body = n.kind == graph::NodeKind::While && k == 1;
-        step.subplans.push_back(
-            std::make_unique<Plan>(n.subgraphs[k], false, loop_body ? n.outputs.size() : 0));
-      }
-      step.first_child = plan.num_children_;
-      plan.num_children_ += step.subplans.size();
+      step.subplans.push_back(std::make_unique<Plan>(n.subgraphs[0], false));
+      step.subplans.push_back(std::make_unique<Plan>(n.subgraphs[1], false, n.outputs.size()));
+      step.first_child = layout.num_children;
+      layout.num_children += step.subplans.size();
       if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];
-      if (n.kind == graph::NodeKind::While) {
+      {
         for (const ops::ValueType& t : n.outputs) {
           const bool is_static = t.shape.is_fully_defined();
           step.var_static_shapes.push_back(is_static ? &t.shape : nullptr);
@@ -402,13 +414,44 @@ void Plan::Compiler::select_scalar_steps() {
 
 Plan::Plan(std::shared_ptr<const graph::Body> body, bool top_level, size_t donated_inputs)
     : body_(std::move(body)), num_donated_(donated_inputs), top_level_(top_level) {
-  Compiler compiler{*this, *body_, {}, {}, {}};
+  compile(arena_layout_, nullptr);
+}
+
+Plan::Plan(std::shared_ptr<const graph::Body> body, ArenaLayout& layout,
+           std::vector<int32_t> input_slots)
+    : body_(std::move(body)), top_level_(false) {
+  compile(layout, &input_slots);
+}
+
+void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs) {
+  Compiler compiler{*this, *body_, layout, branch_inputs, {}, {}, {}};
   compiler.assign_slots();
   compiler.build_steps();
   compiler.mark_shape_only_steps();
   compiler.plan_memory();
   compiler.mark_output_aliasing();
   compiler.select_scalar_steps();
+  // The branches' buffers after this plan's.
+  total_buffers_ = num_buffers_ + num_scratch_;
+  for (Step& step : steps_) {
+    if (step.kind != graph::NodeKind::If) continue;
+    for (auto& branch : step.subplans) {
+      branch->relocate_buffers(int32_t(total_buffers_));
+      total_buffers_ += branch->total_buffers_;
+    }
+  }
+}
+
+void Plan::relocate_buffers(int32_t delta) {
+  for (Step& step : steps_) {
+    for (int32_t& b : step.buffers) {
+      if (b >= 0) b += delta;
+    }
+    if (step.first_scratch >= 0) step.first_scratch += delta;
+    if (step.kind == graph::NodeKind::If) {
+      for (auto& branch : step.subplans) branch->relocate_buffers(delta);
+    }
+  }
 }
 
 Plan::~Plan() {

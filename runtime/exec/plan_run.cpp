@@ -60,26 +60,35 @@ void rethrow_defined_at(const Error& e, const graph::Node& node) {
 
 std::unique_ptr<Plan::Arena> Plan::new_arena() const {
   auto arena = std::make_unique<Arena>();
+  const size_t slots = size_t(arena_layout_.num_slots);
   arena->input_capacity.resize(num_inputs_);
-  arena->data.resize(sources_.size());
-  arena->shape.resize(sources_.size());
-  arena->dynamic_shapes.resize(sources_.size());
-  arena->holders.resize(sources_.size());
-  arena->buffers.resize(num_buffers_ + num_scratch_);
-  arena->children.resize(num_children_);
+  arena->data.resize(slots);
+  arena->shape.resize(slots);
+  arena->dynamic_shapes.resize(slots);
+  arena->holders.resize(slots);
+  arena->buffers.resize(total_buffers_);
+  arena->children.resize(arena_layout_.num_children);
+  init_arena(*arena);
+  return arena;
+}
+
+void Plan::init_arena(Arena& arena) const {
   for (size_t s = 0; s < sources_.size(); ++s) {
     if (sources_[s].kind == Source::Constant) {
       const Tensor& c = constants_[size_t(sources_[s].index)];
-      arena->data[s] = c.raw_data();
-      arena->shape[s] = &c.shape();
+      arena.data[s] = c.raw_data();
+      arena.shape[s] = &c.shape();
     }
   }
   for (const Step& step : steps_) {
+    if (step.kind == graph::NodeKind::If) {
+      for (const auto& branch : step.subplans) branch->init_arena(arena);
+      continue;
+    }
     for (size_t k = 0; k < step.subplans.size(); ++k) {
-      arena->children[step.first_child + k] = step.subplans[k]->new_arena();
+      arena.children[step.first_child + k] = step.subplans[k]->new_arena();
     }
   }
-  return arena;
 }
 
 std::unique_ptr<Plan::Arena> Plan::acquire_arena() const {
@@ -225,18 +234,17 @@ void Plan::run_op(Arena& a, const Step& step) const {
 
 void Plan::run_if(Arena& a, const Step& step) const {
   bool pred = *static_cast<const bool*>(a.data[size_t(step.inputs[0])]);
-  size_t branch = pred ? 0 : 1;
-  const Plan& sub = *step.subplans[branch];
-  Arena& child = *a.children[step.first_child + branch];
-  sub.execute_from(child, a, std::span<const int32_t>(step.inputs).subspan(1));
+  // The branch runs in this arena: it reads its inputs from their slots.
+  const Plan& branch = *step.subplans[pred ? 0 : 1];
+  branch.run_steps(a);
   // No copy: the outputs stay where the branch left them (see the memory
   // plan), until this step runs again.
-  const void** data = a.data.data() + step.out_slot;
-  const Shape** shape = a.shape.data() + step.out_slot;
-  for (size_t k = 0, n = sub.outputs_.size(); k < n; ++k) {
-    size_t slot = size_t(sub.outputs_[k]);
-    data[k] = child.data[slot];
-    shape[k] = child.shape[slot];
+  const void** data = a.data.data();
+  const Shape** shape = a.shape.data();
+  for (size_t k = 0, n = branch.outputs_.size(); k < n; ++k) {
+    size_t out = size_t(step.out_slot) + k, slot = size_t(branch.outputs_[k]);
+    data[out] = data[slot];
+    shape[out] = shape[slot];
   }
 }
 
@@ -332,17 +340,6 @@ void Plan::bind(Arena& a, std::span<const View> inputs, size_t first) const {
     a.shape[slot] = inputs[k].shape;
     if (first + k < num_donated_) a.input_capacity[first + k] = inputs[k].capacity;
   }
-}
-
-void Plan::execute_from(Arena& a, const Arena& parent, std::span<const int32_t> slots) const {
-  const void** data = a.data.data();
-  const Shape** shape = a.shape.data();
-  for (size_t k = 0, n = input_slots_.size(); k < n; ++k) {
-    size_t slot = size_t(input_slots_[k]), from = size_t(slots[k]);
-    data[slot] = parent.data[from];
-    shape[slot] = parent.shape[from];
-  }
-  run_steps(a);
 }
 
 void Plan::run_steps(Arena& a) const {
