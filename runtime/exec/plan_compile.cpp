@@ -174,12 +174,10 @@ void Plan::Compiler::build_steps() {
       step.first_child = layout.num_children;
       layout.num_children += step.subplans.size();
       if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];
-      {
-        for (const ops::ValueType& t : n.outputs) {
-          const bool is_static = t.shape.is_fully_defined();
-          step.var_static_shapes.push_back(is_static ? &t.shape : nullptr);
-          step.var_static_bytes.push_back(is_static ? byte_size(t.shape, t.dtype) : 0);
-        }
+      for (const ops::ValueType& t : n.outputs) {
+        const bool is_static = t.shape.is_fully_defined();
+        step.var_static_shapes.push_back(is_static ? &t.shape : nullptr);
+        step.var_static_bytes.push_back(is_static ? byte_size(t.shape, t.dtype) : 0);
       }
     }
     for (size_t k = 0; k < n.outputs.size(); ++k) {
@@ -374,8 +372,8 @@ void Plan::Compiler::mark_output_aliasing() {
 // non-stateful elementwise op with at most kMaxScalarInputs inputs, whose
 // output has a static shape of at most kMaxFlatElements elements and is not
 // written into an input, and each of whose inputs has a static shape with
-// one element or the output's element count. It is a scalar step when all of them are rank 0,
-// else a flat step: the kernel per element (an input of one element is
+// one element or the output's element count. It is a scalar step when all of
+// them are rank 0, else a flat step: the kernel per element (an input of one element is
 // broadcast; one of the output's count has its layout, since broadcasting
 // never reorders elements).
 void Plan::Compiler::select_scalar_steps() {

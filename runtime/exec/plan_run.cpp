@@ -119,7 +119,8 @@ void Plan::release_arena(std::unique_ptr<Arena> arena) const {
 
 Tensor Plan::materialize(Arena& a, int32_t slot) const {
   const Source& src = sources_[size_t(slot)];
-  if (src.kind == Source::Input && !a.top_inputs.empty()) return *a.top_inputs[size_t(src.index)];
+  // (A branch's inputs are its own: the arena's top-level inputs are not.)
+  if (src.kind == Source::Input && top_level_) return *a.top_inputs[size_t(src.index)];
   if (src.kind == Source::Constant) return constants_[size_t(src.index)];
   if (a.holders[size_t(slot)].defined()) return a.holders[size_t(slot)];
   DType dtype = slot_dtypes_[size_t(slot)];

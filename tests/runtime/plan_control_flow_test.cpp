@@ -336,5 +336,24 @@ TEST(PlanIf, BranchesWithNestedIfsAndLoopsShareTheParentsArena) {
   }
 }
 
+// A host function in a branch gets the branch's input, not the function's
+// input of the same number (the branch's slots are in the top-level arena,
+// whose inputs are the call's tensors).
+TEST(PlanIf, HostFunctionInABranchGetsTheBranchsInput) {
+  auto f = ag::function([](Tensor a, Tensor b) {
+    Tensor r = ag::constant(0);
+    ag::if_stmt(
+        a > 0,
+        [&] {
+          r = ag::host_function([](const std::vector<Tensor>& in) { return in; }, {b},
+                                {ag::TensorSpec({}, ag::int32)})[0];
+        },
+        [&] { r = a; }, ag::state({"r"}, r));
+    return r;
+  });
+  EXPECT_EQ(f(ag::constant(1), ag::constant(42)).item<int>(), 42);
+  EXPECT_EQ(f(ag::constant(-5), ag::constant(42)).item<int>(), -5);
+}
+
 }  // namespace
 }  // namespace ag
