@@ -159,18 +159,22 @@ class PolymorphicFunction {
       detail::InlineScope scope(*core_);
       return std::invoke(*f_, std::forward<Args>(args)...);
     }
-    detail::Hasher hasher;
-    static const size_t result_type_hash = typeid(R).hash_code();  // hashes a name: once
-    hasher.h = detail::mix(hasher.h, result_type_hash);
-    (detail::visit_trace_type(hasher, args), ...);
     std::tuple<const std::remove_cvref_t<Args>&...> refs(args...);
-    detail::ConcreteCore* concrete =
-        core_->find_exact(hasher.h, {&refs, &detail::match_args<std::remove_cvref_t<Args>...>});
+    const detail::MatchCallback match{&refs, &detail::match_args<std::remove_cvref_t<Args>...>};
+    // Usually the signature of the previous call: compared, not hashed.
+    detail::ConcreteCore* concrete = core_->find_recent(match);
     if (!concrete) {
-      detail::Tracer<R, F, Args...> tracer{
-          f_.get(), &core_->options().arg_names, {std::forward<Args>(args)...}};
-      concrete = core_->resolve(hasher.h, detail::collect_atoms(args...),
-                                {&tracer, &decltype(tracer)::run});
+      detail::Hasher hasher;
+      static const size_t result_type_hash = typeid(R).hash_code();  // hashes a name: once
+      hasher.h = detail::mix(hasher.h, result_type_hash);
+      (detail::visit_trace_type(hasher, args), ...);
+      concrete = core_->find_exact(hasher.h, match);
+      if (!concrete) {
+        detail::Tracer<R, F, Args...> tracer{
+            f_.get(), &core_->options().arg_names, {std::forward<Args>(args)...}};
+        concrete = core_->resolve(hasher.h, detail::collect_atoms(args...),
+                                  {&tracer, &decltype(tracer)::run});
+      }
     }
     detail::FlatTensors flat;
     (detail::collect_inputs(args, flat), ...);

@@ -6,8 +6,10 @@
 // a static vector of a few elements it calls it per element. Running a plan
 // walks the steps only: no graph walking, no hashing, and no allocation
 // beyond the buffers (kept in an arena between calls) and the returned
-// tensors. If and While steps run the nested plans of their branches and loop
-// bodies in child arenas, so a loop iteration allocates nothing either (a
+// tensors. An If's branches are plans whose slots and buffers lie in their
+// parent's arena: a branch reads its inputs from the parent's slots, nothing
+// is bound. A While runs its condition and body plans in child arenas, so a
+// loop iteration allocates nothing either (a
 // loop variable that grows, like a dynamic TensorArray, is reallocated with
 // spare room, O(log n) times). An If's outputs are not copied: they stay
 // where its branch left them. A While owns its loop variables; its body may
@@ -84,18 +86,30 @@ class Plan {
   struct Step;
   struct Arena;
   std::unique_ptr<Arena> new_arena() const;
-  // Binds inputs first, first + 1, ... of a nested plan to `inputs`. They
-  // keep these values until bound again: a While binds its captured values
-  // once and a loop variable whenever it changes.
+  // Binds inputs first, first + 1, ... of a loop's condition or body to
+  // `inputs`. They keep these values until bound again: a While binds its
+  // captured values once and a loop variable whenever it changes.
   void bind(Arena& arena, std::span<const View> inputs, size_t first) const;
-  // Runs a nested plan with its inputs the values of `slots` in the parent's
-  // arena (an If's branch; nothing donated); its outputs are then
-  // output_view(arena, k).
-  void execute_from(Arena& arena, const Arena& parent, std::span<const int32_t> slots) const;
   View output_view(const Arena& arena, size_t k) const;
 
  private:
   struct Compiler;  // the compilation phases, plan_compile.cpp
+  // The slots and child arenas of one arena, handed out while a plan and
+  // its If branches (which share its arena) are compiled.
+  struct ArenaLayout {
+    int32_t num_slots = 0;
+    size_t num_children = 0;
+  };
+  // An If branch: its slots come after `layout`'s, its inputs are the
+  // parent's `input_slots`, and its buffers are numbered from 0 until
+  // relocate_buffers moves them after the parent's.
+  Plan(std::shared_ptr<const graph::Body> body, ArenaLayout& layout,
+       std::vector<int32_t> input_slots);
+  void compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs);
+  void relocate_buffers(int32_t delta);
+  // Sets the constants' slots and creates the child arenas of this plan
+  // and of its branches.
+  void init_arena(Arena& arena) const;
   struct Source {
     enum Kind : uint8_t { Input, Constant, Step } kind;
     int32_t index;  // input number, constant number, or step number
@@ -104,6 +118,9 @@ class Plan {
   void release_arena(std::unique_ptr<Arena> arena) const;
   Tensor materialize(Arena& arena, int32_t slot) const;
   void run_steps(Arena& a) const;
+  // A scalar or flat step's output that is a top-level output: a fresh
+  // tensor, held in its slot.
+  void* fresh_output(Arena& a, const Step& step) const;
   void run_op(Arena& a, const Step& step) const;
   void run_if(Arena& a, const Step& step) const;
   void run_while(Arena& a, const Step& step) const;
@@ -123,13 +140,18 @@ class Plan {
   std::vector<int32_t> outputs_;      // slot of each output
   std::vector<int32_t> input_slots_;  // slot of each input
   size_t num_donated_ = 0;            // inputs the plan may write into
-  // Per output: whether its memory may be an input's other than the
-  // same-numbered one (see run_while).
+  // Per output: the inputs whose memory it may be, and whether one is an
+  // input other than the same-numbered one (see run_while).
+  std::vector<std::vector<int32_t>> output_inputs_;
   std::vector<uint8_t> output_may_alias_input_;
+  bool any_output_may_alias_input_ = false;
   size_t num_inputs_ = 0;
   size_t num_buffers_ = 0;
-  size_t num_scratch_ = 0;   // While steps' scratch buffers, after num_buffers_
-  size_t num_children_ = 0;  // nested plans' arenas per arena
+  size_t num_scratch_ = 0;  // While steps' scratch buffers, after num_buffers_
+  // Buffers of this plan and its branches: its own, then the scratch, then
+  // each branch's, in step order.
+  size_t total_buffers_ = 0;
+  ArenaLayout arena_layout_;  // the arena's slots and children (an owning plan)
   bool top_level_ = true;
   // Arenas between calls: one in a lock-free slot (the usual single caller
   // takes and returns it with one atomic exchange each), more in the pool.

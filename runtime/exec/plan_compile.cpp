@@ -40,6 +40,8 @@ bool is_identity(const graph::Node& n) {
 struct Plan::Compiler {
   Plan& plan;
   const graph::Body& body;
+  ArenaLayout& layout;                           // the arena's slots and children so far
+  const std::vector<int32_t>* branch_inputs;     // an If branch: its inputs' slots
   std::vector<int32_t> first_slot;               // per node: the slot of its output 0
   std::vector<bool> slot_is_scalar;              // per slot: static rank 0
   std::vector<const ops::ValueType*> slot_type;  // per slot
@@ -69,6 +71,7 @@ struct Plan::Compiler {
   void build_steps();
   void mark_shape_only_steps();
   void plan_memory();
+  void inputs_aliased_by(int32_t slot, std::vector<int32_t>& out) const;
   void mark_output_aliasing();
   void select_scalar_steps();
 };
@@ -76,16 +79,23 @@ struct Plan::Compiler {
 // 1. Slot assignment.
 // Needs: the body's nodes in topological order, one placeholder per input.
 // Guarantees: every node output has a slot (node outputs are consecutive
-// slots), with its dtype and whether it is a static scalar; an Identity's
-// output is read from its input's slot. Inputs' sources, input_slots_ and
-// outputs_ are set; every other source is still unset.
+// slots, after the layout's), with its dtype and whether it is a static
+// scalar; an Identity's output is read from its input's slot, an If
+// branch's placeholder is the parent's slot of that input. Inputs' sources,
+// input_slots_ and outputs_ are set; every other source is still unset.
 void Plan::Compiler::assign_slots() {
   first_slot.assign(body.nodes.size(), -1);
-  int32_t count = 0;
+  if (branch_inputs) {
+    for (size_t k = 0; k < body.placeholders.size(); ++k)
+      first_slot[size_t(body.placeholders[k])] = (*branch_inputs)[k];
+  }
+  int32_t count = layout.num_slots;
   for (size_t i = 0; i < body.nodes.size(); ++i) {
+    if (first_slot[i] >= 0) continue;
     first_slot[i] = count;
     count += int32_t(body.nodes[i].outputs.size());
   }
+  layout.num_slots = count;
   plan.sources_.assign(size_t(count), Source{Source::Step, -1});
   plan.slot_dtypes_.resize(size_t(count));
   slot_is_scalar.assign(size_t(count), false);
@@ -150,21 +160,24 @@ void Plan::Compiler::build_steps() {
       step.rng_key = ops::eager_random_state(n.attrs.seed).key;
       step.rng_counter = std::make_unique<std::atomic<uint64_t>>(0);
     }
-    if (n.kind == graph::NodeKind::If || n.kind == graph::NodeKind::While) {
+    if (n.kind == graph::NodeKind::If) {
+      // The branches read the If's inputs (after the predicate) where they are.
+      std::vector<int32_t> inputs(step.inputs.begin() + 1, step.inputs.end());
+      for (const auto& branch : n.subgraphs)
+        step.subplans.push_back(std::unique_ptr<Plan>(new Plan(branch, layout, inputs)));
+    }
+    if (n.kind == graph::NodeKind::While) {
       // A While owns its loop variables (its output buffers), so its body
       // may overwrite them: they are the body's first inputs.
-      for (size_t k = 0; k < n.subgraphs.size(); ++k) {
-        bool loop_body = n.kind == graph::NodeKind::While && k == 1;
-        step.subplans.push_back(
-            std::make_unique<Plan>(n.subgraphs[k], false, loop_body ? n.outputs.size() : 0));
-      }
-      step.first_child = plan.num_children_;
-      plan.num_children_ += step.subplans.size();
+      step.subplans.push_back(std::make_unique<Plan>(n.subgraphs[0], false));
+      step.subplans.push_back(std::make_unique<Plan>(n.subgraphs[1], false, n.outputs.size()));
+      step.first_child = layout.num_children;
+      layout.num_children += step.subplans.size();
       if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];
-      if (n.kind == graph::NodeKind::While) {
-        for (const ops::ValueType& t : n.outputs) {
-          step.var_static_shapes.push_back(t.shape.is_fully_defined() ? &t.shape : nullptr);
-        }
+      for (const ops::ValueType& t : n.outputs) {
+        const bool is_static = t.shape.is_fully_defined();
+        step.var_static_shapes.push_back(is_static ? &t.shape : nullptr);
+        step.var_static_bytes.push_back(is_static ? byte_size(t.shape, t.dtype) : 0);
       }
     }
     for (size_t k = 0; k < n.outputs.size(); ++k) {
@@ -316,46 +329,59 @@ void Plan::Compiler::plan_memory() {
 }
 
 // 4. Output aliasing.
-// Needs: the memory plan (phase 3).
-// Guarantees: output_may_alias_input_[k] is set when output k's memory may be
-// an input's other than input k (a While body's loop variables trading
-// values, x, y = y, x): an input passed to another output, an If's output
-// (branches pass inputs through), an op that wrote into another input. When
-// it is clear, the While need not search for such sharing (see run_while).
+// Needs: the memory plan (phase 3), and the nested plans' output aliasing.
+// Guarantees: output_inputs_[k] lists the inputs whose memory output k may
+// be: an input passed through (by this body, or by the branches of its Ifs,
+// followed into them), or one an op wrote into in place. The list is exact
+// or larger, never smaller. output_may_alias_input_[k] is set when it names
+// an input other than k (a While body's loop variables trading values,
+// x, y = y, x); when no output's is, the While updates each variable as it
+// reads the body's outputs (see run_while).
+void Plan::Compiler::inputs_aliased_by(int32_t slot, std::vector<int32_t>& out) const {
+  const Source& src = plan.sources_[size_t(slot)];
+  if (src.kind == Source::Input) out.push_back(src.index);
+  if (src.kind != Source::Step) return;
+  const Step& step = plan.steps_[size_t(src.index)];
+  if (step.write_into_input >= 0) out.push_back(step.write_into_input);
+  if (step.kind != graph::NodeKind::If) return;
+  const size_t k = size_t(slot - step.out_slot);
+  for (const auto& branch : step.subplans) {
+    for (int32_t i : branch->output_inputs_[k]) inputs_aliased_by(step.inputs[size_t(i) + 1], out);
+  }
+}
+
 void Plan::Compiler::mark_output_aliasing() {
+  plan.output_inputs_.assign(plan.outputs_.size(), {});
   plan.output_may_alias_input_.assign(plan.outputs_.size(), 0);
   for (size_t k = 0; k < plan.outputs_.size(); ++k) {
-    const Source& src = plan.sources_[size_t(plan.outputs_[k])];
-    if (src.kind == Source::Input) {
-      plan.output_may_alias_input_[k] = size_t(src.index) != k;
-    } else if (src.kind == Source::Step) {
-      const Step& step = plan.steps_[size_t(src.index)];
-      plan.output_may_alias_input_[k] =
-          step.kind == graph::NodeKind::If ||
-          (step.write_into_input >= 0 && size_t(step.write_into_input) != k);
-    }
+    std::vector<int32_t>& inputs = plan.output_inputs_[k];
+    inputs_aliased_by(plan.outputs_[k], inputs);
+    plan.output_may_alias_input_[k] =
+        std::any_of(inputs.begin(), inputs.end(), [&](int32_t i) { return size_t(i) != k; });
+    plan.any_output_may_alias_input_ =
+        plan.any_output_may_alias_input_ || plan.output_may_alias_input_[k];
   }
 }
 
 // 5. Scalar- and flat-step selection. Loop counters, flags and conditions
 // are mostly rank-0 values, and small loop states short vectors: for those
 // the generic step costs more than the arithmetic.
-// Needs: the memory plan (phase 3): such a step writes into its buffer.
+// Needs: the memory plan (phase 3): such a step writes into its buffer, or,
+// as a top-level output, into a fresh tensor.
 // Guarantees: a step gets the op's scalar kernel exactly when it is a
 // non-stateful elementwise op with at most kMaxScalarInputs inputs, whose
-// output has a static shape of at most kMaxFlatElements elements, is
-// computed into a buffer (not a top-level output) and not written into an
-// input, and each of whose inputs has a static shape with one element or the
-// output's element count. It is a scalar step when all of them are rank 0,
-// else a flat step: the kernel per element (an input of one element is
+// output has a static shape of at most kMaxFlatElements elements and is not
+// written into an input, and each of whose inputs has a static shape with
+// one element or the output's element count. It is a scalar step when all of
+// them are rank 0, else a flat step: the kernel per element (an input of one element is
 // broadcast; one of the output's count has its layout, since broadcasting
 // never reorders elements).
 void Plan::Compiler::select_scalar_steps() {
   for (Step& step : plan.steps_) {
     if (step.kind != graph::NodeKind::Op || !(step.op->flags & ops::kElementwise) ||
         (step.op->flags & ops::kStateful) || !step.shape_is_static ||
-        step.static_shape.num_elements() > kMaxFlatElements || step.buffers[0] < 0 ||
-        step.write_into_input >= 0 || step.inputs.size() > kMaxScalarInputs) {
+        step.static_shape.num_elements() > kMaxFlatElements || step.write_into_input >= 0 ||
+        step.inputs.size() > kMaxScalarInputs) {
       continue;
     }
     const int64_t n = step.static_shape.num_elements();
@@ -386,13 +412,44 @@ void Plan::Compiler::select_scalar_steps() {
 
 Plan::Plan(std::shared_ptr<const graph::Body> body, bool top_level, size_t donated_inputs)
     : body_(std::move(body)), num_donated_(donated_inputs), top_level_(top_level) {
-  Compiler compiler{*this, *body_, {}, {}, {}};
+  compile(arena_layout_, nullptr);
+}
+
+Plan::Plan(std::shared_ptr<const graph::Body> body, ArenaLayout& layout,
+           std::vector<int32_t> input_slots)
+    : body_(std::move(body)), top_level_(false) {
+  compile(layout, &input_slots);
+}
+
+void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs) {
+  Compiler compiler{*this, *body_, layout, branch_inputs, {}, {}, {}};
   compiler.assign_slots();
   compiler.build_steps();
   compiler.mark_shape_only_steps();
   compiler.plan_memory();
   compiler.mark_output_aliasing();
   compiler.select_scalar_steps();
+  // The branches' buffers after this plan's.
+  total_buffers_ = num_buffers_ + num_scratch_;
+  for (Step& step : steps_) {
+    if (step.kind != graph::NodeKind::If) continue;
+    for (auto& branch : step.subplans) {
+      branch->relocate_buffers(int32_t(total_buffers_));
+      total_buffers_ += branch->total_buffers_;
+    }
+  }
+}
+
+void Plan::relocate_buffers(int32_t delta) {
+  for (Step& step : steps_) {
+    for (int32_t& b : step.buffers) {
+      if (b >= 0) b += delta;
+    }
+    if (step.first_scratch >= 0) step.first_scratch += delta;
+    if (step.kind == graph::NodeKind::If) {
+      for (auto& branch : step.subplans) branch->relocate_buffers(delta);
+    }
+  }
 }
 
 Plan::~Plan() {

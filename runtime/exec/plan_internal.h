@@ -138,6 +138,8 @@ struct Plan::Step {
   // While: per loop variable, its shape when static (it then never changes,
   // and stores skip copying it), or null.
   std::vector<const Shape*> var_static_shapes;
+  // While: per loop variable, its size in bytes when static, else 0.
+  std::vector<size_t> var_static_bytes;
   // Fused: the members' program; its scratch is buffer first_scratch.
   std::unique_ptr<FusedProgram> fused;
 };

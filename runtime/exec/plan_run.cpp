@@ -60,26 +60,35 @@ void rethrow_defined_at(const Error& e, const graph::Node& node) {
 
 std::unique_ptr<Plan::Arena> Plan::new_arena() const {
   auto arena = std::make_unique<Arena>();
+  const size_t slots = size_t(arena_layout_.num_slots);
   arena->input_capacity.resize(num_inputs_);
-  arena->data.resize(sources_.size());
-  arena->shape.resize(sources_.size());
-  arena->dynamic_shapes.resize(sources_.size());
-  arena->holders.resize(sources_.size());
-  arena->buffers.resize(num_buffers_ + num_scratch_);
-  arena->children.resize(num_children_);
+  arena->data.resize(slots);
+  arena->shape.resize(slots);
+  arena->dynamic_shapes.resize(slots);
+  arena->holders.resize(slots);
+  arena->buffers.resize(total_buffers_);
+  arena->children.resize(arena_layout_.num_children);
+  init_arena(*arena);
+  return arena;
+}
+
+void Plan::init_arena(Arena& arena) const {
   for (size_t s = 0; s < sources_.size(); ++s) {
     if (sources_[s].kind == Source::Constant) {
       const Tensor& c = constants_[size_t(sources_[s].index)];
-      arena->data[s] = c.raw_data();
-      arena->shape[s] = &c.shape();
+      arena.data[s] = c.raw_data();
+      arena.shape[s] = &c.shape();
     }
   }
   for (const Step& step : steps_) {
+    if (step.kind == graph::NodeKind::If) {
+      for (const auto& branch : step.subplans) branch->init_arena(arena);
+      continue;
+    }
     for (size_t k = 0; k < step.subplans.size(); ++k) {
-      arena->children[step.first_child + k] = step.subplans[k]->new_arena();
+      arena.children[step.first_child + k] = step.subplans[k]->new_arena();
     }
   }
-  return arena;
 }
 
 std::unique_ptr<Plan::Arena> Plan::acquire_arena() const {
@@ -110,7 +119,8 @@ void Plan::release_arena(std::unique_ptr<Arena> arena) const {
 
 Tensor Plan::materialize(Arena& a, int32_t slot) const {
   const Source& src = sources_[size_t(slot)];
-  if (src.kind == Source::Input && !a.top_inputs.empty()) return *a.top_inputs[size_t(src.index)];
+  // (A branch's inputs are its own: the arena's top-level inputs are not.)
+  if (src.kind == Source::Input && top_level_) return *a.top_inputs[size_t(src.index)];
   if (src.kind == Source::Constant) return constants_[size_t(src.index)];
   if (a.holders[size_t(slot)].defined()) return a.holders[size_t(slot)];
   DType dtype = slot_dtypes_[size_t(slot)];
@@ -141,6 +151,13 @@ void Plan::store(Arena& a, int32_t slot, int32_t buffer, View v, bool grow,
   void* out = a.reserve(buffer, bytes, grow);
   if (out != v.data) copy_value(out, v.data, bytes);
   a.data[size_t(slot)] = out;
+}
+
+void* Plan::fresh_output(Arena& a, const Step& step) const {
+  Tensor fresh = detail::make_eager(step.out_dtypes[0], step.static_shape);
+  void* out = fresh.impl()->storage->data;  // not shared: no copy on write to check
+  a.holders[size_t(step.out_slot)] = std::move(fresh);
+  return out;
 }
 
 void Plan::run_op(Arena& a, const Step& step) const {
@@ -218,16 +235,17 @@ void Plan::run_op(Arena& a, const Step& step) const {
 
 void Plan::run_if(Arena& a, const Step& step) const {
   bool pred = *static_cast<const bool*>(a.data[size_t(step.inputs[0])]);
-  size_t branch = pred ? 0 : 1;
-  const Plan& sub = *step.subplans[branch];
-  Arena& child = *a.children[step.first_child + branch];
-  sub.execute_from(child, a, std::span<const int32_t>(step.inputs).subspan(1));
+  // The branch runs in this arena: it reads its inputs from their slots.
+  const Plan& branch = *step.subplans[pred ? 0 : 1];
+  branch.run_steps(a);
   // No copy: the outputs stay where the branch left them (see the memory
   // plan), until this step runs again.
-  for (size_t k = 0; k < step.buffers.size(); ++k) {
-    View v = sub.output_view(child, k);
-    a.data[size_t(step.out_slot) + k] = v.data;
-    a.shape[size_t(step.out_slot) + k] = v.shape;
+  const void** data = a.data.data();
+  const Shape** shape = a.shape.data();
+  for (size_t k = 0, n = branch.outputs_.size(); k < n; ++k) {
+    size_t out = size_t(step.out_slot) + k, slot = size_t(branch.outputs_[k]);
+    data[out] = data[slot];
+    shape[out] = shape[slot];
   }
 }
 
@@ -260,17 +278,42 @@ void Plan::run_while(Arena& a, const Step& step) const {
     cond.bind(cond_arena, {&v, 1}, i);
     body.bind(body_arena, {&v, 1}, i);
   }
+  // The loop variables' new values. A static variable keeps the buffer it
+  // got above (its size never changes), which the condition and body are
+  // bound to: a new value is copied into it and nothing is rebound.
+  auto update_var = [&](size_t k, const View& v) {
+    int32_t slot = step.out_slot + int32_t(k);
+    // Unchanged (passed through, or written in place at the same size).
+    if (v.data == a.data[size_t(slot)] &&
+        (v.shape == a.shape[size_t(slot)] || step.var_static_shapes[k])) {
+      return;
+    }
+    if (size_t bytes = step.var_static_bytes[k]) {
+      copy_value(const_cast<void*>(a.data[size_t(slot)]), v.data, bytes);
+      return;
+    }
+    store(a, slot, step.buffers[k], v, /*grow=*/true, step.var_static_shapes[k]);
+    bind_var(k);
+  };
+  // A body output may be another loop variable's current value (x, y = y,
+  // x); which outputs can be is known from the body's plan. Then all new
+  // values are read (such ones held aside in the While's scratch buffers)
+  // before any variable is updated.
+  const bool hold_aside = body.any_output_may_alias_input_;
   std::vector<View>& updates = a.updates;
   updates.resize(num_vars);
   for (int64_t iteration = 0;; ++iteration) {
     cond.run_steps(cond_arena);
-    if (!*static_cast<const bool*>(cond.output_view(cond_arena, 0).data)) break;
+    if (!*static_cast<const bool*>(cond_arena.data[size_t(cond.outputs_[0])])) break;
     if (step.maximum_iterations >= 0 && iteration >= step.maximum_iterations) break;
     body.run_steps(body_arena);
-    // A body output may be another loop variable's current value (x, y = y,
-    // x): hold such values aside first (in the While's scratch buffers) so
-    // no update reads an overwritten one.
-    // Which outputs can be such a value is known from the body's plan.
+    if (!hold_aside) {
+      for (size_t k = 0; k < num_vars; ++k) {
+        size_t out = size_t(body.outputs_[k]);
+        update_var(k, {body_arena.data[out], body_arena.shape[out]});
+      }
+      continue;
+    }
     for (size_t k = 0; k < num_vars; ++k) {
       View v = body.output_view(body_arena, k);
       // (A variable's own buffer is never another's: the usual pass-through
@@ -287,17 +330,7 @@ void Plan::run_while(Arena& a, const Step& step) const {
       }
       updates[k] = v;
     }
-    for (size_t k = 0; k < num_vars; ++k) {
-      int32_t slot = step.out_slot + int32_t(k);
-      const View& v = updates[k];
-      // Unchanged (passed through, or written in place at the same size).
-      if (v.data == a.data[size_t(slot)] &&
-          (v.shape == a.shape[size_t(slot)] || step.var_static_shapes[k])) {
-        continue;
-      }
-      store(a, slot, step.buffers[k], v, /*grow=*/true, step.var_static_shapes[k]);
-      bind_var(k);
-    }
+    for (size_t k = 0; k < num_vars; ++k) update_var(k, updates[k]);
   }
 }
 
@@ -310,15 +343,6 @@ void Plan::bind(Arena& a, std::span<const View> inputs, size_t first) const {
   }
 }
 
-void Plan::execute_from(Arena& a, const Arena& parent, std::span<const int32_t> slots) const {
-  for (size_t k = 0; k < input_slots_.size(); ++k) {
-    size_t slot = size_t(input_slots_[k]);
-    a.data[slot] = parent.data[size_t(slots[k])];
-    a.shape[slot] = parent.shape[size_t(slots[k])];
-  }
-  run_steps(a);
-}
-
 void Plan::run_steps(Arena& a) const {
   const Step* current = nullptr;
   try {
@@ -327,7 +351,8 @@ void Plan::run_steps(Arena& a) const {
       if (step.scalar_kernel) {  // most steps of a loop body: no context, no dispatch
         const void* in[kMaxScalarInputs];
         for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = a.data[size_t(step.scalar_inputs[i])];
-        void* out = a.reserve(step.buffers[0], step.static_bytes);
+        void* out = step.buffers[0] >= 0 ? a.reserve(step.buffers[0], step.static_bytes)
+                                         : fresh_output(a, step);
         if (step.flat_elements == 0) {
           step.scalar_kernel(in, out);
         } else {
@@ -409,8 +434,10 @@ void Plan::run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outpu
   a.top_inputs = inputs;
   for (size_t k = 0; k < input_slots_.size(); ++k) {
     size_t slot = size_t(input_slots_[k]);
-    a.data[slot] = inputs[k]->raw_data();
-    a.shape[slot] = &inputs[k]->shape();
+    const detail::TensorImpl* impl = inputs[k]->impl().get();
+    // (raw_data() throws the error for an undefined or symbolic input.)
+    a.data[slot] = impl && !impl->trace ? impl->storage->data : inputs[k]->raw_data();
+    a.shape[slot] = &impl->shape;
   }
   run_steps(a);
   outputs.clear();

@@ -3,6 +3,7 @@
 // function, so a signature is never traced twice).
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <shared_mutex>
@@ -59,12 +60,18 @@ struct FunctionCore::State {
   std::string name;
   std::vector<Atom> signature_atoms;  // from input_signature, if any
 
-  mutable std::shared_mutex mu;  // guards entries and concretes
+  mutable std::shared_mutex mu;  // guards entries, retired and concretes
   struct Entry {
     std::vector<Atom> atoms;
     ConcreteCore* concrete;
   };
-  std::unordered_multimap<uint64_t, Entry> entries;
+  std::unordered_multimap<uint64_t, std::unique_ptr<const Entry>> entries;
+  // The entry of the latest exact hit, which find_recent reads without the
+  // lock. So that a reader never sees freed atoms, an entry dropped with its
+  // module is kept here (atoms only; its trace is freed) for the function's
+  // lifetime: a reader may still be comparing against it.
+  mutable std::atomic<const Entry*> recent{nullptr};
+  std::vector<std::unique_ptr<const Entry>> retired;
   std::vector<std::shared_ptr<ConcreteCore>> concretes;
 
   std::mutex trace_mu;  // one trace at a time
@@ -95,11 +102,20 @@ int FunctionCore::tracing_count() const {
   return state_->tracing_count.load();
 }
 
+ConcreteCore* FunctionCore::find_recent(MatchCallback match) const {
+  const State::Entry* e = state_->recent.load(std::memory_order_acquire);
+  return e && match.matches(match.context, e->atoms) ? e->concrete : nullptr;
+}
+
 ConcreteCore* FunctionCore::find_exact(uint64_t hash, MatchCallback match) const {
   std::shared_lock lock(state_->mu);
   auto [first, last] = state_->entries.equal_range(hash);
   for (auto it = first; it != last; ++it) {
-    if (match.matches(match.context, it->second.atoms)) return it->second.concrete;
+    const State::Entry* e = it->second.get();
+    if (match.matches(match.context, e->atoms)) {
+      state_->recent.store(e, std::memory_order_release);
+      return e->concrete;
+    }
   }
   return nullptr;
 }
@@ -113,7 +129,7 @@ ConcreteCore* FunctionCore::resolve(uint64_t hash, std::vector<Atom> call_atoms,
     std::shared_lock lock(s.mu);
     auto [first, last] = s.entries.equal_range(hash);
     for (auto it = first; it != last && !found; ++it) {
-      if (same_atoms(it->second.atoms, call_atoms)) found = it->second.concrete;
+      if (same_atoms(it->second->atoms, call_atoms)) found = it->second->concrete;
     }
     if (found) return found;
     // The most specific compatible trace.
@@ -162,7 +178,9 @@ ConcreteCore* FunctionCore::resolve(uint64_t hash, std::vector<Atom> call_atoms,
                                      signature_text(found->atoms, s.options.arg_names));
   }
   std::unique_lock lock(s.mu);
-  s.entries.emplace(hash, State::Entry{std::move(call_atoms), found});
+  auto entry = std::make_unique<const State::Entry>(State::Entry{std::move(call_atoms), found});
+  s.recent.store(entry.get(), std::memory_order_release);
+  s.entries.emplace(hash, std::move(entry));
   return found;
 }
 
@@ -305,7 +323,14 @@ void FunctionCore::drop_module(uint64_t module_id) {
     });
   };
   for (auto it = state_->entries.begin(); it != state_->entries.end();) {
-    it = uses(it->second.atoms) ? state_->entries.erase(it) : std::next(it);
+    if (!uses(it->second->atoms)) {
+      ++it;
+      continue;
+    }
+    if (state_->recent.load(std::memory_order_relaxed) == it->second.get())
+      state_->recent.store(nullptr, std::memory_order_release);
+    state_->retired.push_back(std::move(it->second));
+    it = state_->entries.erase(it);
   }
   std::erase_if(state_->concretes, [&](const auto& c) { return uses(c->atoms); });
   state_->registered_modules.erase(module_id);

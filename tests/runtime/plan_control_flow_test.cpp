@@ -5,6 +5,7 @@
 // against eager execution.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -213,6 +214,145 @@ TEST(PlanWhile, LoopVariablesTradingValuesKeepBoth) {
       expect_eager_values(*plan, *body, {constant(0), x_initial, y_initial, constant(4)});
   EXPECT_EQ(even[0].values_string(), "[1. 2.]");
   EXPECT_EQ(even[1].values_string(), "[3. 4.]");
+}
+
+// x, y = y, x inside an If of the loop body: the body's outputs are the If's,
+// and the then branch passes each variable through as the other's value.
+// The While must see that through the branch and hold one aside (updating
+// x first would make both x).
+TEST(PlanWhile, LoopVariablesTradedByAnIfKeepBoth) {
+  auto swap = [] {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", float32, {2});
+    ValueRef y = b.placeholder("y", float32, {2});
+    b.output(y);
+    b.output(x);
+    return b.finish();
+  };
+  auto keep = [] {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", float32, {2});
+    ValueRef y = b.placeholder("y", float32, {2});
+    b.output(x);
+    b.output(y);
+    return b.finish();
+  };
+  BodyBuilder cond;
+  ValueRef ci = cond.placeholder("i", int32, {});
+  cond.placeholder("x", float32, {2});
+  cond.placeholder("y", float32, {2});
+  cond.output(cond.op(OpId::Less, {ci, cond.constant(constant(3))}));
+
+  BodyBuilder loop_body;
+  ValueRef i = loop_body.placeholder("i", int32, {});
+  ValueRef x = loop_body.placeholder("x", float32, {2});
+  ValueRef y = loop_body.placeholder("y", float32, {2});
+  ValueRef odd =
+      loop_body.op(OpId::Equal, {loop_body.op(OpId::Mod, {i, loop_body.constant(constant(2))}),
+                                 loop_body.constant(constant(0))});
+  ValueRef traded = loop_body.control_flow(NodeKind::If, {odd, x, y}, {swap(), keep()});
+  loop_body.output(loop_body.op(OpId::Add, {i, loop_body.constant(constant(1))}));
+  loop_body.output(traded);
+  loop_body.output(ValueRef{traded.node, 1});
+
+  BodyBuilder b;
+  ValueRef i0 = b.placeholder("i0", int32, {});
+  ValueRef x0 = b.placeholder("x0", float32, {2});
+  ValueRef y0 = b.placeholder("y0", float32, {2});
+  ValueRef loop =
+      b.control_flow(NodeKind::While, {i0, x0, y0}, {cond.finish(), loop_body.finish()});
+  b.output(ValueRef{loop.node, 1});
+  b.output(ValueRef{loop.node, 2});
+  auto body = b.finish();
+  auto plan = plan_of(body);
+
+  Tensor x_initial = constant({1.0f, 2.0f}), y_initial = constant({3.0f, 4.0f});
+  // i = 0 and 2 swap: back where they started.
+  std::vector<Tensor> twice =
+      expect_eager_values(*plan, *body, {constant(0), x_initial, y_initial});
+  EXPECT_EQ(twice[0].values_string(), "[1. 2.]");
+  EXPECT_EQ(twice[1].values_string(), "[3. 4.]");
+  // i = 2 only: swapped.
+  std::vector<Tensor> once = expect_eager_values(*plan, *body, {constant(1), x_initial, y_initial});
+  EXPECT_EQ(once[0].values_string(), "[3. 4.]");
+  EXPECT_EQ(once[1].values_string(), "[1. 2.]");
+}
+
+// An If's branches run in the parent's arena: their values, and those of an
+// If nested in a branch, have buffers of their own after the parent's, and
+// a While in a branch gets its child arenas from the parent's arena. Each
+// combination of branches, called repeatedly (the arena is reused), gives
+// eager's values.
+TEST(PlanIf, BranchesWithNestedIfsAndLoopsShareTheParentsArena) {
+  // then: a = 3x; a + (q ? -a : a)
+  BodyBuilder then_b;
+  ValueRef tq = then_b.placeholder("q", bool_, {});
+  ValueRef tx = then_b.placeholder("x", float32, {2});
+  ValueRef a = then_b.op(OpId::Mul, {tx, then_b.constant(constant(3.0f))});
+  ValueRef r = then_b.control_flow(NodeKind::If, {tq, a}, {negate({2}), pass_through({2})});
+  then_b.output(then_b.op(OpId::Add, {r, a}));
+
+  // else: x doubled three times in a While, then negated when q.
+  BodyBuilder cond;
+  ValueRef ci = cond.placeholder("i", int32, {});
+  cond.placeholder("x", float32, {2});
+  cond.output(cond.op(OpId::Less, {ci, cond.constant(constant(3))}));
+  BodyBuilder loop_body;
+  ValueRef li = loop_body.placeholder("i", int32, {});
+  ValueRef lx = loop_body.placeholder("x", float32, {2});
+  loop_body.output(loop_body.op(OpId::Add, {li, loop_body.constant(constant(1))}));
+  loop_body.output(loop_body.op(OpId::Mul, {lx, loop_body.constant(constant(2.0f))}));
+  BodyBuilder else_b;
+  ValueRef eq = else_b.placeholder("q", bool_, {});
+  ValueRef ex = else_b.placeholder("x", float32, {2});
+  ValueRef loop = else_b.control_flow(NodeKind::While, {else_b.constant(constant(0)), ex},
+                                      {cond.finish(), loop_body.finish()});
+  else_b.output(else_b.control_flow(NodeKind::If, {eq, ValueRef{loop.node, 1}},
+                                    {negate({2}), pass_through({2})}));
+
+  BodyBuilder b;
+  ValueRef p = b.placeholder("p", bool_, {});
+  ValueRef q = b.placeholder("q", bool_, {});
+  ValueRef x = b.placeholder("x", float32, {2});
+  ValueRef y = b.op(OpId::Neg, {x});  // alive across the If, in the parent's buffer
+  ValueRef out = b.control_flow(NodeKind::If, {p, q, x}, {then_b.finish(), else_b.finish()});
+  b.output(b.op(OpId::Sub, {out, y}));
+  auto body = b.finish();
+  auto plan = plan_of(body);
+
+  const std::map<std::pair<bool, bool>, std::string> expected = {
+      {{true, true}, "[1. 2.]"},      // -3x + 3x + x
+      {{true, false}, "[7. 14.]"},    // 3x + 3x + x
+      {{false, true}, "[-7. -14.]"},  // -8x + x
+      {{false, false}, "[9. 18.]"},   // 8x + x
+  };
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& [pq, values] : expected) {
+      SCOPED_TRACE(::testing::Message() << "p = " << pq.first << ", q = " << pq.second);
+      std::vector<Tensor> result = expect_eager_values(
+          *plan, *body, {constant(pq.first), constant(pq.second), constant({1.0f, 2.0f})});
+      EXPECT_EQ(result[0].values_string(), values);
+    }
+  }
+}
+
+// A host function in a branch gets the branch's input, not the function's
+// input of the same number (the branch's slots are in the top-level arena,
+// whose inputs are the call's tensors).
+TEST(PlanIf, HostFunctionInABranchGetsTheBranchsInput) {
+  auto f = ag::function([](Tensor a, Tensor b) {
+    Tensor r = ag::constant(0);
+    ag::if_stmt(
+        a > 0,
+        [&] {
+          r = ag::host_function([](const std::vector<Tensor>& in) { return in; }, {b},
+                                {ag::TensorSpec({}, ag::int32)})[0];
+        },
+        [&] { r = a; }, ag::state({"r"}, r));
+    return r;
+  });
+  EXPECT_EQ(f(ag::constant(1), ag::constant(42)).item<int>(), 42);
+  EXPECT_EQ(f(ag::constant(-5), ag::constant(42)).item<int>(), -5);
 }
 
 }  // namespace

@@ -88,23 +88,30 @@ TEST(PlanScalarSteps, NonElementwiseOpsAreNotScalarSteps) {
   EXPECT_FALSE(is_scalar_step(OpId::ReduceSum, {kIntScalar}, {constant(5)}));
 }
 
-TEST(PlanScalarSteps, TopLevelOutputsAreNotScalarSteps) {
+// A top-level output is a fresh tensor; a scalar step writes it directly
+// (the cache hit of a function on scalars runs no kernel context).
+TEST(PlanScalarSteps, TopLevelOutputsAreScalarStepsIntoFreshTensors) {
   BodyBuilder b;
   ValueRef x = b.placeholder("x", int32, {});
   ValueRef sum = b.op(OpId::Add, {x, x});
-  b.output(sum);                        // a fresh tensor: general kernel
+  b.output(sum);                        // an output that a later step reads
   b.output(b.op(OpId::Mul, {sum, x}));  // an output too
   b.output(b.op(OpId::Reshape, {b.op(OpId::Sub, {sum, x})}, [] {
     Attrs flatten;
     flatten.ints = {-1};
     return flatten;
-  }()));  // sub feeds the reshape: a scalar step
+  }()));  // sub feeds the reshape: a buffer
   auto body = b.finish();
   auto plan = plan_of(body);
 
   EXPECT_EQ(plan->num_steps(), 4u);
-  EXPECT_EQ(plan->num_scalar_steps(), 1u);
-  expect_eager_values(*plan, *body, {constant(6)});
+  EXPECT_EQ(plan->num_scalar_steps(), 3u);  // all but the reshape
+  std::vector<Tensor> first = expect_eager_values(*plan, *body, {constant(6)});
+  expect_eager_values(*plan, *body, {constant(-1)});
+  // Each call's outputs are its own tensors: the second call wrote others.
+  EXPECT_EQ(first[0].item<int32_t>(), 12);
+  EXPECT_EQ(first[1].item<int32_t>(), 72);
+  EXPECT_EQ(first[2].values_string(), "[6]");
 }
 
 // ---- Flat steps: small static vectors ------------------------------------------
@@ -196,20 +203,21 @@ TEST(PlanScalarSteps, ScalarArithmeticBetweenStepsUsesScalarKernels) {
   }
 }
 
-TEST(PlanScalarSteps, VectorsReductionsAndFunctionOutputsUseTheGeneralKernel) {
-  // x * 2 is a vector, reduce_sum is no elementwise op, and s + 1 is a
-  // function output (a fresh tensor): no scalar step.
+TEST(PlanScalarSteps, VectorsAndReductionsUseTheGeneralKernel) {
+  // x * 2 is a vector and reduce_sum is no elementwise op: only s + 1, the
+  // function's output on scalars, is a scalar step.
   auto plan = traced_plan_of([](const Tensor& x) { return reduce_sum(x * 2) + 1; },
                              TensorSpec({3}, float32));
-  EXPECT_EQ(plan->num_scalar_steps(), 0u);
-  // Once s + 1 feeds another op, it is one.
+  EXPECT_EQ(plan->num_scalar_steps(), 1u);
+  EXPECT_EQ(run(*plan, {constant({1.5f, -2.0f, 0.25f})})[0].item<float>(), 0.5f);
+  // Once s + 1 feeds another op, both are.
   auto squared = traced_plan_of(
       [](const Tensor& x) {
         Tensor t = reduce_sum(x * 2) + 1;
         return t * t;
       },
       TensorSpec({3}, float32));
-  EXPECT_EQ(squared->num_scalar_steps(), 1u);
+  EXPECT_EQ(squared->num_scalar_steps(), 2u);
   std::vector<Tensor> out = run(*squared, {constant({1.5f, -2.0f, 0.25f})});
   EXPECT_EQ(out[0].item<float>(), 0.25f);  // (3 - 4 + 0.5 + 1)^2
 }

@@ -92,6 +92,9 @@ class FunctionCore {
   FunctionCore(const FunctionCore&) = delete;
   FunctionCore& operator=(const FunctionCore&) = delete;
 
+  // The fastest path: the trace of the most recent exact hit, if the call
+  // has its signature (checked without hashing or locking), or null.
+  ConcreteCore* find_recent(MatchCallback match) const;
   // The fast path: an exact signature hit, or null.
   ConcreteCore* find_exact(uint64_t hash, MatchCallback match) const;
   // The slow path: the most specific compatible trace, or a new one.
