@@ -61,7 +61,7 @@ class TapeImpl {
              const Tensor& output) {
     if (!recording_ || !ops::op_def(op).differentiable() || !any_tracked(inputs)) return;
     track(output);
-    entries_.push_back({false, op, attrs, site, {inputs.begin(), inputs.end()}, {output}, {}});
+    entries_.push_back({false, op, attrs, site, {inputs.begin(), inputs.end()}, {output}, {}, {}});
   }
 
   void on_staged(const std::string& what, std::span<const Tensor> inputs,

@@ -115,6 +115,7 @@ std::vector<Tensor> replay_node(const graph::Node& node, std::span<const Tensor>
     case NodeKind::While:
       return replay_while(node, in);
     case NodeKind::Placeholder:
+    case NodeKind::Fused:  // only optimised graphs hold them; replay reads traced bodies
       break;
   }
   throw InternalError("replay: unexpected node '" + node.name + "'");
