@@ -256,23 +256,25 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace_locked(std::vector<Atom> atoms
     s.concretes.push_back(concrete);
     s.traced_once = true;
     s.traced_modules.insert(modules.begin(), modules.end());
+    s.registered_modules.insert(modules.begin(), modules.end());  // drop_module erases under mu
   }
-  for (uint64_t id : modules) {
-    add_module_user(id, this);
-    s.registered_modules.insert(id);
-  }
+  for (uint64_t id : modules) add_module_user(id, this);
   int count = ++s.tracing_count;
-  warn_if_retracing(count);
+  warn_if_retracing(count, concrete->atoms);
   return concrete;
 }
 
-void FunctionCore::warn_if_retracing(int count) {
+void FunctionCore::warn_if_retracing(int count, const std::vector<Atom>& latest) {
   State& s = *state_;
   constexpr int kWarnAfter = 5;
   if (count <= kWarnAfter) return;
   std::shared_lock lock(s.mu);
-  const auto& latest = s.concretes.back()->atoms;
-  const auto& previous = s.concretes[s.concretes.size() - 2]->atoms;
+  // The latest other trace still cached: another thread may have traced since,
+  // and a destroyed module's traces are gone.
+  auto other = std::find_if(s.concretes.rbegin(), s.concretes.rend(),
+                            [&](const auto& c) { return &c->atoms != &latest; });
+  if (other == s.concretes.rend()) return;
+  const auto& previous = (*other)->atoms;
   auto a = argument_ranges(latest), b = argument_ranges(previous);
   if (a.size() != b.size()) return;
   for (size_t k = 0; k < a.size(); ++k) {

@@ -87,6 +87,29 @@ TEST(Concurrency, EightModulesTraceAnOutOfClassMethodEachWithItsOwnObject) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
+// A call compares its arguments with the latest hit's without a lock, and a
+// destroyed module drops its cache entries: half the threads create, call and
+// destroy modules while the others call their own; under the sanitizers no
+// call may read a dropped entry.
+TEST(Concurrency, ModulesDestroyedWhileOthersCallTheSameMethod) {
+  ag::set_log_hook([](ag::LogLevel, const std::string&) {});  // every new module traces
+  std::vector<Offset> kept;
+  for (int t = 0; t < kThreads / 2; ++t) kept.emplace_back(100 * t);
+  std::atomic<int> wrong{0};
+  run_together([&](int t) {
+    for (int i = 0; i < 30; ++i) {
+      if (t < kThreads / 2) {
+        if (kept[size_t(t)].add(ag::constant(i)).item<int>() != 100 * t + i) ++wrong;
+      } else {
+        Offset temporary(1000 * t + i);
+        if (temporary.add(ag::constant(i)).item<int>() != 1000 * t + 2 * i) ++wrong;
+      }
+    }
+  });
+  ag::set_log_hook(nullptr);
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 TEST(Concurrency, TracesRacingForOneCacheEntryTraceOnce) {
   // Each round is a fresh function whose first call races from eight threads:
   // one of them traces, the others wait for that trace and use it.

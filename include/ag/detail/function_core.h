@@ -110,7 +110,7 @@ class FunctionCore {
 
  private:
   std::shared_ptr<ConcreteCore> trace_locked(std::vector<Atom> call_atoms, TraceCallback trace);
-  void warn_if_retracing(int count);
+  void warn_if_retracing(int count, const std::vector<Atom>& latest);
   struct State;
   std::unique_ptr<State> state_;
 };
