@@ -56,20 +56,10 @@ constexpr int kMaxFixedN = 16;
 // restrict pointers (c never aliases a or b: a row of c is written before
 // the next row of a is read), GCC vectorises the row as the hand-written
 // loop is (power int32: 1.6x the hand loop before, see docs/benchmarks.md).
-template <class T>
-struct Accumulator {
-  using type = T;
-};
-template <class T>
-  requires scalar::kIsInt<T>
-struct Accumulator<T> {
-  using type = std::make_unsigned_t<T>;
-};
-
 template <class T, int N>
 void gemm_fixed_n(const T* __restrict a, const T* __restrict b, T* __restrict c, int64_t m,
                   int64_t k) {
-  using Acc = typename Accumulator<T>::type;
+  using Acc = typename scalar::Wrapping<T>::type;
   const scalar::AddOp add;
   const scalar::MulOp mul;
   for (int64_t i = 0; i < m; ++i) {

@@ -8,21 +8,10 @@
 
 #include "ag/error.h"
 #include "ops/kernels.h"
+#include "ops/scalar_ops.h"
 
 namespace ag::ops {
 namespace {
-
-// The type additions are computed in: integers wrap, as in every integer op,
-// so they add in the unsigned type.
-template <class T>
-struct Accumulator {
-  using type = T;
-};
-template <class T>
-  requires std::is_integral_v<T>
-struct Accumulator<T> {
-  using type = std::make_unsigned_t<T>;
-};
 
 // row i of [count, inner] data added into row ids[i] of [segments, inner]
 // out, after every id is checked (nothing is written for a bad one).
@@ -36,7 +25,7 @@ void segment_sum(const KernelContext& ctx, const I* ids, int64_t count, int64_t 
                                  std::to_string(segments) + ")");
     }
   }
-  using A = typename Accumulator<T>::type;
+  using A = typename scalar::Wrapping<T>::type;  // integers wrap, as in every integer op
   const A* data = static_cast<const A*>(ctx.inputs[0].data);
   A* out = static_cast<A*>(ctx.out);
   std::fill(out, out + segments * inner, A(0));

@@ -47,6 +47,18 @@ T wrapping(T a, T b, F f) {
   }
 }
 
+// The type a kernel loop adds and multiplies in, for the same reason:
+// integers in their unsigned type, floats as they are.
+template <class T>
+struct Wrapping {
+  using type = T;
+};
+template <class T>
+  requires kIsInt<T>
+struct Wrapping<T> {
+  using type = std::make_unsigned_t<T>;
+};
+
 [[noreturn]] inline void integer_division_by_zero(OpId op) {
   throw InvalidArgumentError(std::string(op_def(op).name) + ": integer division by zero");
 }

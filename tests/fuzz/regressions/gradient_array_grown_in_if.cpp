@@ -15,7 +15,8 @@ ag::Tensor f_21_187_h0(ag::Tensor a, ag::Tensor n) {
   ag::Tensor u = fz_clip(a + n);
   ag::Tensor t1 = fz_clip(((a0 % 5) - n));
   u = fz_clip(-(t1 % 4));
-  t1 = fz_clip((ag::abs(a) - 1) * ((ag::reduce_sum(t1) < 5) && (ag::reduce_sum((a0 - 1)) > -6) ? -1 : 0));
+  t1 = fz_clip((ag::abs(a) - 1) *
+               ((ag::reduce_sum(t1) < 5) && (ag::reduce_sum((a0 - 1)) > -6) ? -1 : 0));
   a = fz_clip((n + (u + 3)));
   return fz_clip(a - u);
 }
@@ -23,6 +24,7 @@ ag::Tensor f_21_187_h0(ag::Tensor a, ag::Tensor n) {
 class f_21_187_M : public ag::Module {
  public:
   AG_FUNCTION ag::Tensor call(ag::Tensor x, ag::Tensor n, int m) const;
+
  private:
   int bias_ = 2;
 };
@@ -43,7 +45,11 @@ ag::Tensor f_21_187_M::call(ag::Tensor x, ag::Tensor n, int m) const {
       ta = ta.write(ta.size(), fz_clip(f_21_187_h0(v2, n)));
     } else {
       ag::Tensor t4 = fz_clip((f_21_187_h0(x0, n) % 4));
-      t2 = fz_clip(((((ag::reduce_max(-(v2)) > 4) || (ag::reduce_sum(ag::where(ta.read(ta.size() - 1) >= v1, v0, x0)) < 5)) || (ag::reduce_min((t2 + 4)) >= -1)) ? ((f_21_187_h0(v0, n) + ta.size()) - m) : ((x - t4) - ta.size())));
+      t2 = fz_clip(((((ag::reduce_max(-(v2)) > 4) ||
+                      (ag::reduce_sum(ag::where(ta.read(ta.size() - 1) >= v1, v0, x0)) < 5)) ||
+                     (ag::reduce_min((t2 + 4)) >= -1))
+                        ? ((f_21_187_h0(v0, n) + ta.size()) - m)
+                        : ((x - t4) - ta.size())));
     }
   }
   return v0 + v1 * 3 - v2 * 5 + ag::reduce_sum(ta.stack()) + ta.size() * 7;
@@ -55,7 +61,15 @@ static ag::Tensor f_21_187(ag::Tensor x, ag::Tensor n, int m) {
 // fz-end f_21_187
 
 static const FzCase fz_cases[] = {
-    {"f_21_187", &f_21_187, -1, {{ag::float32, {}, {3}, 0, 2}, {ag::float32, {3}, {0, 3, 4}, 2, 1}, {ag::float64, {3}, {1, -1, 1}, 1, 0}, {ag::float32, {}, {-1}, 2, 2}}},
+    {"f_21_187",
+     &f_21_187,
+     -1,
+     {{ag::float32, {}, {3}, 0, 2},
+      {ag::float32, {3}, {0, 3, 4}, 2, 1},
+      {ag::float64, {3}, {1, -1, 1}, 1, 0},
+      {ag::float32, {}, {-1}, 2, 2}}},
 };
 
-int main(int argc, char** argv) { return fz_run(fz_cases, argc, argv); }
+int main(int argc, char** argv) {
+  return fz_run(fz_cases, argc, argv);
+}

@@ -22,7 +22,9 @@ AG_FUNCTION ag::Tensor f_21_170(ag::Tensor x, ag::Tensor n, int m) {
   for (auto i1 : ag::range((n + 1))) {
     i1 = i1 + 1;
     for (int k2 = 0; k2 < m + 1; ++k2) {
-      x = fz_clip(((ag::reduce_max(x0) < 5) ? (ta.read(ta.size() - 1) - k2) : (ag::where(ta.read(ta.size() - 1) >= x, v1, v1) % 2)));
+      x = fz_clip(((ag::reduce_max(x0) < 5)
+                       ? (ta.read(ta.size() - 1) - k2)
+                       : (ag::where(ta.read(ta.size() - 1) >= x, v1, v1) % 2)));
     }
     v2 = fz_clip((v0 + m));
     ta = ta.write(ta.size(), fz_clip(v1));
@@ -32,7 +34,15 @@ AG_FUNCTION ag::Tensor f_21_170(ag::Tensor x, ag::Tensor n, int m) {
 // fz-end f_21_170
 
 static const FzCase fz_cases[] = {
-    {"f_21_170", &f_21_170, 4, {{ag::float32, {3}, {4, -3, -3}, 2, 0}, {ag::float64, {3}, {-3, -3, -3}, 4, 0}, {ag::int32, {}, {0}, 0, 1}, {ag::float32, {3}, {1, -3, 1}, 1, 2}}},
+    {"f_21_170",
+     &f_21_170,
+     4,
+     {{ag::float32, {3}, {4, -3, -3}, 2, 0},
+      {ag::float64, {3}, {-3, -3, -3}, 4, 0},
+      {ag::int32, {}, {0}, 0, 1},
+      {ag::float32, {3}, {1, -3, 1}, 1, 2}}},
 };
 
-int main(int argc, char** argv) { return fz_run(fz_cases, argc, argv); }
+int main(int argc, char** argv) {
+  return fz_run(fz_cases, argc, argv);
+}
