@@ -8,12 +8,13 @@
 // beyond the buffers (kept in an arena between calls) and the returned
 // tensors. An If's branches are plans whose slots and buffers lie in their
 // parent's arena: a branch reads its inputs from the parent's slots, nothing
-// is bound. A While runs its condition and body plans in child arenas, so a
-// loop iteration allocates nothing either (a
-// loop variable that grows, like a dynamic TensorArray, is reallocated with
-// spare room, O(log n) times). An If's outputs are not copied: they stay
-// where its branch left them. A While owns its loop variables; its body may
-// write into them in place (TensorArray writes).
+// is bound, and its steps run inline in the parent's program (the steps as
+// compact instructions, an If as a conditional jump). A While runs its
+// condition and body plans in child arenas, so a loop iteration allocates
+// nothing either (a loop variable that grows, like a dynamic TensorArray, is
+// reallocated with spare room, O(log n) times). An If's outputs are not
+// copied: they stay where its branch left them. A While owns its loop
+// variables; its body may write into them in place (TensorArray writes).
 //
 // Compiling is plan_compile.cpp, running plan_run.cpp; the structures both
 // share are in plan_internal.h.
@@ -84,6 +85,7 @@ class Plan {
     size_t capacity = 0;
   };
   struct Step;
+  struct Instr;
   struct Arena;
   std::unique_ptr<Arena> new_arena() const;
   // Binds inputs first, first + 1, ... of a loop's condition or body to
@@ -117,12 +119,16 @@ class Plan {
   std::unique_ptr<Arena> acquire_arena() const;
   void release_arena(std::unique_ptr<Arena> arena) const;
   Tensor materialize(Arena& arena, int32_t slot) const;
+  // Appends this plan's steps to `program`, with its If branches' inline.
+  void emit_program(std::vector<Instr>& program) const;
+  // Runs the program: this plan's steps and its branches'.
   void run_steps(Arena& a) const;
+  // A step that reads or writes a variable, or calls a host function.
+  void run_host_step(Arena& a, const Step& step) const;
   // A scalar or flat step's output that is a top-level output: a fresh
   // tensor, held in its slot.
   void* fresh_output(Arena& a, const Step& step) const;
   void run_op(Arena& a, const Step& step) const;
-  void run_if(Arena& a, const Step& step) const;
   void run_while(Arena& a, const Step& step) const;
   void run_fused(Arena& a, const Step& step) const;  // plan_fused.cpp
   // Stores `v` as the value of `slot`, copying into the slot's buffer.
@@ -134,6 +140,9 @@ class Plan {
 
   std::shared_ptr<const graph::Body> body_;
   std::vector<Step> steps_;
+  // What run_steps walks; an owning plan's (a branch's steps are in its
+  // parent's).
+  std::vector<Instr> program_;
   std::vector<Source> sources_;       // per slot
   std::vector<DType> slot_dtypes_;    // per slot
   std::vector<Tensor> constants_;     // Const node values

@@ -6,7 +6,9 @@
 //   3. memory plan          which buffer each computed value lives in;
 //   4. output aliasing      which outputs may share an input's memory;
 //   5. scalar-step selection which steps call an op's scalar kernel (per
-//                            element, for small static vectors).
+//                            element, for small static vectors);
+//   6. program              (an owning plan, once its branches' buffers are
+//                            placed) the instructions run_steps walks.
 // Running the plan is in plan_run.cpp.
 
 #include <algorithm>
@@ -74,6 +76,7 @@ struct Plan::Compiler {
   void inputs_aliased_by(int32_t slot, std::vector<int32_t>& out) const;
   void mark_output_aliasing();
   void select_scalar_steps();
+  bool select_flat_reduction(Step& step) const;
 };
 
 // 1. Slot assignment.
@@ -378,6 +381,7 @@ void Plan::Compiler::mark_output_aliasing() {
 // never reorders elements).
 void Plan::Compiler::select_scalar_steps() {
   for (Step& step : plan.steps_) {
+    if (select_flat_reduction(step)) continue;
     if (step.kind != graph::NodeKind::Op || !(step.op->flags & ops::kElementwise) ||
         (step.op->flags & ops::kStateful) || !step.shape_is_static ||
         step.static_shape.num_elements() > kMaxFlatElements || step.write_into_input >= 0 ||
@@ -410,9 +414,73 @@ void Plan::Compiler::select_scalar_steps() {
   }
 }
 
+namespace {
+
+// The binary op whose scalar kernel folds a reduction's elements, as its
+// kernel (kernels_reduce.cpp) folds them; or Identity for other ops.
+ops::OpId reducer_of(ops::OpId reduction) {
+  switch (reduction) {
+    case ops::OpId::ReduceSum:
+      return ops::OpId::Add;
+    case ops::OpId::ReduceProd:
+      return ops::OpId::Mul;
+    case ops::OpId::ReduceMax:
+    case ops::OpId::ReduceAny:
+      return ops::OpId::Maximum;
+    case ops::OpId::ReduceMin:
+    case ops::OpId::ReduceAll:
+      return ops::OpId::Minimum;
+    default:
+      return ops::OpId::Identity;
+  }
+}
+
+}  // namespace
+
+// A loop's condition often reduces a small state vector (collatz: while
+// reduce_max(x) > 1): a reduction to one element of a static integer or bool
+// vector of at most kMaxFlatElements is a flat step that folds the elements
+// with the reducer's scalar kernel. Integer (wrapping) and bool folds give
+// the same result in any order, so the result is the kernel's, bit for bit;
+// float sums would depend on the kernel's order, and stay kernel steps.
+bool Plan::Compiler::select_flat_reduction(Step& step) const {
+  if (step.kind != graph::NodeKind::Op || step.inputs.size() != 1 || !step.shape_is_static ||
+      step.static_shape.num_elements() != 1) {
+    return false;
+  }
+  const ops::OpId reducer = reducer_of(step.op->id);
+  const ops::ValueType& input = *slot_type[size_t(step.inputs[0])];
+  const DType dtype = input.dtype;
+  if (reducer == ops::OpId::Identity || dtype != step.out_dtypes[0] ||
+      !(is_integer(dtype) || dtype == DType::bool_) || !input.shape.is_fully_defined() ||
+      input.shape.num_elements() < 1 || input.shape.num_elements() > kMaxFlatElements ||
+      dtype_size(dtype) > step.reduce_init.size()) {
+    return false;
+  }
+  step.scalar_kernel = ops::scalar_kernel(reducer, dtype, dtype);
+  if (!step.scalar_kernel) return false;
+  // The fold starts from the reduction of no elements (0 for a sum, the
+  // lowest value for a max), which the kernel itself gives.
+  static const ops::Attrs kAllAxes;
+  static const Shape kNoElements{0};
+  const ops::KernelInput empty{step.reduce_init.data(), &kNoElements, dtype};
+  step.op->kernel({step.op->name,
+                   {&empty, 1},
+                   step.reduce_init.data(),
+                   &step.static_shape,
+                   dtype,
+                   &kAllAxes,
+                   nullptr});
+  step.flat_reduce = true;
+  step.flat_elements = int32_t(input.shape.num_elements());
+  step.scalar_inputs.fill(step.inputs[0]);
+  return true;
+}
+
 Plan::Plan(std::shared_ptr<const graph::Body> body, bool top_level, size_t donated_inputs)
     : body_(std::move(body)), num_donated_(donated_inputs), top_level_(top_level) {
   compile(arena_layout_, nullptr);
+  emit_program(program_);
 }
 
 Plan::Plan(std::shared_ptr<const graph::Body> body, ArenaLayout& layout,
@@ -437,6 +505,58 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
       branch->relocate_buffers(int32_t(total_buffers_));
       total_buffers_ += branch->total_buffers_;
     }
+  }
+}
+
+// 6. Program.
+// Needs: phases 1 to 5 done for this plan and its branches, and the
+// branches' buffers relocated (so, in an owning plan: branches run in it).
+// Guarantees: one instruction per step, in step order; a scalar or flat
+// step's holds its kernel, slots, buffer and static shape. An If becomes a
+// Branch on its predicate, the then branch's program and a Move per output
+// (the If's output slot takes the branch output's value), a Jump past the
+// else branch, then the else branch's program and its Moves. Every
+// instruction names its step (the If, for those an If becomes).
+void Plan::emit_program(std::vector<Instr>& program) const {
+  for (const Step& step : steps_) {
+    Instr instr;
+    instr.step = &step;
+    if (step.kind == graph::NodeKind::If) {
+      auto emit_branch = [&](const Plan& branch) {
+        branch.emit_program(program);
+        for (size_t k = 0; k < branch.outputs_.size(); ++k) {
+          Instr move = instr;
+          move.code = Instr::Code::Move;
+          move.out = step.out_slot + int32_t(k);
+          move.in[0] = branch.outputs_[k];
+          program.push_back(move);
+        }
+      };
+      const size_t branch_at = program.size();
+      instr.code = Instr::Code::Branch;
+      instr.in[0] = step.inputs[0];
+      program.push_back(instr);
+      emit_branch(*step.subplans[0]);
+      const size_t jump_at = program.size();
+      instr.code = Instr::Code::Jump;
+      program.push_back(instr);
+      program[branch_at].target = int32_t(program.size());
+      emit_branch(*step.subplans[1]);
+      program[jump_at].target = int32_t(program.size());
+      continue;
+    }
+    if (step.scalar_kernel) {
+      instr.code = step.flat_reduce          ? Instr::Code::Reduce
+                   : step.flat_elements == 0 ? Instr::Code::Scalar
+                                             : Instr::Code::Flat;
+      instr.kernel = step.scalar_kernel;
+      instr.in = step.scalar_inputs;
+      instr.out = step.out_slot;
+      instr.buffer = step.buffers[0];
+      instr.bytes = uint32_t(step.static_bytes);
+      instr.shape = &step.static_shape;
+    }
+    program.push_back(instr);
   }
 }
 

@@ -114,6 +114,13 @@ struct Plan::Step {
   int32_t flat_elements = 0;
   std::array<uint32_t, kMaxScalarInputs> flat_strides{};
   uint32_t flat_out_stride = 0;
+  // Flat reductions (an integer or bool vector of up to kMaxFlatElements
+  // reduced to one element): scalar_kernel is the reducer's binary op (add
+  // for a sum), folded over the flat_elements elements from `reduce_init`,
+  // the reduction of no elements. Exact in any order, so the same as the
+  // reduction kernel.
+  bool flat_reduce = false;
+  std::array<unsigned char, 8> reduce_init{};
   // An in-place op whose input 0 is a loop variable this plan may overwrite
   // (a TensorArray write in a loop body): the number of that input, whose
   // memory the op writes into when its capacity allows; -1 otherwise.
@@ -142,6 +149,31 @@ struct Plan::Step {
   std::vector<size_t> var_static_bytes;
   // Fused: the members' program; its scratch is buffer first_scratch.
   std::unique_ptr<FusedProgram> fused;
+};
+
+// One instruction of a plan's program (plan_compile.cpp, emit_program): the
+// plan's steps in order with its If branches' steps inline, so that running a
+// plan, branches included, is one loop over a compact array. A scalar step's
+// instruction holds all it reads; other steps are run from their Step.
+struct Plan::Instr {
+  enum class Code : uint8_t {
+    Scalar,   // step's scalar kernel on slots `in`, into `buffer`, as slot `out`
+    Flat,     // the same per element (a flat step)
+    Reduce,   // a flat reduction: the reducer's kernel folded over slot in[0]
+    General,  // any other step: run_step
+    Branch,   // an If: on to the then branch if slot in[0] is true, else to `target`
+    Jump,     // to `target` (past the else branch)
+    Move,     // an If's output `out` takes the value of the branch's output in[0]
+  };
+  Code code = Code::General;
+  int32_t out = -1;
+  int32_t target = -1;
+  int32_t buffer = -1;  // a scalar step's output buffer, or -1 for a fresh tensor
+  uint32_t bytes = 0;   // a scalar step's output size
+  std::array<int32_t, kMaxScalarInputs> in{};
+  ops::ScalarKernelFn kernel = nullptr;
+  const Shape* shape = nullptr;  // a scalar step's static output shape
+  const Step* step = nullptr;    // for Branch, Jump and Move: the If
 };
 
 // Compiles a Fused node whose inputs have the types `input_types`.

@@ -73,6 +73,12 @@ std::unique_ptr<Plan::Arena> Plan::new_arena() const {
 }
 
 void Plan::init_arena(Arena& arena) const {
+  // A scalar or flat step's buffer gets room for its value now: it then
+  // writes to it without a size check (a buffer never shrinks).
+  for (const Step& step : steps_) {
+    if (step.scalar_kernel && step.buffers[0] >= 0)
+      arena.reserve(step.buffers[0], step.static_bytes);
+  }
   for (size_t s = 0; s < sources_.size(); ++s) {
     if (sources_[s].kind == Source::Constant) {
       const Tensor& c = constants_[size_t(sources_[s].index)];
@@ -233,22 +239,6 @@ void Plan::run_op(Arena& a, const Step& step) const {
   a.shape[size_t(step.out_slot)] = out_shape;
 }
 
-void Plan::run_if(Arena& a, const Step& step) const {
-  bool pred = *static_cast<const bool*>(a.data[size_t(step.inputs[0])]);
-  // The branch runs in this arena: it reads its inputs from their slots.
-  const Plan& branch = *step.subplans[pred ? 0 : 1];
-  branch.run_steps(a);
-  // No copy: the outputs stay where the branch left them (see the memory
-  // plan), until this step runs again.
-  const void** data = a.data.data();
-  const Shape** shape = a.shape.data();
-  for (size_t k = 0, n = branch.outputs_.size(); k < n; ++k) {
-    size_t out = size_t(step.out_slot) + k, slot = size_t(branch.outputs_[k]);
-    data[out] = data[slot];
-    shape[out] = shape[slot];
-  }
-}
-
 void Plan::run_while(Arena& a, const Step& step) const {
   const Plan& cond = *step.subplans[0];
   const Plan& body = *step.subplans[1];
@@ -302,6 +292,13 @@ void Plan::run_while(Arena& a, const Step& step) const {
   const bool hold_aside = body.any_output_may_alias_input_;
   std::vector<View>& updates = a.updates;
   updates.resize(num_vars);
+  // The arrays the loop reads, held in locals: its copies through void*
+  // would make the compiler reload them from their vectors. (An arena's
+  // slot arrays never move while it runs.)
+  const void* const* const body_data = body_arena.data.data();
+  const void* const* const vars = a.data.data() + step.out_slot;
+  const int32_t* const body_outputs = body.outputs_.data();
+  const size_t* const var_static_bytes = step.var_static_bytes.data();
   for (int64_t iteration = 0;; ++iteration) {
     cond.run_steps(cond_arena);
     if (!*static_cast<const bool*>(cond_arena.data[size_t(cond.outputs_[0])])) break;
@@ -309,8 +306,13 @@ void Plan::run_while(Arena& a, const Step& step) const {
     body.run_steps(body_arena);
     if (!hold_aside) {
       for (size_t k = 0; k < num_vars; ++k) {
-        size_t out = size_t(body.outputs_[k]);
-        update_var(k, {body_arena.data[out], body_arena.shape[out]});
+        const size_t out = size_t(body_outputs[k]);
+        if (const size_t bytes = var_static_bytes[k]) {  // update_var's usual case, inline
+          void* var = const_cast<void*>(vars[k]);
+          if (body_data[out] != var) copy_value(var, body_data[out], bytes);
+          continue;
+        }
+        update_var(k, {body_data[out], body_arena.shape[out]});
       }
       continue;
     }
@@ -344,69 +346,110 @@ void Plan::bind(Arena& a, std::span<const View> inputs, size_t first) const {
 }
 
 void Plan::run_steps(Arena& a) const {
-  const Step* current = nullptr;
+  const Instr* const begin = program_.data();
+  const Instr* const end = begin + program_.size();
+  const Instr* pc = begin;
   try {
-    for (const Step& step : steps_) {
-      current = &step;
-      if (step.scalar_kernel) {  // most steps of a loop body: no context, no dispatch
-        const void* in[kMaxScalarInputs];
-        for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = a.data[size_t(step.scalar_inputs[i])];
-        void* out = step.buffers[0] >= 0 ? a.reserve(step.buffers[0], step.static_bytes)
-                                         : fresh_output(a, step);
-        if (step.flat_elements == 0) {
-          step.scalar_kernel(in, out);
-        } else {
-          run_flat(step.scalar_kernel, step.flat_elements, in, step.flat_strides.data(), out,
-                   step.flat_out_stride);
-        }
-        a.data[size_t(step.out_slot)] = out;
-        a.shape[size_t(step.out_slot)] = &step.static_shape;
-        continue;
-      }
-      switch (step.kind) {
-        case graph::NodeKind::Op:
-          run_op(a, step);
-          break;
-        case graph::NodeKind::If:
-          run_if(a, step);
-          break;
-        case graph::NodeKind::While:
-          run_while(a, step);
-          break;
-        case graph::NodeKind::Fused:
-          run_fused(a, step);
-          break;
-        case graph::NodeKind::ReadVariable:
-        case graph::NodeKind::AssignVariable:
-        case graph::NodeKind::AssignAddVariable:
-        case graph::NodeKind::AssignSubVariable: {
-          Tensor value = step.kind == graph::NodeKind::ReadVariable
-                             ? step.variable->read()
-                             : step.variable->update(step.kind, materialize(a, step.inputs[0]));
-          a.data[size_t(step.out_slot)] = value.raw_data();
-          a.holders[size_t(step.out_slot)] = std::move(value);
-          a.shape[size_t(step.out_slot)] = &a.holders[size_t(step.out_slot)].shape();
-          break;
-        }
-        case graph::NodeKind::Effect: {
-          std::vector<Tensor> args;
-          args.reserve(step.inputs.size());
-          for (int32_t in : step.inputs) args.push_back(materialize(a, in));
-          std::vector<Tensor> results = (*step.effect)(args);
-          for (size_t k = 0; k < step.out_dtypes.size() && k < results.size(); ++k) {
-            int32_t slot = step.out_slot + int32_t(k);
-            a.data[size_t(slot)] = results[k].raw_data();
-            a.holders[size_t(slot)] = std::move(results[k]);
-            a.shape[size_t(slot)] = &a.holders[size_t(slot)].shape();
+    while (pc != end) {
+      switch (pc->code) {
+        case Instr::Code::Scalar:
+        case Instr::Code::Flat: {  // most steps of a loop body: no context, no dispatch
+          const void* in[kMaxScalarInputs];
+          for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = a.data[size_t(pc->in[i])];
+          // (The buffer was given room for it when the arena was made: see init_arena.)
+          void* out =
+              pc->buffer >= 0 ? a.buffers[size_t(pc->buffer)].data : fresh_output(a, *pc->step);
+          if (pc->code == Instr::Code::Scalar) {
+            pc->kernel(in, out);
+          } else {
+            const Step& step = *pc->step;
+            run_flat(pc->kernel, step.flat_elements, in, step.flat_strides.data(), out,
+                     step.flat_out_stride);
           }
+          a.data[size_t(pc->out)] = out;
+          a.shape[size_t(pc->out)] = pc->shape;
+          ++pc;
           break;
         }
-        default:
-          throw InternalError("unexpected node kind in a plan");
+        case Instr::Code::Reduce: {
+          const Step& step = *pc->step;
+          void* out = pc->buffer >= 0 ? a.buffers[size_t(pc->buffer)].data : fresh_output(a, step);
+          copy_value(out, step.reduce_init.data(), pc->bytes);  // one element, of the input's type
+          const char* x = static_cast<const char*>(a.data[size_t(pc->in[0])]);
+          const void* in[kMaxScalarInputs] = {out, x, x};
+          for (int32_t e = 0; e < step.flat_elements; ++e, x += pc->bytes) {
+            in[1] = x;
+            pc->kernel(in, out);
+          }
+          a.data[size_t(pc->out)] = out;
+          a.shape[size_t(pc->out)] = pc->shape;
+          ++pc;
+          break;
+        }
+        case Instr::Code::Branch:
+          pc = *static_cast<const bool*>(a.data[size_t(pc->in[0])]) ? pc + 1 : begin + pc->target;
+          break;
+        case Instr::Code::Jump:
+          pc = begin + pc->target;
+          break;
+        case Instr::Code::Move:
+          // An If's output is not copied: it is the value its branch left.
+          a.data[size_t(pc->out)] = a.data[size_t(pc->in[0])];
+          a.shape[size_t(pc->out)] = a.shape[size_t(pc->in[0])];
+          ++pc;
+          break;
+        case Instr::Code::General:
+          switch (pc->step->kind) {
+            case graph::NodeKind::Op:
+              run_op(a, *pc->step);
+              break;
+            case graph::NodeKind::While:
+              run_while(a, *pc->step);
+              break;
+            case graph::NodeKind::Fused:
+              run_fused(a, *pc->step);
+              break;
+            default:
+              run_host_step(a, *pc->step);
+          }
+          ++pc;
+          break;
       }
     }
   } catch (const Error& e) {
-    rethrow_defined_at(e, *current->node);
+    rethrow_defined_at(e, *pc->step->node);
+  }
+}
+
+void Plan::run_host_step(Arena& a, const Step& step) const {
+  switch (step.kind) {
+    case graph::NodeKind::ReadVariable:
+    case graph::NodeKind::AssignVariable:
+    case graph::NodeKind::AssignAddVariable:
+    case graph::NodeKind::AssignSubVariable: {
+      Tensor value = step.kind == graph::NodeKind::ReadVariable
+                         ? step.variable->read()
+                         : step.variable->update(step.kind, materialize(a, step.inputs[0]));
+      a.data[size_t(step.out_slot)] = value.raw_data();
+      a.holders[size_t(step.out_slot)] = std::move(value);
+      a.shape[size_t(step.out_slot)] = &a.holders[size_t(step.out_slot)].shape();
+      break;
+    }
+    case graph::NodeKind::Effect: {
+      std::vector<Tensor> args;
+      args.reserve(step.inputs.size());
+      for (int32_t in : step.inputs) args.push_back(materialize(a, in));
+      std::vector<Tensor> results = (*step.effect)(args);
+      for (size_t k = 0; k < step.out_dtypes.size() && k < results.size(); ++k) {
+        int32_t slot = step.out_slot + int32_t(k);
+        a.data[size_t(slot)] = results[k].raw_data();
+        a.holders[size_t(slot)] = std::move(results[k]);
+        a.shape[size_t(slot)] = &a.holders[size_t(slot)].shape();
+      }
+      break;
+    }
+    default:
+      throw InternalError("unexpected node kind in a plan");
   }
 }
 
