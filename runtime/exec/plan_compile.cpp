@@ -516,11 +516,13 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
 // Branch on its predicate, the then branch's program and a Move per output
 // (the If's output slot takes the branch output's value), a Jump past the
 // else branch, then the else branch's program and its Moves. Every
-// instruction names its step (the If, for those an If becomes).
+// instruction names its step (the If, for those an If becomes) and the plan
+// the step is of.
 void Plan::emit_program(std::vector<Instr>& program) const {
   for (const Step& step : steps_) {
     Instr instr;
     instr.step = &step;
+    instr.plan = this;
     if (step.kind == graph::NodeKind::If) {
       auto emit_branch = [&](const Plan& branch) {
         branch.emit_program(program);

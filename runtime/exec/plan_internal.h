@@ -174,6 +174,9 @@ struct Plan::Instr {
   ops::ScalarKernelFn kernel = nullptr;
   const Shape* shape = nullptr;  // a scalar step's static output shape
   const Step* step = nullptr;    // for Branch, Jump and Move: the If
+  // The plan the step is of (an If branch, for its steps): a General step
+  // runs as its member, which reads that plan's slot types and sources.
+  const Plan* plan = nullptr;
 };
 
 // Compiles a Fused node whose inputs have the types `input_types`.

@@ -401,16 +401,16 @@ void Plan::run_steps(Arena& a) const {
         case Instr::Code::General:
           switch (pc->step->kind) {
             case graph::NodeKind::Op:
-              run_op(a, *pc->step);
+              pc->plan->run_op(a, *pc->step);
               break;
             case graph::NodeKind::While:
-              run_while(a, *pc->step);
+              pc->plan->run_while(a, *pc->step);
               break;
             case graph::NodeKind::Fused:
-              run_fused(a, *pc->step);
+              pc->plan->run_fused(a, *pc->step);
               break;
             default:
-              run_host_step(a, *pc->step);
+              pc->plan->run_host_step(a, *pc->step);
           }
           ++pc;
           break;
