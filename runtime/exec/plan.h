@@ -3,7 +3,8 @@
 // plan that lets values with disjoint lifetimes share buffers. A step whose
 // inputs and output are static scalars (loop counters, conditions) calls the
 // op's scalar kernel directly, without a KernelContext or dtype dispatch; on
-// a static vector of a few elements it calls it per element. Running a plan
+// a static vector of a few elements it calls it per element (and an integer
+// reduction of such a vector folds the elements with its reducer's). Running a plan
 // walks the steps only: no graph walking, no hashing, and no allocation
 // beyond the buffers (kept in an arena between calls) and the returned
 // tensors. An If's branches are plans whose slots and buffers lie in their
@@ -61,7 +62,8 @@ class Plan {
   size_t num_scalar_steps() const;
   // How many are flat steps: an elementwise op (or a fused group without a
   // reduction) on a static vector of a few elements, run as its scalar
-  // kernel(s) per element.
+  // kernel(s) per element, or an integer or bool reduction of such a vector
+  // to one element, run as its reducer's scalar kernel folded over them.
   size_t num_flat_steps() const;
   // How many steps compute only their value's shape, because nothing reads
   // its elements (a range that only gives a loop its length).
@@ -103,11 +105,14 @@ class Plan {
     size_t num_children = 0;
   };
   // An If branch: its slots come after `layout`'s, its inputs are the
-  // parent's `input_slots`, and its buffers are numbered from 0 until
+  // parent's `input_slots`, the If's outputs are the parent's slots from
+  // `output_slot` on (a value the branch computes as output k may be
+  // computed in the If's slot k), and its buffers are numbered from 0 until
   // relocate_buffers moves them after the parent's.
   Plan(std::shared_ptr<const graph::Body> body, ArenaLayout& layout,
-       std::vector<int32_t> input_slots);
-  void compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs);
+       std::vector<int32_t> input_slots, int32_t output_slot);
+  void compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs,
+               int32_t branch_output_slot);
   void relocate_buffers(int32_t delta);
   // Sets the constants' slots and creates the child arenas of this plan
   // and of its branches.

@@ -6,7 +6,8 @@
 //   3. memory plan          which buffer each computed value lives in;
 //   4. output aliasing      which outputs may share an input's memory;
 //   5. scalar-step selection which steps call an op's scalar kernel (per
-//                            element, for small static vectors);
+//                            element, for small static vectors, or folded
+//                            over them, for small integer reductions);
 //   6. program              (an owning plan, once its branches' buffers are
 //                            placed) the instructions run_steps walks.
 // Running the plan is in plan_run.cpp.
@@ -44,6 +45,7 @@ struct Plan::Compiler {
   const graph::Body& body;
   ArenaLayout& layout;                           // the arena's slots and children so far
   const std::vector<int32_t>* branch_inputs;     // an If branch: its inputs' slots
+  int32_t branch_output_slot;                    // an If branch: the If's output 0 slot
   std::vector<int32_t> first_slot;               // per node: the slot of its output 0
   std::vector<bool> slot_is_scalar;              // per slot: static rank 0
   std::vector<const ops::ValueType*> slot_type;  // per slot
@@ -69,6 +71,7 @@ struct Plan::Compiler {
            dtype_size(t.dtype) == dtype_size(step.out_dtypes[0]);
   }
 
+  void use_if_output_slots();
   void assign_slots();
   void build_steps();
   void mark_shape_only_steps();
@@ -79,18 +82,46 @@ struct Plan::Compiler {
   bool select_flat_reduction(Step& step) const;
 };
 
+// A branch's node whose outputs are the If's outputs k, k + 1, ... (in that
+// order) computes them in the If's output slots: the If then has nothing to
+// move for them (see emit_program). Only steps that write their slots' data
+// and shapes, never a held tensor (Op, Fused, If, While): both branches'
+// nodes may take a slot, and a tensor one left would outlive its value.
+void Plan::Compiler::use_if_output_slots() {
+  const auto num_outputs = int32_t(body.outputs.size());
+  for (int32_t k = 0; k < num_outputs; ++k) {
+    const graph::ValueRef v = through_identity(body, body.outputs[size_t(k)]);
+    const graph::Node& n = body.nodes[size_t(v.node)];
+    if (first_slot[size_t(v.node)] >= 0 ||
+        (n.kind != graph::NodeKind::Op && n.kind != graph::NodeKind::Fused &&
+         n.kind != graph::NodeKind::If && n.kind != graph::NodeKind::While)) {
+      continue;
+    }
+    const int32_t first = k - v.output;  // the If output its output 0 would be
+    bool all = first >= 0 && first + int32_t(n.outputs.size()) <= num_outputs;
+    for (int32_t j = 0; all && j < int32_t(n.outputs.size()); ++j) {
+      const graph::ValueRef o = through_identity(body, body.outputs[size_t(first + j)]);
+      all = o.node == v.node && o.output == j;
+    }
+    if (all) first_slot[size_t(v.node)] = branch_output_slot + first;
+  }
+}
+
 // 1. Slot assignment.
 // Needs: the body's nodes in topological order, one placeholder per input.
 // Guarantees: every node output has a slot (node outputs are consecutive
 // slots, after the layout's), with its dtype and whether it is a static
 // scalar; an Identity's output is read from its input's slot, an If
-// branch's placeholder is the parent's slot of that input. Inputs' sources,
+// branch's placeholder is the parent's slot of that input, and a node that
+// computes the If's outputs k, k + 1, ... may have the If's slots for them
+// (use_if_output_slots). Inputs' sources,
 // input_slots_ and outputs_ are set; every other source is still unset.
 void Plan::Compiler::assign_slots() {
   first_slot.assign(body.nodes.size(), -1);
   if (branch_inputs) {
     for (size_t k = 0; k < body.placeholders.size(); ++k)
       first_slot[size_t(body.placeholders[k])] = (*branch_inputs)[k];
+    use_if_output_slots();
   }
   int32_t count = layout.num_slots;
   for (size_t i = 0; i < body.nodes.size(); ++i) {
@@ -167,7 +198,8 @@ void Plan::Compiler::build_steps() {
       // The branches read the If's inputs (after the predicate) where they are.
       std::vector<int32_t> inputs(step.inputs.begin() + 1, step.inputs.end());
       for (const auto& branch : n.subgraphs)
-        step.subplans.push_back(std::unique_ptr<Plan>(new Plan(branch, layout, inputs)));
+        step.subplans.push_back(
+            std::unique_ptr<Plan>(new Plan(branch, layout, inputs, step.out_slot)));
     }
     if (n.kind == graph::NodeKind::While) {
       // A While owns its loop variables (its output buffers), so its body
@@ -479,18 +511,19 @@ bool Plan::Compiler::select_flat_reduction(Step& step) const {
 
 Plan::Plan(std::shared_ptr<const graph::Body> body, bool top_level, size_t donated_inputs)
     : body_(std::move(body)), num_donated_(donated_inputs), top_level_(top_level) {
-  compile(arena_layout_, nullptr);
+  compile(arena_layout_, nullptr, -1);
   emit_program(program_);
 }
 
 Plan::Plan(std::shared_ptr<const graph::Body> body, ArenaLayout& layout,
-           std::vector<int32_t> input_slots)
+           std::vector<int32_t> input_slots, int32_t output_slot)
     : body_(std::move(body)), top_level_(false) {
-  compile(layout, &input_slots);
+  compile(layout, &input_slots, output_slot);
 }
 
-void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs) {
-  Compiler compiler{*this, *body_, layout, branch_inputs, {}, {}, {}};
+void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs,
+                   int32_t branch_output_slot) {
+  Compiler compiler{*this, *body_, layout, branch_inputs, branch_output_slot, {}, {}, {}};
   compiler.assign_slots();
   compiler.build_steps();
   compiler.mark_shape_only_steps();
@@ -517,7 +550,8 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
 // (the If's output slot takes the branch output's value), a Jump past the
 // else branch, then the else branch's program and its Moves. Every
 // instruction names its step (the If, for those an If becomes) and the plan
-// the step is of.
+// the step is of. An output the branch computed in the If's output slot
+// needs no Move.
 void Plan::emit_program(std::vector<Instr>& program) const {
   for (const Step& step : steps_) {
     Instr instr;
@@ -527,6 +561,7 @@ void Plan::emit_program(std::vector<Instr>& program) const {
       auto emit_branch = [&](const Plan& branch) {
         branch.emit_program(program);
         for (size_t k = 0; k < branch.outputs_.size(); ++k) {
+          if (branch.outputs_[k] == step.out_slot + int32_t(k)) continue;  // computed there
           Instr move = instr;
           move.code = Instr::Code::Move;
           move.out = step.out_slot + int32_t(k);

@@ -336,6 +336,76 @@ TEST(PlanIf, BranchesWithNestedIfsAndLoopsShareTheParentsArena) {
   }
 }
 
+// A branch node whose outputs are the If's outputs k, k + 1, ... computes
+// them in the If's slots (no move after the branch); others are moved: an
+// output computed twice, a nested If's outputs in another order, a
+// pass-through. Each call must read the branch that ran.
+TEST(PlanIf, OutputsComputedInTheIfsSlotsOrMovedThere) {
+  // then: (x + 1, 2x, x + 1)
+  BodyBuilder then_b;
+  then_b.placeholder("q", bool_, {});
+  ValueRef tx = then_b.placeholder("x", float32, {2});
+  ValueRef plus = then_b.op(OpId::Add, {tx, then_b.constant(constant(1.0f))});
+  then_b.output(plus);
+  then_b.output(then_b.op(OpId::Mul, {tx, then_b.constant(constant(2.0f))}));
+  then_b.output(plus);
+  // else: an If of (-x, x) or (x, -x), its outputs swapped, then x.
+  auto inner_branch = [](bool negate_first) {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", float32, {2});
+    ValueRef negated = b.op(OpId::Neg, {x});
+    b.output(negate_first ? negated : x);
+    b.output(negate_first ? x : negated);
+    return b.finish();
+  };
+  BodyBuilder else_b;
+  ValueRef eq = else_b.placeholder("q", bool_, {});
+  ValueRef ex = else_b.placeholder("x", float32, {2});
+  ValueRef inner =
+      else_b.control_flow(NodeKind::If, {eq, ex}, {inner_branch(true), inner_branch(false)});
+  else_b.output(ValueRef{inner.node, 1});
+  else_b.output(ValueRef{inner.node, 0});
+  else_b.output(ex);
+  const std::shared_ptr<Body> else_body = else_b.finish();
+  // The same nested If, its outputs in order, as outputs 1 and 2.
+  BodyBuilder in_order_b;
+  ValueRef oq = in_order_b.placeholder("q", bool_, {});
+  ValueRef ox = in_order_b.placeholder("x", float32, {2});
+  ValueRef in_order =
+      in_order_b.control_flow(NodeKind::If, {oq, ox}, {inner_branch(true), inner_branch(false)});
+  in_order_b.output(ox);
+  in_order_b.output(ValueRef{in_order.node, 0});
+  in_order_b.output(ValueRef{in_order.node, 1});
+
+  BodyBuilder b;
+  ValueRef p = b.placeholder("p", bool_, {});
+  ValueRef q = b.placeholder("q", bool_, {});
+  ValueRef x = b.placeholder("x", float32, {2});
+  ValueRef first = b.control_flow(NodeKind::If, {p, q, x}, {then_b.finish(), else_body});
+  ValueRef second = b.control_flow(NodeKind::If, {p, q, x}, {in_order_b.finish(), else_body});
+  for (int k = 0; k < 3; ++k) b.output(ValueRef{first.node, k});
+  for (int k = 0; k < 3; ++k) b.output(ValueRef{second.node, k});
+  auto body = b.finish();
+  auto plan = plan_of(body);
+
+  const std::map<std::pair<bool, bool>, std::string> expected = {
+      {{true, true}, "[2. 3.] [2. 4.] [2. 3.] [1. 2.] [-1. -2.] [1. 2.]"},
+      {{true, false}, "[2. 3.] [2. 4.] [2. 3.] [1. 2.] [1. 2.] [-1. -2.]"},
+      {{false, true}, "[1. 2.] [-1. -2.] [1. 2.] [1. 2.] [-1. -2.] [1. 2.]"},
+      {{false, false}, "[-1. -2.] [1. 2.] [1. 2.] [-1. -2.] [1. 2.] [1. 2.]"},
+  };
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& [pq, values] : expected) {
+      SCOPED_TRACE(::testing::Message() << "p = " << pq.first << ", q = " << pq.second);
+      std::vector<Tensor> result = expect_eager_values(
+          *plan, *body, {constant(pq.first), constant(pq.second), constant({1.0f, 2.0f})});
+      std::string all;
+      for (const Tensor& t : result) all += (all.empty() ? "" : " ") + t.values_string();
+      EXPECT_EQ(all, values);
+    }
+  }
+}
+
 // A host function in a branch gets the branch's input, not the function's
 // input of the same number (the branch's slots are in the top-level arena,
 // whose inputs are the call's tensors).

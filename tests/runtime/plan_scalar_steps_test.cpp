@@ -169,6 +169,49 @@ TEST(PlanFlatSteps, LargerVectorsAndOtherBroadcastsUseTheGeneralKernel) {
   EXPECT_FALSE(is_flat_step(OpId::Neg, {{int32, {kUnknownDim}}}, {constant({5, 6})}));
 }
 
+Attrs over_axes(std::vector<int64_t> axes, bool keepdims = false) {
+  Attrs attrs;
+  attrs.ints = std::move(axes);
+  attrs.keepdims = keepdims;
+  return attrs;
+}
+
+// A loop condition on a small state vector (collatz's reduce_max(x) > 1):
+// integer and bool reductions to one element fold the elements with the
+// reducer's scalar kernel, from the reduction of no elements; exact, so
+// bit-identical to the kernel in any order.
+TEST(PlanFlatSteps, SmallIntegerReductionsToOneElementAreFlatSteps) {
+  const ValueType two{int32, {2}};
+  EXPECT_TRUE(is_flat_step(OpId::ReduceMax, {two}, {constant({27, 97})}));
+  EXPECT_TRUE(is_flat_step(OpId::ReduceMax, {two}, {constant({-5, -9})}));  // not from 0
+  EXPECT_TRUE(is_flat_step(OpId::ReduceMin, {two}, {constant({27, -97})}));
+  // Wrapping, as the kernel's sum and product.
+  EXPECT_TRUE(is_flat_step(OpId::ReduceSum, {{int32, {3}}}, {constant({2147483647, 1, 5})}));
+  EXPECT_TRUE(
+      is_flat_step(OpId::ReduceProd, {{int64, {4}}},
+                   {constant(std::vector<int64_t>{1 << 20, 1 << 21, 1 << 22, -3}, Shape{4})}));
+  EXPECT_TRUE(is_flat_step(OpId::ReduceAny, {{bool_, {3}}}, {constant({false, true, false})}));
+  EXPECT_TRUE(is_flat_step(OpId::ReduceAll, {{bool_, {3}}}, {constant({true, true, false})}));
+  EXPECT_TRUE(is_flat_step(OpId::ReduceAll, {{bool_, {3}}}, {constant({true, true, true})}));
+  // All axes named, or kept as size 1: still one element.
+  const ValueType matrix{int32, {2, 3}};
+  const Tensor m = constant(std::vector<int32_t>{4, -8, 15, 16, 23, -42}, Shape{2, 3});
+  EXPECT_TRUE(is_flat_step(OpId::ReduceSum, {matrix}, {m}, over_axes({0, 1})));
+  EXPECT_TRUE(is_flat_step(OpId::ReduceMax, {matrix}, {m}, over_axes({}, true)));
+}
+
+TEST(PlanFlatSteps, FloatLargerAndPartialReductionsUseTheKernel) {
+  // A float sum's bits depend on the order of its additions: the kernel's.
+  EXPECT_FALSE(is_flat_step(OpId::ReduceSum, {{float32, {3}}}, {constant({0.1f, 0.2f, 0.3f})}));
+  EXPECT_FALSE(is_flat_step(OpId::ReduceMax, {{float32, {2}}}, {constant({1.0f, 2.0f})}));
+  std::vector<int32_t> values(17, 3);
+  EXPECT_FALSE(is_flat_step(OpId::ReduceSum, {{int32, {17}}}, {constant(values, Shape{17})}));
+  const Tensor m = constant(std::vector<int32_t>{4, -8, 15, 16, 23, -42}, Shape{2, 3});
+  EXPECT_FALSE(is_flat_step(OpId::ReduceSum, {{int32, {2, 3}}}, {m}, over_axes({1})));
+  // Mean divides: not a fold.
+  EXPECT_FALSE(is_flat_step(OpId::ReduceMean, {{int32, {2}}}, {constant({3, 4})}));
+}
+
 TEST(PlanFlatSteps, ErrorsNameTheOp) {
   auto plan =
       traced_plan_of([](const Tensor& x, const Tensor& y) { return reshape(floordiv(x, y), {-1}); },
