@@ -268,6 +268,13 @@ void Plan::run_while(Arena& a, const Step& step) const {
   // The loop variables live in the While's own output buffers.
   for (size_t k = 0; k < num_vars; ++k) {
     int32_t in = step.inputs[k];
+    if (step.initial_value_dead[k]) {  // overwritten whole before it is read
+      int32_t slot = step.out_slot + int32_t(k);
+      a.data[size_t(slot)] = a.reserve(step.buffers[k], step.var_static_bytes[k]);
+      a.shape[size_t(slot)] = step.var_static_shapes[k];
+      bind_var(k);
+      continue;
+    }
     store(a, step.out_slot + int32_t(k), step.buffers[k], {a.data[size_t(in)], a.shape[size_t(in)]},
           /*grow=*/false, step.var_static_shapes[k]);
     bind_var(k);
@@ -365,7 +372,11 @@ void Plan::run_steps(Arena& a) const {
       }
       switch (step.kind) {
         case graph::NodeKind::Op:
-          run_op(a, step);
+          if (step.row_view) {
+            run_row_view(a, step);
+          } else {
+            run_op(a, step);
+          }
           break;
         case graph::NodeKind::If:
           run_if(a, step);
