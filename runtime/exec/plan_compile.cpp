@@ -3,6 +3,8 @@
 //   1. slot assignment      one slot per value;
 //   2. step building        one step per node that computes something;
 //  2b. shape-only steps     which values only their shape is read of;
+//  2c. views                which gathers are views of a row, which loop
+//                            variables start uncopied (plan_views.cpp);
 //   3. memory plan          which buffer each computed value lives in;
 //   4. output aliasing      which outputs may share an input's memory;
 //   5. scalar-step selection which steps call an op's scalar kernel (per
