@@ -77,6 +77,13 @@ class Plan {
   // the variable, in a While body). For tests: the While's donation of its
   // loop variables is otherwise invisible.
   size_t num_in_place_steps() const;
+  // How many steps, here and in nested plans, are row views: x[i] read
+  // where it is, without a copy (plan_views.cpp).
+  size_t num_row_views() const;
+  // How many While loop variables, here and in nested plans, start without
+  // a copy of their initial value because the loop overwrites them whole
+  // before reading them (plan_views.cpp).
+  size_t num_uncopied_loop_variables() const;
 
   // A value as nested plans exchange it. `capacity` is how many bytes a
   // nested plan may write at `data` when the input is donated to it (a While
@@ -136,6 +143,10 @@ class Plan {
   void run_op(Arena& a, const Step& step) const;
   void run_while(Arena& a, const Step& step) const;
   void run_fused(Arena& a, const Step& step) const;  // plan_fused.cpp
+  // Row views and loop variables overwritten whole (plan_views.cpp): marked
+  // after the steps are built, before the memory plan.
+  void mark_views();
+  void run_row_view(Arena& a, const Step& step) const;
   // Stores `v` as the value of `slot`, copying into the slot's buffer.
   // With `grow`, a buffer that must be enlarged gets spare room (a loop
   // variable that grows every iteration, like a dynamic TensorArray). A

@@ -3,6 +3,8 @@
 //   1. slot assignment      one slot per value;
 //   2. step building        one step per node that computes something;
 //  2b. shape-only steps     which values only their shape is read of;
+//  2c. views                which gathers are views of a row, which loop
+//                            variables start uncopied (plan_views.cpp);
 //   3. memory plan          which buffer each computed value lives in;
 //   4. output aliasing      which outputs may share an input's memory;
 //   5. scalar-step selection which steps call an op's scalar kernel (per
@@ -23,15 +25,6 @@
 namespace ag::exec {
 
 namespace {
-
-// Identity nodes alias their input: tensors are immutable, so no copy.
-graph::ValueRef through_identity(const graph::Body& body, graph::ValueRef v) {
-  while (true) {
-    const graph::Node& n = body.nodes[size_t(v.node)];
-    if (n.kind != graph::NodeKind::Op || n.op != ops::OpId::Identity) return v;
-    v = n.inputs[0];
-  }
-}
 
 bool is_identity(const graph::Node& n) {
   return n.kind == graph::NodeKind::Op && n.op == ops::OpId::Identity;
@@ -306,7 +299,8 @@ void Plan::Compiler::plan_memory() {
       step.write_into_input = plan.sources_[size_t(step.inputs[0])].index;
     }
     const bool computed = step.kind == graph::NodeKind::Op || step.kind == graph::NodeKind::Fused;
-    bool buffered = (computed && !step.shape_only) || step.kind == graph::NodeKind::While;
+    bool buffered =
+        (computed && !step.shape_only && !step.row_view) || step.kind == graph::NodeKind::While;
     // An elementwise step writes over an input of its own type that dies
     // here: preferably a donated loop variable, which then needs no copy at
     // the end of the iteration (not a scalar, whose copy costs less than
@@ -378,6 +372,7 @@ void Plan::Compiler::inputs_aliased_by(int32_t slot, std::vector<int32_t>& out) 
   if (src.kind != Source::Step) return;
   const Step& step = plan.steps_[size_t(src.index)];
   if (step.write_into_input >= 0) out.push_back(step.write_into_input);
+  if (step.row_view) inputs_aliased_by(step.inputs[0], out);
   if (step.kind != graph::NodeKind::If) return;
   const size_t k = size_t(slot - step.out_slot);
   for (const auto& branch : step.subplans) {
@@ -527,6 +522,7 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
   compiler.assign_slots();
   compiler.build_steps();
   compiler.mark_shape_only_steps();
+  mark_views();
   compiler.plan_memory();
   compiler.mark_output_aliasing();
   compiler.select_scalar_steps();
@@ -638,6 +634,24 @@ size_t Plan::num_buffers_in_all_plans() const {
   size_t count = num_buffers_;
   for (const Step& step : steps_) {
     for (const auto& sub : step.subplans) count += sub->num_buffers_in_all_plans();
+  }
+  return count;
+}
+
+size_t Plan::num_row_views() const {
+  size_t count = 0;
+  for (const Step& step : steps_) {
+    count += step.row_view;
+    for (const auto& sub : step.subplans) count += sub->num_row_views();
+  }
+  return count;
+}
+
+size_t Plan::num_uncopied_loop_variables() const {
+  size_t count = 0;
+  for (const Step& step : steps_) {
+    count += size_t(std::count(step.initial_value_dead.begin(), step.initial_value_dead.end(), 1));
+    for (const auto& sub : step.subplans) count += sub->num_uncopied_loop_variables();
   }
   return count;
 }

@@ -128,6 +128,9 @@ struct Plan::Step {
   // Which of the step's inputs that loop variable is (0 for a TensorArray
   // write; any same-shaped operand of an elementwise op).
   int32_t in_place_operand = 0;
+  // A gather of one leading index run as a view of the row, without a
+  // buffer (plan_views.cpp).
+  bool row_view = false;
   // Per output: its memory-plan buffer, or -1 for a fresh tensor (function
   // outputs of top-level plans, variable values, effect results).
   std::vector<int32_t> buffers;
@@ -147,6 +150,9 @@ struct Plan::Step {
   std::vector<const Shape*> var_static_shapes;
   // While: per loop variable, its size in bytes when static, else 0.
   std::vector<size_t> var_static_bytes;
+  // While: per loop variable, whether the loop overwrites it whole before
+  // reading it, so that its initial value is not copied in (plan_views.cpp).
+  std::vector<uint8_t> initial_value_dead;
   // Fused: the members' program; its scratch is buffer first_scratch.
   std::unique_ptr<FusedProgram> fused;
 };
@@ -229,6 +235,15 @@ struct Plan::Arena {
     return b.data;
   }
 };
+
+// Identity nodes alias their input: tensors are immutable, so no copy.
+inline graph::ValueRef through_identity(const graph::Body& body, graph::ValueRef v) {
+  while (true) {
+    const graph::Node& n = body.nodes[size_t(v.node)];
+    if (n.kind != graph::NodeKind::Op || n.op != ops::OpId::Identity) return v;
+    v = n.inputs[0];
+  }
+}
 
 inline size_t byte_size(const Shape& shape, DType dtype) {
   return size_t(shape.num_elements()) * dtype_size(dtype);

@@ -258,6 +258,13 @@ void Plan::run_while(Arena& a, const Step& step) const {
   // The loop variables live in the While's own output buffers.
   for (size_t k = 0; k < num_vars; ++k) {
     int32_t in = step.inputs[k];
+    if (step.initial_value_dead[k]) {  // overwritten whole before it is read
+      int32_t slot = step.out_slot + int32_t(k);
+      a.data[size_t(slot)] = a.reserve(step.buffers[k], step.var_static_bytes[k]);
+      a.shape[size_t(slot)] = step.var_static_shapes[k];
+      bind_var(k);
+      continue;
+    }
     store(a, step.out_slot + int32_t(k), step.buffers[k], {a.data[size_t(in)], a.shape[size_t(in)]},
           /*grow=*/false, step.var_static_shapes[k]);
     bind_var(k);
@@ -401,7 +408,11 @@ void Plan::run_steps(Arena& a) const {
         case Instr::Code::General:
           switch (pc->step->kind) {
             case graph::NodeKind::Op:
-              pc->plan->run_op(a, *pc->step);
+              if (pc->step->row_view) {
+                pc->plan->run_row_view(a, *pc->step);
+              } else {
+                pc->plan->run_op(a, *pc->step);
+              }
               break;
             case graph::NodeKind::While:
               pc->plan->run_while(a, *pc->step);

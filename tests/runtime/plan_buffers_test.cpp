@@ -93,11 +93,16 @@ TEST(PlanBuffers, DynamicRnnWritesStateAndTensorArrayInPlace) {
   // variables: the add needs no buffer at all; the write keeps one it would
   // fall back to if the array outgrew its memory.
   EXPECT_EQ(plan.num_in_place_steps(), 2u);
+  // input[i] is a view of the transposed input's row, not a copy; the array
+  // is written at every index before it is read, so the While does not copy
+  // its zeros in (runtime/exec/plan_views.cpp).
+  EXPECT_EQ(plan.num_row_views(), 1u);
+  EXPECT_EQ(plan.num_uncopied_loop_variables(), 1u);
   // Top level: the transposed input and the While's three loop variables
   // (state, the loop index, the array; stack and the last transpose read the
   // array, and the transpose is the output). Condition: the comparison.
-  // Body: input[i] and the index's gather in turn with the write's
-  // fallback, and the index's increment.
+  // Body: the index's gather and the write's fallback (the index's
+  // increment reuses one of them).
   EXPECT_EQ(plan.num_buffers_in_all_plans(), 7u);
 }
 

@@ -1,0 +1,170 @@
+// Copies a plan avoids (see plan.h), decided while compiling:
+//  - Row views. x[i] (a gather of one leading index) of a value that no step
+//    of the plan writes during its run (an input the plan may not overwrite,
+//    or a constant) is a view of row i: the step sets its slot to the row's
+//    address and copies nothing. Such a view is never an output of a nested
+//    plan (whose parent might keep it past the run), so it lives only while
+//    its source does. An index out of range runs gather's kernel, which
+//    throws its usual error.
+//  - Loop variables overwritten whole. A While copies each loop variable's
+//    initial value into the variable's own buffer before the first
+//    iteration. A TensorArray of static size written at every index of a for
+//    loop over its size (dynamic_rnn's `states`) and read nowhere in the
+//    loop is overwritten entirely before anything reads it: its initial
+//    value (zeros) is dead, and the While only reserves the buffer.
+// Needs: steps built (plan_compile.cpp, phase 2), before the memory plan.
+// Guarantees: the plan's results are those of the copying plan, bit for bit.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "exec/plan_internal.h"
+
+namespace ag::exec {
+
+namespace {
+
+const graph::Node& producer(const graph::Body& body, graph::ValueRef v) {
+  return body.nodes[size_t(through_identity(body, v).node)];
+}
+
+bool is_op(const graph::Node& n, ops::OpId op) {
+  return n.kind == graph::NodeKind::Op && n.op == op;
+}
+
+// The value of an integer scalar constant, if `v` is one.
+std::optional<int64_t> const_int(const graph::Body& body, graph::ValueRef v) {
+  const graph::Node& n = producer(body, v);
+  if (n.kind != graph::NodeKind::Const || !is_integer(n.value.dtype()) || n.value.rank() != 0)
+    return std::nullopt;
+  return n.value.item<int64_t>();
+}
+
+// Whether `v` is the body's input `k`.
+bool is_input(const graph::Body& body, graph::ValueRef v, size_t k) {
+  return through_identity(body, v).node == body.placeholders[k];
+}
+
+// How often node `node`'s outputs are read: by nodes (an Identity counts as
+// a reader) and as the body's outputs.
+int count_reads(const graph::Body& body, int32_t node) {
+  int reads = 0;
+  for (const graph::Node& n : body.nodes) {
+    for (graph::ValueRef in : n.inputs) reads += in.node == node;
+  }
+  for (graph::ValueRef out : body.outputs) reads += out.node == node;
+  return reads;
+}
+
+// Whether `index` is the loop counter `j` itself, or element j of a constant
+// 0, 1, 2, ... (a materialised range).
+bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j) {
+  if (is_input(body, index, j)) return true;
+  const graph::Node& g = producer(body, index);
+  if (!is_op(g, ops::OpId::Gather) || g.attrs.axis != 0 || !is_input(body, g.inputs[1], j))
+    return false;
+  const graph::Node& range = producer(body, g.inputs[0]);
+  if (range.kind != graph::NodeKind::Const || !is_integer(range.value.dtype()) ||
+      range.value.rank() != 1)
+    return false;
+  const std::vector<int64_t> values = range.value.to_vector<int64_t>();
+  for (size_t q = 0; q < values.size(); ++q) {
+    if (values[q] != int64_t(q)) return false;
+  }
+  return true;
+}
+
+// Whether the While `w` of `parent` writes every row of its loop variable k,
+// a static-size TensorArray, before anything reads it: the body's only read
+// of it is one TensorArray write at the index of a counter j that starts at
+// 0 and steps by 1, the write's result is read only as the variable's next
+// value, the condition is `j < n` with n at least the array's size (a larger
+// n fails the call at the write past the end), and the condition reads no
+// variable k.
+bool overwritten_before_read(const graph::Body& parent, const graph::Node& w, size_t k) {
+  const graph::Body& cond = *w.subgraphs[0];
+  const graph::Body& body = *w.subgraphs[1];
+  const Shape& shape = w.outputs[k].shape;
+  if (!shape.is_fully_defined() || shape.rank() < 1) return false;
+  const int64_t size = shape[0];
+  if (!w.attrs.ints.empty() && w.attrs.ints[0] < size) return false;  // maximum_iterations
+  if (count_reads(body, body.placeholders[k]) != 1 || count_reads(cond, cond.placeholders[k]) != 0)
+    return false;
+  const graph::ValueRef written = through_identity(body, body.outputs[k]);
+  const graph::Node& write = body.nodes[size_t(written.node)];
+  if (!is_op(write, ops::OpId::TensorArrayWrite) || write.attrs.keepdims ||
+      !is_input(body, write.inputs[0], k) || count_reads(body, written.node) != 1)
+    return false;
+  for (size_t j = 0; j < w.outputs.size(); ++j) {
+    if (j == k || !is_counter(body, write.inputs[1], j)) continue;
+    if (const_int(parent, w.inputs[j]) != 0) return false;
+    const graph::Node& next = producer(body, body.outputs[j]);
+    const bool steps_by_one =
+        is_op(next, ops::OpId::Add) &&
+        ((is_input(body, next.inputs[0], j) && const_int(body, next.inputs[1]) == 1) ||
+         (is_input(body, next.inputs[1], j) && const_int(body, next.inputs[0]) == 1));
+    const graph::Node& test = producer(cond, cond.outputs[0]);
+    const std::optional<int64_t> bound =
+        is_op(test, ops::OpId::Less) && is_input(cond, test.inputs[0], j)
+            ? const_int(cond, test.inputs[1])
+            : std::nullopt;
+    return steps_by_one && bound && *bound >= size;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Plan::mark_views() {
+  const graph::Body& body = *body_;
+  std::vector<bool> is_output(sources_.size(), false);
+  for (int32_t o : outputs_) is_output[size_t(o)] = true;
+  for (Step& step : steps_) {
+    if (step.kind == graph::NodeKind::While) {
+      step.initial_value_dead.assign(step.buffers.size(), 0);
+      for (size_t k = 0; k < step.buffers.size(); ++k)
+        step.initial_value_dead[k] = overwritten_before_read(body, *step.node, k);
+      continue;
+    }
+    if (!is_op(*step.node, ops::OpId::Gather) || (!top_level_ && is_output[size_t(step.out_slot)]))
+      continue;
+    const ops::ValueType& params = body.type_of(step.node->inputs[0]);
+    const ops::ValueType& index = body.type_of(step.node->inputs[1]);
+    const int rank = params.shape.rank();
+    const Source& source = sources_[size_t(step.inputs[0])];
+    const bool unchanging = source.kind == Source::Constant ||
+                            (source.kind == Source::Input && size_t(source.index) >= num_donated_);
+    step.row_view =
+        unchanging && rank >= 1 && (step.attrs->axis == 0 || step.attrs->axis == -rank) &&
+        index.shape.rank() == 0 && (index.dtype == DType::int32 || index.dtype == DType::int64);
+  }
+}
+
+void Plan::run_row_view(Arena& a, const Step& step) const {
+  const int32_t params = step.inputs[0], index = step.inputs[1];
+  const Shape& shape = *a.shape[size_t(params)];
+  const void* at = a.data[size_t(index)];
+  const int64_t i = slot_dtypes_[size_t(index)] == DType::int32 ? *static_cast<const int32_t*>(at)
+                                                                : *static_cast<const int64_t*>(at);
+  if (i < 0 || i >= shape[0]) {
+    // gather's own error; its kernel checks every index before it writes.
+    ops::KernelInput kin[2] = {{a.data[size_t(params)], &shape, slot_dtypes_[size_t(params)]},
+                               {at, a.shape[size_t(index)], slot_dtypes_[size_t(index)]}};
+    ops::KernelContext kctx{step.op->name,      {kin, 2},   nullptr, &step.static_shape,
+                            step.out_dtypes[0], step.attrs, nullptr};
+    step.op->kernel(kctx);
+    throw InternalError("gather accepted an index out of range");
+  }
+  const Shape* out_shape = &step.static_shape;
+  if (!step.shape_is_static) {
+    a.dynamic_shapes[size_t(step.out_slot)] = Shape(shape.dims().subspan(1));
+    out_shape = &a.dynamic_shapes[size_t(step.out_slot)];
+  }
+  const size_t row = byte_size(*out_shape, step.out_dtypes[0]);
+  a.data[size_t(step.out_slot)] =
+      static_cast<const char*>(a.data[size_t(params)]) + size_t(i) * row;
+  a.shape[size_t(step.out_slot)] = out_shape;
+}
+
+}  // namespace ag::exec

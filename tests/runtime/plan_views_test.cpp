@@ -1,0 +1,130 @@
+// Copies the executor avoids (runtime/exec/plan_views.cpp): x[i] of a value
+// no step writes during the run is a view of the row, and a static-size
+// TensorArray written at every index of a for loop over its size starts
+// without a copy of its zeros. Each test checks the graph against eager
+// execution, and the plan's counts show whether the copy was avoided.
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <typeinfo>
+
+#include <ag/ag.h>
+
+#include "error_test_util.h"
+#include "exec/plan.h"
+#include "function/concrete.h"
+
+namespace {
+
+using ag::Tensor;
+
+// The plan the function's cache holds for `args`.
+template <class F, class... Args>
+const ag::exec::Plan& plan_for(const ag::PolymorphicFunction<F>& fn, const Args&... args) {
+  namespace detail = ag::detail;
+  detail::Hasher hasher;
+  hasher.h = detail::mix(hasher.h, typeid(Tensor).hash_code());
+  (detail::visit_trace_type(hasher, args), ...);
+  std::tuple<const Args&...> refs(args...);
+  const detail::ConcreteCore* concrete =
+      fn.core()->find_exact(hasher.h, {&refs, &detail::match_args<Args...>});
+  EXPECT_NE(concrete, nullptr);
+  return *concrete->plan;
+}
+
+Tensor row_plus_one(Tensor x, Tensor i) {
+  return x[i] + 1;
+}
+
+TEST(PlanViews, LeadingIndexOfAnInputIsAViewOfTheRow) {
+  auto f = ag::function(row_plus_one, {.name = "row_plus_one"});
+  Tensor x = ag::reshape(ag::range(ag::constant(0.0f), ag::constant(12.0f)), {3, 4});
+  for (int64_t i : {0, 2, 1}) {
+    Tensor index = ag::constant(i);
+    EXPECT_EQ(f(x, index).values_string(), row_plus_one(x, index).values_string());
+  }
+  EXPECT_EQ(f(x, ag::constant(int64_t(2))).to_vector<float>(), (std::vector<float>{9, 10, 11, 12}));
+  EXPECT_EQ(plan_for(f, x, ag::constant(int64_t(0))).num_row_views(), 1u);
+}
+
+TEST(PlanViews, ARowViewOutOfRangeFailsAsGatherDoes) {
+  auto f = ag::function(row_plus_one, {.name = "row_plus_one"});
+  Tensor x = ag::zeros({3, 4}, ag::float32);
+  std::string err = ag_test::error_of([&] { f(x, ag::constant(3)); });
+  EXPECT_CONTAINS(err, "gather: indices = 3 is not in [0, 3)");
+  err = ag_test::error_of([&] { f(x, ag::constant(-1)); });
+  EXPECT_CONTAINS(err, "gather: indices = -1 is not in [0, 3)");
+}
+
+TEST(PlanViews, ARowReturnedByTheFunctionIsItsOwnTensor) {
+  auto f = ag::function([](Tensor x, Tensor i) { return x[i]; }, {.name = "row"});
+  Tensor x = ag::reshape(ag::range(ag::constant(0), ag::constant(6)), {3, 2});
+  Tensor row = f(x, ag::constant(1));
+  EXPECT_EQ(row.to_vector<int32_t>(), (std::vector<int32_t>{2, 3}));
+  EXPECT_EQ(f(x, ag::constant(2)).to_vector<int32_t>(), (std::vector<int32_t>{4, 5}));
+  EXPECT_EQ(row.to_vector<int32_t>(), (std::vector<int32_t>{2, 3}));
+}
+
+// A loop variable that is a row of a captured value each iteration (a body
+// output that is a row: copied into the variable, not a view).
+Tensor last_row_by_loop(Tensor x) {
+  Tensor row = x[0];
+  ag::for_stmt(
+      ag::range(Tensor(x.shape()[0])), ag::no_extra_test, [&](Tensor i) { row = x[i] * 2; },
+      ag::state({"row"}, row));
+  return row;
+}
+
+TEST(PlanViews, ARowAsALoopVariableIsCopiedIntoIt) {
+  auto f = ag::function(last_row_by_loop, {.name = "last_row_by_loop"});
+  Tensor x = ag::reshape(ag::range(ag::constant(0.0), ag::constant(8.0)), {4, 2});
+  EXPECT_EQ(f(x).to_vector<double>(), (std::vector<double>{12, 14}));
+  EXPECT_EQ(f(x).values_string(), last_row_by_loop(x).values_string());
+}
+
+// Writes rows 0 .. count - 1 of an array of `size` rows (the rest stay
+// zero), each row i the input's row i plus the previous one.
+Tensor running_rows(Tensor input, int64_t size, Tensor count) {
+  ag::TensorArray rows(ag::float32, size);
+  Tensor state = ag::zeros({2}, ag::float32);
+  ag::for_stmt(
+      ag::range(count), ag::no_extra_test,
+      [&](Tensor i) {
+        state = input[i] + state;
+        rows.write(i, state);
+      },
+      ag::state({"state", "rows"}, state, rows));
+  return rows.stack();
+}
+
+TEST(PlanViews, AnArrayWrittenAtEveryIndexStartsWithoutItsZeros) {
+  auto f =
+      ag::function([](Tensor input) { return running_rows(input, 3, Tensor(input.shape()[0])); },
+                   {.name = "all_rows"});
+  Tensor a = ag::ones({3, 2}, ag::float32);
+  Tensor b = ag::fill({3, 2}, 5.0);
+  EXPECT_EQ(f(a).to_vector<float>(), (std::vector<float>{1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(f(b).to_vector<float>(), (std::vector<float>{5, 5, 10, 10, 15, 15}));
+  EXPECT_EQ(plan_for(f, a).num_uncopied_loop_variables(), 1u);
+}
+
+TEST(PlanViews, AnArrayWrittenAtSomeIndicesKeepsItsZerosOnEveryCall) {
+  // Two rows of three: the plan's arena keeps the array's buffer between
+  // calls, and the third row must be zero again, not the last call's.
+  auto two = ag::function([](Tensor input) { return running_rows(input, 3, ag::constant(2)); },
+                          {.name = "two_rows"});
+  Tensor a = ag::ones({3, 2}, ag::float32);
+  Tensor b = ag::fill({3, 2}, 5.0);
+  EXPECT_EQ(two(a).to_vector<float>(), (std::vector<float>{1, 1, 2, 2, 0, 0}));
+  EXPECT_EQ(two(b).to_vector<float>(), (std::vector<float>{5, 5, 10, 10, 0, 0}));
+  EXPECT_EQ(plan_for(two, a).num_uncopied_loop_variables(), 0u);
+  // A loop whose length comes from an input may be shorter than the array.
+  auto some = ag::function([](Tensor input, Tensor n) { return running_rows(input, 3, n); },
+                           {.name = "some_rows"});
+  EXPECT_EQ(some(b, ag::constant(3)).to_vector<float>(),
+            (std::vector<float>{5, 5, 10, 10, 15, 15}));
+  EXPECT_EQ(some(a, ag::constant(1)).to_vector<float>(), (std::vector<float>{1, 1, 0, 0, 0, 0}));
+  EXPECT_EQ(plan_for(some, a, ag::constant(1)).num_uncopied_loop_variables(), 0u);
+}
+
+}  // namespace
