@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "exec/plan_internal.h"
+#include "ops/parallel.h"
 #include "ops/scalar_ops.h"
 
 namespace ag::exec {
@@ -352,112 +353,132 @@ void Plan::run_fused(Arena& a, const Step& step) const {
     a.holders[size_t(step.out_slot)] = std::move(fresh);
     out_shape = &a.holders[size_t(step.out_slot)].shape();
   }
-  auto* scratch = static_cast<char*>(a.reserve(step.first_scratch, program.scratch_bytes));
-  char* partials = scratch + program.num_blocks * program.block_bytes;
-  const DType value_dtype = program.members.back().dtype;  // what a reduction reduces
-
-  static const Shape kScalar;
-  constexpr size_t kMaxOperands = 3;
-  ops::KernelInput in[kMaxOperands];
-  const FusedProgram::Member* current = nullptr;
-  try {
-    if (program.flat) {
+  if (program.flat) {
+    auto* scratch = static_cast<char*>(a.reserve(step.first_scratch, program.scratch_bytes));
+    const FusedProgram::Member* current = nullptr;
+    try {
       run_flat_members(a, step, slot_dtypes_, scratch, out, current);
-      a.data[size_t(step.out_slot)] = out;
-      a.shape[size_t(step.out_slot)] = out_shape;
-      return;
+    } catch (const Error& e) {
+      if (!current) throw;
+      rethrow_defined_at(e, *current->node);
     }
-    // A composed chain: adds and multiplies of floats, which raise nothing.
-    std::optional<ComposedOperands> composed;
-    if (program.composed) composed = composed_operands(a, step, slot_dtypes_, scratch);
-    size_t block_index = 0;
-    for (int64_t start = 0; start < program.num_elements; start += kBlockElements, ++block_index) {
-      const Shape block_shape{std::min(kBlockElements, program.num_elements - start)};
-      if (composed) {
-        const void* operands[3];
-        for (size_t i = 0; i < 3; ++i) {
-          operands[i] = composed->base[i] +
-                        (composed->advances[i] ? size_t(start) * composed->element_size[i] : 0);
+    a.data[size_t(step.out_slot)] = out;
+    a.shape[size_t(step.out_slot)] = out_shape;
+    return;
+  }
+
+  // The blocks split over the intra-op threads in contiguous chunks, each
+  // chunk with its own member blocks (a composed chain's broadcasts are read
+  // only, and shared); each block writes its own partial result, so the
+  // result does not depend on the thread count.
+  const int64_t num_blocks = (program.num_elements + kBlockElements - 1) / kBlockElements;
+  const int64_t max_chunks = intra_op_threads();
+  const size_t chunk_bytes = program.num_blocks * program.block_bytes;
+  const size_t partial_bytes = program.scratch_bytes - chunk_bytes;
+  auto* scratch = static_cast<char*>(
+      a.reserve(step.first_scratch, chunk_bytes * size_t(max_chunks) + partial_bytes));
+  char* partials = scratch + chunk_bytes * size_t(max_chunks);
+  const DType value_dtype = program.members.back().dtype;  // what a reduction reduces
+  static const Shape kScalar;
+  // A composed chain: adds and multiplies of floats, which raise nothing.
+  std::optional<ComposedOperands> composed;
+  if (program.composed) composed = composed_operands(a, step, slot_dtypes_, scratch);
+
+  auto run_blocks = [&](int64_t chunk, int64_t begin, int64_t end) {
+    char* blocks = scratch + size_t(chunk) * chunk_bytes;
+    constexpr size_t kMaxOperands = 3;
+    ops::KernelInput in[kMaxOperands];
+    const FusedProgram::Member* current = nullptr;
+    try {
+      for (int64_t block_index = begin; block_index < end; ++block_index) {
+        const int64_t start = block_index * kBlockElements;
+        const Shape block_shape{std::min(kBlockElements, program.num_elements - start)};
+        char* partial = partials + size_t(block_index) * dtype_size(value_dtype);
+        if (composed) {
+          const void* operands[3];
+          for (size_t i = 0; i < 3; ++i) {
+            operands[i] = composed->base[i] +
+                          (composed->advances[i] ? size_t(start) * composed->element_size[i] : 0);
+          }
+          void* block_out = program.float_sum
+                                ? partial
+                                : static_cast<char*>(out) + size_t(start) * dtype_size(out_dtype);
+          program.composed(operands, block_shape[0], block_out);
+          continue;
         }
-        void* block_out = program.float_sum
-                              ? partials + block_index * dtype_size(value_dtype)
-                              : static_cast<char*>(out) + size_t(start) * dtype_size(out_dtype);
-        program.composed(operands, block_shape[0], block_out);
-        continue;
-      }
-      for (const FusedProgram::Member& m : program.members) {
-        current = &m;
-        for (size_t i = 0; i < m.operands.size(); ++i) {
-          const FusedProgram::Operand& op = m.operands[i];
-          if (op.external) {
-            int32_t slot = step.inputs[size_t(op.index)];
-            DType dtype = slot_dtypes_[size_t(slot)];
-            const char* data = static_cast<const char*>(a.data[size_t(slot)]);
-            in[i] = op.scalar ? ops::KernelInput{data, &kScalar, dtype}
-                              : ops::KernelInput{data + size_t(start) * dtype_size(dtype),
-                                                 &block_shape, dtype};
+        for (const FusedProgram::Member& m : program.members) {
+          current = &m;
+          for (size_t i = 0; i < m.operands.size(); ++i) {
+            const FusedProgram::Operand& op = m.operands[i];
+            if (op.external) {
+              int32_t slot = step.inputs[size_t(op.index)];
+              DType dtype = slot_dtypes_[size_t(slot)];
+              const char* data = static_cast<const char*>(a.data[size_t(slot)]);
+              in[i] = op.scalar ? ops::KernelInput{data, &kScalar, dtype}
+                                : ops::KernelInput{data + size_t(start) * dtype_size(dtype),
+                                                   &block_shape, dtype};
+            } else {
+              const FusedProgram::Member& source = program.members[size_t(op.index)];
+              in[i] = {blocks + size_t(source.block) * program.block_bytes, &block_shape,
+                       source.dtype};
+            }
+          }
+          void* block_out = m.block >= 0
+                                ? blocks + size_t(m.block) * program.block_bytes
+                                : static_cast<char*>(out) + size_t(start) * dtype_size(out_dtype);
+          m.op->kernel({m.op->name,
+                        {in, m.operands.size()},
+                        block_out,
+                        &block_shape,
+                        m.dtype,
+                        m.attrs,
+                        nullptr});
+        }
+        current = nullptr;
+        if (!program.reduction) continue;
+        const char* value = blocks + size_t(program.members.back().block) * program.block_bytes;
+        if (program.float_sum) {
+          if (value_dtype == DType::float32) {
+            *reinterpret_cast<float*>(partial) =
+                sum_block(reinterpret_cast<const float*>(value), block_shape[0]);
           } else {
-            const FusedProgram::Member& source = program.members[size_t(op.index)];
-            in[i] = {scratch + size_t(source.block) * program.block_bytes, &block_shape,
-                     source.dtype};
+            *reinterpret_cast<double*>(partial) =
+                sum_block(reinterpret_cast<const double*>(value), block_shape[0]);
           }
-        }
-        void* block_out = m.block >= 0
-                              ? scratch + size_t(m.block) * program.block_bytes
-                              : static_cast<char*>(out) + size_t(start) * dtype_size(out_dtype);
-        m.op->kernel({m.op->name,
-                      {in, m.operands.size()},
-                      block_out,
-                      &block_shape,
-                      m.dtype,
-                      m.attrs,
-                      nullptr});
-      }
-      current = nullptr;
-      if (program.float_sum) {
-        const FusedProgram::Member& value = program.members.back();
-        const char* block = scratch + size_t(value.block) * program.block_bytes;
-        char* partial = partials + block_index * dtype_size(value_dtype);
-        if (value_dtype == DType::float32) {
-          *reinterpret_cast<float*>(partial) =
-              sum_block(reinterpret_cast<const float*>(block), block_shape[0]);
         } else {
-          *reinterpret_cast<double*>(partial) =
-              sum_block(reinterpret_cast<const double*>(block), block_shape[0]);
+          ops::KernelInput reduced{value, &block_shape, value_dtype};
+          program.reduction->kernel({program.reduction->name,
+                                     {&reduced, 1},
+                                     partial,
+                                     &kScalar,
+                                     value_dtype,
+                                     &all_axes(),
+                                     nullptr});
         }
-      } else if (program.reduction) {
-        const FusedProgram::Member& value = program.members.back();
-        ops::KernelInput reduced{scratch + size_t(value.block) * program.block_bytes, &block_shape,
-                                 value_dtype};
-        program.reduction->kernel({program.reduction->name,
-                                   {&reduced, 1},
-                                   partials + block_index * dtype_size(value_dtype),
-                                   &kScalar,
-                                   value_dtype,
-                                   &all_axes(),
-                                   nullptr});
       }
+    } catch (const Error& e) {
+      if (!current) throw;
+      rethrow_defined_at(e, *current->node);
     }
-    if (program.reduction) {
-      const Shape partial_shape{int64_t(block_index)};
-      ops::KernelInput reduced{partials, &partial_shape, value_dtype};
-      program.reduction->kernel(
-          {program.reduction->name, {&reduced, 1}, out, &kScalar, out_dtype, &all_axes(), nullptr});
-      if (program.mean) {
-        // As kernel_reduce_mean divides its sum: integers truncate. The
-        // element count is at least 1 (fusion takes no empty shapes).
-        visit_dtype(out_dtype, [&](auto v) {
-          using T = decltype(v);
-          if constexpr (!std::is_same_v<T, bool>) {
-            T* result = static_cast<T*>(out);
-            *result = T(*result / T(program.num_elements));
-          }
-        });
-      }
+  };
+  ops::parallel_chunks(num_blocks, ops::kParallelGrain / kBlockElements, max_chunks, run_blocks);
+
+  if (program.reduction) {
+    const Shape partial_shape{num_blocks};
+    ops::KernelInput reduced{partials, &partial_shape, value_dtype};
+    program.reduction->kernel(
+        {program.reduction->name, {&reduced, 1}, out, &kScalar, out_dtype, &all_axes(), nullptr});
+    if (program.mean) {
+      // As kernel_reduce_mean divides its sum: integers truncate. The
+      // element count is at least 1 (fusion takes no empty shapes).
+      visit_dtype(out_dtype, [&](auto v) {
+        using T = decltype(v);
+        if constexpr (!std::is_same_v<T, bool>) {
+          T* result = static_cast<T*>(out);
+          *result = T(*result / T(program.num_elements));
+        }
+      });
     }
-  } catch (const Error& e) {
-    if (!current) throw;
-    rethrow_defined_at(e, *current->node);
   }
   a.data[size_t(step.out_slot)] = out;
   a.shape[size_t(step.out_slot)] = out_shape;
