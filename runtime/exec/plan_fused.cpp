@@ -24,7 +24,6 @@
 // blocks with its own scratch blocks.
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <span>
 #include <type_traits>
@@ -483,11 +482,12 @@ void Plan::run_fused(Arena& a, const Step& step) const {
   static const Shape kScalar;
   for (size_t b = 0; b < program.broadcasts.size(); ++b) {
     const int32_t slot = step.inputs[size_t(program.broadcasts[b])];
-    const size_t size = dtype_size(slot_dtypes_[size_t(slot)]);
-    char* block = scratch + b * program.block_bytes;
-    for (int64_t k = 0; k < kBlockElements; ++k) {
-      std::memcpy(block + size_t(k) * size, a.data[size_t(slot)], size);
-    }
+    visit_dtype(slot_dtypes_[size_t(slot)], [&](auto v) {
+      using T = decltype(v);
+      T* block = reinterpret_cast<T*>(scratch + b * program.block_bytes);
+      std::fill_n(block, std::min(kBlockElements, program.num_elements),
+                  *static_cast<const T*>(a.data[size_t(slot)]));
+    });
   }
   const bool last_sums = program.stages.back().sums;
 
