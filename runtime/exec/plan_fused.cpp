@@ -14,21 +14,23 @@
 // A program of at most kMaxFlatElements elements without a reduction (a
 // small loop state) runs flat instead: each member's scalar kernel per
 // element, the same functor as its kernel's, without a kernel call.
-// A composed chain (two add/sub/mul members over floats, optionally summed:
-// MSE's (a - b) * (a - b)) runs both members' functors in one loop per block
-// instead, so the first member's value stays in a register: the same
-// functors in the same order per element, and the sum in sum_block's lanes
-// and order, so it gives the bits the member-by-member run gives.
+// Stages (compose): a member whose value only one other member reads may run
+// in that member's loop instead of writing a block of its own, from a fixed
+// set of pairs: add/sub/mul into add/sub/mul (MSE's (a - b) * (a - b), its
+// sum in sum_block's lanes and order; 3 * x + 1), and a comparison into the
+// where it is the condition of (no bool block). The same functors in the
+// same order per element, so a composed stage gives the member-by-member bits.
+// The blocks split over the intra-op threads (ops/parallel.h), each chunk of
+// blocks with its own scratch blocks.
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
-#include <optional>
 #include <span>
 #include <type_traits>
 #include <vector>
 
 #include "exec/plan_internal.h"
+#include "ops/parallel.h"
 #include "ops/scalar_ops.h"
 
 namespace ag::exec {
@@ -75,16 +77,16 @@ T sum_block(const T* x, int64_t n) {
   return sum_values<T>(n, [x](int64_t i) { return x[i]; });
 }
 
-// ---- Composed chains ----------------------------------------------------------
+// ---- Composed loops -----------------------------------------------------------
 
-// Where the second member reads the first's value v: G(v, v), G(v, e) or
-// G(e, v), e an outside value.
+// Where the second member of an arithmetic pair reads the first's value v:
+// G(v, v), G(v, e) or G(e, v), e another value.
 enum class SecondForm { kBoth, kLeft, kRight };
 
-// v = F(a[i], b[i]), then G on v: per block, written to `out`, or (kSum)
-// summed into *out. Scalar operands arrive broadcast over a block.
+// v = F(a[i], b[i]), then G on v, v in a register: per block, written to
+// `out`, or (kSum) summed into *out in sum_block's lanes and order.
 template <class T, class F, class G, SecondForm kForm, bool kSum>
-void composed_chain(const void* const* operands, int64_t n, void* out) {
+void arithmetic_pair(const void* const* operands, int64_t n, void* out) {
   const T* a = static_cast<const T*>(operands[0]);
   const T* b = static_cast<const T*>(operands[1]);
   const T* e = static_cast<const T*>(operands[2]);
@@ -106,7 +108,42 @@ void composed_chain(const void* const* operands, int64_t n, void* out) {
   }
 }
 
-// Calls f with the functor of add, sub or mul; null for other ops.
+// where(Cmp(p, q), a, b), the compare's value never stored: a compare read
+// only as a where's condition runs in the where's loop, so no bool block is
+// written and widened again.
+template <class T, class Cmp>
+void compare_select(const void* const* operands, int64_t n, void* out) {
+  const T* p = static_cast<const T*>(operands[0]);
+  const T* q = static_cast<const T*>(operands[1]);
+  const T* a = static_cast<const T*>(operands[2]);
+  const T* b = static_cast<const T*>(operands[3]);
+  T* o = static_cast<T*>(out);
+  for (int64_t i = 0; i < n; ++i) {
+    // Both values loaded on every element, so that GCC selects with masks.
+    const T x = a[i], y = b[i];
+    o[i] = Cmp{}(p[i], q[i]) ? x : y;
+  }
+}
+
+// Calls then(T{}) for the dtypes composed loops cover; null for bool.
+template <class Then>
+FusedProgram::ComposedFn with_number(DType dtype, Then then) {
+  switch (dtype) {
+    case DType::float32:
+      return then(float{});
+    case DType::float64:
+      return then(double{});
+    case DType::int32:
+      return then(int32_t{});
+    case DType::int64:
+      return then(int64_t{});
+    case DType::bool_:
+      break;
+  }
+  return nullptr;
+}
+
+// Calls then with the functor of add, sub or mul; null for other ops.
 template <class Then>
 FusedProgram::ComposedFn with_arithmetic(ops::OpId id, Then then) {
   switch (id) {
@@ -121,94 +158,142 @@ FusedProgram::ComposedFn with_arithmetic(ops::OpId id, Then then) {
   }
 }
 
-template <class T>
-FusedProgram::ComposedFn composed_for(ops::OpId first, ops::OpId second, SecondForm form,
-                                      bool sum) {
-  return with_arithmetic(first, [&](auto f) {
-    return with_arithmetic(second, [&](auto g) -> FusedProgram::ComposedFn {
-      using F = decltype(f);
-      using G = decltype(g);
-      auto pick = [&]<SecondForm kForm>() -> FusedProgram::ComposedFn {
-        return sum ? &composed_chain<T, F, G, kForm, true> : &composed_chain<T, F, G, kForm, false>;
-      };
-      switch (form) {
-        case SecondForm::kBoth:
-          return pick.template operator()<SecondForm::kBoth>();
-        case SecondForm::kLeft:
-          return pick.template operator()<SecondForm::kLeft>();
-        case SecondForm::kRight:
-          break;
-      }
-      return pick.template operator()<SecondForm::kRight>();
+// Calls then with the functor of a comparison; null for other ops.
+template <class Then>
+FusedProgram::ComposedFn with_comparison(ops::OpId id, Then then) {
+  switch (id) {
+    case ops::OpId::Equal:
+      return then(ops::scalar::EqualOp{});
+    case ops::OpId::NotEqual:
+      return then(ops::scalar::NotEqualOp{});
+    case ops::OpId::Less:
+      return then(ops::scalar::LessOp{});
+    case ops::OpId::LessEqual:
+      return then(ops::scalar::LessEqualOp{});
+    case ops::OpId::Greater:
+      return then(ops::scalar::GreaterOp{});
+    case ops::OpId::GreaterEqual:
+      return then(ops::scalar::GreaterEqualOp{});
+    default:
+      return nullptr;
+  }
+}
+
+FusedProgram::ComposedFn arithmetic_pair_for(DType dtype, ops::OpId first, ops::OpId second,
+                                             SecondForm form, bool sum) {
+  return with_number(dtype, [&](auto t) {
+    return with_arithmetic(first, [&](auto f) {
+      return with_arithmetic(second, [&](auto g) -> FusedProgram::ComposedFn {
+        using T = decltype(t);
+        using F = decltype(f);
+        using G = decltype(g);
+        auto pick = [&]<SecondForm kForm>() -> FusedProgram::ComposedFn {
+          if constexpr (std::is_floating_point_v<T>) {
+            if (sum) return &arithmetic_pair<T, F, G, kForm, true>;
+          }
+          return &arithmetic_pair<T, F, G, kForm, false>;
+        };
+        switch (form) {
+          case SecondForm::kBoth:
+            return pick.template operator()<SecondForm::kBoth>();
+          case SecondForm::kLeft:
+            return pick.template operator()<SecondForm::kLeft>();
+          case SecondForm::kRight:
+            break;
+        }
+        return pick.template operator()<SecondForm::kRight>();
+      });
     });
   });
 }
 
-// The composed loop of a program that is such a chain (see the file
-// comment), else null.
-FusedProgram::ComposedFn composed_program(const FusedProgram& program,
-                                          std::span<const ops::ValueType* const> input_types) {
-  if (program.members.size() != 2 || (program.reduction && !program.float_sum)) return nullptr;
-  const FusedProgram::Member& first = program.members[0];
-  const FusedProgram::Member& second = program.members[1];
-  const DType dtype = first.dtype;
-  if (first.operands.size() != 2 || second.operands.size() != 2 || second.dtype != dtype ||
-      (dtype != DType::float32 && dtype != DType::float64)) {
-    return nullptr;
-  }
-  for (const FusedProgram::Operand& op : first.operands) {
-    if (input_types[size_t(op.index)]->dtype != dtype) return nullptr;
-  }
-  const bool left_is_first = !second.operands[0].external;
-  const bool right_is_first = !second.operands[1].external;
-  for (const FusedProgram::Operand& op : second.operands) {
-    if (op.external && input_types[size_t(op.index)]->dtype != dtype) return nullptr;
-  }
-  const SecondForm form = left_is_first && right_is_first ? SecondForm::kBoth
-                          : left_is_first                 ? SecondForm::kLeft
-                                                          : SecondForm::kRight;
-  return dtype == DType::float32
-             ? composed_for<float>(first.op->id, second.op->id, form, program.float_sum)
-             : composed_for<double>(first.op->id, second.op->id, form, program.float_sum);
+FusedProgram::ComposedFn compare_select_for(DType dtype, ops::OpId comparison) {
+  return with_number(dtype, [&](auto t) {
+    return with_comparison(comparison, [&](auto cmp) -> FusedProgram::ComposedFn {
+      return &compare_select<decltype(t), decltype(cmp)>;
+    });
+  });
 }
 
-// The composed chain's three operands: the first member's two, then the
-// second member's outside one (or the first's again, unread). Scalars are
-// broadcast over the scratch blocks first.
-struct ComposedOperands {
-  const FusedProgram::Operand* operand[3];
-  const char* base[3];
-  size_t element_size[3];
-  bool advances[3];
-};
-
-ComposedOperands composed_operands(const Plan::Arena& a, const Plan::Step& step,
-                                   std::span<const DType> slot_dtypes, char* scratch) {
-  const FusedProgram& program = *step.fused;
-  const FusedProgram::Member& second = program.members[1];
-  const FusedProgram::Operand* outside =
-      second.operands[0].external ? &second.operands[0] : &second.operands[1];
-  ComposedOperands ops{{&program.members[0].operands[0], &program.members[0].operands[1],
-                        outside->external ? outside : &program.members[0].operands[0]},
-                       {},
-                       {},
-                       {}};
-  size_t broadcast_block = 0;
-  for (size_t i = 0; i < 3; ++i) {
-    const int32_t slot = step.inputs[size_t(ops.operand[i]->index)];
-    const size_t size = dtype_size(slot_dtypes[size_t(slot)]);
-    const char* data = static_cast<const char*>(a.data[size_t(slot)]);
-    ops.element_size[i] = size;
-    ops.advances[i] = !ops.operand[i]->scalar;
-    if (ops.advances[i]) {
-      ops.base[i] = data;
-      continue;
+// Groups the members into stages (FusedProgram::Stage). A member whose
+// every read is by the next stage's member m, and which runs alone, joins
+// m's loop when the pair is one the composed loops cover: an add, sub or
+// mul read by an add, sub or mul of the same dtype (v in a register; MSE's
+// (a - b) * (a - b), 3 * x + 1), or a comparison read only as the condition
+// of a where over its operands' dtype (collatz's where(x % 2 == 0, ...)).
+// Every other member is a stage of its own, run by its kernel.
+void compose(FusedProgram& program, std::span<const ops::ValueType* const> input_types) {
+  using Member = FusedProgram::Member;
+  using Operand = FusedProgram::Operand;
+  std::vector<Member>& members = program.members;
+  const auto last = int32_t(members.size()) - 1;
+  std::vector<int32_t> reads(members.size(), 0);
+  for (const Member& m : members) {
+    for (const Operand& op : m.operands) {
+      if (!op.external) ++reads[size_t(op.index)];
     }
-    char* block = scratch + broadcast_block++ * program.block_bytes;
-    for (int64_t k = 0; k < kBlockElements; ++k) std::memcpy(block + size_t(k) * size, data, size);
-    ops.base[i] = block;
   }
-  return ops;
+  auto dtype_of = [&](const Operand& op) {
+    return op.external ? input_types[size_t(op.index)]->dtype : members[size_t(op.index)].dtype;
+  };
+  auto stage_operand = [&](const Operand& op) {
+    if (!op.external || !op.scalar) return op;
+    auto at = std::find(program.broadcasts.begin(), program.broadcasts.end(), op.index);
+    if (at == program.broadcasts.end()) at = program.broadcasts.insert(at, op.index);
+    return Operand{true, true, int32_t(at - program.broadcasts.begin())};
+  };
+  std::vector<FusedProgram::Stage>& stages = program.stages;
+  for (int32_t m = 0; m <= last; ++m) {
+    const Member& member = members[size_t(m)];
+    // The stage of the member `op` names, if m makes every read of it and
+    // it runs alone; its loop can then run in m's.
+    auto joinable = [&](const Operand& op) -> std::vector<FusedProgram::Stage>::iterator {
+      if (op.external) return stages.end();
+      int32_t by_m = 0;
+      for (const Operand& o : member.operands) by_m += !o.external && o.index == op.index;
+      if (reads[size_t(op.index)] != by_m) return stages.end();
+      return std::find_if(stages.begin(), stages.end(), [&](const FusedProgram::Stage& s) {
+        return s.member == op.index && !s.composed;
+      });
+    };
+    FusedProgram::Stage stage{m, nullptr, {}, false};
+    auto joined = stages.end();
+    if (member.op->id == ops::OpId::Where) {
+      joined = joinable(member.operands[0]);
+      const Member* first = joined == stages.end() ? nullptr : &members[size_t(joined->member)];
+      if (first && first->operands.size() == 2 && dtype_of(first->operands[0]) == member.dtype) {
+        stage.composed = compare_select_for(member.dtype, first->op->id);
+        stage.operands = {first->operands[0], first->operands[1], member.operands[1],
+                          member.operands[2]};
+      }
+    } else if (member.operands.size() == 2 && dtype_of(member.operands[0]) == member.dtype) {
+      const bool left = (joined = joinable(member.operands[0])) != stages.end();
+      if (!left) joined = joinable(member.operands[1]);
+      const Member* first = joined == stages.end() ? nullptr : &members[size_t(joined->member)];
+      if (first && first->operands.size() == 2 && first->dtype == member.dtype &&
+          dtype_of(first->operands[0]) == member.dtype) {
+        const Operand& other = left ? member.operands[1] : member.operands[0];
+        const bool both = !other.external && other.index == first - members.data();
+        const SecondForm form = both   ? SecondForm::kBoth
+                                : left ? SecondForm::kLeft
+                                       : SecondForm::kRight;
+        stage.sums = m == last && program.float_sum;
+        stage.composed =
+            arithmetic_pair_for(member.dtype, first->op->id, member.op->id, form, stage.sums);
+        // kBoth's third operand is not read.
+        stage.operands = {first->operands[0], first->operands[1],
+                          both ? first->operands[0] : other};
+      }
+    }
+    if (stage.composed) {
+      stages.erase(joined);  // its member runs in this stage
+      for (Operand& op : stage.operands) op = stage_operand(op);
+    } else {
+      stage.operands.clear();
+      stage.sums = false;
+    }
+    stages.push_back(std::move(stage));
+  }
 }
 
 // A flat program (a few elements, no reduction): each member as a flat
@@ -279,49 +364,10 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   }
   if (!program->reduction) program->num_elements = last->outputs[0].shape.num_elements();
 
-  // Scratch blocks: every member but an unreduced last one writes a block,
-  // which is free again after the last member that reads it.
   std::vector<FusedProgram::Member>& members = program->members;
-  std::vector<size_t> last_read(members.size(), 0);
-  size_t widest = 1;
-  for (size_t m = 0; m < members.size(); ++m) {
-    widest = std::max(widest, dtype_size(members[m].dtype));
-    for (const FusedProgram::Operand& op : members[m].operands) {
-      if (!op.external) last_read[size_t(op.index)] = m;
-    }
-  }
-  std::vector<int32_t> free_blocks;
-  for (size_t m = 0; m < members.size(); ++m) {
-    bool writes_output = m + 1 == members.size() && !program->reduction;
-    if (!writes_output) {
-      if (free_blocks.empty()) free_blocks.push_back(int32_t(program->num_blocks++));
-      members[m].block = free_blocks.back();
-      free_blocks.pop_back();
-    }
-    for (const FusedProgram::Operand& op : members[m].operands) {
-      // Read last here (an operand read twice frees its block once).
-      if (!op.external && last_read[size_t(op.index)] == m &&
-          members[size_t(op.index)].block >= 0 &&
-          std::find(free_blocks.begin(), free_blocks.end(), members[size_t(op.index)].block) ==
-              free_blocks.end()) {
-        free_blocks.push_back(members[size_t(op.index)].block);
-      }
-    }
-  }
-  program->block_bytes = size_t(kBlockElements) * widest;
   const DType value_dtype = members.back().dtype;
   program->float_sum = program->reduction && program->reduction->id == ops::OpId::ReduceSum &&
                        (value_dtype == DType::float32 || value_dtype == DType::float64);
-  program->composed = composed_program(*program, input_types);
-  // A composed chain's scratch blocks hold its three operands' broadcasts.
-  if (program->composed) program->num_blocks = std::max<size_t>(program->num_blocks, 3);
-  size_t partials = 0;
-  if (program->reduction) {
-    size_t count = size_t((program->num_elements + kBlockElements - 1) / kBlockElements);
-    partials = count * dtype_size(value_dtype);
-  }
-  program->scratch_bytes = program->num_blocks * program->block_bytes + partials;
-
   if (!program->reduction && program->num_elements <= kMaxFlatElements) {
     program->flat = true;
     for (FusedProgram::Member& m : members) {
@@ -332,6 +378,60 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
       program->flat = program->flat && m.scalar_kernel;
     }
   }
+  // A flat program runs member by member.
+  if (program->flat) {
+    for (size_t m = 0; m < members.size(); ++m)
+      program->stages.push_back({int32_t(m), nullptr, {}, false});
+  } else {
+    compose(*program, input_types);
+  }
+
+  // Scratch blocks: every stage but an unreduced last one (or one that sums
+  // its block) writes its member's block, which is free again after the
+  // last stage that reads it.
+  auto stage_reads =
+      [&](const FusedProgram::Stage& stage) -> const std::vector<FusedProgram::Operand>& {
+    return stage.composed ? stage.operands : members[size_t(stage.member)].operands;
+  };
+  const std::vector<FusedProgram::Stage>& stages = program->stages;
+  std::vector<size_t> last_read(members.size(), 0);
+  size_t widest = 1;
+  for (size_t s = 0; s < stages.size(); ++s) {
+    widest = std::max(widest, dtype_size(members[size_t(stages[s].member)].dtype));
+    for (const FusedProgram::Operand& op : stage_reads(stages[s])) {
+      if (!op.external) last_read[size_t(op.index)] = s;
+    }
+  }
+  std::vector<int32_t> free_blocks;
+  for (size_t s = 0; s < stages.size(); ++s) {
+    FusedProgram::Member& member = members[size_t(stages[s].member)];
+    bool writes_output = s + 1 == stages.size() && !program->reduction;
+    if (!writes_output && !stages[s].sums) {
+      if (free_blocks.empty()) free_blocks.push_back(int32_t(program->num_blocks++));
+      member.block = free_blocks.back();
+      free_blocks.pop_back();
+    }
+    for (const FusedProgram::Operand& op : stage_reads(stages[s])) {
+      // Read last here (an operand read twice frees its block once).
+      if (!op.external && last_read[size_t(op.index)] == s &&
+          members[size_t(op.index)].block >= 0 &&
+          std::find(free_blocks.begin(), free_blocks.end(), members[size_t(op.index)].block) ==
+              free_blocks.end()) {
+        free_blocks.push_back(members[size_t(op.index)].block);
+      }
+    }
+  }
+  for (int32_t external : program->broadcasts) {
+    widest = std::max(widest, dtype_size(input_types[size_t(external)]->dtype));
+  }
+  program->block_bytes = size_t(kBlockElements) * widest;
+  size_t partials = 0;
+  if (program->reduction) {
+    size_t count = size_t((program->num_elements + kBlockElements - 1) / kBlockElements);
+    partials = count * dtype_size(value_dtype);
+  }
+  program->scratch_bytes =
+      (program->broadcasts.size() + program->num_blocks) * program->block_bytes + partials;
   return program;
 }
 
@@ -352,112 +452,148 @@ void Plan::run_fused(Arena& a, const Step& step) const {
     a.holders[size_t(step.out_slot)] = std::move(fresh);
     out_shape = &a.holders[size_t(step.out_slot)].shape();
   }
-  auto* scratch = static_cast<char*>(a.reserve(step.first_scratch, program.scratch_bytes));
-  char* partials = scratch + program.num_blocks * program.block_bytes;
-  const DType value_dtype = program.members.back().dtype;  // what a reduction reduces
-
-  static const Shape kScalar;
-  constexpr size_t kMaxOperands = 3;
-  ops::KernelInput in[kMaxOperands];
-  const FusedProgram::Member* current = nullptr;
-  try {
-    if (program.flat) {
+  if (program.flat) {
+    auto* scratch = static_cast<char*>(a.reserve(step.first_scratch, program.scratch_bytes));
+    const FusedProgram::Member* current = nullptr;
+    try {
       run_flat_members(a, step, slot_dtypes_, scratch, out, current);
-      a.data[size_t(step.out_slot)] = out;
-      a.shape[size_t(step.out_slot)] = out_shape;
-      return;
+    } catch (const Error& e) {
+      if (!current) throw;
+      rethrow_defined_at(e, *current->node);
     }
-    // A composed chain: adds and multiplies of floats, which raise nothing.
-    std::optional<ComposedOperands> composed;
-    if (program.composed) composed = composed_operands(a, step, slot_dtypes_, scratch);
-    size_t block_index = 0;
-    for (int64_t start = 0; start < program.num_elements; start += kBlockElements, ++block_index) {
-      const Shape block_shape{std::min(kBlockElements, program.num_elements - start)};
-      if (composed) {
-        const void* operands[3];
-        for (size_t i = 0; i < 3; ++i) {
-          operands[i] = composed->base[i] +
-                        (composed->advances[i] ? size_t(start) * composed->element_size[i] : 0);
+    a.data[size_t(step.out_slot)] = out;
+    a.shape[size_t(step.out_slot)] = out_shape;
+    return;
+  }
+
+  // The blocks split over the intra-op threads in contiguous chunks, each
+  // chunk with its own member blocks after the shared broadcasts; each block
+  // writes its own partial result, so the result does not depend on the
+  // thread count.
+  const int64_t num_blocks = (program.num_elements + kBlockElements - 1) / kBlockElements;
+  const int64_t max_chunks = intra_op_threads();
+  const size_t broadcast_bytes = program.broadcasts.size() * program.block_bytes;
+  const size_t chunk_bytes = program.num_blocks * program.block_bytes;
+  const size_t partial_bytes = program.scratch_bytes - broadcast_bytes - chunk_bytes;
+  auto* scratch = static_cast<char*>(a.reserve(
+      step.first_scratch, broadcast_bytes + chunk_bytes * size_t(max_chunks) + partial_bytes));
+  char* partials = scratch + broadcast_bytes + chunk_bytes * size_t(max_chunks);
+  const DType value_dtype = program.members.back().dtype;  // what a reduction reduces
+  static const Shape kScalar;
+  for (size_t b = 0; b < program.broadcasts.size(); ++b) {
+    const int32_t slot = step.inputs[size_t(program.broadcasts[b])];
+    visit_dtype(slot_dtypes_[size_t(slot)], [&](auto v) {
+      using T = decltype(v);
+      T* block = reinterpret_cast<T*>(scratch + b * program.block_bytes);
+      std::fill_n(block, std::min(kBlockElements, program.num_elements),
+                  *static_cast<const T*>(a.data[size_t(slot)]));
+    });
+  }
+  const bool last_sums = program.stages.back().sums;
+
+  auto run_blocks = [&](int64_t chunk, int64_t begin, int64_t end) {
+    char* blocks = scratch + broadcast_bytes + size_t(chunk) * chunk_bytes;
+    constexpr size_t kMaxOperands = 4;
+    ops::KernelInput in[kMaxOperands];
+    const void* composed_in[kMaxOperands];
+    const FusedProgram::Member* current = nullptr;
+    try {
+      for (int64_t block_index = begin; block_index < end; ++block_index) {
+        const int64_t start = block_index * kBlockElements;
+        const Shape block_shape{std::min(kBlockElements, program.num_elements - start)};
+        char* partial = partials + size_t(block_index) * dtype_size(value_dtype);
+        for (const FusedProgram::Stage& stage : program.stages) {
+          const FusedProgram::Member& m = program.members[size_t(stage.member)];
+          current = &m;
+          void* block_out = stage.sums ? partial
+                            : m.block >= 0
+                                ? blocks + size_t(m.block) * program.block_bytes
+                                : static_cast<char*>(out) + size_t(start) * dtype_size(out_dtype);
+          if (stage.composed) {
+            for (size_t i = 0; i < stage.operands.size(); ++i) {
+              const FusedProgram::Operand& op = stage.operands[i];
+              if (op.external && op.scalar) {
+                composed_in[i] = scratch + size_t(op.index) * program.block_bytes;
+              } else if (op.external) {
+                int32_t slot = step.inputs[size_t(op.index)];
+                composed_in[i] = static_cast<const char*>(a.data[size_t(slot)]) +
+                                 size_t(start) * dtype_size(slot_dtypes_[size_t(slot)]);
+              } else {
+                composed_in[i] =
+                    blocks + size_t(program.members[size_t(op.index)].block) * program.block_bytes;
+              }
+            }
+            stage.composed(composed_in, block_shape[0], block_out);
+            continue;
+          }
+          for (size_t i = 0; i < m.operands.size(); ++i) {
+            const FusedProgram::Operand& op = m.operands[i];
+            if (op.external) {
+              int32_t slot = step.inputs[size_t(op.index)];
+              DType dtype = slot_dtypes_[size_t(slot)];
+              const char* data = static_cast<const char*>(a.data[size_t(slot)]);
+              in[i] = op.scalar ? ops::KernelInput{data, &kScalar, dtype}
+                                : ops::KernelInput{data + size_t(start) * dtype_size(dtype),
+                                                   &block_shape, dtype};
+            } else {
+              const FusedProgram::Member& source = program.members[size_t(op.index)];
+              in[i] = {blocks + size_t(source.block) * program.block_bytes, &block_shape,
+                       source.dtype};
+            }
+          }
+          m.op->kernel({m.op->name,
+                        {in, m.operands.size()},
+                        block_out,
+                        &block_shape,
+                        m.dtype,
+                        m.attrs,
+                        nullptr});
         }
-        void* block_out = program.float_sum
-                              ? partials + block_index * dtype_size(value_dtype)
-                              : static_cast<char*>(out) + size_t(start) * dtype_size(out_dtype);
-        program.composed(operands, block_shape[0], block_out);
-        continue;
-      }
-      for (const FusedProgram::Member& m : program.members) {
-        current = &m;
-        for (size_t i = 0; i < m.operands.size(); ++i) {
-          const FusedProgram::Operand& op = m.operands[i];
-          if (op.external) {
-            int32_t slot = step.inputs[size_t(op.index)];
-            DType dtype = slot_dtypes_[size_t(slot)];
-            const char* data = static_cast<const char*>(a.data[size_t(slot)]);
-            in[i] = op.scalar ? ops::KernelInput{data, &kScalar, dtype}
-                              : ops::KernelInput{data + size_t(start) * dtype_size(dtype),
-                                                 &block_shape, dtype};
+        current = nullptr;
+        if (!program.reduction || last_sums) continue;
+        const char* value = blocks + size_t(program.members.back().block) * program.block_bytes;
+        if (program.float_sum) {
+          if (value_dtype == DType::float32) {
+            *reinterpret_cast<float*>(partial) =
+                sum_block(reinterpret_cast<const float*>(value), block_shape[0]);
           } else {
-            const FusedProgram::Member& source = program.members[size_t(op.index)];
-            in[i] = {scratch + size_t(source.block) * program.block_bytes, &block_shape,
-                     source.dtype};
+            *reinterpret_cast<double*>(partial) =
+                sum_block(reinterpret_cast<const double*>(value), block_shape[0]);
           }
-        }
-        void* block_out = m.block >= 0
-                              ? scratch + size_t(m.block) * program.block_bytes
-                              : static_cast<char*>(out) + size_t(start) * dtype_size(out_dtype);
-        m.op->kernel({m.op->name,
-                      {in, m.operands.size()},
-                      block_out,
-                      &block_shape,
-                      m.dtype,
-                      m.attrs,
-                      nullptr});
-      }
-      current = nullptr;
-      if (program.float_sum) {
-        const FusedProgram::Member& value = program.members.back();
-        const char* block = scratch + size_t(value.block) * program.block_bytes;
-        char* partial = partials + block_index * dtype_size(value_dtype);
-        if (value_dtype == DType::float32) {
-          *reinterpret_cast<float*>(partial) =
-              sum_block(reinterpret_cast<const float*>(block), block_shape[0]);
         } else {
-          *reinterpret_cast<double*>(partial) =
-              sum_block(reinterpret_cast<const double*>(block), block_shape[0]);
+          ops::KernelInput reduced{value, &block_shape, value_dtype};
+          program.reduction->kernel({program.reduction->name,
+                                     {&reduced, 1},
+                                     partial,
+                                     &kScalar,
+                                     value_dtype,
+                                     &all_axes(),
+                                     nullptr});
         }
-      } else if (program.reduction) {
-        const FusedProgram::Member& value = program.members.back();
-        ops::KernelInput reduced{scratch + size_t(value.block) * program.block_bytes, &block_shape,
-                                 value_dtype};
-        program.reduction->kernel({program.reduction->name,
-                                   {&reduced, 1},
-                                   partials + block_index * dtype_size(value_dtype),
-                                   &kScalar,
-                                   value_dtype,
-                                   &all_axes(),
-                                   nullptr});
       }
+    } catch (const Error& e) {
+      if (!current) throw;
+      rethrow_defined_at(e, *current->node);
     }
-    if (program.reduction) {
-      const Shape partial_shape{int64_t(block_index)};
-      ops::KernelInput reduced{partials, &partial_shape, value_dtype};
-      program.reduction->kernel(
-          {program.reduction->name, {&reduced, 1}, out, &kScalar, out_dtype, &all_axes(), nullptr});
-      if (program.mean) {
-        // As kernel_reduce_mean divides its sum: integers truncate. The
-        // element count is at least 1 (fusion takes no empty shapes).
-        visit_dtype(out_dtype, [&](auto v) {
-          using T = decltype(v);
-          if constexpr (!std::is_same_v<T, bool>) {
-            T* result = static_cast<T*>(out);
-            *result = T(*result / T(program.num_elements));
-          }
-        });
-      }
+  };
+  ops::parallel_chunks(num_blocks, ops::kParallelGrain / kBlockElements, max_chunks, run_blocks);
+
+  if (program.reduction) {
+    const Shape partial_shape{num_blocks};
+    ops::KernelInput reduced{partials, &partial_shape, value_dtype};
+    program.reduction->kernel(
+        {program.reduction->name, {&reduced, 1}, out, &kScalar, out_dtype, &all_axes(), nullptr});
+    if (program.mean) {
+      // As kernel_reduce_mean divides its sum: integers truncate. The
+      // element count is at least 1 (fusion takes no empty shapes).
+      visit_dtype(out_dtype, [&](auto v) {
+        using T = decltype(v);
+        if constexpr (!std::is_same_v<T, bool>) {
+          T* result = static_cast<T*>(out);
+          *result = T(*result / T(program.num_elements));
+        }
+      });
     }
-  } catch (const Error& e) {
-    if (!current) throw;
-    rethrow_defined_at(e, *current->node);
   }
   a.data[size_t(step.out_slot)] = out;
   a.shape[size_t(step.out_slot)] = out_shape;

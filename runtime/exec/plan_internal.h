@@ -82,11 +82,23 @@ struct FusedProgram {
   // At most kMaxFlatElements elements and no reduction: each member runs as
   // a flat step (its scalar kernel per element) instead of a kernel call.
   bool flat = false;
-  // A composed chain (plan_fused.cpp, composed_chain): both members in one
-  // loop per block, given the block's operands a, b, e; writes the block, or
-  // with float_sum its partial sum. Null for other programs.
+  // The loops that run per block, in order (plan_fused.cpp, compose): a
+  // stage runs one member with its kernel, or several members composed into
+  // one loop over the block's operands that writes the value of `member`
+  // (with `sums`, the block's float sum: its partial result).
   using ComposedFn = void (*)(const void* const* operands, int64_t n, void* out);
-  ComposedFn composed = nullptr;
+  struct Stage {
+    int32_t member;
+    ComposedFn composed = nullptr;  // null: the member's kernel
+    // The composed loop's operands; an external scalar's `index` is its
+    // block in `broadcasts`.
+    std::vector<Operand> operands;
+    bool sums = false;
+  };
+  std::vector<Stage> stages;
+  // The external scalars composed loops read, broadcast over a block each
+  // before the first block runs.
+  std::vector<int32_t> broadcasts;
 };
 
 struct Plan::Step {

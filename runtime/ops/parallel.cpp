@@ -71,7 +71,7 @@ class Pool {
     for (int64_t c; (c = job.next.fetch_add(1, std::memory_order_relaxed)) < job.chunks;) {
       int64_t begin = c * job.chunk;
       try {
-        job.fn(job.context, begin, std::min(job.n, begin + job.chunk));
+        job.fn(job.context, c, begin, std::min(job.n, begin + job.chunk));
       } catch (...) {
         std::lock_guard lock(mutex_);
         if (!job.error) job.error = std::current_exception();
@@ -114,18 +114,18 @@ std::mutex g_blas_mutex;
 
 }  // namespace
 
-void detail_parallel::run(int64_t n, int64_t grain, RangeFn fn, void* context) {
+void detail_parallel::run(int64_t n, int64_t grain, int64_t max_chunks, RangeFn fn, void* context) {
   std::unique_lock lock(g_pool_mutex, std::try_to_lock);
   int threads = intra_op_threads();
   if (!lock.owns_lock() || t_in_parallel_region || threads == 1) {
-    fn(context, 0, n);
+    fn(context, 0, 0, n);
     return;
   }
   if (!g_pool || g_pool->threads() != threads) {
     g_pool.reset();
     g_pool = std::make_unique<Pool>(threads - 1);
   }
-  int64_t chunks = std::min<int64_t>(threads, n / grain);
+  int64_t chunks = std::min({int64_t(threads), max_chunks, n / grain});
   Job job{fn, context, n, (n + chunks - 1) / chunks, chunks, {0}, nullptr};
   g_pool->run(job);
 }

@@ -14,27 +14,39 @@ namespace ag::ops {
 inline constexpr int64_t kParallelGrain = int64_t(1) << 15;
 
 namespace detail_parallel {
-using RangeFn = void (*)(void* context, int64_t begin, int64_t end);
-// Runs fn over [0, n) in at most intra_op_threads() contiguous chunks of at
-// least `grain`, this thread taking one; returns when all are done, and
-// rethrows the first exception a chunk threw. Runs [0, n) on this thread when
-// the pool is busy with another caller or this thread is a pool thread.
-void run(int64_t n, int64_t grain, RangeFn fn, void* context);
+using RangeFn = void (*)(void* context, int64_t chunk, int64_t begin, int64_t end);
+// Runs fn over [0, n) in at most min(intra_op_threads(), max_chunks)
+// contiguous chunks of at least `grain`, numbered from 0, this thread taking
+// one; returns when all are done, and rethrows the first exception a chunk
+// threw. Runs [0, n) as chunk 0 on this thread when the pool is busy with
+// another caller or this thread is a pool thread.
+void run(int64_t n, int64_t grain, int64_t max_chunks, RangeFn fn, void* context);
 }  // namespace detail_parallel
 
-// Calls f(begin, end) on disjoint ranges covering [0, n); with one thread or
-// a small n, once on this thread with (0, n), at the cost of one load.
+// Calls f(chunk, begin, end) on disjoint ranges covering [0, n), chunk
+// numbering them from 0 to less than max_chunks (so that each can have its
+// own scratch memory); with one thread or a small n, once on this thread with
+// (0, 0, n), at the cost of one load.
 template <class F>
-void parallel_for(int64_t n, int64_t grain, F&& f) {
-  if (n < 2 * grain || intra_op_threads() == 1) {
-    f(int64_t(0), n);
+void parallel_chunks(int64_t n, int64_t grain, int64_t max_chunks, F&& f) {
+  if (n < 2 * grain || max_chunks < 2 || intra_op_threads() == 1) {
+    f(int64_t(0), int64_t(0), n);
     return;
   }
   using Fn = std::remove_reference_t<F>;
   detail_parallel::run(
-      n, grain,
-      [](void* context, int64_t begin, int64_t end) { (*static_cast<Fn*>(context))(begin, end); },
+      n, grain, max_chunks,
+      [](void* context, int64_t chunk, int64_t begin, int64_t end) {
+        (*static_cast<Fn*>(context))(chunk, begin, end);
+      },
       const_cast<void*>(static_cast<const void*>(&f)));
+}
+
+// Calls f(begin, end) on disjoint ranges covering [0, n), as parallel_chunks.
+template <class F>
+void parallel_for(int64_t n, int64_t grain, F&& f) {
+  parallel_chunks(n, grain, INT64_MAX,
+                  [&f](int64_t, int64_t begin, int64_t end) { f(begin, end); });
 }
 
 // Gives OpenBLAS the intra-op thread count, if it changed since the last

@@ -230,9 +230,16 @@ std::unique_ptr<exec::FusedProgram> fused_program_of(BodyBuilder& b) {
   return nullptr;
 }
 
-// Two add/sub/mul members over floats, summed or not, compose into one loop;
-// other programs run member by member.
-TEST(FusedKernel, TwoArithmeticMembersOverFloatsCompose) {
+// The number of stages that run two members in one loop.
+size_t composed_stages(const exec::FusedProgram& program) {
+  size_t n = 0;
+  for (const exec::FusedProgram::Stage& s : program.stages) n += s.composed != nullptr;
+  return n;
+}
+
+// An add/sub/mul read only by an add/sub/mul of its dtype, summed or not,
+// runs in its reader's loop; other pairs run member by member.
+TEST(FusedKernel, ArithmeticPairsCompose) {
   auto chain = [](DType dtype, OpId first, OpId second, bool sum, bool square) {
     BodyBuilder b;
     ValueRef x = b.placeholder("x", dtype, {3000});
@@ -242,23 +249,95 @@ TEST(FusedKernel, TwoArithmeticMembersOverFloatsCompose) {
     b.output(sum ? b.op(OpId::ReduceSum, {w}) : w);
     return fused_program_of(b);
   };
-  EXPECT_NE(chain(float32, OpId::Sub, OpId::Mul, true, true)->composed, nullptr);
-  EXPECT_NE(chain(float64, OpId::Add, OpId::Sub, false, false)->composed, nullptr);
-  EXPECT_EQ(chain(int32, OpId::Sub, OpId::Mul, true, true)->composed, nullptr);
-  EXPECT_EQ(chain(float32, OpId::Sub, OpId::Maximum, false, true)->composed, nullptr);
-  EXPECT_EQ(chain(float32, OpId::Div, OpId::Mul, false, true)->composed, nullptr);
+  auto mse = chain(float32, OpId::Sub, OpId::Mul, true, true);
+  ASSERT_EQ(mse->stages.size(), 1u);
+  EXPECT_NE(mse->stages[0].composed, nullptr);
+  EXPECT_TRUE(mse->stages[0].sums);
+  EXPECT_EQ(mse->num_blocks, 0u);  // the square is summed in registers
+  EXPECT_EQ(composed_stages(*chain(float64, OpId::Add, OpId::Sub, false, false)), 1u);
+  auto int_sum = chain(int32, OpId::Sub, OpId::Mul, true, true);
+  EXPECT_EQ(composed_stages(*int_sum), 1u);
+  EXPECT_FALSE(int_sum->stages[0].sums);  // the reduction kernel sums integers
+  EXPECT_EQ(composed_stages(*chain(float32, OpId::Sub, OpId::Maximum, false, true)), 0u);
+  EXPECT_EQ(composed_stages(*chain(float32, OpId::Div, OpId::Mul, false, true)), 0u);
 
+  // Three members: the first pair composes, the third runs alone.
   BodyBuilder three;
   ValueRef x = three.placeholder("x", float32, {3000});
   ValueRef v = three.op(OpId::Mul, {three.op(OpId::Sub, {x, x}), x});
   three.output(three.op(OpId::Add, {v, x}));
-  EXPECT_EQ(fused_program_of(three)->composed, nullptr);
+  auto program = fused_program_of(three);
+  EXPECT_EQ(program->stages.size(), 2u);
+  EXPECT_EQ(composed_stages(*program), 1u);
 
-  BodyBuilder max;
-  ValueRef z = max.placeholder("z", float32, {3000});
-  ValueRef d = max.op(OpId::Sub, {z, z});
-  max.output(max.op(OpId::ReduceMax, {max.op(OpId::Mul, {d, d})}));
-  EXPECT_EQ(fused_program_of(max)->composed, nullptr);
+  // A value two members read runs alone (its block read by both); the
+  // product, read only by the sum, runs in the sum's loop.
+  BodyBuilder shared;
+  ValueRef z = shared.placeholder("z", int32, {3000});
+  ValueRef d = shared.op(OpId::Sub, {z, z});
+  shared.output(shared.op(OpId::Add, {shared.op(OpId::Mul, {d, z}), d}));
+  auto two_readers = fused_program_of(shared);
+  ASSERT_EQ(two_readers->stages.size(), 2u);
+  EXPECT_EQ(two_readers->stages[0].composed, nullptr);
+  EXPECT_NE(two_readers->stages[1].composed, nullptr);
+}
+
+// Collatz's step: 8 members in 6 stages: the two comparisons run in the
+// wheres they select for, 3 * x + 1 is one loop; no bool block is written.
+TEST(FusedKernel, ComparisonsRunInTheirWhere) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", int32, {5000});
+  ValueRef two = b.constant(constant(2));
+  ValueRef even = b.op(OpId::Equal, {b.op(OpId::Mod, {x, two}), b.constant(constant(0))});
+  ValueRef next = b.op(
+      OpId::Where,
+      {even, b.op(OpId::FloorDiv, {x, two}),
+       b.op(OpId::Add, {b.op(OpId::Mul, {b.constant(constant(3)), x}), b.constant(constant(1))})});
+  b.output(b.op(OpId::Where, {b.op(OpId::Greater, {x, b.constant(constant(1))}), next, x}));
+  auto program = fused_program_of(b);
+  ASSERT_NE(program, nullptr);
+  EXPECT_EQ(program->members.size(), 8u);
+  EXPECT_EQ(program->stages.size(), 5u);
+  EXPECT_EQ(composed_stages(*program), 3u);
+  for (const exec::FusedProgram::Stage& s : program->stages) {
+    EXPECT_NE(program->members[size_t(s.member)].dtype, bool_);
+  }
+  // A comparison that is also an output, or a where over bools, stays.
+  BodyBuilder kept;
+  ValueRef p = kept.placeholder("p", float32, {3000});
+  ValueRef positive = kept.op(OpId::Greater, {p, kept.constant(constant(0.0f))});
+  kept.output(kept.op(OpId::Where, {positive, p, kept.op(OpId::Neg, {p})}));
+  kept.output(positive);
+  optimize(kept.body);
+  for (const Node& node : kept.body.nodes) {
+    if (node.kind != NodeKind::Fused) continue;
+    std::vector<const ops::ValueType*> types;
+    for (ValueRef in : node.inputs) types.push_back(&kept.body.type_of(in));
+    EXPECT_EQ(composed_stages(*exec::compile_fused(node, types)), 0u);
+  }
+}
+
+// Composed stages against eager, bit for bit: every comparison, both
+// operand orders, scalars, int64 and float64, whole and partial blocks.
+TEST(FusedKernel, ComposedStagesAreBitIdentical) {
+  Tensor i = ag::range(ag::constant(-2500), ag::constant(2501));
+  expect_identical("collatz_step", [](Tensor t) { return collatz_step(t); }, i);
+  expect_identical("int_affine", [](Tensor t) { return ag::reduce_max((t * 7 - 3) * t); }, i);
+  expect_identical(
+      "compare_select",
+      [](Tensor t) {
+        return ag::where(t < 5, t, -t) + ag::where(t <= -3, t * 2, t) +
+               ag::where(t >= 0, t, t - 1) + ag::where(t != 7, t, t + 5);
+      },
+      i);
+  Tensor l = ag::cast(i, ag::int64) * ag::constant(int64_t(1) << 33);
+  expect_identical("int64", [](Tensor t) { return ag::where(t > 0, t * 3 + 1, t - (t * t)); }, l);
+  Tensor f = ag::random_uniform({5001}, -2.0, 2.0, ag::float32, 71);
+  Tensor g = ag::random_uniform({5001}, -2.0, 2.0, ag::float64, 72);
+  expect_identical(
+      "float_select", [](Tensor a) { return ag::where(a * 0.5f < 0.25f, a, 1.0f - a); }, f);
+  expect_identical(
+      "float64_select", [](Tensor a) { return ag::where(a == a, a - 0.5, a) * (a + 1.0); }, g);
 }
 
 // 5000 elements: four whole blocks and a partial one; scalars on either
