@@ -15,7 +15,7 @@ options=(-DAG_SANITIZE="$sanitizers" -DCMAKE_BUILD_TYPE=RelWithDebInfo
          -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [ "$sanitizers" = thread ]; then
   dir=build-tsan
-  options+=(-DAG_BUILD_TRANSPILER=OFF -DAG_BUILD_EXAMPLES=OFF)
+  options+=(-DAG_BUILD_TRANSPILER=OFF -DAG_BUILD_ONNX=OFF -DAG_BUILD_EXAMPLES=OFF)
   targets=(--target runtime_tests)
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 else
@@ -23,6 +23,7 @@ else
   targets=()
   export ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}" UBSAN_OPTIONS="print_stacktrace=1"
 fi
-[ -f "$dir/build.ninja" ] || cmake -S . -B "$dir" -G Ninja "${options[@]}" >/dev/null
+# Configured every time, so that a folder made by an older version of this script gets its options.
+cmake -S . -B "$dir" -G Ninja "${options[@]}" >/dev/null
 cmake --build "$dir" -j"$(nproc)" "${targets[@]}"
 cd "$dir" && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j"$(nproc)" "$@"
