@@ -3,7 +3,8 @@
 // then when what fixes that dim at run time may vary: its inputs' shapes for
 // most ops (elementwise, reductions, layout, matmul: their infer functions
 // read shapes and attrs only), its inputs' values too for the ops whose
-// output shape depends on them (below), anything for other nodes.
+// output shape depends on them (ops::kShapeFromValues), anything for other
+// nodes.
 #include "control/varying_rows.h"
 
 #include <algorithm>
@@ -14,21 +15,6 @@ namespace {
 using graph::Node;
 using graph::NodeKind;
 using graph::ValueRef;
-
-// The ops whose output shape depends on their inputs' values, not only on
-// their shapes and attrs (ops.def's infer functions that read
-// InferContext::values, and the growing write): range's bounds,
-// unsorted_segment_sum's segment count, the index of a tensor_array_write.
-bool shape_depends_on_values(ops::OpId op) {
-  switch (op) {
-    case ops::OpId::Range:
-    case ops::OpId::UnsortedSegmentSum:
-    case ops::OpId::TensorArrayWrite:
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool fixes_shape(const ops::ValueType& type) {
   return type.shape.is_fully_defined();
@@ -67,8 +53,8 @@ VaryingRows::VaryingRows(const graph::Body& body, std::span<const int32_t> invar
         } else {
           value = node.is_stateful() || any_input(value_varies_);
         }
-        undecided =
-            shape_depends_on_values(node.op) ? any_input(value_varies_) : any_input(shape_varies_);
+        undecided = (def.flags & ops::kShapeFromValues) ? any_input(value_varies_)
+                                                        : any_input(shape_varies_);
         break;
       }
       default:  // If, While, Fused, variable reads and assignments, effects

@@ -20,9 +20,9 @@ namespace ag::detail {
 
 class VaryingRows {
  public:
-  // Every placeholder but `invariant_inputs` (the loop variables, the
-  // iteration count) may change its value, and its shape where its type
-  // leaves a dim unknown.
+  // Every placeholder but `invariant_inputs` (the body's captures, by node
+  // index) may change its value, and its shape where its type leaves a dim
+  // unknown.
   VaryingRows(const graph::Body& body, std::span<const int32_t> invariant_inputs);
 
   // Whether `v`'s value may differ between iterations.
