@@ -15,9 +15,9 @@
 // backward body instead.
 // A nested If or While in the body is staged again in G, with its own
 // gradient, so the backward body holds their gradients. A value whose row
-// count may change between iterations (a nested loop's stacks, a grown
-// array) is stacked flat: rows appended over all iterations, plus each
-// iteration's row count.
+// count may change between iterations (varying_rows.h: a nested loop's
+// stacks, a grown array, a value computed from one) is stacked flat: rows
+// appended over all iterations, plus each iteration's row count.
 #include "control/while_gradient.h"
 
 #include <algorithm>
@@ -31,6 +31,7 @@
 #include "autodiff/tape.h"
 #include "control/body_copy.h"
 #include "control/replay.h"
+#include "control/varying_rows.h"
 #include "graph/partition.h"
 #include "trace/trace_state.h"
 
@@ -91,29 +92,16 @@ Tensor empty_stack(const ops::ValueType& stack) {
   return zeros(shape, stack.dtype);
 }
 
-// Whether `v`, a value the backward needs, may have another row count in
-// each iteration: a loop variable, an array grown in the body, or a result
-// of a nested If or While (a nested loop's stacks), with its row count
-// unknown while tracing. It is then saved flat: its rows appended to one
-// stack over all iterations, with its row count per iteration. Its rows'
-// shape must be known, for the empty stack it starts from.
-bool saved_flat(const Body& g, ValueRef v, std::span<const int32_t> loop_vars) {
+// Whether `v`, a value the backward needs, is saved flat: its rows appended
+// to one stack over all iterations, with its row count per iteration, because
+// its row count may change from one iteration to the next (varying_rows.h).
+// Its rows' shape must be known, for the empty stack it starts from.
+bool saved_flat(const Body& g, ValueRef v, const VaryingRows& varying) {
   const Shape& shape = g.type_of(v).shape;
-  if (shape.has_unknown_rank() || shape.rank() < 1 || shape[0] != kUnknownDim) return false;
+  if (shape.has_unknown_rank() || shape.rank() < 1 || !varying.rows_may_vary(v)) return false;
   for (int d = 1; d < shape.rank(); ++d)
     if (shape[d] == kUnknownDim) return false;
-  const Node& node = g.nodes[size_t(v.node)];
-  switch (node.kind) {
-    case NodeKind::Placeholder:
-      return std::find(loop_vars.begin(), loop_vars.end(), v.node) != loop_vars.end();
-    case NodeKind::If:
-    case NodeKind::While:
-      return true;
-    case NodeKind::Op:
-      return node.op == ops::OpId::TensorArrayWrite && node.attrs.keepdims;
-    default:
-      return false;
-  }
+  return true;
 }
 
 // The loop split into what the forward runs and what the backward runs.
@@ -240,11 +228,12 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   split.backward = bw.body();
 
   BodyCopy fw(g);
+  VaryingRows varying(g, std::span(ph).subspan(num_vars + 1, num_caps));
   for (size_t i = 0; i <= num_vars; ++i) fw.give({ph[i], 0}, g.nodes[size_t(ph[i])].name);
   std::vector<ValueRef> stacks;
   for (ValueRef v : saved) {
     split.rows.push_back(g.type_of(v));
-    split.flat.push_back(saved_flat(g, v, std::span(ph).first(num_vars)));
+    split.flat.push_back(saved_flat(g, v, varying));
     if (split.flat.back()) {
       split.stacks.push_back(split.rows.back());
       split.stacks.push_back({DType::int64, Shape{kUnknownDim}});

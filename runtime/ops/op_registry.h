@@ -101,10 +101,12 @@ std::vector<Tensor> not_differentiable(const GradContext&);
 
 enum OpFlags : uint32_t {
   kNone = 0,
-  kElementwise = 1u << 0,  // one output element per broadcast input element
-  kStateful = 1u << 1,     // must run on every call, in program order
-  kInPlace = 1u << 2,      // the output may reuse input 0's memory when input 0 dies there
-  kShapeOnly = 1u << 3,    // the kernel reads its inputs' shapes, never their data
+  kElementwise = 1u << 0,      // one output element per broadcast input element
+  kStateful = 1u << 1,         // must run on every call, in program order
+  kInPlace = 1u << 2,          // the output may reuse input 0's memory when input 0 dies there
+  kShapeOnly = 1u << 3,        // the kernel reads its inputs' shapes, never their data
+  kShapeFromValues = 1u << 4,  // the output shape depends on input values, not only on
+                               // their shapes and attrs (infer reads InferContext::values)
 };
 
 struct OpDef {

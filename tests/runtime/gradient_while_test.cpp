@@ -275,6 +275,30 @@ TEST(WhileGradient, DynamicSizeTensorArrayGrownInAnIfInALoop) {
   for (int64_t n : {int64_t{5}, int64_t{1}}) check_gradients(array_in_an_if_loss, p, steps(n));
 }
 
+// A value computed from a dynamic-size array the loop grows (sigmoid of all its
+// rows, whose output sigmoid's gradient reads) has as many rows as the array:
+// another count in each iteration, so it is saved flat too (varying_rows.h),
+// not as one row of a stack.
+Tensor computed_from_a_grown_array_loss(const Tensors& p, const Tensor& n) {
+  ag::TensorArray ta(ag::float64, 0, /*dynamic_size=*/true);
+  ta = ta.write(0, p[0]);
+  Tensor acc = ag::zeros({2}, ag::float64);
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor) {
+        ta = ta.write(ta.size(), ag::tanh(ta.read(ta.size() - 1) * p[1]));
+        acc = acc + ag::reduce_sum(ag::sigmoid(ta.stack() * p[1]), {0});
+      },
+      ag::state({"ta", "acc"}, ta, acc));
+  return ag::reduce_sum(acc * acc);
+}
+
+TEST(WhileGradient, ValueComputedFromADynamicSizeArrayGrownInALoop) {
+  Tensors p = {doubles({0.5, -0.3}, {2}), doubles({1.5, -0.8}, {2})};
+  for (int64_t n : {int64_t{4}, int64_t{1}, int64_t{0}})
+    check_gradients(computed_from_a_grown_array_loss, p, steps(n));
+}
+
 // A dynamic-size array filled by one loop and read, row by row, by a second:
 // the second loop captures the array, whose gradient sums the reads' writes.
 Tensor filled_then_read_loss(const Tensors& p, const Tensor& n) {
