@@ -14,13 +14,12 @@
 #include <cstdlib>
 #include <new>
 #include <string>
-#include <tuple>
-#include <typeinfo>
 #include <vector>
 
 #include <ag/ag.h>
 
 #include "core/object_pool.h"
+#include "function_cache_util.h"
 
 namespace {
 
@@ -117,21 +116,10 @@ void operator delete[](void* p, size_t, std::align_val_t) noexcept {
 namespace {
 
 using ag::Tensor;
+using ag_test::cached_concrete;
 
 auto make_add3() {
   return ag::function([](Tensor a, Tensor b, Tensor c) { return a + b + c; }, {.name = "add3"});
-}
-
-// The signature lookup of PolymorphicFunction::operator(), step for step:
-// hash the trace types, then compare against the stored signatures.
-template <class F, class... Args>
-const ag::detail::ConcreteCore* lookup(const ag::PolymorphicFunction<F>& fn, const Args&... args) {
-  namespace detail = ag::detail;
-  detail::Hasher hasher;
-  hasher.h = detail::mix(hasher.h, typeid(Tensor).hash_code());
-  (detail::visit_trace_type(hasher, args), ...);
-  std::tuple<const Args&...> refs(args...);
-  return fn.core()->find_exact(hasher.h, {&refs, &detail::match_args<Args...>});
 }
 
 TEST(FunctionAlloc, CounterSeesAllocations) {
@@ -228,9 +216,9 @@ TEST(FunctionAlloc, SignatureLookupAllocatesNothing) {
   add3(v, a, c);
 
   AllocationCounter counter;
-  const ag::detail::ConcreteCore* hit = lookup(add3, a, b, c);
-  const ag::detail::ConcreteCore* other = lookup(add3, i, i, i);
-  const ag::detail::ConcreteCore* miss = lookup(add3, v, v, v);
+  const ag::detail::ConcreteCore* hit = cached_concrete(add3, a, b, c);
+  const ag::detail::ConcreteCore* other = cached_concrete(add3, i, i, i);
+  const ag::detail::ConcreteCore* miss = cached_concrete(add3, v, v, v);
   EXPECT_EQ(counter.stop(), 0u);
   EXPECT_NE(hit, nullptr);
   EXPECT_NE(other, nullptr);
@@ -249,8 +237,8 @@ TEST(FunctionAlloc, LookupWithLiteralArgumentsAllocatesNothing) {
   scaled(x, 4, mode);
 
   AllocationCounter counter;
-  const ag::detail::ConcreteCore* hit = lookup(scaled, x, 4, mode);
-  const ag::detail::ConcreteCore* miss = lookup(scaled, x, 5, mode);
+  const ag::detail::ConcreteCore* hit = cached_concrete(scaled, x, 4, mode);
+  const ag::detail::ConcreteCore* miss = cached_concrete(scaled, x, 5, mode);
   EXPECT_EQ(counter.stop(), 0u);
   EXPECT_NE(hit, nullptr);
   EXPECT_EQ(miss, nullptr);

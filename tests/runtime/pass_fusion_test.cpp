@@ -218,6 +218,19 @@ TEST(FusedKernel, FloatReductionsStayWithinTheReassociationBound) {
   EXPECT_NEAR(graph, 2.0 / 3.0, 0.01);  // E[(p - q)^2] for p, q uniform on [-1, 1]
 }
 
+// The benchmark's collatz step over an int32 placeholder x of `shape`, as
+// b's output: where(x > 1, where(x % 2 == 0, x // 2, 3 * x + 1), x).
+void add_collatz_step(BodyBuilder& b, Shape shape) {
+  ValueRef x = b.placeholder("x", int32, std::move(shape));
+  ValueRef two = b.constant(constant(2));
+  ValueRef even = b.op(OpId::Equal, {b.op(OpId::Mod, {x, two}), b.constant(constant(0))});
+  ValueRef next = b.op(
+      OpId::Where,
+      {even, b.op(OpId::FloorDiv, {x, two}),
+       b.op(OpId::Add, {b.op(OpId::Mul, {b.constant(constant(3)), x}), b.constant(constant(1))})});
+  b.output(b.op(OpId::Where, {b.op(OpId::Greater, {x, b.constant(constant(1))}), next, x}));
+}
+
 // The compiled program of the first Fused node of b's body once optimised.
 std::unique_ptr<exec::FusedProgram> fused_program_of(BodyBuilder& b) {
   optimize(b.body);
@@ -282,18 +295,11 @@ TEST(FusedKernel, ArithmeticPairsCompose) {
   EXPECT_NE(two_readers->stages[1].composed, nullptr);
 }
 
-// Collatz's step: 8 members in 6 stages: the two comparisons run in the
+// Collatz's step: 8 members in 5 stages: the two comparisons run in the
 // wheres they select for, 3 * x + 1 is one loop; no bool block is written.
 TEST(FusedKernel, ComparisonsRunInTheirWhere) {
   BodyBuilder b;
-  ValueRef x = b.placeholder("x", int32, {5000});
-  ValueRef two = b.constant(constant(2));
-  ValueRef even = b.op(OpId::Equal, {b.op(OpId::Mod, {x, two}), b.constant(constant(0))});
-  ValueRef next = b.op(
-      OpId::Where,
-      {even, b.op(OpId::FloorDiv, {x, two}),
-       b.op(OpId::Add, {b.op(OpId::Mul, {b.constant(constant(3)), x}), b.constant(constant(1))})});
-  b.output(b.op(OpId::Where, {b.op(OpId::Greater, {x, b.constant(constant(1))}), next, x}));
+  add_collatz_step(b, {5000});
   auto program = fused_program_of(b);
   ASSERT_NE(program, nullptr);
   EXPECT_EQ(program->members.size(), 8u);
@@ -392,14 +398,7 @@ TEST(FusedKernel, MemberErrorsNameTheMember) {
 // values) runs flat: each member's scalar kernel per element.
 TEST(FusedKernel, SmallGroupsRunFlatAndBitIdentical) {
   BodyBuilder b;
-  ValueRef x = b.placeholder("x", int32, {2});
-  ValueRef two = b.constant(constant(2));
-  ValueRef even = b.op(OpId::Equal, {b.op(OpId::Mod, {x, two}), b.constant(constant(0))});
-  ValueRef next = b.op(
-      OpId::Where,
-      {even, b.op(OpId::FloorDiv, {x, two}),
-       b.op(OpId::Add, {b.op(OpId::Mul, {b.constant(constant(3)), x}), b.constant(constant(1))})});
-  b.output(b.op(OpId::Where, {b.op(OpId::Greater, {x, b.constant(constant(1))}), next, x}));
+  add_collatz_step(b, {2});
   auto traced = std::make_shared<Body>(b.body);
   auto optimized = std::make_shared<Body>(b.body);
   optimize(*optimized);

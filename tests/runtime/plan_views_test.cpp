@@ -11,26 +11,12 @@
 #include <ag/ag.h>
 
 #include "error_test_util.h"
-#include "exec/plan.h"
-#include "function/concrete.h"
+#include "function_cache_util.h"
 
 namespace {
 
 using ag::Tensor;
-
-// The plan the function's cache holds for `args`.
-template <class F, class... Args>
-const ag::exec::Plan& plan_for(const ag::PolymorphicFunction<F>& fn, const Args&... args) {
-  namespace detail = ag::detail;
-  detail::Hasher hasher;
-  hasher.h = detail::mix(hasher.h, typeid(Tensor).hash_code());
-  (detail::visit_trace_type(hasher, args), ...);
-  std::tuple<const Args&...> refs(args...);
-  const detail::ConcreteCore* concrete =
-      fn.core()->find_exact(hasher.h, {&refs, &detail::match_args<Args...>});
-  EXPECT_NE(concrete, nullptr);
-  return *concrete->plan;
-}
+using ag_test::plan_for;
 
 Tensor row_plus_one(Tensor x, Tensor i) {
   return x[i] + 1;
