@@ -84,6 +84,8 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(rows["MSE, int32, length 5"].result, "met")
         speedup = rows["MSE 1e6, 2 intra-op threads"]  # real time: 500 / 250
         self.assertTrue(speedup.figure.startswith("2.00x the 1-thread speed"))
+        self.assertTrue(speedup.figure.endswith("; hand 1.25x"))  # hand: 100 / 80
+        self.assertEqual(speedup.hand, 80e3)
         self.assertEqual(speedup.result, "met")
 
     def test_torch_peer_column(self):
