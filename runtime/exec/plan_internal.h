@@ -130,9 +130,9 @@ struct Plan::Step {
   // reduced to one element): scalar_kernel is the reducer's binary op (add
   // for a sum), folded over the flat_elements elements from `reduce_init`,
   // the reduction of no elements. Exact in any order, so the same as the
-  // reduction kernel.
+  // reduction kernel. Aligned for any element type: the kernel writes it.
   bool flat_reduce = false;
-  std::array<unsigned char, 8> reduce_init{};
+  alignas(8) std::array<unsigned char, 8> reduce_init{};
   // An in-place op whose input 0 is a loop variable this plan may overwrite
   // (a TensorArray write in a loop body): the number of that input, whose
   // memory the op writes into when its capacity allows; -1 otherwise.
