@@ -79,15 +79,19 @@ struct Hasher {
 
 // Compares a call against stored atoms, exactly.
 struct Matcher {
-  const std::vector<Atom>& atoms;
-  size_t pos = 0;
+  explicit Matcher(const std::vector<Atom>& atoms)
+      : pos(atoms.data()), last(atoms.data() + atoms.size()) {}
+  // A pointer, not an index: on every call's match, no multiplication by
+  // sizeof(Atom).
+  const Atom* pos;
+  const Atom* last;
   bool ok = true;
   const Atom* next(AtomKind k) {
-    if (!ok || pos >= atoms.size() || atoms[pos].kind != k) {
+    if (!ok || pos == last || pos->kind != k) {
       ok = false;
       return nullptr;
     }
-    return &atoms[pos++];
+    return pos++;
   }
   void tensor(DType d, const Shape& s) {
     if (auto* a = next(AtomKind::Tensor)) ok = a->dtype == d && a->shape == s;
@@ -114,7 +118,7 @@ struct Matcher {
     if (auto* a = next(AtomKind::Begin)) ok = a->container == c && size_t(a->i) == n;
   }
   void end() { next(AtomKind::End); }
-  bool matched() const { return ok && pos == atoms.size(); }
+  bool matched() const { return ok && pos == last; }
 };
 
 // Records the atoms of a call (the slow path).
@@ -169,7 +173,7 @@ template <class K, class V, class H, class E, class A>
 struct IsMap<std::unordered_map<K, V, H, E, A>> : std::true_type {};
 
 uint64_t module_id(const Module& m);
-void check_defined_argument(const Tensor& t);
+[[noreturn]] void throw_undefined_argument();
 
 template <class V, class T>
 void visit_trace_type(V& v, const T& arg);
@@ -183,7 +187,7 @@ template <class V, class T>
 void visit_trace_type(V& v, const T& arg) {
   using U = std::remove_cvref_t<T>;
   if constexpr (std::is_same_v<U, Tensor>) {
-    check_defined_argument(arg);
+    if (!arg.defined()) throw_undefined_argument();  // inline: on every call's match
     v.tensor(arg.dtype(), arg.shape());
   } else if constexpr (std::is_same_v<U, TensorSpec>) {
     v.tensor(arg.dtype, arg.shape);

@@ -46,9 +46,8 @@ bool is_tracing() {
   return trace::current() != nullptr;
 }
 
-void check_defined_argument(const Tensor& t) {
-  if (!t.defined())
-    throw InvalidArgumentError("ag::function: an argument is an undefined ag::Tensor");
+void throw_undefined_argument() {
+  throw InvalidArgumentError("ag::function: an argument is an undefined ag::Tensor");
 }
 
 const std::vector<Atom>& concrete_atoms(const ConcreteCore& core) {

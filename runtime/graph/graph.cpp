@@ -138,7 +138,9 @@ std::string Body::to_string() const {
     out += "[";
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       if (i) out += ", ";
-      out += "'" + value_name(*this, n.inputs[i]) + "'";
+      out += '\'';
+      out += value_name(*this, n.inputs[i]);
+      out += '\'';
     }
     out += "] -> " + n.name;
     if (n.kind == NodeKind::Fused) out += " {" + n.member_names() + "}";

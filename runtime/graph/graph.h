@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ag/tensor.h"
+#include "graph/small_vector.h"
 #include "ops/op_registry.h"
 
 namespace ag::detail {
@@ -54,8 +55,9 @@ struct Node {
   NodeKind kind = NodeKind::Op;
   ops::OpId op = ops::OpId::kCount;
   std::string name;  // unique in its body: "add", "add_1", ...
-  std::vector<ValueRef> inputs;
-  std::vector<ops::ValueType> outputs;
+  // Inline up to the usual counts (select and where read three values).
+  SmallVector<ValueRef, 3> inputs;
+  SmallVector<ops::ValueType, 1> outputs;
   ops::Attrs attrs;
   Tensor value;                                     // Const
   std::shared_ptr<detail::VariableState> variable;  // variable nodes

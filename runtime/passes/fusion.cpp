@@ -171,27 +171,43 @@ class Fuser {
   }
 
   // Moves the members into the subgraph of a Fused node that takes the
-  // root's place.
+  // root's place. Members keep their names, which are distinct in the body,
+  // so only the placeholders' names (after their outside values, numbered
+  // when one node gives several) go through the subgraph's unique_name: its
+  // table stays as small as the set of outside nodes, not one entry per
+  // member. A fused body is never added to afterwards.
   void replace_with_fused(const std::vector<int32_t>& members) {
     const int32_t root = members.back();
-    auto sub = std::make_shared<Body>();
-    std::vector<int32_t> sub_index(members.size());
+    auto is_member = [&](ValueRef in) {
+      return std::binary_search(members.begin(), members.end(), in.node);
+    };
+    const auto key_of = [](ValueRef in) { return (int64_t(in.node) << 32) | uint32_t(in.output); };
+    // The outside values, each once, in the order members first read them:
+    // counted first so that the subgraph's node array is allocated once.
     std::vector<ValueRef> outside;
     std::unordered_map<int64_t, int32_t> placeholder_of;  // by outside value
+    for (int32_t m : members) {
+      for (ValueRef in : body_.nodes[size_t(m)].inputs) {
+        if (!is_member(in) && placeholder_of.try_emplace(key_of(in), -1).second) {
+          outside.push_back(in);
+        }
+      }
+    }
+    auto sub = std::make_shared<Body>();
+    sub->nodes.reserve(members.size() + outside.size());
+    std::vector<int32_t> sub_index(members.size());
     auto local = [&](ValueRef in) -> ValueRef {
       auto member = std::lower_bound(members.begin(), members.end(), in.node);
       if (member != members.end() && *member == in.node) {
         return {sub_index[size_t(member - members.begin())], in.output};
       }
-      const int64_t key = (int64_t(in.node) << 32) | uint32_t(in.output);
-      auto [known, inserted] = placeholder_of.try_emplace(key, int32_t(sub->nodes.size()));
-      if (!inserted) return {known->second, 0};
-      outside.push_back(in);
+      int32_t& index = placeholder_of.at(key_of(in));
+      if (index >= 0) return {index, 0};
       Node placeholder;
       placeholder.kind = NodeKind::Placeholder;
       placeholder.name = sub->unique_name(body_.nodes[size_t(in.node)].name);
       placeholder.outputs = {body_.type_of(in)};
-      int32_t index = sub->add(std::move(placeholder));
+      index = sub->add(std::move(placeholder));
       sub->placeholders.push_back(index);
       return {index, 0};
     };
@@ -199,7 +215,6 @@ class Fuser {
       Node& node = body_.nodes[size_t(members[k])];
       Node member = k + 1 == members.size() ? node : std::move(node);
       for (ValueRef& in : member.inputs) in = local(in);
-      sub->unique_name(member.name);  // the member keeps its name
       sub_index[k] = sub->add(std::move(member));
     }
     sub->outputs = {{sub_index.back(), 0}};

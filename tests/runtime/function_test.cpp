@@ -30,6 +30,18 @@ TEST(Function, DoubleTracesOncePerDtype) {
   EXPECT_EQ(double_fn.tracing_count(), 2);
 }
 
+// Checked while matching the call against the previous one (inline on the
+// hit path) and while hashing a new signature.
+TEST(Function, AnUndefinedTensorArgumentIsAnError) {
+  auto add = ag::function([](Tensor a, Tensor b) { return a + b; }, {.name = "add"});
+  EXPECT_EQ(add(ag::constant(1), ag::constant(2)).item<int>(), 3);
+  EXPECT_THROW_CONTAINS(add(ag::constant(1), Tensor()), ag::InvalidArgumentError,
+                        "ag::function: an argument is an undefined ag::Tensor");
+  auto fresh = ag::function([](Tensor a) { return a; }, {.name = "fresh"});
+  EXPECT_THROW_CONTAINS(fresh(Tensor()), ag::InvalidArgumentError,
+                        "ag::function: an argument is an undefined ag::Tensor");
+}
+
 TEST(Function, GraphListsNodesLikeTheSeedGuide) {
   auto double_fn =
       ag::function([](Tensor a) { return a + a; }, {.name = "double", .arg_names = {"a"}});

@@ -99,6 +99,9 @@ R rebuild_result(const ConcreteCore& core, std::vector<Tensor>& outputs) {
       throw InternalError(
           "ag::function: a trace was reused for a call with a different result type");
     }
+    // A single tensor is the call's one output: copying the template (a
+    // symbolic tensor) would only add a reference count taken and dropped.
+    if constexpr (std::is_same_v<R, Tensor>) return std::move(outputs[0]);
     R result = *static_cast<const R*>(concrete_result_template(core));
     size_t i = 0;
     for_each_tensor(result, [&](Tensor& t) { t = std::move(outputs[i++]); });
