@@ -441,7 +441,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
   void* out;
   const Shape* out_shape = &step.static_shape;
   if (step.write_into_input >= 0 &&
-      step.static_bytes <= a.input_capacity[size_t(step.write_into_input)]) {
+      step.static_bytes <= donated_capacity(a, step.write_into_input)) {
     // Block by block, each block's inputs are read before it is written.
     out = const_cast<void*>(a.data[size_t(step.inputs[size_t(step.in_place_operand)])]);
   } else if (step.buffers[0] >= 0) {
