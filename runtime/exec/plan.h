@@ -150,6 +150,7 @@ class Plan {
   Tensor materialize(Arena& arena, int32_t slot) const;
   // Appends this plan's steps to `program`, with its If branches' inline.
   void emit_program(std::vector<Instr>& program) const;
+  static void fuse_tests(std::vector<Instr>& program);
   // Runs the program: this plan's steps and its branches'.
   void run_steps(Arena& a) const;
   // A step that reads or writes a variable, or calls a host function.

@@ -535,6 +535,10 @@ Plan::Plan(std::shared_ptr<const graph::Body> body, bool top_level, size_t donat
     : body_(std::move(body)), num_donated_(donated_inputs), top_level_(top_level) {
   compile(arena_layout_, nullptr, -1);
   emit_program(program_);
+  fuse_tests(program_);
+  Instr end;
+  end.code = Instr::Code::End;
+  program_.push_back(end);
 }
 
 Plan::Plan(std::shared_ptr<const graph::Body> body, ArenaLayout& layout,
@@ -680,6 +684,29 @@ void Plan::emit_program(std::vector<Instr>& program) const {
       instr.shape = &step.static_shape;
     }
     program.push_back(instr);
+  }
+}
+
+// A comparison right before the Branch or LoopTest (without a
+// maximum_iterations) on its result also tests it (Scalar2Test): one
+// dispatch less per If and per loop iteration. Not when a jump lands on the
+// test (which would skip the comparison); the test stays in the program,
+// stepped over.
+void Plan::fuse_tests(std::vector<Instr>& program) {
+  std::vector<bool> targeted(program.size() + 1, false);
+  for (const Instr& instr : program) {
+    if (instr.target >= 0) targeted[size_t(instr.target)] = true;
+  }
+  for (size_t i = 1; i < program.size(); ++i) {
+    const Instr& test = program[i];
+    Instr& compare = program[i - 1];
+    const bool plain_test =
+        test.code == Instr::Code::Branch || (test.code == Instr::Code::LoopTest && test.buffer < 0);
+    if (plain_test && compare.code == Instr::Code::Scalar2 && compare.out == test.in[0] &&
+        !targeted[i]) {
+      compare.code = Instr::Code::Scalar2Test;
+      compare.target = test.target;
+    }
   }
 }
 

@@ -199,6 +199,9 @@ struct Plan::Instr {
     Scalar1,
     Scalar2,
     Scalar3,
+    // Scalar2 whose bool result a Branch or LoopTest right after it tests:
+    // on past the test if true, else to `target`.
+    Scalar2Test,
     Flat,     // the same per element (a flat step)
     Reduce,   // a flat reduction: the reducer's kernel folded over slot in[0]
     General,  // any other step: run_step
@@ -210,6 +213,7 @@ struct Plan::Instr {
     LoopEnter,  // the loop variables take their initial values
     LoopTest,   // on to the body if slot in[0] is true (and iterations remain), else to `target`
     LoopBack,   // the loop variables take the body's outputs; back to the condition, `target`
+    End,        // the program's last instruction
   };
   Code code = Code::General;
   int32_t out = -1;

@@ -391,7 +391,6 @@ void Plan::bind(Arena& a, std::span<const View> inputs, size_t first) const {
 
 void Plan::run_steps(Arena& a) const {
   const Instr* const begin = program_.data();
-  const Instr* const end = begin + program_.size();
   const Instr* pc = begin;
   // The arena's arrays, held in locals: the compiler would reload them from
   // their vectors after every kernel call. (They never move while it runs.)
@@ -407,7 +406,7 @@ void Plan::run_steps(Arena& a) const {
     return fresh_output(a, *i.step);
   };
   try {
-    while (pc != end) {
+    for (;;) {
       switch (pc->code) {
         // Most steps of a loop body: no context, no dispatch, only the
         // inputs the op has read.
@@ -427,6 +426,15 @@ void Plan::run_steps(Arena& a) const {
           data[size_t(pc->out)] = out;
           shape[size_t(pc->out)] = pc->shape;
           ++pc;
+          break;
+        }
+        case Instr::Code::Scalar2Test: {
+          const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
+          void* out = output_of(*pc);
+          pc->kernel(in, out);
+          data[size_t(pc->out)] = out;
+          shape[size_t(pc->out)] = pc->shape;
+          pc = *static_cast<const bool*>(out) ? pc + 2 : begin + pc->target;
           break;
         }
         case Instr::Code::Scalar3: {
@@ -497,6 +505,8 @@ void Plan::run_steps(Arena& a) const {
           pc = begin + pc->target;
           break;
         }
+        case Instr::Code::End:
+          return;
         case Instr::Code::Move:
           // An If's output is not copied: it is the value its branch left.
           data[size_t(pc->out)] = data[size_t(pc->in[0])];
