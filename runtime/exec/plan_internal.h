@@ -64,8 +64,17 @@ struct FusedProgram {
     DType dtype;
     std::vector<Operand> operands;
     int32_t block = -1;  // its scratch block; -1: the node's output
-    // A flat program's: the op's scalar kernel, for its dtypes.
+    // A flat program's: the op's scalar kernel, for its dtypes; per operand
+    // (padded with the first, as run_flat reads kMaxScalarInputs), the node's
+    // input it is or -1 for the scratch at byte flat_offsets[i], and its
+    // stride in bytes; the output's scratch offset (-1: the node's output)
+    // and stride. Fixed when the program is compiled.
     ops::ScalarKernelFn scalar_kernel = nullptr;
+    std::array<int32_t, kMaxScalarInputs> flat_inputs{};
+    std::array<uint32_t, kMaxScalarInputs> flat_offsets{};
+    std::array<uint32_t, kMaxScalarInputs> flat_strides{};
+    int64_t flat_out_offset = -1;
+    uint32_t flat_out_stride = 0;
   };
   std::vector<Member> members;
   // A trailing reduction over all axes of the last member, or null; a mean
