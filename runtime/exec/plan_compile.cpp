@@ -1,4 +1,4 @@
-// Compiling a Body into a Plan (see plan.h), in five phases that the
+// Compiling a Body into a Plan (see plan.h), in the phases that the
 // constructor runs in this order, each building on the ones before:
 //   1. slot assignment      one slot per value;
 //   2. step building        one step per node that computes something;
@@ -10,6 +10,7 @@
 //   5. scalar-step selection which steps call an op's scalar kernel (per
 //                            element, for small static vectors, or folded
 //                            over them, for small integer reductions);
+//  5b. inline loops' copies  what ends an inline loop's iteration;
 //   6. program              (an owning plan, once its branches' and inline
 //                            loops' buffers are placed) the instructions
 //                            run_steps walks.
