@@ -408,8 +408,8 @@ void Plan::run_steps(Arena& a) const {
   try {
     for (;;) {
       switch (pc->code) {
-        // Most steps of a loop body: no context, no dispatch, only the
-        // inputs the op has read.
+        // Most steps of a loop body: no context, no dispatch; only the
+        // op's own inputs are loaded.
         case Instr::Code::Scalar1: {
           const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])]};
           void* out = output_of(*pc);

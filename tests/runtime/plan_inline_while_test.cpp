@@ -270,6 +270,7 @@ TEST(PlanInlineWhile, MaximumIterationsStopsTheLoopOnEveryEntry) {
   EXPECT_EQ(staged(constant(2)).item<int32_t>(), 6);
   EXPECT_EQ(staged(constant(10)).item<int32_t>(), 12);  // 4 per entry, not 4 in all
   EXPECT_EQ(staged(constant(0)).item<int32_t>(), 0);
+  for (int n : {0, 2, 10}) expect_eager_values(capped, constant(n));
 }
 
 // A static TensorArray written at every index (dynamic_rnn's states), in
