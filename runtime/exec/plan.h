@@ -10,12 +10,15 @@
 // tensors. An If's branches are plans whose slots and buffers lie in their
 // parent's arena: a branch reads its inputs from the parent's slots, nothing
 // is bound, and its steps run inline in the parent's program (the steps as
-// compact instructions, an If as a conditional jump). A While runs its
-// condition and body plans in child arenas, so a loop iteration allocates
-// nothing either (a loop variable that grows, like a dynamic TensorArray, is
-// reallocated with spare room, O(log n) times). An If's outputs are not
-// copied: they stay where its branch left them. A While owns its loop
-// variables; its body may write into them in place (TensorArray writes).
+// compact instructions, an If as a conditional jump). So do a While's
+// condition and body when all its loop variables have static shapes (an
+// inline loop: a backward jump in the parent's program, the variables' slots
+// bound once); any other While runs its condition and body plans in child
+// arenas, so a loop iteration allocates nothing either (a loop variable that
+// grows, like a dynamic TensorArray, is reallocated with spare room, O(log n)
+// times). An If's outputs are not copied: they stay where its branch left
+// them. A While owns its loop variables; its body may write into them in
+// place (TensorArray writes, elementwise updates).
 //
 // Compiling is plan_compile.cpp, running plan_run.cpp; the structures both
 // share are in plan_internal.h.
@@ -60,6 +63,8 @@ class Plan {
   size_t num_steps() const;
   // How many of them are scalar steps (see above).
   size_t num_scalar_steps() const;
+  // The same, summed over this plan and its nested plans.
+  size_t num_scalar_steps_in_all_plans() const;
   // How many are flat steps: an elementwise op (or a fused group without a
   // reduction) on a static vector of a few elements, run as its scalar
   // kernel(s) per element, or an integer or bool reduction of such a vector
@@ -84,6 +89,10 @@ class Plan {
   // a copy of their initial value because the loop overwrites them whole
   // before reading them (plan_views.cpp).
   size_t num_uncopied_loop_variables() const;
+  // How many While steps, here and in nested plans, run inline in their
+  // parent's program (see above), and how many in child arenas.
+  size_t num_inline_loops() const;
+  size_t num_child_arena_loops() const;
 
   // A value as nested plans exchange it. `capacity` is how many bytes a
   // nested plan may write at `data` when the input is donated to it (a While
@@ -110,16 +119,24 @@ class Plan {
   struct ArenaLayout {
     int32_t num_slots = 0;
     size_t num_children = 0;
+    size_t num_loop_counters = 0;  // inline loops with a maximum_iterations
   };
-  // An If branch: its slots come after `layout`'s, its inputs are the
-  // parent's `input_slots`, the If's outputs are the parent's slots from
+  // An If branch, or an inline loop's condition or body: its slots come
+  // after `layout`'s, its inputs are the parent's `input_slots`, and its
+  // buffers are numbered from 0 until relocate_buffers moves them after the
+  // parent's. A branch's If outputs are the parent's slots from
   // `output_slot` on (a value the branch computes as output k may be
-  // computed in the If's slot k), and its buffers are numbered from 0 until
-  // relocate_buffers moves them after the parent's.
+  // computed in the If's slot k); a loop's plans have no output_slot (-1).
+  // An inline body may overwrite its first inputs, the loop variables, whose
+  // buffers hold `donated_bytes` each.
   Plan(std::shared_ptr<const graph::Body> body, ArenaLayout& layout,
-       std::vector<int32_t> input_slots, int32_t output_slot);
+       std::vector<int32_t> input_slots, int32_t output_slot,
+       std::vector<size_t> donated_bytes = {});
   void compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs,
                int32_t branch_output_slot);
+  // Whether a While node's condition and body can run inline in its
+  // parent's program (plan_compile.cpp).
+  static bool runs_inline(const graph::Node& loop);
   void relocate_buffers(int32_t delta);
   // Sets the constants' slots and creates the child arenas of this plan
   // and of its branches.
@@ -133,6 +150,7 @@ class Plan {
   Tensor materialize(Arena& arena, int32_t slot) const;
   // Appends this plan's steps to `program`, with its If branches' inline.
   void emit_program(std::vector<Instr>& program) const;
+  static void fuse_tests(std::vector<Instr>& program);
   // Runs the program: this plan's steps and its branches'.
   void run_steps(Arena& a) const;
   // A step that reads or writes a variable, or calls a host function.
@@ -141,7 +159,13 @@ class Plan {
   // tensor, held in its slot.
   void* fresh_output(Arena& a, const Step& step) const;
   void run_op(Arena& a, const Step& step) const;
+  // How many bytes a step may write into donated input `input`.
+  size_t donated_capacity(const Arena& a, int32_t input) const;
   void run_while(Arena& a, const Step& step) const;
+  // An inline loop's entry (its variables' initial values into their
+  // buffers) and its update at the end of an iteration.
+  void enter_loop(Arena& a, const Step& step) const;
+  void update_loop_variables(Arena& a, const Step& step) const;
   void run_fused(Arena& a, const Step& step) const;  // plan_fused.cpp
   // Row views and loop variables overwritten whole (plan_views.cpp): marked
   // after the steps are built, before the memory plan.
@@ -165,6 +189,9 @@ class Plan {
   std::vector<int32_t> outputs_;      // slot of each output
   std::vector<int32_t> input_slots_;  // slot of each input
   size_t num_donated_ = 0;            // inputs the plan may write into
+  // An inline loop body: per donated input, the bytes its buffer holds (a
+  // static loop variable's size), instead of Arena::input_capacity.
+  std::vector<size_t> donated_bytes_;
   // Per output: the inputs whose memory it may be, and whether one is an
   // input other than the same-numbered one (see run_while).
   std::vector<std::vector<int32_t>> output_inputs_;

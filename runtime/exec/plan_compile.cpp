@@ -1,4 +1,4 @@
-// Compiling a Body into a Plan (see plan.h), in five phases that the
+// Compiling a Body into a Plan (see plan.h), in the phases that the
 // constructor runs in this order, each building on the ones before:
 //   1. slot assignment      one slot per value;
 //   2. step building        one step per node that computes something;
@@ -10,8 +10,10 @@
 //   5. scalar-step selection which steps call an op's scalar kernel (per
 //                            element, for small static vectors, or folded
 //                            over them, for small integer reductions);
-//   6. program              (an owning plan, once its branches' buffers are
-//                            placed) the instructions run_steps walks.
+//  5b. inline loops' copies  what ends an inline loop's iteration;
+//   6. program              (an owning plan, once its branches' and inline
+//                            loops' buffers are placed) the instructions
+//                            run_steps walks.
 // Running the plan is in plan_run.cpp.
 
 #include <algorithm>
@@ -37,8 +39,8 @@ struct Plan::Compiler {
   Plan& plan;
   const graph::Body& body;
   ArenaLayout& layout;                           // the arena's slots and children so far
-  const std::vector<int32_t>* branch_inputs;     // an If branch: its inputs' slots
-  int32_t branch_output_slot;                    // an If branch: the If's output 0 slot
+  const std::vector<int32_t>* branch_inputs;     // an If branch, inline loop: its inputs' slots
+  int32_t branch_output_slot;                    // an If branch: the If's output 0 slot, else -1
   std::vector<int32_t> first_slot;               // per node: the slot of its output 0
   std::vector<bool> slot_is_scalar;              // per slot: static rank 0
   std::vector<const ops::ValueType*> slot_type;  // per slot
@@ -73,6 +75,7 @@ struct Plan::Compiler {
   void mark_output_aliasing();
   void select_scalar_steps();
   bool select_flat_reduction(Step& step) const;
+  void plan_loop_copies();
 };
 
 // A branch's node whose outputs are the If's outputs k, k + 1, ... (in that
@@ -114,7 +117,7 @@ void Plan::Compiler::assign_slots() {
   if (branch_inputs) {
     for (size_t k = 0; k < body.placeholders.size(); ++k)
       first_slot[size_t(body.placeholders[k])] = (*branch_inputs)[k];
-    use_if_output_slots();
+    if (branch_output_slot >= 0) use_if_output_slots();
   }
   int32_t count = layout.num_slots;
   for (size_t i = 0; i < body.nodes.size(); ++i) {
@@ -195,17 +198,30 @@ void Plan::Compiler::build_steps() {
             std::unique_ptr<Plan>(new Plan(branch, layout, inputs, step.out_slot)));
     }
     if (n.kind == graph::NodeKind::While) {
-      // A While owns its loop variables (its output buffers), so its body
-      // may overwrite them: they are the body's first inputs.
-      step.subplans.push_back(std::make_unique<Plan>(n.subgraphs[0], false));
-      step.subplans.push_back(std::make_unique<Plan>(n.subgraphs[1], false, n.outputs.size()));
-      step.first_child = layout.num_children;
-      layout.num_children += step.subplans.size();
       if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];
       for (const ops::ValueType& t : n.outputs) {
         const bool is_static = t.shape.is_fully_defined();
         step.var_static_shapes.push_back(is_static ? &t.shape : nullptr);
         step.var_static_bytes.push_back(is_static ? byte_size(t.shape, t.dtype) : 0);
+      }
+      // A While owns its loop variables (its output buffers), so its body
+      // may overwrite them: they are the body's first inputs.
+      step.inline_loop = runs_inline(n);
+      if (step.inline_loop) {
+        // The condition and body read the variables in the While's output
+        // slots, the captured values where they are.
+        std::vector<int32_t> inputs = step.inputs;
+        for (size_t k = 0; k < n.outputs.size(); ++k) inputs[k] = step.out_slot + int32_t(k);
+        step.subplans.push_back(
+            std::unique_ptr<Plan>(new Plan(n.subgraphs[0], layout, inputs, -1)));
+        step.subplans.push_back(std::unique_ptr<Plan>(
+            new Plan(n.subgraphs[1], layout, inputs, -1, step.var_static_bytes)));
+        if (step.maximum_iterations >= 0) step.loop_counter = int32_t(layout.num_loop_counters++);
+      } else {
+        step.subplans.push_back(std::make_unique<Plan>(n.subgraphs[0], false));
+        step.subplans.push_back(std::make_unique<Plan>(n.subgraphs[1], false, n.outputs.size()));
+        step.first_child = layout.num_children;
+        layout.num_children += step.subplans.size();
       }
     }
     for (size_t k = 0; k < n.outputs.size(); ++k) {
@@ -288,10 +304,15 @@ void Plan::Compiler::plan_memory() {
     if (buffer_of[size_t(slot)] >= 0) free_buffers.push_back(buffer_of[size_t(slot)]);
     buffer_of[size_t(slot)] = -1;
   };
+  // (An inline loop body writes into a variable only within its static
+  // size: its buffer's capacity is not looked up at run time.)
   auto donated_dying_here = [&](int32_t slot, size_t s) {
     const Source& src = plan.sources_[size_t(slot)];
+    const Step& step = steps[s];
     return src.kind == Source::Input && size_t(src.index) < plan.num_donated_ &&
-           last_use[size_t(slot)] == int32_t(s);
+           last_use[size_t(slot)] == int32_t(s) &&
+           (plan.donated_bytes_.empty() ||
+            (step.shape_is_static && step.static_bytes <= plan.donated_bytes_[size_t(src.index)]));
   };
   for (size_t s = 0; s < steps.size(); ++s) {
     Step& step = steps[s];
@@ -304,12 +325,14 @@ void Plan::Compiler::plan_memory() {
     // An elementwise step writes over an input of its own type that dies
     // here: preferably a donated loop variable, which then needs no copy at
     // the end of the iteration (not a scalar, whose copy costs less than
-    // losing its scalar step), else an intermediate's buffer.
+    // losing its scalar step, unless an inline loop's body keeps it: see
+    // select_scalar_steps), else an intermediate's buffer.
     int32_t taken_over = -1;
     if (writes_elementwise(step) && !(plan.top_level_ && is_output[size_t(step.out_slot)])) {
       for (size_t i = 0; i < step.inputs.size(); ++i) {
         int32_t in = step.inputs[i];
-        if (donated_dying_here(in, s) && same_layout(in, step) && step.static_shape.rank() > 0) {
+        if (donated_dying_here(in, s) && same_layout(in, step) &&
+            (step.static_shape.rank() > 0 || !plan.donated_bytes_.empty())) {
           step.write_into_input = plan.sources_[size_t(in)].index;
           step.in_place_operand = int32_t(i);
           break;
@@ -326,8 +349,10 @@ void Plan::Compiler::plan_memory() {
       }
     }
     // Such a write never falls back to a buffer: the loop variable's buffer
-    // holds a value of this static size already.
-    if (writes_elementwise(step) && step.write_into_input >= 0) buffered = false;
+    // holds a value of this static size already (as it holds any write into
+    // an inline loop's variable: see donated_dying_here).
+    if ((writes_elementwise(step) || !plan.donated_bytes_.empty()) && step.write_into_input >= 0)
+      buffered = false;
     for (size_t k = 0; k < step.buffers.size(); ++k) {
       int32_t slot = step.out_slot + int32_t(k);
       bool fresh = plan.top_level_ && is_output[size_t(slot)] && computed;
@@ -401,7 +426,9 @@ void Plan::Compiler::mark_output_aliasing() {
 // Guarantees: a step gets the op's scalar kernel exactly when it is a
 // non-stateful elementwise op with at most kMaxScalarInputs inputs, whose
 // output has a static shape of at most kMaxFlatElements elements and is not
-// written into an input, and each of whose inputs has a static shape with
+// written into an input (except in an inline loop's body, whose loop
+// variables' memory is known to hold it: the step then writes there), and
+// each of whose inputs has a static shape with
 // one element or the output's element count. It is a scalar step when all of
 // them are rank 0, else a flat step: the kernel per element (an input of one element is
 // broadcast; one of the output's count has its layout, since broadcasting
@@ -411,7 +438,8 @@ void Plan::Compiler::select_scalar_steps() {
     if (select_flat_reduction(step)) continue;
     if (step.kind != graph::NodeKind::Op || !(step.op->flags & ops::kElementwise) ||
         (step.op->flags & ops::kStateful) || !step.shape_is_static ||
-        step.static_shape.num_elements() > kMaxFlatElements || step.write_into_input >= 0 ||
+        step.static_shape.num_elements() > kMaxFlatElements ||
+        (step.write_into_input >= 0 && plan.donated_bytes_.empty()) ||
         step.inputs.size() > kMaxScalarInputs) {
       continue;
     }
@@ -508,12 +536,27 @@ Plan::Plan(std::shared_ptr<const graph::Body> body, bool top_level, size_t donat
     : body_(std::move(body)), num_donated_(donated_inputs), top_level_(top_level) {
   compile(arena_layout_, nullptr, -1);
   emit_program(program_);
+  fuse_tests(program_);
+  Instr end;
+  end.code = Instr::Code::End;
+  program_.push_back(end);
 }
 
 Plan::Plan(std::shared_ptr<const graph::Body> body, ArenaLayout& layout,
-           std::vector<int32_t> input_slots, int32_t output_slot)
-    : body_(std::move(body)), top_level_(false) {
+           std::vector<int32_t> input_slots, int32_t output_slot, std::vector<size_t> donated_bytes)
+    : body_(std::move(body)),
+      num_donated_(donated_bytes.size()),
+      donated_bytes_(std::move(donated_bytes)),
+      top_level_(false) {
   compile(layout, &input_slots, output_slot);
+}
+
+// A While runs inline when its loop variables have static shapes: each then
+// keeps one buffer of its size for the whole loop, which the condition and
+// body read in place and the body may write into without a capacity check.
+bool Plan::runs_inline(const graph::Node& loop) {
+  return std::all_of(loop.outputs.begin(), loop.outputs.end(),
+                     [](const ops::ValueType& t) { return t.shape.is_fully_defined(); });
 }
 
 void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs,
@@ -526,10 +569,11 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
   compiler.plan_memory();
   compiler.mark_output_aliasing();
   compiler.select_scalar_steps();
-  // The branches' buffers after this plan's.
+  compiler.plan_loop_copies();
+  // The branches' and inline loops' buffers after this plan's.
   total_buffers_ = num_buffers_ + num_scratch_;
   for (Step& step : steps_) {
-    if (step.kind != graph::NodeKind::If) continue;
+    if (step.kind != graph::NodeKind::If && !step.inline_loop) continue;
     for (auto& branch : step.subplans) {
       branch->relocate_buffers(int32_t(total_buffers_));
       total_buffers_ += branch->total_buffers_;
@@ -537,22 +581,69 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
   }
 }
 
+// 5b. Inline loops' copies.
+// Needs: the memory plan (phase 3: the While's scratch buffers) and the
+// body's output aliasing (its phase 4).
+// Guarantees: an inline While's loop_copies list, in variable order, each
+// variable whose body output is not in its memory already (passed through,
+// or written there by the step that computes it); a copy whose output may
+// be another variable's memory is held aside in the variable's scratch
+// buffer first.
+void Plan::Compiler::plan_loop_copies() {
+  for (Step& step : plan.steps_) {
+    if (!step.inline_loop) continue;
+    const Plan& loop_body = *step.subplans[1];
+    for (size_t k = 0; k < step.buffers.size(); ++k) {
+      const int32_t var = step.out_slot + int32_t(k);
+      const Source& src = loop_body.sources_[size_t(loop_body.outputs_[k])];
+      if (loop_body.outputs_[k] == var ||
+          (src.kind == Source::Step &&
+           loop_body.steps_[size_t(src.index)].write_into_input == int32_t(k))) {
+        continue;
+      }
+      const bool hold = loop_body.output_may_alias_input_[k];
+      step.loop_copies.push_back({loop_body.outputs_[k], var, uint32_t(step.var_static_bytes[k]),
+                                  hold ? step.first_scratch + int32_t(k) : -1});
+      step.loop_holds_aside = step.loop_holds_aside || hold;
+    }
+  }
+}
+
 // 6. Program.
-// Needs: phases 1 to 5 done for this plan and its branches, and the
-// branches' buffers relocated (so, in an owning plan: branches run in it).
+// Needs: phases 1 to 5 done for this plan, its branches and inline loops,
+// and their buffers relocated (so, in an owning plan: they run in it).
 // Guarantees: one instruction per step, in step order; a scalar or flat
 // step's holds its kernel, slots, buffer and static shape. An If becomes a
 // Branch on its predicate, the then branch's program and a Move per output
 // (the If's output slot takes the branch output's value), a Jump past the
-// else branch, then the else branch's program and its Moves. Every
-// instruction names its step (the If, for those an If becomes) and the plan
-// the step is of. An output the branch computed in the If's output slot
-// needs no Move.
+// else branch, then the else branch's program and its Moves. An inline
+// While becomes a LoopEnter, the condition's program, a LoopTest on its
+// output (to past the loop), the body's program and a LoopBack to the
+// condition. Every instruction names its step (the If or While, for those
+// they become) and the plan the step is of. An output the branch computed
+// in the If's output slot needs no Move.
 void Plan::emit_program(std::vector<Instr>& program) const {
   for (const Step& step : steps_) {
     Instr instr;
     instr.step = &step;
     instr.plan = this;
+    if (step.inline_loop) {
+      instr.code = Instr::Code::LoopEnter;
+      program.push_back(instr);
+      const auto condition_at = int32_t(program.size());
+      step.subplans[0]->emit_program(program);
+      const size_t test_at = program.size();
+      instr.code = Instr::Code::LoopTest;
+      instr.in[0] = step.subplans[0]->outputs_[0];
+      instr.buffer = step.loop_counter;
+      program.push_back(instr);
+      step.subplans[1]->emit_program(program);
+      instr.code = Instr::Code::LoopBack;
+      instr.target = condition_at;
+      program.push_back(instr);
+      program[test_at].target = int32_t(program.size());
+      continue;
+    }
     if (step.kind == graph::NodeKind::If) {
       auto emit_branch = [&](const Plan& branch) {
         branch.emit_program(program);
@@ -579,17 +670,44 @@ void Plan::emit_program(std::vector<Instr>& program) const {
       continue;
     }
     if (step.scalar_kernel) {
+      constexpr Instr::Code kScalar[] = {Instr::Code::Scalar1, Instr::Code::Scalar2,
+                                         Instr::Code::Scalar3};
       instr.code = step.flat_reduce          ? Instr::Code::Reduce
-                   : step.flat_elements == 0 ? Instr::Code::Scalar
+                   : step.flat_elements == 0 ? kScalar[step.inputs.size() - 1]
                                              : Instr::Code::Flat;
       instr.kernel = step.scalar_kernel;
       instr.in = step.scalar_inputs;
       instr.out = step.out_slot;
-      instr.buffer = step.buffers[0];
+      instr.buffer = step.write_into_input >= 0
+                         ? Instr::in_place_at(step.inputs[size_t(step.in_place_operand)])
+                         : step.buffers[0];
       instr.bytes = uint32_t(step.static_bytes);
       instr.shape = &step.static_shape;
     }
     program.push_back(instr);
+  }
+}
+
+// A comparison right before the Branch or LoopTest (without a
+// maximum_iterations) on its result also tests it (Scalar2Test): one
+// dispatch less per If and per loop iteration. Not when a jump lands on the
+// test (which would skip the comparison); the test stays in the program,
+// stepped over.
+void Plan::fuse_tests(std::vector<Instr>& program) {
+  std::vector<bool> targeted(program.size() + 1, false);
+  for (const Instr& instr : program) {
+    if (instr.target >= 0) targeted[size_t(instr.target)] = true;
+  }
+  for (size_t i = 1; i < program.size(); ++i) {
+    const Instr& test = program[i];
+    Instr& compare = program[i - 1];
+    const bool plain_test =
+        test.code == Instr::Code::Branch || (test.code == Instr::Code::LoopTest && test.buffer < 0);
+    if (plain_test && compare.code == Instr::Code::Scalar2 && compare.out == test.in[0] &&
+        !targeted[i]) {
+      compare.code = Instr::Code::Scalar2Test;
+      compare.target = test.target;
+    }
   }
 }
 
@@ -599,7 +717,10 @@ void Plan::relocate_buffers(int32_t delta) {
       if (b >= 0) b += delta;
     }
     if (step.first_scratch >= 0) step.first_scratch += delta;
-    if (step.kind == graph::NodeKind::If) {
+    for (Step::LoopCopy& copy : step.loop_copies) {
+      if (copy.scratch >= 0) copy.scratch += delta;
+    }
+    if (step.kind == graph::NodeKind::If || step.inline_loop) {
       for (auto& branch : step.subplans) branch->relocate_buffers(delta);
     }
   }
@@ -617,6 +738,14 @@ size_t Plan::num_scalar_steps() const {
   return size_t(std::count_if(steps_.begin(), steps_.end(), [](const Step& s) {
     return s.scalar_kernel != nullptr && s.flat_elements == 0;
   }));
+}
+
+size_t Plan::num_scalar_steps_in_all_plans() const {
+  size_t count = num_scalar_steps();
+  for (const Step& step : steps_) {
+    for (const auto& sub : step.subplans) count += sub->num_scalar_steps_in_all_plans();
+  }
+  return count;
 }
 
 size_t Plan::num_flat_steps() const {
@@ -652,6 +781,24 @@ size_t Plan::num_uncopied_loop_variables() const {
   for (const Step& step : steps_) {
     count += size_t(std::count(step.initial_value_dead.begin(), step.initial_value_dead.end(), 1));
     for (const auto& sub : step.subplans) count += sub->num_uncopied_loop_variables();
+  }
+  return count;
+}
+
+size_t Plan::num_inline_loops() const {
+  size_t count = 0;
+  for (const Step& step : steps_) {
+    count += step.inline_loop;
+    for (const auto& sub : step.subplans) count += sub->num_inline_loops();
+  }
+  return count;
+}
+
+size_t Plan::num_child_arena_loops() const {
+  size_t count = 0;
+  for (const Step& step : steps_) {
+    count += step.kind == graph::NodeKind::While && !step.inline_loop;
+    for (const auto& sub : step.subplans) count += sub->num_child_arena_loops();
   }
   return count;
 }

@@ -299,31 +299,44 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
 // A flat program (a few elements, no reduction): each member as a flat
 // step, member after member over all elements (they fit one block).
 // `current` is the member running, for its errors.
-void run_flat_members(const Plan::Arena& a, const Plan::Step& step,
-                      std::span<const DType> slot_dtypes, char* scratch, void* out,
+void run_flat_members(const Plan::Arena& a, const Plan::Step& step, char* scratch, void* out,
                       const FusedProgram::Member*& current) {
   const FusedProgram& program = *step.fused;
   const auto n = int32_t(program.num_elements);
   for (const FusedProgram::Member& m : program.members) {
     current = &m;
     const void* in[kMaxScalarInputs];
-    uint32_t strides[kMaxScalarInputs];
+    for (size_t i = 0; i < kMaxScalarInputs; ++i) {
+      in[i] = m.flat_inputs[i] >= 0 ? a.data[size_t(step.inputs[size_t(m.flat_inputs[i])])]
+                                    : scratch + m.flat_offsets[i];
+    }
+    void* block_out = m.flat_out_offset >= 0 ? scratch + m.flat_out_offset : out;
+    run_flat(m.scalar_kernel, n, in, m.flat_strides.data(), block_out, m.flat_out_stride);
+  }
+  current = nullptr;
+}
+
+// Where a flat program's members read and write, and with which strides
+// (see FusedProgram::Member), once its blocks are placed.
+void place_flat_operands(FusedProgram& program,
+                         std::span<const ops::ValueType* const> input_types) {
+  for (FusedProgram::Member& m : program.members) {
     for (size_t i = 0; i < kMaxScalarInputs; ++i) {
       const FusedProgram::Operand& op = m.operands[i < m.operands.size() ? i : 0];
       if (op.external) {
-        int32_t slot = step.inputs[size_t(op.index)];
-        in[i] = a.data[size_t(slot)];
-        strides[i] = op.scalar ? 0 : uint32_t(dtype_size(slot_dtypes[size_t(slot)]));
+        m.flat_inputs[i] = op.index;
+        m.flat_strides[i] =
+            op.scalar ? 0 : uint32_t(dtype_size(input_types[size_t(op.index)]->dtype));
       } else {
         const FusedProgram::Member& source = program.members[size_t(op.index)];
-        in[i] = scratch + size_t(source.block) * program.block_bytes;
-        strides[i] = uint32_t(dtype_size(source.dtype));
+        m.flat_inputs[i] = -1;
+        m.flat_offsets[i] = uint32_t(size_t(source.block) * program.block_bytes);
+        m.flat_strides[i] = uint32_t(dtype_size(source.dtype));
       }
     }
-    void* block_out = m.block >= 0 ? scratch + size_t(m.block) * program.block_bytes : out;
-    run_flat(m.scalar_kernel, n, in, strides, block_out, uint32_t(dtype_size(m.dtype)));
+    m.flat_out_offset = m.block >= 0 ? int64_t(size_t(m.block) * program.block_bytes) : -1;
+    m.flat_out_stride = uint32_t(dtype_size(m.dtype));
   }
-  current = nullptr;
 }
 
 }  // namespace
@@ -432,6 +445,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   }
   program->scratch_bytes =
       (program->broadcasts.size() + program->num_blocks) * program->block_bytes + partials;
+  if (program->flat) place_flat_operands(*program, input_types);
   return program;
 }
 
@@ -441,7 +455,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
   void* out;
   const Shape* out_shape = &step.static_shape;
   if (step.write_into_input >= 0 &&
-      step.static_bytes <= a.input_capacity[size_t(step.write_into_input)]) {
+      step.static_bytes <= donated_capacity(a, step.write_into_input)) {
     // Block by block, each block's inputs are read before it is written.
     out = const_cast<void*>(a.data[size_t(step.inputs[size_t(step.in_place_operand)])]);
   } else if (step.buffers[0] >= 0) {
@@ -456,7 +470,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
     auto* scratch = static_cast<char*>(a.reserve(step.first_scratch, program.scratch_bytes));
     const FusedProgram::Member* current = nullptr;
     try {
-      run_flat_members(a, step, slot_dtypes_, scratch, out, current);
+      run_flat_members(a, step, scratch, out, current);
     } catch (const Error& e) {
       if (!current) throw;
       rethrow_defined_at(e, *current->node);

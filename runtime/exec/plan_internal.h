@@ -64,8 +64,17 @@ struct FusedProgram {
     DType dtype;
     std::vector<Operand> operands;
     int32_t block = -1;  // its scratch block; -1: the node's output
-    // A flat program's: the op's scalar kernel, for its dtypes.
+    // A flat program's: the op's scalar kernel, for its dtypes; per operand
+    // (padded with the first, as run_flat reads kMaxScalarInputs), the node's
+    // input it is or -1 for the scratch at byte flat_offsets[i], and its
+    // stride in bytes; the output's scratch offset (-1: the node's output)
+    // and stride. Fixed when the program is compiled.
     ops::ScalarKernelFn scalar_kernel = nullptr;
+    std::array<int32_t, kMaxScalarInputs> flat_inputs{};
+    std::array<uint32_t, kMaxScalarInputs> flat_offsets{};
+    std::array<uint32_t, kMaxScalarInputs> flat_strides{};
+    int64_t flat_out_offset = -1;
+    uint32_t flat_out_stride = 0;
   };
   std::vector<Member> members;
   // A trailing reduction over all axes of the last member, or null; a mean
@@ -167,6 +176,25 @@ struct Plan::Step {
   std::vector<uint8_t> initial_value_dead;
   // Fused: the members' program; its scratch is buffer first_scratch.
   std::unique_ptr<FusedProgram> fused;
+  // An inline While (Plan::runs_inline): its condition and body run in the
+  // parent's program and arena, reading the loop variables from the While's
+  // output slots, which always hold the variables' own buffers.
+  bool inline_loop = false;
+  // Its iteration count in Arena::loop_iterations, when it has a
+  // maximum_iterations; else -1.
+  int32_t loop_counter = -1;
+  // The copies that end an iteration: a body output that is not already in
+  // its variable's buffer (written there in place, or passed through) is
+  // copied into it. One that may be another variable's memory (x, y = y, x)
+  // is first held aside in its scratch buffer, before any variable changes.
+  struct LoopCopy {
+    int32_t from;     // the body output's slot
+    int32_t var;      // the loop variable's slot
+    uint32_t bytes;   // its static size
+    int32_t scratch;  // its scratch buffer, or -1
+  };
+  std::vector<LoopCopy> loop_copies;
+  bool loop_holds_aside = false;  // some copy has a scratch buffer
 };
 
 // One instruction of a plan's program (plan_compile.cpp, emit_program): the
@@ -175,23 +203,42 @@ struct Plan::Step {
 // instruction holds all it reads; other steps are run from their Step.
 struct Plan::Instr {
   enum class Code : uint8_t {
-    Scalar,   // step's scalar kernel on slots `in`, into `buffer`, as slot `out`
+    // The step's scalar kernel on the 1, 2 or 3 slots `in`, into `buffer`,
+    // as slot `out`.
+    Scalar1,
+    Scalar2,
+    Scalar3,
+    // Scalar2 whose bool result a Branch or LoopTest right after it tests:
+    // on past the test if true, else to `target`.
+    Scalar2Test,
     Flat,     // the same per element (a flat step)
     Reduce,   // a flat reduction: the reducer's kernel folded over slot in[0]
     General,  // any other step: run_step
     Branch,   // an If: on to the then branch if slot in[0] is true, else to `target`
     Jump,     // to `target` (past the else branch)
     Move,     // an If's output `out` takes the value of the branch's output in[0]
+    // An inline While: LoopEnter, the condition's program, LoopTest, the
+    // body's program, LoopBack.
+    LoopEnter,  // the loop variables take their initial values
+    LoopTest,   // on to the body if slot in[0] is true (and iterations remain), else to `target`
+    LoopBack,   // the loop variables take the body's outputs; back to the condition, `target`
+    End,        // the program's last instruction
   };
   Code code = Code::General;
   int32_t out = -1;
   int32_t target = -1;
-  int32_t buffer = -1;  // a scalar step's output buffer, or -1 for a fresh tensor
-  uint32_t bytes = 0;   // a scalar step's output size
+  // A scalar, flat or reduction step's output buffer; kFreshOutput for a
+  // fresh tensor; below that, in_place_at(slot): the memory of `slot`, a loop
+  // variable it overwrites (an inline loop body's step).
+  int32_t buffer = kFreshOutput;
+  static constexpr int32_t kFreshOutput = -1;
+  static constexpr int32_t in_place_at(int32_t slot) { return kFreshOutput - 1 - slot; }
+  int32_t in_place_slot() const { return kFreshOutput - 1 - buffer; }
+  uint32_t bytes = 0;  // a scalar step's output size
   std::array<int32_t, kMaxScalarInputs> in{};
   ops::ScalarKernelFn kernel = nullptr;
   const Shape* shape = nullptr;  // a scalar step's static output shape
-  const Step* step = nullptr;    // for Branch, Jump and Move: the If
+  const Step* step = nullptr;    // for Branch, Jump and Move: the If; for Loop*: the While
   // The plan the step is of (an If branch, for its steps): a General step
   // runs as its member, which reads that plan's slot types and sources.
   const Plan* plan = nullptr;
@@ -221,7 +268,8 @@ struct Plan::Arena {
   std::vector<Tensor> holders;                // per slot, values held as tensors
   std::vector<Buffer> buffers;
   std::vector<std::unique_ptr<Arena>> children;
-  std::vector<View> updates;  // scratch for a While's new loop variables
+  std::vector<View> updates;             // scratch for a While's new loop variables
+  std::vector<int64_t> loop_iterations;  // per inline loop with a maximum_iterations
 
   ~Arena() {
     for (Buffer& b : buffers) std::free(b.data);

@@ -68,6 +68,7 @@ std::unique_ptr<Plan::Arena> Plan::new_arena() const {
   arena->holders.resize(slots);
   arena->buffers.resize(total_buffers_);
   arena->children.resize(arena_layout_.num_children);
+  arena->loop_iterations.resize(arena_layout_.num_loop_counters);
   init_arena(*arena);
   return arena;
 }
@@ -87,7 +88,7 @@ void Plan::init_arena(Arena& arena) const {
     }
   }
   for (const Step& step : steps_) {
-    if (step.kind == graph::NodeKind::If) {
+    if (step.kind == graph::NodeKind::If || step.inline_loop) {
       for (const auto& branch : step.subplans) branch->init_arena(arena);
       continue;
     }
@@ -166,6 +167,10 @@ void* Plan::fresh_output(Arena& a, const Step& step) const {
   return out;
 }
 
+size_t Plan::donated_capacity(const Arena& a, int32_t input) const {
+  return donated_bytes_.empty() ? a.input_capacity[size_t(input)] : donated_bytes_[size_t(input)];
+}
+
 void Plan::run_op(Arena& a, const Step& step) const {
   constexpr size_t kMaxInline = 8;
   size_t n = step.inputs.size();
@@ -218,7 +223,7 @@ void Plan::run_op(Arena& a, const Step& step) const {
   size_t bytes =
       step.shape_is_static ? step.static_bytes : concrete_bytes(*out_shape, dtype_size(dtype));
   void* out;
-  if (step.write_into_input >= 0 && bytes <= a.input_capacity[size_t(step.write_into_input)]) {
+  if (step.write_into_input >= 0 && bytes <= donated_capacity(a, step.write_into_input)) {
     out = const_cast<void*>(kin[step.in_place_operand].data);
   } else if (step.buffers[0] >= 0) {
     out = a.reserve(step.buffers[0], bytes);
@@ -237,6 +242,38 @@ void Plan::run_op(Arena& a, const Step& step) const {
   step.op->kernel(kctx);
   a.data[size_t(step.out_slot)] = out;
   a.shape[size_t(step.out_slot)] = out_shape;
+}
+
+void Plan::enter_loop(Arena& a, const Step& step) const {
+  for (size_t k = 0; k < step.buffers.size(); ++k) {
+    const int32_t slot = step.out_slot + int32_t(k);
+    if (step.initial_value_dead[k]) {  // overwritten whole before it is read
+      a.data[size_t(slot)] = a.reserve(step.buffers[k], step.var_static_bytes[k]);
+      a.shape[size_t(slot)] = step.var_static_shapes[k];
+      continue;
+    }
+    const int32_t in = step.inputs[k];
+    store(a, slot, step.buffers[k], {a.data[size_t(in)], a.shape[size_t(in)]}, /*grow=*/false,
+          step.var_static_shapes[k]);
+  }
+  for (const Step::LoopCopy& copy : step.loop_copies) {
+    if (copy.scratch >= 0) a.reserve(copy.scratch, copy.bytes);
+  }
+  if (step.loop_counter >= 0) a.loop_iterations[size_t(step.loop_counter)] = 0;
+}
+
+void Plan::update_loop_variables(Arena& a, const Step& step) const {
+  // Values that may be another variable's are read before any changes.
+  for (const Step::LoopCopy& copy : step.loop_copies) {
+    if (copy.scratch >= 0)
+      copy_value(a.buffers[size_t(copy.scratch)].data, a.data[size_t(copy.from)], copy.bytes);
+  }
+  for (const Step::LoopCopy& copy : step.loop_copies) {
+    const void* from =
+        copy.scratch >= 0 ? a.buffers[size_t(copy.scratch)].data : a.data[size_t(copy.from)];
+    void* var = const_cast<void*>(a.data[size_t(copy.var)]);
+    if (from != var) copy_value(var, from, copy.bytes);
+  }
 }
 
 void Plan::run_while(Arena& a, const Step& step) const {
@@ -354,55 +391,126 @@ void Plan::bind(Arena& a, std::span<const View> inputs, size_t first) const {
 
 void Plan::run_steps(Arena& a) const {
   const Instr* const begin = program_.data();
-  const Instr* const end = begin + program_.size();
   const Instr* pc = begin;
+  // The arena's arrays, held in locals: the compiler would reload them from
+  // their vectors after every kernel call. (They never move while it runs.)
+  const void** const data = a.data.data();
+  const Shape** const shape = a.shape.data();
+  Arena::Buffer* const buffers = a.buffers.data();
+  // A scalar, flat or reduction step's output memory: its buffer (given room
+  // for its value when the arena was made: see init_arena), a loop variable
+  // it overwrites, or a fresh tensor (a top-level output).
+  auto output_of = [&](const Instr& i) -> void* {
+    if (i.buffer >= 0) return buffers[size_t(i.buffer)].data;
+    if (i.buffer != Instr::kFreshOutput) return const_cast<void*>(data[size_t(i.in_place_slot())]);
+    return fresh_output(a, *i.step);
+  };
   try {
-    while (pc != end) {
+    for (;;) {
       switch (pc->code) {
-        case Instr::Code::Scalar:
-        case Instr::Code::Flat: {  // most steps of a loop body: no context, no dispatch
+        // Most steps of a loop body: no context, no dispatch; only the
+        // op's own inputs are loaded.
+        case Instr::Code::Scalar1: {
+          const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])]};
+          void* out = output_of(*pc);
+          pc->kernel(in, out);
+          data[size_t(pc->out)] = out;
+          shape[size_t(pc->out)] = pc->shape;
+          ++pc;
+          break;
+        }
+        case Instr::Code::Scalar2: {
+          const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
+          void* out = output_of(*pc);
+          pc->kernel(in, out);
+          data[size_t(pc->out)] = out;
+          shape[size_t(pc->out)] = pc->shape;
+          ++pc;
+          break;
+        }
+        case Instr::Code::Scalar2Test: {
+          const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
+          void* out = output_of(*pc);
+          pc->kernel(in, out);
+          data[size_t(pc->out)] = out;
+          shape[size_t(pc->out)] = pc->shape;
+          pc = *static_cast<const bool*>(out) ? pc + 2 : begin + pc->target;
+          break;
+        }
+        case Instr::Code::Scalar3: {
+          const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])],
+                                              data[size_t(pc->in[2])]};
+          void* out = output_of(*pc);
+          pc->kernel(in, out);
+          data[size_t(pc->out)] = out;
+          shape[size_t(pc->out)] = pc->shape;
+          ++pc;
+          break;
+        }
+        case Instr::Code::Flat: {
           const void* in[kMaxScalarInputs];
-          for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = a.data[size_t(pc->in[i])];
-          // (The buffer was given room for it when the arena was made: see init_arena.)
-          void* out =
-              pc->buffer >= 0 ? a.buffers[size_t(pc->buffer)].data : fresh_output(a, *pc->step);
-          if (pc->code == Instr::Code::Scalar) {
-            pc->kernel(in, out);
-          } else {
-            const Step& step = *pc->step;
-            run_flat(pc->kernel, step.flat_elements, in, step.flat_strides.data(), out,
-                     step.flat_out_stride);
-          }
-          a.data[size_t(pc->out)] = out;
-          a.shape[size_t(pc->out)] = pc->shape;
+          for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = data[size_t(pc->in[i])];
+          void* out = output_of(*pc);
+          const Step& step = *pc->step;
+          run_flat(pc->kernel, step.flat_elements, in, step.flat_strides.data(), out,
+                   step.flat_out_stride);
+          data[size_t(pc->out)] = out;
+          shape[size_t(pc->out)] = pc->shape;
           ++pc;
           break;
         }
         case Instr::Code::Reduce: {
           const Step& step = *pc->step;
-          void* out = pc->buffer >= 0 ? a.buffers[size_t(pc->buffer)].data : fresh_output(a, step);
+          void* out = output_of(*pc);
           copy_value(out, step.reduce_init.data(), pc->bytes);  // one element, of the input's type
-          const char* x = static_cast<const char*>(a.data[size_t(pc->in[0])]);
+          const char* x = static_cast<const char*>(data[size_t(pc->in[0])]);
           const void* in[kMaxScalarInputs] = {out, x, x};
           for (int32_t e = 0; e < step.flat_elements; ++e, x += pc->bytes) {
             in[1] = x;
             pc->kernel(in, out);
           }
-          a.data[size_t(pc->out)] = out;
-          a.shape[size_t(pc->out)] = pc->shape;
+          data[size_t(pc->out)] = out;
+          shape[size_t(pc->out)] = pc->shape;
           ++pc;
           break;
         }
         case Instr::Code::Branch:
-          pc = *static_cast<const bool*>(a.data[size_t(pc->in[0])]) ? pc + 1 : begin + pc->target;
+          pc = *static_cast<const bool*>(data[size_t(pc->in[0])]) ? pc + 1 : begin + pc->target;
           break;
         case Instr::Code::Jump:
           pc = begin + pc->target;
           break;
+        case Instr::Code::LoopEnter:
+          pc->plan->enter_loop(a, *pc->step);
+          ++pc;
+          break;
+        case Instr::Code::LoopTest: {
+          bool more = *static_cast<const bool*>(data[size_t(pc->in[0])]);
+          if (more && pc->buffer >= 0)  // a maximum_iterations; buffer: the counter
+            more = a.loop_iterations[size_t(pc->buffer)]++ < pc->step->maximum_iterations;
+          pc = more ? pc + 1 : begin + pc->target;
+          break;
+        }
+        case Instr::Code::LoopBack: {
+          const Step& step = *pc->step;
+          if (step.loop_holds_aside) {
+            pc->plan->update_loop_variables(a, step);
+          } else {  // its usual case, inline
+            for (const Step::LoopCopy& copy : step.loop_copies) {
+              const void* from = data[size_t(copy.from)];
+              void* var = const_cast<void*>(data[size_t(copy.var)]);
+              if (from != var) copy_value(var, from, copy.bytes);
+            }
+          }
+          pc = begin + pc->target;
+          break;
+        }
+        case Instr::Code::End:
+          return;
         case Instr::Code::Move:
           // An If's output is not copied: it is the value its branch left.
-          a.data[size_t(pc->out)] = a.data[size_t(pc->in[0])];
-          a.shape[size_t(pc->out)] = a.shape[size_t(pc->in[0])];
+          data[size_t(pc->out)] = data[size_t(pc->in[0])];
+          shape[size_t(pc->out)] = shape[size_t(pc->in[0])];
           ++pc;
           break;
         case Instr::Code::General:

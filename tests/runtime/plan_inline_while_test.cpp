@@ -1,0 +1,324 @@
+// Inline loops (exec/plan_compile.cpp, emit_program): a While whose loop
+// variables all have static shapes runs its condition and body in its
+// parent's program and arena (a backward jump), any other in child arenas.
+// Which loops run inline, and that they compute what eager execution
+// computes: break and continue flags, Ifs inside, no iteration at all,
+// variables trading values, nested loops, maximum_iterations, in-place
+// updates, and errors that still name the user's line.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ag/ag.h>
+
+#include "error_test_util.h"
+#include "exec/plan.h"
+#include "graph/graph.h"
+
+namespace ag {
+namespace {
+
+using ag_test::error_of;
+
+// The plan the executor would compile from `fn`'s trace for `specs`.
+template <class F, class... Specs>
+std::unique_ptr<exec::Plan> traced_plan_of(F fn, const Specs&... specs) {
+  auto traced = ag::function(fn);
+  auto concrete = traced.get_concrete_function(specs...);
+  return std::make_unique<exec::Plan>(std::make_shared<const graph::Body>(concrete.graph().body()));
+}
+
+// Expects the staged `fn` to give eager execution's values (bit for bit)
+// on `args`, twice (the second call reuses the arena).
+template <class F, class... Args>
+void expect_eager_values(F fn, const Args&... args) {
+  auto staged = ag::function(fn);
+  const Tensor eager = fn(args...);
+  for (int call = 0; call < 2; ++call) {
+    const Tensor graph = staged(args...);
+    ASSERT_EQ(graph.dtype(), eager.dtype());
+    ASSERT_EQ(graph.shape(), eager.shape());
+    EXPECT_EQ(graph.to_string(), eager.to_string()) << "call " << call;
+  }
+}
+
+const TensorSpec kInt32Scalar({}, int32);
+
+// sum of 0 .. n - 1, as a while loop over two scalar variables.
+Tensor sum_below(Tensor n) {
+  Tensor i = constant(0), total = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               total = total + i;
+               i = i + 1;
+             },
+             state({"i", "total"}, i, total));
+  return stack({i, total});
+}
+
+TEST(PlanInlineWhile, StaticLoopVariablesRunInline) {
+  auto plan = traced_plan_of(sum_below, kInt32Scalar);
+  EXPECT_EQ(plan->num_inline_loops(), 1u);
+  EXPECT_EQ(plan->num_child_arena_loops(), 0u);
+  for (int n : {0, 1, 7, 100}) expect_eager_values(sum_below, constant(n));
+}
+
+// A loop variable whose shape changes (a dynamic TensorArray) keeps the
+// child arenas.
+Tensor squares(Tensor n) {
+  TensorArray out(int32, 0, /*dynamic_size=*/true);
+  Tensor i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               out.write(i, i * i);
+               i = i + 1;
+             },
+             state({"out", "i"}, out, i));
+  return out.stack();
+}
+
+TEST(PlanInlineWhile, AGrowingLoopVariableKeepsChildArenas) {
+  auto plan = traced_plan_of(squares, kInt32Scalar);
+  EXPECT_EQ(plan->num_inline_loops(), 0u);
+  EXPECT_EQ(plan->num_child_arena_loops(), 1u);
+  for (int n : {0, 1, 5}) expect_eager_values(squares, constant(n));
+}
+
+// Counters updated only by themselves are written in place: no copy ends
+// the iteration.
+TEST(PlanInlineWhile, ScalarCountersAreWrittenInPlace) {
+  auto plan = traced_plan_of(sum_below, kInt32Scalar);
+  // total + i and i + 1 both overwrite their variable (i is read last by i + 1).
+  EXPECT_EQ(plan->num_in_place_steps(), 2u);
+  EXPECT_EQ(plan->num_scalar_steps_in_all_plans(), 3u);  // i < n, total + i, i + 1
+}
+
+// The flags agc emits for break and continue: the loop stops after the
+// first i with i * i > limit; odd i are skipped (continue) before adding.
+Tensor break_and_continue(Tensor limit) {
+  Tensor i = constant(0), total = constant(0), done = constant(false);
+  while_stmt([&] { return logical_and(i < 100, logical_not(done)); },
+             [&] {
+               Tensor skip = i % 2 == 1;
+               if_stmt(
+                   i * i > limit, [&] { done = constant(true); },
+                   [&] {
+                     if_stmt(
+                         logical_not(skip), [&] { total = total + i; }, [] {},
+                         state({"total"}, total));
+                   },
+                   state({"done", "total"}, done, total));
+               i = i + 1;
+             },
+             state({"i", "total", "done"}, i, total, done));
+  return stack({i, total, cast(done, int32)});
+}
+
+TEST(PlanInlineWhile, BreakAndContinueFlagsGiveEagerValues) {
+  auto plan = traced_plan_of(break_and_continue, kInt32Scalar);
+  EXPECT_EQ(plan->num_inline_loops(), 1u);
+  for (int limit : {-1, 0, 10, 50, 100000})
+    expect_eager_values(break_and_continue, constant(limit));
+}
+
+Tensor fizzbuzz(Tensor n) {
+  Tensor fb = constant(0), fizz = constant(0), buzz = constant(0), other = constant(0);
+  for_stmt(
+      range(1, n + 1), no_extra_test,
+      [&](Tensor i) {
+        if_stmt(
+            i % 15 == 0, [&] { fb = fb + 1; },
+            [&] {
+              if_stmt(
+                  i % 3 == 0, [&] { fizz = fizz + 1; },
+                  [&] {
+                    if_stmt(
+                        i % 5 == 0, [&] { buzz = buzz + 1; }, [&] { other = other + 1; },
+                        state({"buzz", "other"}, buzz, other));
+                  },
+                  state({"fizz", "buzz", "other"}, fizz, buzz, other));
+            },
+            state({"fb", "fizz", "buzz", "other"}, fb, fizz, buzz, other));
+      },
+      state({"fb", "fizz", "buzz", "other"}, fb, fizz, buzz, other));
+  return stack({fb, fizz, buzz, other});
+}
+
+TEST(PlanInlineWhile, NestedIfsInALoopGiveEagerValues) {
+  auto plan = traced_plan_of(fizzbuzz, kInt32Scalar);
+  EXPECT_EQ(plan->num_inline_loops(), 1u);
+  for (int n : {0, 1, 15, 100}) expect_eager_values(fizzbuzz, constant(n));
+  auto staged = ag::function(fizzbuzz);
+  EXPECT_EQ(staged(constant(100)).to_vector<int32_t>(), (std::vector<int32_t>{6, 27, 14, 53}));
+}
+
+// a, b = b, a + b: each new value reads the other's old value; and a plain
+// swap, whose body outputs are the other variable's memory.
+Tensor fibonacci(Tensor n) {
+  Tensor a = constant(0), b = constant(1), i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               Tensor next = a + b;
+               a = b;
+               b = next;
+               i = i + 1;
+             },
+             state({"a", "b", "i"}, a, b, i));
+  return stack({a, b});
+}
+
+Tensor swapped(Tensor n) {
+  Tensor a = constant({1.5f, 2.5f}), b = constant({-1.0f, 4.0f}), i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               Tensor old_a = a;
+               a = b;
+               b = old_a;
+               i = i + 1;
+             },
+             state({"a", "b", "i"}, a, b, i));
+  return stack({a, b});
+}
+
+TEST(PlanInlineWhile, VariablesTradingValuesKeepTheOldValues) {
+  EXPECT_EQ(traced_plan_of(fibonacci, kInt32Scalar)->num_inline_loops(), 1u);
+  EXPECT_EQ(traced_plan_of(swapped, kInt32Scalar)->num_inline_loops(), 1u);
+  for (int n : {0, 1, 2, 3, 10}) {
+    expect_eager_values(fibonacci, constant(n));
+    expect_eager_values(swapped, constant(n));
+  }
+  auto staged = ag::function(fibonacci);
+  EXPECT_EQ(staged(constant(10)).to_vector<int32_t>(), (std::vector<int32_t>{55, 89}));
+}
+
+// A loop inside a loop, both inline: the inner one is entered afresh on
+// every outer iteration (its variables start from their initial values).
+Tensor triangle_sums(Tensor n) {
+  Tensor i = constant(0), total = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               Tensor j = constant(0), inner = constant(0);
+               while_stmt([&] { return j <= i; },
+                          [&] {
+                            inner = inner + j;
+                            j = j + 1;
+                          },
+                          state({"j", "inner"}, j, inner));
+               total = total * 3 + inner;
+               i = i + 1;
+             },
+             state({"i", "total"}, i, total));
+  return total;
+}
+
+TEST(PlanInlineWhile, NestedLoopsRunInline) {
+  auto plan = traced_plan_of(triangle_sums, kInt32Scalar);
+  EXPECT_EQ(plan->num_inline_loops(), 2u);
+  EXPECT_EQ(plan->num_child_arena_loops(), 0u);
+  for (int n : {0, 1, 2, 6}) expect_eager_values(triangle_sums, constant(n));
+}
+
+// A small vector state (collatz on two values) and a float vector (the
+// tanh loop), each updated by an elementwise step in place.
+Tensor collatz(Tensor x) {
+  Tensor steps = constant(0);
+  while_stmt([&] { return reduce_max(x) > 1; },
+             [&] {
+               x = where(x > 1, where(x % 2 == 0, floordiv(x, 2), 3 * x + 1), x);
+               steps = steps + 1;
+             },
+             state({"x", "steps"}, x, steps));
+  return concat({x, reshape(steps, {1})}, 0);
+}
+
+Tensor tanh_loop(Tensor x) {
+  while_stmt([&] { return reduce_sum(x) > 1; }, [&] { x = tanh(x); }, state({"x"}, x));
+  return x;
+}
+
+TEST(PlanInlineWhile, SmallVectorStatesGiveEagerValues) {
+  EXPECT_EQ(traced_plan_of(collatz, TensorSpec({2}, int32))->num_inline_loops(), 1u);
+  EXPECT_EQ(traced_plan_of(tanh_loop, TensorSpec({5}, float32))->num_inline_loops(), 1u);
+  expect_eager_values(collatz, constant({27, 97}));
+  expect_eager_values(collatz, constant({1, 1}));  // no iteration
+  expect_eager_values(tanh_loop, constant({0.9f, 0.8f, 0.7f, 0.6f, 0.5f}));
+  expect_eager_values(tanh_loop, constant({0.1f, 0.1f, 0.1f, 0.1f, 0.1f}));  // no iteration
+}
+
+// maximum_iterations stops the loop although its condition still holds; a
+// loop entered again (inside another) counts from 0 again.
+Tensor capped(Tensor n) {
+  Tensor i = constant(0), outer = constant(0), total = constant(0);
+  while_stmt([&] { return outer < 3; },
+             [&] {
+               i = constant(0);
+               while_stmt([&] { return i < n; }, [&] { i = i + 1; }, state({"i"}, i),
+                          WhileOptions{.maximum_iterations = 4});
+               total = total + i;
+               outer = outer + 1;
+             },
+             state({"i", "outer", "total"}, i, outer, total));
+  return total;
+}
+
+TEST(PlanInlineWhile, MaximumIterationsStopsTheLoopOnEveryEntry) {
+  auto plan = traced_plan_of(capped, kInt32Scalar);
+  EXPECT_EQ(plan->num_inline_loops(), 2u);
+  auto staged = ag::function(capped);
+  EXPECT_EQ(staged(constant(2)).item<int32_t>(), 6);
+  EXPECT_EQ(staged(constant(10)).item<int32_t>(), 12);  // 4 per entry, not 4 in all
+  EXPECT_EQ(staged(constant(0)).item<int32_t>(), 0);
+  for (int n : {0, 2, 10}) expect_eager_values(capped, constant(n));
+}
+
+// A static TensorArray written at every index (dynamic_rnn's states), in
+// place, next to a row view of a captured input.
+Tensor running_sums(Tensor x) {
+  TensorArray states(float32, 3);
+  Tensor sum = zeros({2}, float32);
+  for_stmt(
+      range(Tensor(int64_t(3))), no_extra_test,
+      [&](Tensor i) {
+        sum = x[i] + sum;
+        states.write(i, sum);
+      },
+      state({"sum", "states"}, sum, states));
+  return states.stack();
+}
+
+TEST(PlanInlineWhile, TensorArrayWritesInPlace) {
+  auto plan = traced_plan_of(running_sums, TensorSpec({3, 2}, float32));
+  EXPECT_EQ(plan->num_inline_loops(), 1u);
+  EXPECT_GE(plan->num_in_place_steps(), 2u);  // the write and x[i] + sum
+  expect_eager_values(running_sums,
+                      reshape(constant({1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f}), {3, 2}));
+}
+
+TEST(PlanInlineWhile, AnErrorInAnInlineLoopNamesItsLine) {
+  static int line = 0;
+  auto f = ag::function(
+      [](Tensor x, Tensor n) {
+        Tensor i = constant(0), total = constant(0);
+        while_stmt([&] { return i < n; },
+                   [&] {
+                     line = __LINE__ + 1;
+                     total = total + x[i];
+                     i = i + 1;
+                   },
+                   state({"i", "total"}, i, total));
+        return total;
+      },
+      {.name = "looping", .arg_names = {"x", "n"}});
+  EXPECT_EQ(f(constant({1, 2, 3}), constant(3)).item<int32_t>(), 6);
+  const std::string err = error_of([&] { f(constant({1, 2, 3}), constant(4)); });
+  EXPECT_CONTAINS(err, "gather: indices = 3 is not in [0, 3)");
+  EXPECT_CONTAINS(err, "of function 'looping', defined at " + std::string(__FILE__) + ":" +
+                           std::to_string(line));
+  // The arena is whole after the error: the next call runs the loop again.
+  EXPECT_EQ(f(constant({1, 2, 3}), constant(2)).item<int32_t>(), 3);
+}
+
+}  // namespace
+}  // namespace ag
