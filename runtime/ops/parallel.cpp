@@ -2,12 +2,20 @@
 // and take its chunks from an atomic counter, as the calling thread does.
 // One caller uses the pool at a time; another caller meanwhile runs its
 // kernel on its own thread, so concurrent graphs never wait for each other.
+//
+// Waking a sleeping thread takes tens of microseconds, as long as half of a
+// 1e6-element kernel: the caller would take every chunk itself before the
+// worker woke. So workers poll for the next job for kSpinTime after each one
+// before they sleep (as OpenMP's and OpenBLAS's threads do), unless a BLAS
+// call starts, and the caller polls for the workers' last chunks before it
+// sleeps.
 #include "ops/parallel.h"
 
 #include <cblas.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -24,6 +32,23 @@ namespace {
 
 std::atomic<int> g_threads{1};
 thread_local bool t_in_parallel_region = false;
+
+constexpr auto kSpinTime = std::chrono::microseconds(200);
+
+// Counts BLAS calls: a polling worker goes to sleep when one starts, so that
+// OpenBLAS's own threads get the cores.
+std::atomic<uint64_t> g_blas_calls{0};
+
+// Yields the core until done() holds or kSpinTime has passed; returns done().
+template <class Done>
+bool poll_for(Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (int i = 1; !done(); ++i) {
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline) return false;
+    __builtin_ia32_pause();
+  }
+  return true;
+}
 
 struct Job {
   detail_parallel::RangeFn fn;
@@ -44,6 +69,7 @@ class Pool {
     {
       std::lock_guard lock(mutex_);
       stop_ = true;
+      generation_.fetch_add(1, std::memory_order_release);  // ends the workers' polling
     }
     wake_.notify_all();
     for (std::thread& t : workers_) t.join();
@@ -55,13 +81,18 @@ class Pool {
     {
       std::lock_guard lock(mutex_);
       job_ = &job;
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     take_chunks(job);
     std::unique_lock lock(mutex_);
     job_ = nullptr;  // every chunk is taken: no thread joins any more
-    done_.wait(lock, [&] { return active_ == 0; });
+    if (active_.load(std::memory_order_relaxed) != 0) {
+      lock.unlock();
+      poll_for([&] { return active_.load(std::memory_order_acquire) == 0; });
+      lock.lock();
+    }
+    done_.wait(lock, [&] { return active_.load(std::memory_order_relaxed) == 0; });
     if (job.error) std::rethrow_exception(job.error);
   }
 
@@ -83,16 +114,30 @@ class Pool {
   void work() {
     uint64_t seen = 0;
     std::unique_lock lock(mutex_);
-    while (true) {
-      wake_.wait(lock, [&] { return stop_ || (generation_ != seen && job_ != nullptr); });
-      if (stop_) return;
-      seen = generation_;
-      Job* job = job_;
-      ++active_;
+    while (!stop_) {
+      const uint64_t generation = generation_.load(std::memory_order_relaxed);
+      if (generation != seen && job_ != nullptr) {
+        seen = generation;
+        Job* job = job_;
+        active_.fetch_add(1, std::memory_order_relaxed);
+        lock.unlock();
+        take_chunks(*job);
+        lock.lock();
+        if (active_.fetch_sub(1, std::memory_order_release) == 1) done_.notify_all();
+        continue;
+      }
+      seen = generation;  // a job that ended before this thread came to it
       lock.unlock();
-      take_chunks(*job);
+      const uint64_t blas_calls = g_blas_calls.load(std::memory_order_relaxed);
+      poll_for([&] {
+        return generation_.load(std::memory_order_acquire) != seen ||
+               g_blas_calls.load(std::memory_order_relaxed) != blas_calls;
+      });
       lock.lock();
-      if (--active_ == 0) done_.notify_all();
+      if (generation_.load(std::memory_order_relaxed) == seen) {
+        wake_.wait(lock,
+                   [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
+      }
     }
   }
 
@@ -100,8 +145,9 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   Job* job_ = nullptr;
-  uint64_t generation_ = 0;
-  int active_ = 0;
+  // Written under mutex_; atomic so that waiting threads can poll them without it.
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> active_{0};
   bool stop_ = false;
 };
 
@@ -132,6 +178,7 @@ void detail_parallel::run(int64_t n, int64_t grain, int64_t max_chunks, RangeFn 
 
 void sync_blas_threads() {
   int want = intra_op_threads();
+  if (want > 1) g_blas_calls.fetch_add(1, std::memory_order_relaxed);
   if (g_blas_threads.load(std::memory_order_relaxed) == want) return;
   std::lock_guard lock(g_blas_mutex);
   openblas_set_num_threads(want);
