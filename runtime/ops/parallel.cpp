@@ -39,13 +39,22 @@ constexpr auto kSpinTime = std::chrono::microseconds(200);
 // OpenBLAS's own threads get the cores.
 std::atomic<uint64_t> g_blas_calls{0};
 
-// Yields the core until done() holds or kSpinTime has passed; returns done().
+// A hint to the core that this thread is polling.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Polls until done() holds or kSpinTime has passed; returns done().
 template <class Done>
 bool poll_for(Done done) {
   const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
   for (int i = 1; !done(); ++i) {
     if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline) return false;
-    __builtin_ia32_pause();
+    cpu_relax();
   }
   return true;
 }
