@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "exec/plan_internal.h"
+#include "ops/kernels.h"
 #include "ops/random.h"
 
 namespace ag::exec {
@@ -493,11 +494,12 @@ ops::OpId reducer_of(ops::OpId reduction) {
 }  // namespace
 
 // A loop's condition often reduces a small state vector (collatz: while
-// reduce_max(x) > 1): a reduction to one element of a static integer or bool
-// vector of at most kMaxFlatElements is a flat step that folds the elements
-// with the reducer's scalar kernel. Integer (wrapping) and bool folds give
-// the same result in any order, so the result is the kernel's, bit for bit;
-// float sums would depend on the kernel's order, and stay kernel steps.
+// reduce_max(x) > 1; the tanh loop: while reduce_sum(x) > 1): a reduction to
+// one element of a static vector of at most kMaxFlatElements is a flat step
+// that folds the elements in order with the reducer's scalar kernel. Integer
+// (wrapping) and bool folds give the same result in any order; a float fold's
+// bits depend on the order, so floats are flat steps only where the kernel
+// folds in order too (fewer than ops::kInOrderReduceElements elements).
 bool Plan::Compiler::select_flat_reduction(Step& step) const {
   if (step.kind != graph::NodeKind::Op || step.inputs.size() != 1 || !step.shape_is_static ||
       step.static_shape.num_elements() != 1) {
@@ -507,8 +509,9 @@ bool Plan::Compiler::select_flat_reduction(Step& step) const {
   const ops::ValueType& input = *slot_type[size_t(step.inputs[0])];
   const DType dtype = input.dtype;
   if (reducer == ops::OpId::Identity || dtype != step.out_dtypes[0] ||
-      !(is_integer(dtype) || dtype == DType::bool_) || !input.shape.is_fully_defined() ||
-      input.shape.num_elements() < 1 || input.shape.num_elements() > kMaxFlatElements ||
+      !input.shape.is_fully_defined() || input.shape.num_elements() < 1 ||
+      input.shape.num_elements() > kMaxFlatElements ||
+      (is_floating(dtype) && input.shape.num_elements() >= ops::kInOrderReduceElements) ||
       dtype_size(dtype) > step.reduce_init.size()) {
     return false;
   }

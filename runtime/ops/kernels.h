@@ -18,4 +18,10 @@ namespace ag::ops {
 // InvalidArgumentError "Incompatible shapes: [2,3] vs. [4]".
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 
+// A reduction of fewer elements than this (to one element) folds them one by
+// one, in memory order, from the reduction of no elements (kernels_reduce.cpp);
+// longer runs fold in independent lanes. The executor's flat reduction steps
+// fold small float vectors themselves on that promise, with the same bits.
+inline constexpr int64_t kInOrderReduceElements = 8;
+
 }  // namespace ag::ops

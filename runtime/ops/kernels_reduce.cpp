@@ -72,8 +72,8 @@ struct Reducer {
 // keep several additions in flight.
 template <class T, class Op>
 T reduce_run(const T* x, int64_t n, T acc, Op op) {
-  constexpr int kLanes = 8;
-  if (n < kLanes) {
+  constexpr int kLanes = int(kInOrderReduceElements);
+  if (n < kLanes) {  // in order, as kInOrderReduceElements promises
     for (int64_t i = 0; i < n; ++i) acc = op(acc, x[i]);
     return acc;
   }

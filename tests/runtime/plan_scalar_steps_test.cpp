@@ -14,6 +14,7 @@
 #include "body_builder.h"
 #include "exec/plan.h"
 #include "graph/graph.h"
+#include "ops/kernels.h"
 #include "plan_test_util.h"
 
 namespace ag {
@@ -200,10 +201,28 @@ TEST(PlanFlatSteps, SmallIntegerReductionsToOneElementAreFlatSteps) {
   EXPECT_TRUE(is_flat_step(OpId::ReduceMax, {matrix}, {m}, over_axes({}, true)));
 }
 
+// A float fold's bits depend on the order of its operations. Below
+// ops::kInOrderReduceElements the kernel folds in order, as the flat step
+// does: the values are chosen so that another order rounds differently.
+TEST(PlanFlatSteps, SmallFloatReductionsToOneElementAreFlatSteps) {
+  EXPECT_TRUE(is_flat_step(OpId::ReduceSum, {{float32, {3}}}, {constant({0.1f, 0.2f, 0.3f})}));
+  EXPECT_TRUE(is_flat_step(OpId::ReduceSum, {{float32, {4}}},
+                           {constant({1e8f, 1.0f, -1e8f, 1.0f})}));  // 1, not 2 or 0
+  EXPECT_TRUE(is_flat_step(OpId::ReduceSum, {{float64, {7}}},
+                           {constant({1e17, 1.0, 1.0, -1e17, 0.5, 0.25, 3.0}, float64)}));
+  EXPECT_TRUE(is_flat_step(OpId::ReduceMax, {{float32, {2}}}, {constant({1.0f, 2.0f})}));
+  EXPECT_TRUE(is_flat_step(OpId::ReduceMin, {{float32, {3}}}, {constant({-0.0f, 0.0f, 5.0f})}));
+  EXPECT_TRUE(
+      is_flat_step(OpId::ReduceProd, {{float64, {3}}}, {constant({1e300, 1e10, 1e-300}, float64)}));
+  const Tensor m = constant(std::vector<float>{0.1f, -0.7f, 1e7f, 0.3f, -1e7f, 0.2f}, Shape{2, 3});
+  EXPECT_TRUE(is_flat_step(OpId::ReduceSum, {{float32, {2, 3}}}, {m}, over_axes({0, 1})));
+}
+
 TEST(PlanFlatSteps, FloatLargerAndPartialReductionsUseTheKernel) {
-  // A float sum's bits depend on the order of its additions: the kernel's.
-  EXPECT_FALSE(is_flat_step(OpId::ReduceSum, {{float32, {3}}}, {constant({0.1f, 0.2f, 0.3f})}));
-  EXPECT_FALSE(is_flat_step(OpId::ReduceMax, {{float32, {2}}}, {constant({1.0f, 2.0f})}));
+  // From kInOrderReduceElements on, the kernel folds in lanes.
+  std::vector<float> eight(ops::kInOrderReduceElements, 0.1f);
+  EXPECT_FALSE(is_flat_step(OpId::ReduceSum, {{float32, {ops::kInOrderReduceElements}}},
+                            {constant(eight, Shape{ops::kInOrderReduceElements})}));
   std::vector<int32_t> values(17, 3);
   EXPECT_FALSE(is_flat_step(OpId::ReduceSum, {{int32, {17}}}, {constant(values, Shape{17})}));
   const Tensor m = constant(std::vector<int32_t>{4, -8, 15, 16, 23, -42}, Shape{2, 3});
