@@ -80,18 +80,15 @@ TEST(PlanBuffers, DynamicRnnWritesStateAndTensorArrayInPlace) {
   // into their loop variables, without buffers of their own (the loop runs
   // inline, its variables' sizes static: plan_inline_while_test.cpp).
   EXPECT_EQ(plan.num_in_place_steps(), 3u);
-  // The loop reads input[:, i, :] from the input itself, not a row of its
-  // transpose (passes/transposed_gathers.cpp): a gather on axis 1, which
-  // copies the row, so there is no row view; the array is written at every
-  // index before it is read, so the While does not copy its zeros in
-  // (runtime/exec/plan_views.cpp).
-  EXPECT_EQ(plan.num_row_views(), 0u);
+  // input[i] is a view of the transposed input's row, not a copy; the array
+  // is written at every index before it is read, so the While does not copy
+  // its zeros in (runtime/exec/plan_views.cpp).
+  EXPECT_EQ(plan.num_row_views(), 1u);
   EXPECT_EQ(plan.num_uncopied_loop_variables(), 1u);
-  // Top level: the While's three loop variables (state, the loop index, the
-  // array; stack and the last transpose read the array, and the transpose is
-  // the output). Condition: the comparison. Body: the gathered row (the
-  // input's transpose, a top-level buffer the size of the input, was the
-  // fifth before), and three writes into loop variables.
+  // Top level: the transposed input and the While's three loop variables
+  // (state, the loop index, the array; stack and the last transpose read the
+  // array, and the transpose is the output). Condition: the comparison.
+  // Body: none (a view and three writes into loop variables).
   EXPECT_EQ(plan.num_buffers_in_all_plans(), 5u);
 }
 
