@@ -2,27 +2,32 @@
 // transpose(x, p) gathered at a scalar index i on axis a is x with axis p[a]
 // fixed at i, and its other axes in the order p lists them: when that order is
 // x's own (p without its entry a is increasing), it is gather(x, i, axis =
-// p[a]), which copies the one slice instead of transposing all of x first
-// (`transpose(x, {1, 0, 2})[i]` becomes x[:, i, :]).
+// p[a]), which reads the one slice instead of transposing all of x. The
+// seed's dynamic_rnn transposes its input to [time, batch, features] and
+// reads row i in its loop: that becomes x[:, i, :], and the transpose, a full
+// pass over the input, goes. The plan runs such a slice of a captured value
+// as a strided view when only binary elementwise kernels read it
+// (exec/plan_views.cpp); otherwise each iteration copies its slice, in all
+// as many bytes as the transpose copied when the loop reads every row.
 //
-// Only within one body. A While body's gather of its captured transpose is
-// left alone: the plan runs a leading-index gather of a captured value as a
-// view of the row (exec/plan_views.cpp), free, while a gather on another
-// axis copies the slice on every iteration, as many bytes as the transpose
-// when the loop reads every row; dynamic_rnn measured 10-20% slower that way
-// (docs/benchmarks.md, "dynamic_rnn input transpose"). Rewriting across the
-// loop pays once the executor can read such a slice in place.
-//
-// Needs: a valid body.
-// Guarantees: a gather of a rank-0 index from transpose(x, p) (also through
-// Identity) whose other axes keep x's order reads x on axis p[a] instead,
-// keeping its name, site, index and output type; the transpose is left for
-// dead code elimination when nothing else reads it. An index out of range
-// fails with gather's own message, naming the same length (x's dim p[a] is
-// the transposed axis's). Other axis orders and index ranks are left alone.
-// Nothing else changes.
+// Needs: a valid body whose nested bodies are optimised (the pipeline's
+// order: a While body's gathers are then read as they will run).
+// Guarantees:
+//  - in the body, a gather of a rank-0 index from transpose(x, p) whose other
+//    axes keep x's order reads x on axis p[a] instead (the transpose is left
+//    for dead code elimination when nothing else reads it);
+//  - a While whose captured input c is transpose(x, p) (also through
+//    Identity), which its condition does not read and its body reads only
+//    through such gathers (none of them from a nested body, the input not a
+//    body output), captures x instead: input c of the condition and the body
+//    gets x's type, and each of those gathers reads axis p[a] of it.
+// Every rewritten gather keeps its name, site, index and output type; an
+// index out of range fails with gather's own message (the length it names is
+// x's dim p[a], the transposed axis's length). Other axis orders, index ranks
+// and readers are left alone. Nothing else changes.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -75,9 +80,8 @@ std::optional<int64_t> axis_in_source(const Body& body, const Node& g, const Nod
   return perm[size_t(axis)];
 }
 
-}  // namespace
-
-void gather_through_transposes(Body& body) {
+// Gathers from a transpose of the same body.
+void rewrite_local(Body& body) {
   for (Node& g : body.nodes) {
     if (!is_op(g, OpId::Gather)) continue;
     const Node& transpose = producer(body, g.inputs[0]);
@@ -86,6 +90,72 @@ void gather_through_transposes(Body& body) {
       g.inputs[0] = transpose.inputs[0];
       g.attrs.axis = *axis;
     }
+  }
+}
+
+// Whether node `node` of `body` is read at all, or is a body output.
+bool is_read(const Body& body, int32_t node) {
+  for (const Node& n : body.nodes) {
+    for (ValueRef in : n.inputs) {
+      if (in.node == node) return true;
+    }
+  }
+  for (ValueRef out : body.outputs) {
+    if (out.node == node) return true;
+  }
+  return false;
+}
+
+// The axes of x each reader of the loop body's input `c` gathers, in node
+// order, when every reader is such a gather and `c` is no output; else empty.
+std::vector<int64_t> loop_gather_axes(const Body& loop, size_t c, const Node& transpose) {
+  const int32_t input = loop.placeholders[c];
+  std::vector<int64_t> axes;
+  for (const Node& n : loop.nodes) {
+    bool reads = false;
+    for (ValueRef in : n.inputs) reads = reads || in.node == input;
+    if (!reads) continue;
+    const bool gather_of_input =
+        is_op(n, OpId::Gather) && n.inputs[0].node == input && n.inputs[1].node != input;
+    const std::optional<int64_t> axis =
+        gather_of_input ? axis_in_source(loop, n, transpose) : std::nullopt;
+    if (!axis) return {};
+    axes.push_back(*axis);
+  }
+  for (ValueRef out : loop.outputs) {
+    if (out.node == input) return {};
+  }
+  return axes;
+}
+
+// While `w`'s captured input c, transpose(x, p) in `body`, replaced by x.
+void rewrite_capture(const Body& body, Node& w, size_t c) {
+  const Node& transpose = producer(body, w.inputs[c]);
+  if (!is_op(transpose, OpId::Transpose)) return;
+  const Body& cond = *w.subgraphs[0];
+  if (is_read(cond, cond.placeholders[c])) return;
+  const std::vector<int64_t> axes = loop_gather_axes(*w.subgraphs[1], c, transpose);
+  if (axes.empty()) return;
+  for (std::shared_ptr<Body>& sub : w.subgraphs) {
+    if (sub.use_count() > 1) sub = std::make_shared<Body>(*sub);
+    sub->nodes[size_t(sub->placeholders[c])].outputs = {body.type_of(transpose.inputs[0])};
+  }
+  Body& loop = *w.subgraphs[1];
+  const int32_t input = loop.placeholders[c];
+  size_t next = 0;
+  for (Node& n : loop.nodes) {
+    if (!n.inputs.empty() && n.inputs[0].node == input) n.attrs.axis = axes[next++];
+  }
+  w.inputs[c] = transpose.inputs[0];
+}
+
+}  // namespace
+
+void gather_through_transposes(Body& body) {
+  rewrite_local(body);
+  for (Node& w : body.nodes) {
+    if (w.kind != NodeKind::While) continue;
+    for (size_t c = w.outputs.size(); c < w.inputs.size(); ++c) rewrite_capture(body, w, c);
   }
 }
 

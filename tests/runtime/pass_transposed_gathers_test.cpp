@@ -1,8 +1,8 @@
 // Gathers of one index from a transposed tensor read the tensor itself
 // (passes/transposed_gathers.cpp): the IR before and after the pass, which
 // permutations it rewrites and which it leaves, and for traced functions
-// values, errors and gradients against eager execution with the transpose
-// gone from the optimised graph, and dynamic_rnn's loop left as it was.
+// (dynamic_rnn's loop among them) values, errors and gradients against eager
+// execution with the transpose gone from the optimised graph.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -145,19 +145,20 @@ Tensor dynamic_rnn(Tensor input_data, Tensor initial_state) {
   return transpose(states.stack(), {1, 0, 2});
 }
 
-// The loop reads rows of its captured transpose, which the plan runs as
-// views of the rows (exec/plan_views.cpp): a gather on another axis of the
-// input would copy each row instead, so the capture is not rewritten.
-TEST(TransposedGathers, DynamicRnnKeepsReadingRowsOfItsCapturedTranspose) {
+TEST(TransposedGathers, DynamicRnnLoopReadsItsInputWithoutTheTranspose) {
   auto rnn = function(dynamic_rnn, {.name = "dynamic_rnn"});
-  Tensor input = random_uniform({4, 10, 8}, -1.0, 1.0, float32, 7);
-  Tensor init = random_uniform({4, 8}, -1.0, 1.0, float32, 8);
+  Tensor input = random_uniform({32, 100, 128}, -1.0, 1.0, float32, 7);
+  Tensor init = random_uniform({32, 128}, -1.0, 1.0, float32, 8);
   EXPECT_EQ(rnn(input, init).values_string(), dynamic_rnn(input, init).values_string());
   auto body = optimized_body(rnn, input, init);
-  EXPECT_EQ(count_ops(*body, OpId::Transpose), 2u) << body->to_string();
+  // The output's transpose stays; the input's is gone: the loop captures the
+  // input and reads input[:, i, :] (a strided view in the plan:
+  // plan_buffers_test.cpp).
+  EXPECT_EQ(count_ops(*body, OpId::Transpose), 1u) << body->to_string();
   std::vector<const Node*> reads = gathers(*body);
   ASSERT_EQ(reads.size(), 1u);
-  EXPECT_EQ(reads[0]->attrs.axis, 0);
+  EXPECT_EQ(reads[0]->attrs.axis, 1);
+  EXPECT_EQ(reads[0]->outputs[0].shape, Shape({32, 128}));
 }
 
 std::string perm_string(const std::vector<int64_t>& perm) {
@@ -231,6 +232,58 @@ TEST(TransposedGathers, LoopsOverRowsOfTransposesGiveTheEagerValues) {
   }
 }
 
+// Every row of transpose(x, perm), read in a staged loop that captures the
+// transpose, times 2: the loop captures x instead where the rows keep x's
+// order.
+std::function<Tensor(Tensor)> rows_of_captured(std::vector<int64_t> perm) {
+  return [perm](Tensor x) {
+    Tensor t = transpose(x, perm);
+    const int64_t n = t.shape()[0];
+    TensorArray rows(x.dtype(), n);
+    for_stmt(
+        range(Tensor(n)), no_extra_test, [&](Tensor i) { rows.write(i, t[i] * 2); },
+        ag::state({"rows"}, rows));
+    return rows.stack();
+  };
+}
+
+TEST(TransposedGathers, LoopsOverRowsOfCapturedTransposesGiveTheEagerValues) {
+  for (const PermCase& c : kPermCases) {
+    SCOPED_TRACE("perm" + perm_string(c.perm));
+    auto eager = rows_of_captured(c.perm);
+    auto staged = function(eager);
+    Tensor x = random_uniform(c.shape, -4.0, 4.0, float32, 11);
+    for (Tensor input : {x, x * 3.0f}) {
+      Tensor want = transpose(input, c.perm) * 2;
+      EXPECT_EQ(eager(input).values_string(), want.values_string());
+      EXPECT_EQ(staged(input).values_string(), want.values_string());
+    }
+    auto body = optimized_body(staged, x);
+    EXPECT_EQ(count_ops(*body, OpId::Transpose), c.transposes_left) << body->to_string();
+  }
+}
+
+// A loop that also reads its captured transpose whole keeps it (and reads
+// its rows on axis 0).
+TEST(TransposedGathers, ALoopThatReadsItsCapturedTransposeOtherwiseKeepsIt) {
+  auto eager = [](Tensor x) {
+    Tensor t = transpose(x, {1, 0, 2});
+    Tensor sum = zeros({2, 4}, float32);
+    for_stmt(
+        range(Tensor(int64_t{3})), no_extra_test,
+        [&](Tensor i) { sum = sum + t[i] + reduce_sum(t, {0}); }, ag::state({"sum"}, sum));
+    return sum;
+  };
+  auto staged = function(eager);
+  Tensor x = random_uniform({2, 3, 4}, -1.0, 1.0, float32, 5);
+  EXPECT_EQ(staged(x).values_string(), eager(x).values_string());
+  auto body = optimized_body(staged, x);
+  EXPECT_EQ(count_ops(*body, OpId::Transpose), 1u) << body->to_string();
+  std::vector<const Node*> reads = gathers(*body);
+  ASSERT_EQ(reads.size(), 1u);
+  EXPECT_EQ(reads[0]->attrs.axis, 0);
+}
+
 // A transpose also read whole stays; its gathers are still rewritten.
 TEST(TransposedGathers, ATransposeReadOtherwiseStays) {
   auto eager = [](Tensor x, Tensor i) {
@@ -261,8 +314,17 @@ TEST(TransposedGathers, AnIndexOutOfRangeFailsAsItDoesEagerly) {
     return sum;
   };
   Tensor x = zeros({2, 3, 4}, float32);
+  auto captured_rows = [](Tensor x, Tensor shift) {
+    Tensor t = transpose(x, {1, 0, 2});
+    Tensor sum = zeros({2, 4}, float32);
+    for_stmt(
+        range(Tensor(int64_t{3})), no_extra_test, [&](Tensor i) { sum = sum + t[i + shift]; },
+        ag::state({"sum"}, sum));
+    return sum;
+  };
   auto staged_direct = function(direct);
   auto staged_rows = function(shifted_rows);
+  auto staged_captured = function(captured_rows);
   for (int64_t bad : {3, -1}) {
     const std::string message = "gather: indices = " + std::to_string(bad) + " is not in [0, 3)";
     Tensor index = constant(bad);
@@ -272,6 +334,10 @@ TEST(TransposedGathers, AnIndexOutOfRangeFailsAsItDoesEagerly) {
   const std::string message = "gather: indices = 3 is not in [0, 3)";
   EXPECT_CONTAINS(error_of([&] { shifted_rows(x, constant(int64_t{1})); }), message);
   EXPECT_CONTAINS(error_of([&] { staged_rows(x, constant(int64_t{1})); }), message);
+  EXPECT_CONTAINS(error_of([&] { captured_rows(x, constant(int64_t{1})); }), message);
+  EXPECT_CONTAINS(error_of([&] { staged_captured(x, constant(int64_t{1})); }), message);
+  EXPECT_EQ(count_ops(*optimized_body(staged_captured, x, constant(int64_t{0})), OpId::Transpose),
+            0u);
   EXPECT_EQ(staged_rows(x, constant(int64_t{0})).values_string(),
             shifted_rows(x, constant(int64_t{0})).values_string());
   EXPECT_EQ(count_ops(*optimized_body(staged_direct, x, constant(int64_t{0})), OpId::Transpose),
@@ -286,8 +352,9 @@ void expect_close(const Tensor& got, const Tensor& want, double tolerance,
   for (size_t k = 0; k < g.size(); ++k) EXPECT_NEAR(g[k], w[k], tolerance) << what << " at " << k;
 }
 
-// The gradient of sum(f(x, w)) against central differences, for a loop over
-// x[:, i, :] (an RNN cell with a weight, the transpose in its body) and
+// The gradient of sum(f(x, w)) against central differences, for loops over
+// x[:, i, :] (an RNN cell with a weight, the transpose in the body or
+// captured) and
 // x[:, 1, :] as a gather on axis 2 of a transpose outside a loop: the
 // rewritten gathers' gradients scatter into x on their axis.
 TEST(TransposedGathers, GradientsMatchFiniteDifferences) {
@@ -299,12 +366,21 @@ TEST(TransposedGathers, GradientsMatchFiniteDifferences) {
         ag::state({"state"}, state));
     return state * state;
   };
+  auto captured_cell_loop = [](Tensor x, Tensor w) {
+    Tensor t = transpose(x, {1, 0, 2});
+    Tensor state = zeros({2, 3}, float64);
+    for_stmt(
+        range(Tensor(int64_t{4})), no_extra_test, [&](Tensor i) { state = tanh(t[i] * w + state); },
+        ag::state({"state"}, state));
+    return state * state;
+  };
   auto column = [](Tensor x, Tensor w) {
     return gather(transpose(x, {0, 2, 1}), constant(int64_t{1}), 2) * w;
   };
   Tensor x = random_uniform({2, 4, 3}, -1.0, 1.0, float64, 21);
   Tensor w = random_uniform({3}, 0.5, 1.5, float64, 22);
-  for (auto eager : std::vector<std::function<Tensor(Tensor, Tensor)>>{cell_loop, column}) {
+  for (auto eager :
+       std::vector<std::function<Tensor(Tensor, Tensor)>>{cell_loop, captured_cell_loop, column}) {
     auto staged = function(eager);
     EXPECT_EQ(count_ops(*optimized_body(staged, x, w), OpId::Transpose), 0u);
     GradientTape tape;
