@@ -18,9 +18,10 @@
 //    for dead code elimination when nothing else reads it);
 //  - a While whose captured input c is transpose(x, p) (also through
 //    Identity), which its condition does not read and its body reads only
-//    through such gathers (none of them from a nested body, the input not a
-//    body output), captures x instead: input c of the condition and the body
-//    gets x's type, and each of those gathers reads axis p[a] of it.
+//    through such gathers of static slices of more than 16 elements (none of
+//    them from a nested body, the input not a body output), captures x
+//    instead: input c of the condition and the body gets x's type, and each
+//    of those gathers reads axis p[a] of it.
 // Every rewritten gather keeps its name, site, index and output type; an
 // index out of range fails with gather's own message (the length it names is
 // x's dim p[a], the transposed axis's length). Other axis orders, index ranks
@@ -106,8 +107,17 @@ bool is_read(const Body& body, int32_t node) {
   return false;
 }
 
+// A loop's slices of at most this many elements stay rows of the transpose:
+// the plan runs elementwise ops this small as flat steps (exec/
+// plan_internal.h, kMaxFlatElements), which need a slice copied contiguous
+// on every iteration, where a row of the transpose is a view; for slices
+// that small, one transpose per call costs less (dynamic_rnn 2x3x4: 173-179
+// ns with the transpose, 200-207 ns with a gather of x per iteration).
+constexpr int64_t kMaxLoopSliceElementsKept = 16;
+
 // The axes of x each reader of the loop body's input `c` gathers, in node
-// order, when every reader is such a gather and `c` is no output; else empty.
+// order, when every reader is such a gather of a static slice of more than
+// kMaxLoopSliceElementsKept elements and `c` is no output; else empty.
 std::vector<int64_t> loop_gather_axes(const Body& loop, size_t c, const Node& transpose) {
   const int32_t input = loop.placeholders[c];
   std::vector<int64_t> axes;
@@ -119,7 +129,9 @@ std::vector<int64_t> loop_gather_axes(const Body& loop, size_t c, const Node& tr
         is_op(n, OpId::Gather) && n.inputs[0].node == input && n.inputs[1].node != input;
     const std::optional<int64_t> axis =
         gather_of_input ? axis_in_source(loop, n, transpose) : std::nullopt;
-    if (!axis) return {};
+    const Shape& slice = n.outputs[0].shape;
+    if (!axis || !slice.is_fully_defined() || slice.num_elements() <= kMaxLoopSliceElementsKept)
+      return {};
     axes.push_back(*axis);
   }
   for (ValueRef out : loop.outputs) {

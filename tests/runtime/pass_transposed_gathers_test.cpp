@@ -234,7 +234,7 @@ TEST(TransposedGathers, LoopsOverRowsOfTransposesGiveTheEagerValues) {
 
 // Every row of transpose(x, perm), read in a staged loop that captures the
 // transpose, times 2: the loop captures x instead where the rows keep x's
-// order.
+// order and are not small.
 std::function<Tensor(Tensor)> rows_of_captured(std::vector<int64_t> perm) {
   return [perm](Tensor x) {
     Tensor t = transpose(x, perm);
@@ -248,7 +248,19 @@ std::function<Tensor(Tensor)> rows_of_captured(std::vector<int64_t> perm) {
 }
 
 TEST(TransposedGathers, LoopsOverRowsOfCapturedTransposesGiveTheEagerValues) {
-  for (const PermCase& c : kPermCases) {
+  // Slices of more than 16 elements, except where noted.
+  const std::vector<PermCase> cases = {
+      {{1, 0}, {20, 3}, 0},
+      {{1, 0, 2}, {4, 6, 5}, 0},
+      {{-2, 0, -1}, {4, 6, 5}, 0},
+      {{2, 0, 1}, {3, 6, 4}, 0},
+      {{2, 0, 1, 3}, {2, 3, 4, 3}, 0},
+      {{0, 2, 1}, {3, 4, 6}, 1},
+      {{2, 1, 0}, {3, 4, 6}, 1},
+      {{1, 0, 2}, {2, 3, 4}, 1},  // slices of 8: rows of the transpose, views
+      {{0}, {5}, 1},              // elements
+  };
+  for (const PermCase& c : cases) {
     SCOPED_TRACE("perm" + perm_string(c.perm));
     auto eager = rows_of_captured(c.perm);
     auto staged = function(eager);
@@ -268,14 +280,14 @@ TEST(TransposedGathers, LoopsOverRowsOfCapturedTransposesGiveTheEagerValues) {
 TEST(TransposedGathers, ALoopThatReadsItsCapturedTransposeOtherwiseKeepsIt) {
   auto eager = [](Tensor x) {
     Tensor t = transpose(x, {1, 0, 2});
-    Tensor sum = zeros({2, 4}, float32);
+    Tensor sum = zeros({5, 4}, float32);
     for_stmt(
         range(Tensor(int64_t{3})), no_extra_test,
         [&](Tensor i) { sum = sum + t[i] + reduce_sum(t, {0}); }, ag::state({"sum"}, sum));
     return sum;
   };
   auto staged = function(eager);
-  Tensor x = random_uniform({2, 3, 4}, -1.0, 1.0, float32, 5);
+  Tensor x = random_uniform({5, 3, 4}, -1.0, 1.0, float32, 5);
   EXPECT_EQ(staged(x).values_string(), eager(x).values_string());
   auto body = optimized_body(staged, x);
   EXPECT_EQ(count_ops(*body, OpId::Transpose), 1u) << body->to_string();
@@ -307,16 +319,16 @@ TEST(TransposedGathers, ATransposeReadOtherwiseStays) {
 TEST(TransposedGathers, AnIndexOutOfRangeFailsAsItDoesEagerly) {
   auto direct = [](Tensor x, Tensor i) { return transpose(x, {1, 0, 2})[i]; };
   auto shifted_rows = [](Tensor x, Tensor shift) {
-    Tensor sum = zeros({2, 4}, float32);
+    Tensor sum = zeros({5, 4}, float32);
     for_stmt(
         range(Tensor(int64_t{3})), no_extra_test,
         [&](Tensor i) { sum = sum + transpose(x, {1, 0, 2})[i + shift]; }, ag::state({"sum"}, sum));
     return sum;
   };
-  Tensor x = zeros({2, 3, 4}, float32);
+  Tensor x = zeros({5, 3, 4}, float32);
   auto captured_rows = [](Tensor x, Tensor shift) {
     Tensor t = transpose(x, {1, 0, 2});
-    Tensor sum = zeros({2, 4}, float32);
+    Tensor sum = zeros({5, 4}, float32);
     for_stmt(
         range(Tensor(int64_t{3})), no_extra_test, [&](Tensor i) { sum = sum + t[i + shift]; },
         ag::state({"sum"}, sum));
@@ -359,7 +371,7 @@ void expect_close(const Tensor& got, const Tensor& want, double tolerance,
 // rewritten gathers' gradients scatter into x on their axis.
 TEST(TransposedGathers, GradientsMatchFiniteDifferences) {
   auto cell_loop = [](Tensor x, Tensor w) {
-    Tensor state = zeros({2, 3}, float64);
+    Tensor state = zeros({6, 3}, float64);
     for_stmt(
         range(Tensor(int64_t{4})), no_extra_test,
         [&](Tensor i) { state = tanh(transpose(x, {1, 0, 2})[i] * w + state); },
@@ -368,7 +380,7 @@ TEST(TransposedGathers, GradientsMatchFiniteDifferences) {
   };
   auto captured_cell_loop = [](Tensor x, Tensor w) {
     Tensor t = transpose(x, {1, 0, 2});
-    Tensor state = zeros({2, 3}, float64);
+    Tensor state = zeros({6, 3}, float64);
     for_stmt(
         range(Tensor(int64_t{4})), no_extra_test, [&](Tensor i) { state = tanh(t[i] * w + state); },
         ag::state({"state"}, state));
@@ -377,7 +389,7 @@ TEST(TransposedGathers, GradientsMatchFiniteDifferences) {
   auto column = [](Tensor x, Tensor w) {
     return gather(transpose(x, {0, 2, 1}), constant(int64_t{1}), 2) * w;
   };
-  Tensor x = random_uniform({2, 4, 3}, -1.0, 1.0, float64, 21);
+  Tensor x = random_uniform({6, 4, 3}, -1.0, 1.0, float64, 21);
   Tensor w = random_uniform({3}, 0.5, 1.5, float64, 22);
   for (auto eager :
        std::vector<std::function<Tensor(Tensor, Tensor)>>{cell_loop, captured_cell_loop, column}) {
