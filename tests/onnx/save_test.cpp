@@ -181,6 +181,38 @@ TEST(OnnxSave, ARowOfATransposeIsAGatherOnTheInputsAxis) {
   EXPECT_EQ(gather_axes, std::vector<int64_t>{1});
 }
 
+TEST(OnnxSave, RowsOfATransposeInALoopAreAGatherOnTheInputsAxis) {
+  // dynamic_rnn's input side: the optimised loop reads x[:, i, :] from x
+  // (passes/transposed_gathers.cpp), exported as Gather with axis 1 in the
+  // Loop's body, and no Transpose.
+  auto f = ag::function([](ag::Tensor x) {
+    ag::Tensor t = ag::transpose(x, {1, 0, 2});
+    ag::Tensor sum = ag::zeros({5, 4}, ag::float32);
+    ag::for_stmt(
+        ag::range(ag::Tensor(int64_t{3})), ag::no_extra_test,
+        [&](ag::Tensor i) { sum = sum * 2.0f + t[i]; }, ag::state({"sum"}, sum));
+    return sum;
+  });
+  const ag::Tensor x = ag::random_uniform({5, 3, 4}, -1.0, 1.0, ag::float32, 3);
+  expect_round_trip(f, x);
+  const onnx::ModelProto model =
+      parse(ag_onnx_test::export_model(f.get_concrete_function(x).graph(), next_model_name()));
+  const auto ops = op_types(model.graph());
+  EXPECT_EQ(ops.count("Transpose"), 0u);
+  EXPECT_EQ(ops.at("Gather"), 1);
+  std::vector<int64_t> gather_axes;
+  std::function<void(const onnx::GraphProto&)> collect = [&](const onnx::GraphProto& graph) {
+    for (const auto& node : graph.node()) {
+      for (const auto& attr : node.attribute()) {
+        if (node.op_type() == "Gather" && attr.name() == "axis") gather_axes.push_back(attr.i());
+        if (attr.has_g()) collect(attr.g());
+      }
+    }
+  };
+  collect(model.graph());
+  EXPECT_EQ(gather_axes, std::vector<int64_t>{1});
+}
+
 TEST(OnnxSave, FixedAndGrowingTensorArraysBecomeSequences) {
   // A fixed-size array written at each iteration, and a dynamic-size one
   // that grows past its end (to row 2i, leaving zero rows between).
