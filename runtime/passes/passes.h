@@ -38,7 +38,8 @@ void fuse_elementwise(graph::Body& body);
 void index_ranges_directly(graph::Body& body);
 
 // Has gathers of one index from transpose(x, p) read x on axis p[a] where
-// the other axes keep their order (passes/transposed_gathers.cpp).
+// the other axes keep their order, also across a While's captured input
+// (passes/transposed_gathers.cpp).
 void gather_through_transposes(graph::Body& body);
 
 // The pipeline: all of the above to a fixed point, then fusion, nested

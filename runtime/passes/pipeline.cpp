@@ -60,7 +60,8 @@ void optimize(graph::Body& body) {
     fold_constants(body);
     eliminate_common_subexpressions(body);
     // After CSE (one transpose for equal ones), before DCE, which removes a
-    // transpose its gathers no longer read.
+    // transpose its gathers no longer read. A While's body is optimised by
+    // now, so its gathers are those that will run.
     gather_through_transposes(body);
     eliminate_dead_code(body);
     if (progress_measure(body) == before) break;
