@@ -82,9 +82,11 @@ class Plan {
   // the variable, in a While body). For tests: the While's donation of its
   // loop variables is otherwise invisible.
   size_t num_in_place_steps() const;
-  // How many steps, here and in nested plans, are row views: x[i] read
-  // where it is, without a copy (plan_views.cpp).
+  // How many steps, here and in nested plans, are views read where they
+  // are, without a copy (plan_views.cpp): rows x[i], and slices x[:, i, :]
+  // read strided, which num_strided_views counts alone.
   size_t num_row_views() const;
+  size_t num_strided_views() const;
   // How many While loop variables, here and in nested plans, start without
   // a copy of their initial value because the loop overwrites them whole
   // before reading them (plan_views.cpp).
@@ -170,6 +172,7 @@ class Plan {
   // Row views and loop variables overwritten whole (plan_views.cpp): marked
   // after the steps are built, before the memory plan.
   void mark_views();
+  void mark_strided_view(Step& gather);
   void run_row_view(Arena& a, const Step& step) const;
   // Stores `v` as the value of `slot`, copying into the slot's buffer.
   // With `grow`, a buffer that must be enlarged gets spare room (a loop

@@ -3,8 +3,9 @@
 //   1. slot assignment      one slot per value;
 //   2. step building        one step per node that computes something;
 //  2b. shape-only steps     which values only their shape is read of;
-//  2c. views                which gathers are views of a row, which loop
-//                            variables start uncopied (plan_views.cpp);
+//  2c. views                which gathers are views (of a row, or of a slice
+//                            read strided), which loop variables start
+//                            uncopied (plan_views.cpp);
 //   3. memory plan          which buffer each computed value lives in;
 //   4. output aliasing      which outputs may share an input's memory;
 //   5. scalar-step selection which steps call an op's scalar kernel (per
@@ -775,6 +776,15 @@ size_t Plan::num_row_views() const {
   for (const Step& step : steps_) {
     count += step.row_view;
     for (const auto& sub : step.subplans) count += sub->num_row_views();
+  }
+  return count;
+}
+
+size_t Plan::num_strided_views() const {
+  size_t count = 0;
+  for (const Step& step : steps_) {
+    count += step.row_view && step.view_axis > 0;
+    for (const auto& sub : step.subplans) count += sub->num_strided_views();
   }
   return count;
 }

@@ -149,9 +149,18 @@ struct Plan::Step {
   // Which of the step's inputs that loop variable is (0 for a TensorArray
   // write; any same-shaped operand of an elementwise op).
   int32_t in_place_operand = 0;
-  // A gather of one leading index run as a view of the row, without a
-  // buffer (plan_views.cpp).
+  // A gather of one index run as a view, without a buffer (plan_views.cpp):
+  // of the row for a leading index; of the slice x[:, i, :] for an index on
+  // axis view_axis > 0, whose view starts view_index_bytes * i into x and
+  // whose readers read it strided (strided_operand).
   bool row_view = false;
+  int32_t view_axis = 0;
+  int64_t view_index_bytes = 0;
+  // Which input of this step (a binary elementwise op) is such a slice, or
+  // -1; it is read in runs of strided_run elements, strided_stride apart.
+  int32_t strided_operand = -1;
+  int64_t strided_run = 0;
+  int64_t strided_stride = 0;
   // Per output: its memory-plan buffer, or -1 for a fresh tensor (function
   // outputs of top-level plans, variable values, effect results).
   std::vector<int32_t> buffers;

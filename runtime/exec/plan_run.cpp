@@ -185,6 +185,10 @@ void Plan::run_op(Arena& a, const Step& step) const {
     int32_t in = step.inputs[i];
     kin[i] = {a.data[size_t(in)], a.shape[size_t(in)], slot_dtypes_[size_t(in)]};
   }
+  if (step.strided_operand >= 0) {
+    kin[step.strided_operand].run = step.strided_run;
+    kin[step.strided_operand].stride = step.strided_stride;
+  }
   const Shape* out_shape = &step.static_shape;
   if (!step.shape_is_static) {
     // Unknown dims: run the op's shape rule on the actual shapes and values,

@@ -6,6 +6,13 @@
 //    plan (whose parent might keep it past the run), so it lives only while
 //    its source does. An index out of range runs gather's kernel, which
 //    throws its usual error.
+//  - Strided views. A gather of one index on a later axis of such a value
+//    (x[:, i, :], which passes/transposed_gathers.cpp makes of dynamic_rnn's
+//    rows of its transposed input), with static shapes, that no plan output
+//    is and that only binary elementwise ops of its shape read (kernel
+//    steps, not flat ones; one operand each), is a view starting at
+//    x[0, i, 0]: those steps pass it to their kernel as a strided input
+//    (ops::KernelInput::run, stride), which reads it in place.
 //  - Loop variables overwritten whole. A While copies each loop variable's
 //    initial value into the variable's own buffer before the first
 //    iteration. A TensorArray of static size written at every index of a for
@@ -138,6 +145,56 @@ void Plan::mark_views() {
     step.row_view =
         unchanging && rank >= 1 && (step.attrs->axis == 0 || step.attrs->axis == -rank) &&
         index.shape.rank() == 0 && (index.dtype == DType::int32 || index.dtype == DType::int64);
+    if (!step.row_view && unchanging && !is_output[size_t(step.out_slot)]) mark_strided_view(step);
+  }
+}
+
+// A gather of one index on axis k > 0 of a static [outer, n, inner] value no
+// step writes, read only by binary elementwise kernel steps (not flat ones)
+// of its own shape as one operand: a view starting at x[0, i, 0], which those
+// steps read in `outer` runs of `inner` elements, n * inner apart.
+void Plan::mark_strided_view(Step& gather) {
+  const graph::Body& body = *body_;
+  const Shape& params = body.type_of(gather.node->inputs[0]).shape;
+  const ops::ValueType& index = body.type_of(gather.node->inputs[1]);
+  const int rank = params.rank();
+  if (rank < 2 || !params.is_fully_defined() || !gather.shape_is_static ||
+      index.shape.rank() != 0 || (index.dtype != DType::int32 && index.dtype != DType::int64))
+    return;
+  const int64_t axis = gather.attrs->axis < 0 ? gather.attrs->axis + rank : gather.attrs->axis;
+  if (axis < 1 || axis >= rank) return;
+  int64_t inner = 1;
+  for (int d = int(axis) + 1; d < rank; ++d) inner *= params[d];
+  if (inner < 1) return;
+  std::vector<std::pair<Step*, int32_t>> readers;
+  for (Step& step : steps_) {
+    int32_t operand = -1;
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      if (step.inputs[i] != gather.out_slot) continue;
+      if (operand >= 0) return;  // read twice by one step
+      operand = int32_t(i);
+    }
+    if (operand < 0) continue;
+    const bool strided_kernel =
+        step.kind == graph::NodeKind::Op && step.op->arity == 2 &&
+        (step.op->flags & ops::kElementwise) &&
+        ops::scalar_kernel(step.op->id, slot_dtypes_[size_t(step.inputs[0])], step.out_dtypes[0]) !=
+            nullptr &&
+        step.strided_operand < 0 && step.shape_is_static &&
+        step.static_shape == gather.static_shape &&
+        step.static_shape.num_elements() > kMaxFlatElements &&
+        body.type_of(step.node->inputs[size_t(1 - operand)]).shape == gather.static_shape;
+    if (!strided_kernel) return;
+    readers.push_back({&step, operand});
+  }
+  if (readers.empty()) return;
+  gather.row_view = true;
+  gather.view_axis = int32_t(axis);
+  gather.view_index_bytes = inner * int64_t(dtype_size(gather.out_dtypes[0]));
+  for (auto [step, operand] : readers) {
+    step->strided_operand = operand;
+    step->strided_run = inner;
+    step->strided_stride = params[int(axis)] * inner;
   }
 }
 
@@ -147,7 +204,7 @@ void Plan::run_row_view(Arena& a, const Step& step) const {
   const void* at = a.data[size_t(index)];
   const int64_t i = slot_dtypes_[size_t(index)] == DType::int32 ? *static_cast<const int32_t*>(at)
                                                                 : *static_cast<const int64_t*>(at);
-  if (i < 0 || i >= shape[0]) {
+  if (i < 0 || i >= shape[step.view_axis]) {
     // gather's own error; its kernel checks every index before it writes.
     ops::KernelInput kin[2] = {{a.data[size_t(params)], &shape, slot_dtypes_[size_t(params)]},
                                {at, a.shape[size_t(index)], slot_dtypes_[size_t(index)]}};
@@ -155,6 +212,12 @@ void Plan::run_row_view(Arena& a, const Step& step) const {
                             step.out_dtypes[0], step.attrs, nullptr};
     step.op->kernel(kctx);
     throw InternalError("gather accepted an index out of range");
+  }
+  if (step.view_axis > 0) {
+    a.data[size_t(step.out_slot)] =
+        static_cast<const char*>(a.data[size_t(params)]) + size_t(i * step.view_index_bytes);
+    a.shape[size_t(step.out_slot)] = &step.static_shape;
+    return;
   }
   const Shape* out_shape = &step.static_shape;
   if (!step.shape_is_static) {

@@ -4,6 +4,7 @@
 // (same shape, scalar operand, general broadcast) are shared. Inner loops are
 // plain indexed loops that the compiler vectorises; the same-shape and
 // scalar-operand loops split large tensors over the intra-op threads.
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -48,7 +49,19 @@ void binary_loop(const KernelContext& ctx, F f) {
   int64_t n = os.num_elements();
   int64_t na = ctx.inputs[0].shape->num_elements();
   int64_t nb = ctx.inputs[1].shape->num_elements();
-  if (na == n && nb == n) {
+  if (ctx.inputs[0].run > 0 || ctx.inputs[1].run > 0) {
+    // One input strided (KernelInput::run), both of the output's shape: run
+    // by run, the other input and the output contiguous.
+    const int64_t run = std::max(ctx.inputs[0].run, ctx.inputs[1].run);
+    const int64_t sa = ctx.inputs[0].run > 0 ? ctx.inputs[0].stride : run;
+    const int64_t sb = ctx.inputs[1].run > 0 ? ctx.inputs[1].stride : run;
+    for (int64_t r = 0; r * run < n; ++r) {
+      const In* ar = a + r * sa;
+      const In* br = b + r * sb;
+      Out* o = out + r * run;
+      for (int64_t j = 0; j < run; ++j) o[j] = f(ar[j], br[j]);
+    }
+  } else if (na == n && nb == n) {
     parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) out[i] = f(a[i], b[i]);
     });

@@ -60,6 +60,12 @@ struct KernelInput {
   const void* data;
   const Shape* shape;
   DType dtype;
+  // Contiguous unless `run` > 0: then runs of `run` elements each start
+  // `stride` elements after the one before (a slice x[:, i, :] read where it
+  // is: exec/plan_views.cpp). Only the binary kernels of AG_ELEMENTWISE_OP
+  // ops get such an input, one at most, of the output's shape.
+  int64_t run = 0;
+  int64_t stride = 0;
 };
 
 struct KernelContext {

@@ -37,6 +37,11 @@ void fuse_elementwise(graph::Body& body);
 // gathering it from the range (passes/range_loops.cpp).
 void index_ranges_directly(graph::Body& body);
 
+// Has gathers of one index from transpose(x, p) read x on axis p[a] where
+// the other axes keep their order, also across a While's captured input
+// (passes/transposed_gathers.cpp).
+void gather_through_transposes(graph::Body& body);
+
 // The pipeline: all of the above to a fixed point, then fusion, nested
 // bodies included.
 void optimize(graph::Body& body);

@@ -27,7 +27,10 @@ constexpr int kMaxRounds = 8;
 
 // Every change a round makes ends in fewer nodes (simplification and CSE
 // leave their replaced nodes dead, DCE removes them) or fewer non-constant
-// nodes (folding), so an unchanged pair means a fixed point.
+// nodes (folding), so an unchanged pair means a fixed point. The one
+// exception: a gather rewritten off a transpose that something else still
+// reads; that rewrite is done once and for all, and what a next round could
+// make of it (merging it with an equal gather) is not worth another round.
 std::pair<size_t, size_t> progress_measure(const graph::Body& body) {
   size_t constants =
       size_t(std::count_if(body.nodes.begin(), body.nodes.end(),
@@ -56,6 +59,10 @@ void optimize(graph::Body& body) {
     simplify_algebra(body);
     fold_constants(body);
     eliminate_common_subexpressions(body);
+    // After CSE (one transpose for equal ones), before DCE, which removes a
+    // transpose its gathers no longer read. A While's body is optimised by
+    // now, so its gathers are those that will run.
+    gather_through_transposes(body);
     eliminate_dead_code(body);
     if (progress_measure(body) == before) break;
   }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ag/ag.h"
 #include "ag/onnx.h"
@@ -158,6 +159,58 @@ TEST(OnnxSave, GatherGradient) {
     return tape.gradient(ag::reduce_sum(y * y), params);
   });
   expect_round_trip(f, ag::constant({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}}));
+}
+
+TEST(OnnxSave, ARowOfATransposeIsAGatherOnTheInputsAxis) {
+  // transpose(x, {1, 0, 2})[i] in the optimised graph is x[:, i, :]
+  // (passes/transposed_gathers.cpp): Gather with axis 1, no Transpose.
+  auto f = ag::function(
+      [](ag::Tensor x, ag::Tensor i) { return ag::transpose(x, {1, 0, 2})[i] * 2.0f; });
+  const ag::Tensor x = ag::random_uniform({2, 3, 4}, -1.0, 1.0, ag::float32, 3);
+  for (int64_t i : {0, 2}) expect_round_trip(f, x, ag::constant(i));
+  const onnx::ModelProto model = parse(ag_onnx_test::export_model(
+      f.get_concrete_function(x, ag::constant(int64_t{1})).graph(), next_model_name()));
+  const auto ops = op_types(model.graph());
+  EXPECT_EQ(ops.count("Transpose"), 0u);
+  EXPECT_EQ(ops.at("Gather"), 1);
+  std::vector<int64_t> gather_axes;
+  for (const auto& node : model.graph().node()) {
+    for (const auto& attr : node.attribute())
+      if (node.op_type() == "Gather" && attr.name() == "axis") gather_axes.push_back(attr.i());
+  }
+  EXPECT_EQ(gather_axes, std::vector<int64_t>{1});
+}
+
+TEST(OnnxSave, RowsOfATransposeInALoopAreAGatherOnTheInputsAxis) {
+  // dynamic_rnn's input side: the optimised loop reads x[:, i, :] from x
+  // (passes/transposed_gathers.cpp), exported as Gather with axis 1 in the
+  // Loop's body, and no Transpose.
+  auto f = ag::function([](ag::Tensor x) {
+    ag::Tensor t = ag::transpose(x, {1, 0, 2});
+    ag::Tensor sum = ag::zeros({5, 4}, ag::float32);
+    ag::for_stmt(
+        ag::range(ag::Tensor(int64_t{3})), ag::no_extra_test,
+        [&](ag::Tensor i) { sum = sum * 2.0f + t[i]; }, ag::state({"sum"}, sum));
+    return sum;
+  });
+  const ag::Tensor x = ag::random_uniform({5, 3, 4}, -1.0, 1.0, ag::float32, 3);
+  expect_round_trip(f, x);
+  const onnx::ModelProto model =
+      parse(ag_onnx_test::export_model(f.get_concrete_function(x).graph(), next_model_name()));
+  const auto ops = op_types(model.graph());
+  EXPECT_EQ(ops.count("Transpose"), 0u);
+  EXPECT_EQ(ops.at("Gather"), 1);
+  std::vector<int64_t> gather_axes;
+  std::function<void(const onnx::GraphProto&)> collect = [&](const onnx::GraphProto& graph) {
+    for (const auto& node : graph.node()) {
+      for (const auto& attr : node.attribute()) {
+        if (node.op_type() == "Gather" && attr.name() == "axis") gather_axes.push_back(attr.i());
+        if (attr.has_g()) collect(attr.g());
+      }
+    }
+  };
+  collect(model.graph());
+  EXPECT_EQ(gather_axes, std::vector<int64_t>{1});
 }
 
 TEST(OnnxSave, FixedAndGrowingTensorArraysBecomeSequences) {

@@ -80,16 +80,19 @@ TEST(PlanBuffers, DynamicRnnWritesStateAndTensorArrayInPlace) {
   // into their loop variables, without buffers of their own (the loop runs
   // inline, its variables' sizes static: plan_inline_while_test.cpp).
   EXPECT_EQ(plan.num_in_place_steps(), 3u);
-  // input[i] is a view of the transposed input's row, not a copy; the array
-  // is written at every index before it is read, so the While does not copy
-  // its zeros in (runtime/exec/plan_views.cpp).
+  // The loop reads input[:, i, :] from the input itself, not a row of its
+  // transpose (passes/transposed_gathers.cpp), as a strided view that the
+  // add reads in place; the array is written at every index before it is
+  // read, so the While does not copy its zeros in (runtime/exec/plan_views.cpp).
   EXPECT_EQ(plan.num_row_views(), 1u);
+  EXPECT_EQ(plan.num_strided_views(), 1u);
   EXPECT_EQ(plan.num_uncopied_loop_variables(), 1u);
-  // Top level: the transposed input and the While's three loop variables
-  // (state, the loop index, the array; stack and the last transpose read the
-  // array, and the transpose is the output). Condition: the comparison.
-  // Body: none (a view and three writes into loop variables).
-  EXPECT_EQ(plan.num_buffers_in_all_plans(), 5u);
+  // Top level: the While's three loop variables (state, the loop index, the
+  // array; stack and the last transpose read the array, and the transpose is
+  // the output); the transposed input was a fifth before the input's
+  // transpose went. Condition: the comparison. Body: none (a view and three
+  // writes into loop variables).
+  EXPECT_EQ(plan.num_buffers_in_all_plans(), 4u);
 }
 
 }  // namespace

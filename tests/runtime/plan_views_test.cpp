@@ -5,6 +5,7 @@
 // execution, and the plan's counts show whether the copy was avoided.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <tuple>
 #include <typeinfo>
 
@@ -111,6 +112,94 @@ TEST(PlanViews, AnArrayWrittenAtSomeIndicesKeepsItsZerosOnEveryCall) {
             (std::vector<float>{5, 5, 10, 10, 15, 15}));
   EXPECT_EQ(some(a, ag::constant(1)).to_vector<float>(), (std::vector<float>{1, 1, 0, 0, 0, 0}));
   EXPECT_EQ(plan_for(some, a, ag::constant(1)).num_uncopied_loop_variables(), 0u);
+}
+
+// Strided views: x[:, i, :] of an input, read in place by binary
+// elementwise steps (as either operand); each case against eager execution.
+Tensor slices_through_ops(Tensor x, Tensor i, Tensor y) {
+  Tensor slice = ag::gather(x, i, 1);
+  return ag::stack({slice + y, y - slice, slice * y});
+}
+
+TEST(PlanViews, ASliceOnALaterAxisIsAStridedView) {
+  auto f = ag::function(slices_through_ops, {.name = "slices_through_ops"});
+  Tensor x = ag::random_uniform({5, 4, 6}, -2.0, 2.0, ag::float32, 1);
+  Tensor y = ag::random_uniform({5, 6}, -2.0, 2.0, ag::float32, 2);
+  for (int64_t i : {0, 3, 1}) {
+    Tensor index = ag::constant(i);
+    EXPECT_EQ(f(x, index, y).values_string(), slices_through_ops(x, index, y).values_string());
+  }
+  Tensor xi = ag::random_uniform({3, 7, 2, 4}, -50.0, 50.0, ag::int32, 3);
+  Tensor yi = ag::random_uniform({3, 2, 4}, -50.0, 50.0, ag::int32, 4);
+  Tensor two = ag::constant(int64_t{2});
+  EXPECT_EQ(f(xi, two, yi).values_string(), slices_through_ops(xi, two, yi).values_string());
+  EXPECT_EQ(plan_for(f, x, ag::constant(int64_t{0}), y).num_strided_views(), 1u);
+  EXPECT_EQ(plan_for(f, xi, two, yi).num_strided_views(), 1u);
+}
+
+TEST(PlanViews, AStridedViewOutOfRangeFailsAsGatherDoes) {
+  auto f = ag::function(slices_through_ops, {.name = "slices_through_ops"});
+  Tensor x = ag::zeros({5, 4, 6}, ag::float32);
+  Tensor y = ag::zeros({5, 6}, ag::float32);
+  std::string err = ag_test::error_of([&] { f(x, ag::constant(int64_t{4}), y); });
+  EXPECT_CONTAINS(err, "gather: indices = 4 is not in [0, 4)");
+  err = ag_test::error_of([&] { f(x, ag::constant(int64_t{-1}), y); });
+  EXPECT_CONTAINS(err, "gather: indices = -1 is not in [0, 4)");
+  EXPECT_EQ(plan_for(f, x, ag::constant(int64_t{4}), y).num_strided_views(), 1u);
+}
+
+// A slice also read by an op that needs it contiguous (a broadcast, a
+// reduction, the function's output, a small flat step), or twice by one op,
+// is gathered into a buffer as before.
+TEST(PlanViews, ASliceReadOtherwiseIsCopied) {
+  auto broadcast = ag::function(
+      [](Tensor x, Tensor i) { return ag::gather(x, i, 1) + ag::constant({1.0f, 2.0f, 3.0f}); },
+      {.name = "broadcast"});
+  auto reduced = ag::function(
+      [](Tensor x, Tensor i, Tensor y) {
+        Tensor slice = ag::gather(x, i, 1);
+        return slice + y + ag::reduce_sum(slice);
+      },
+      {.name = "reduced"});
+  auto returned = ag::function(
+      [](Tensor x, Tensor i, Tensor y) {
+        Tensor slice = ag::gather(x, i, 1);
+        return std::make_tuple(slice + y, slice);
+      },
+      {.name = "returned"});
+  auto squared = ag::function(
+      [](Tensor x, Tensor i) {
+        Tensor slice = ag::gather(x, i, 1);
+        return slice * slice;
+      },
+      {.name = "squared"});
+  Tensor x = ag::random_uniform({8, 4, 3}, -2.0, 2.0, ag::float32, 5);
+  Tensor y = ag::random_uniform({8, 3}, -2.0, 2.0, ag::float32, 6);
+  Tensor i = ag::constant(int64_t{2});
+  Tensor slice = ag::gather(x, i, 1);
+  EXPECT_EQ(broadcast(x, i).values_string(),
+            (slice + ag::constant({1.0f, 2.0f, 3.0f})).values_string());
+  EXPECT_EQ(reduced(x, i, y).values_string(), (slice + y + ag::reduce_sum(slice)).values_string());
+  auto [sum, same] = returned(x, i, y);
+  EXPECT_EQ(sum.values_string(), (slice + y).values_string());
+  EXPECT_EQ(same.values_string(), slice.values_string());
+  EXPECT_EQ(squared(x, i).values_string(), (slice * slice).values_string());
+  EXPECT_EQ(plan_for(broadcast, x, i).num_strided_views(), 0u);
+  EXPECT_EQ(plan_for(reduced, x, i, y).num_strided_views(), 0u);
+  EXPECT_EQ(plan_for(squared, x, i).num_strided_views(), 0u);
+  // 2 x 3 elements: a flat step, which reads its operands contiguous.
+  Tensor small = ag::random_uniform({2, 4, 3}, -2.0, 2.0, ag::float32, 7);
+  Tensor small_y = ag::random_uniform({2, 3}, -2.0, 2.0, ag::float32, 8);
+  EXPECT_EQ(reduced(small, i, small_y).values_string(),
+            (ag::gather(small, i, 1) + small_y + ag::reduce_sum(ag::gather(small, i, 1)))
+                .values_string());
+  auto added = ag::function([](Tensor x, Tensor i, Tensor y) { return ag::gather(x, i, 1) + y; },
+                            {.name = "added"});
+  EXPECT_EQ(added(small, i, small_y).values_string(),
+            (ag::gather(small, i, 1) + small_y).values_string());
+  EXPECT_EQ(plan_for(added, small, i, small_y).num_strided_views(), 0u);
+  EXPECT_EQ(added(x, i, y).values_string(), (slice + y).values_string());
+  EXPECT_EQ(plan_for(added, x, i, y).num_strided_views(), 1u);
 }
 
 }  // namespace
