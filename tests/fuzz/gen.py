@@ -43,6 +43,8 @@ FEATURES = {
     "loopvar_assign": "a range-for body that reassigns its loop variable",
     "kill_after_jump": "after a break/continue/return, assignments that overwrite a variable unread",
     "retrace": "calls with several dtypes, shapes and C++ int arguments",
+    "transposed_rows": "rows of a tensor stacked along x's last axis and transposed to the front "
+                       "(dynamic_rnn's input), read at a scalar tensor index in loops and branches",
     "method": "some functions are marked methods of an ag::Module reading a private member: "
               "in or out of their class, const, static",
 }
@@ -57,6 +59,7 @@ INPUT_KINDS = [("float32", ()), ("int32", (3,)), ("float64", (2, 3)), ("float32"
 
 PARAMS = "ag::Tensor x, ag::Tensor n, int m"
 CLIP = 32           # fz_clip keeps values in [-CLIP, CLIP]
+ROWS_BOUND = 13     # fz_transposed_rows of x (|x| <= 5): x, x + 1, 2x - 3
 MAX_BOUND = 4096    # largest |value| an expression may reach (float32-exact after sums)
 
 
@@ -107,6 +110,10 @@ class FunctionGen:
         self.method_form = (form_rng.choice(METHOD_FORMS)
                             if self.on("method") and form_rng.random() < 0.4 else None)
         self.bias = form_rng.randint(0, 2)
+        # Also apart from self.rng: a function without rows is the same with
+        # and without the "transposed_rows" feature.
+        self.rows_rng = random.Random(f"{seed}:{index}:rows")
+        self.has_rows = self.on("transposed_rows") and self.rows_rng.random() < 0.3
         self.counter = 0
         self.helpers = []         # (name, lines)
         self.stmt_budget = 0
@@ -122,6 +129,9 @@ class FunctionGen:
     def data_atom(self, sc):
         r = self.rng
         choices = [(n, b) for n, b in sc.readable(sc.data)]
+        if self.has_rows and not self.in_helper and self.rows_rng.random() < 0.2:
+            index, _ = self.rows_rng.choice(sc.readable(sc.scalars))
+            return f"fz_row(rows, {index})", ROWS_BOUND
         if sc.has_ta and "ta" not in sc.excluded and r.random() < 0.15:
             return "ta.read(ta.size() - 1)", CLIP
         if self.helpers and not self.in_helper and r.random() < 0.25:
@@ -468,6 +478,8 @@ class FunctionGen:
         lines = ["  const ag::Tensor x0 = x;", "  ag::Tensor v0 = x;",
                  "  ag::Tensor v1 = fz_clip(x * 2 + 1);",
                  "  ag::Tensor v2 = fz_clip(x - n);"]
+        if self.has_rows:
+            lines.append("  const ag::Tensor rows = fz_transposed_rows(x);")
         result = "v0 + v1 * 3 - v2 * 5"
         if self.on("tensor_array") and r.random() < 0.5:
             sc.has_ta = True
@@ -533,7 +545,18 @@ def generate(seed, indices, features):
            (seed, ",".join(map(str, indices)), ",".join(sorted(features))),
            "#include <ag/ag.h>", "", '#include "harness.h"', "",
            "static ag::Tensor fz_clip(ag::Tensor v) {",
-           f"  return ag::minimum(ag::maximum(v, -{CLIP}), {CLIP});", "}", ""]
+           f"  return ag::minimum(ag::maximum(v, -{CLIP}), {CLIP});", "}", "",
+           "// [3, x's shape]: x, x + 1 and 2x - 3 stacked on a new last axis, then",
+           "// transposed to the front, as dynamic_rnn reads its input row by row.",
+           "static ag::Tensor fz_transposed_rows(ag::Tensor x) {",
+           "  std::vector<int64_t> to_front{x.rank()};",
+           "  for (int64_t d = 0; d < x.rank(); ++d) to_front.push_back(d);",
+           "  return ag::transpose(ag::stack({x, x + 1, x * 2 - 3}, x.rank()), to_front);",
+           "}", "",
+           "// Row i of them, i wrapped into [0, 3) (% is a floor mod).",
+           "static ag::Tensor fz_row(ag::Tensor rows, ag::Tensor i) {",
+           "  return rows[i % 3];",
+           "}", ""]
     cases = []
     for i in indices:
         g = FunctionGen(seed, i, features)
