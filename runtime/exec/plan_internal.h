@@ -305,14 +305,7 @@ struct Plan::Arena {
   }
 };
 
-// Identity nodes alias their input: tensors are immutable, so no copy.
-inline graph::ValueRef through_identity(const graph::Body& body, graph::ValueRef v) {
-  while (true) {
-    const graph::Node& n = body.nodes[size_t(v.node)];
-    if (n.kind != graph::NodeKind::Op || n.op != ops::OpId::Identity) return v;
-    v = n.inputs[0];
-  }
-}
+using graph::through_identity;
 
 inline size_t byte_size(const Shape& shape, DType dtype) {
   return size_t(shape.num_elements()) * dtype_size(dtype);

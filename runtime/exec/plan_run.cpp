@@ -409,6 +409,11 @@ void Plan::run_steps(Arena& a) const {
     if (i.buffer != Instr::kFreshOutput) return const_cast<void*>(data[size_t(i.in_place_slot())]);
     return fresh_output(a, *i.step);
   };
+  // The instruction's result is `out`, of its static shape.
+  auto set_output = [&](void* out) {
+    data[size_t(pc->out)] = out;
+    shape[size_t(pc->out)] = pc->shape;
+  };
   try {
     for (;;) {
       switch (pc->code) {
@@ -418,8 +423,7 @@ void Plan::run_steps(Arena& a) const {
           const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])]};
           void* out = output_of(*pc);
           pc->kernel(in, out);
-          data[size_t(pc->out)] = out;
-          shape[size_t(pc->out)] = pc->shape;
+          set_output(out);
           ++pc;
           break;
         }
@@ -427,8 +431,7 @@ void Plan::run_steps(Arena& a) const {
           const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
           void* out = output_of(*pc);
           pc->kernel(in, out);
-          data[size_t(pc->out)] = out;
-          shape[size_t(pc->out)] = pc->shape;
+          set_output(out);
           ++pc;
           break;
         }
@@ -436,8 +439,7 @@ void Plan::run_steps(Arena& a) const {
           const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
           void* out = output_of(*pc);
           pc->kernel(in, out);
-          data[size_t(pc->out)] = out;
-          shape[size_t(pc->out)] = pc->shape;
+          set_output(out);
           pc = *static_cast<const bool*>(out) ? pc + 2 : begin + pc->target;
           break;
         }
@@ -446,8 +448,7 @@ void Plan::run_steps(Arena& a) const {
                                               data[size_t(pc->in[2])]};
           void* out = output_of(*pc);
           pc->kernel(in, out);
-          data[size_t(pc->out)] = out;
-          shape[size_t(pc->out)] = pc->shape;
+          set_output(out);
           ++pc;
           break;
         }
@@ -458,8 +459,7 @@ void Plan::run_steps(Arena& a) const {
           const Step& step = *pc->step;
           run_flat(pc->kernel, step.flat_elements, in, step.flat_strides.data(), out,
                    step.flat_out_stride);
-          data[size_t(pc->out)] = out;
-          shape[size_t(pc->out)] = pc->shape;
+          set_output(out);
           ++pc;
           break;
         }
@@ -473,8 +473,7 @@ void Plan::run_steps(Arena& a) const {
             in[1] = x;
             pc->kernel(in, out);
           }
-          data[size_t(pc->out)] = out;
-          shape[size_t(pc->out)] = pc->shape;
+          set_output(out);
           ++pc;
           break;
         }

@@ -32,13 +32,7 @@ namespace ag::exec {
 
 namespace {
 
-const graph::Node& producer(const graph::Body& body, graph::ValueRef v) {
-  return body.nodes[size_t(through_identity(body, v).node)];
-}
-
-bool is_op(const graph::Node& n, ops::OpId op) {
-  return n.kind == graph::NodeKind::Op && n.op == op;
-}
+using graph::producer;
 
 // The value of an integer scalar constant, if `v` is one.
 std::optional<int64_t> const_int(const graph::Body& body, graph::ValueRef v) {
@@ -69,7 +63,7 @@ int count_reads(const graph::Body& body, int32_t node) {
 bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j) {
   if (is_input(body, index, j)) return true;
   const graph::Node& g = producer(body, index);
-  if (!is_op(g, ops::OpId::Gather) || g.attrs.axis != 0 || !is_input(body, g.inputs[1], j))
+  if (!g.is_op(ops::OpId::Gather) || g.attrs.axis != 0 || !is_input(body, g.inputs[1], j))
     return false;
   const graph::Node& range = producer(body, g.inputs[0]);
   if (range.kind != graph::NodeKind::Const || !is_integer(range.value.dtype()) ||
@@ -100,7 +94,7 @@ bool overwritten_before_read(const graph::Body& parent, const graph::Node& w, si
     return false;
   const graph::ValueRef written = through_identity(body, body.outputs[k]);
   const graph::Node& write = body.nodes[size_t(written.node)];
-  if (!is_op(write, ops::OpId::TensorArrayWrite) || write.attrs.keepdims ||
+  if (!write.is_op(ops::OpId::TensorArrayWrite) || write.attrs.keepdims ||
       !is_input(body, write.inputs[0], k) || count_reads(body, written.node) != 1)
     return false;
   for (size_t j = 0; j < w.outputs.size(); ++j) {
@@ -108,12 +102,12 @@ bool overwritten_before_read(const graph::Body& parent, const graph::Node& w, si
     if (const_int(parent, w.inputs[j]) != 0) return false;
     const graph::Node& next = producer(body, body.outputs[j]);
     const bool steps_by_one =
-        is_op(next, ops::OpId::Add) &&
+        next.is_op(ops::OpId::Add) &&
         ((is_input(body, next.inputs[0], j) && const_int(body, next.inputs[1]) == 1) ||
          (is_input(body, next.inputs[1], j) && const_int(body, next.inputs[0]) == 1));
     const graph::Node& test = producer(cond, cond.outputs[0]);
     const std::optional<int64_t> bound =
-        is_op(test, ops::OpId::Less) && is_input(cond, test.inputs[0], j)
+        test.is_op(ops::OpId::Less) && is_input(cond, test.inputs[0], j)
             ? const_int(cond, test.inputs[1])
             : std::nullopt;
     return steps_by_one && bound && *bound >= size;
@@ -134,7 +128,7 @@ void Plan::mark_views() {
         step.initial_value_dead[k] = overwritten_before_read(body, *step.node, k);
       continue;
     }
-    if (!is_op(*step.node, ops::OpId::Gather) || (!top_level_ && is_output[size_t(step.out_slot)]))
+    if (!step.node->is_op(ops::OpId::Gather) || (!top_level_ && is_output[size_t(step.out_slot)]))
       continue;
     const ops::ValueType& params = body.type_of(step.node->inputs[0]);
     const ops::ValueType& index = body.type_of(step.node->inputs[1]);

@@ -69,6 +69,8 @@ struct Node {
   // The marked function whose trace recorded the node.
   std::string function;
 
+  // An op node of op `id`.
+  bool is_op(ops::OpId id) const { return kind == NodeKind::Op && op == id; }
   // Must run on every call in program order, even when nothing uses it.
   bool is_stateful() const;
   // "add", "Const", "Placeholder", "If", "Fused", ...
@@ -104,6 +106,17 @@ struct Body {
   // Per base name asked for: the next number to try (see unique_name).
   std::unordered_map<std::string, int> name_counts_;
 };
+
+// Identity nodes alias their input (tensors are immutable): the value `v`
+// stands for, past any Identity, and the node that computes it.
+inline ValueRef through_identity(const Body& body, ValueRef v) {
+  while (body.nodes[size_t(v.node)].is_op(ops::OpId::Identity))
+    v = body.nodes[size_t(v.node)].inputs[0];
+  return v;
+}
+inline const Node& producer(const Body& body, ValueRef v) {
+  return body.nodes[size_t(through_identity(body, v).node)];
+}
 
 // Rewrites every input reference with `remap(old) -> new`, in this body only.
 void remap_inputs(Body& body, const std::function<ValueRef(ValueRef)>& remap);

@@ -29,10 +29,6 @@ using graph::NodeKind;
 using graph::ValueRef;
 using ops::OpId;
 
-bool is_op(const Node& node, OpId op) {
-  return node.kind == NodeKind::Op && node.op == op;
-}
-
 // True when `v` is a Const node whose every element equals `scalar`.
 bool is_splat(const Body& body, ValueRef v, double scalar) {
   const Node& node = body.nodes[size_t(v.node)];
@@ -74,7 +70,7 @@ std::optional<ValueRef> binary_identity(const Body& body, const Node& node, doub
 // f(f(x)) for an involution f.
 std::optional<ValueRef> double_application(const Body& body, const Node& node) {
   const Node& inner = body.nodes[size_t(node.inputs[0].node)];
-  if (!is_op(inner, node.op)) return std::nullopt;
+  if (!inner.is_op(node.op)) return std::nullopt;
   ValueRef x = inner.inputs[0];
   if (!same_type(body.type_of(x), node.outputs[0])) return std::nullopt;
   return x;

@@ -46,14 +46,10 @@ using graph::ValueRef;
 using ops::OpId;
 
 bool is_op(const Body& body, ValueRef v, OpId op) {
-  const Node& n = body.nodes[size_t(v.node)];
-  return n.kind == NodeKind::Op && n.op == op;
+  return body.nodes[size_t(v.node)].is_op(op);
 }
 
-ValueRef through_identity(const Body& body, ValueRef v) {
-  while (is_op(body, v, OpId::Identity)) v = body.nodes[size_t(v.node)].inputs[0];
-  return v;
-}
+using graph::through_identity;
 
 // A constant with a value (an undefined initial loop variable is a Const
 // without one).

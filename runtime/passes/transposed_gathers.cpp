@@ -43,15 +43,7 @@ using graph::NodeKind;
 using graph::ValueRef;
 using ops::OpId;
 
-bool is_op(const Node& n, OpId op) {
-  return n.kind == NodeKind::Op && n.op == op;
-}
-
-const Node& producer(const Body& body, ValueRef v) {
-  const Node* n = &body.nodes[size_t(v.node)];
-  while (is_op(*n, OpId::Identity)) n = &body.nodes[size_t(n->inputs[0].node)];
-  return *n;
-}
+using graph::producer;
 
 // transpose's permutation with its defaults spelt out: an empty one reverses
 // the axes, a negative entry counts from the end.
@@ -84,9 +76,9 @@ std::optional<int64_t> axis_in_source(const Body& body, const Node& g, const Nod
 // Gathers from a transpose of the same body.
 void rewrite_local(Body& body) {
   for (Node& g : body.nodes) {
-    if (!is_op(g, OpId::Gather)) continue;
+    if (!g.is_op(OpId::Gather)) continue;
     const Node& transpose = producer(body, g.inputs[0]);
-    if (!is_op(transpose, OpId::Transpose)) continue;
+    if (!transpose.is_op(OpId::Transpose)) continue;
     if (const std::optional<int64_t> axis = axis_in_source(body, g, transpose)) {
       g.inputs[0] = transpose.inputs[0];
       g.attrs.axis = *axis;
@@ -126,7 +118,7 @@ std::vector<int64_t> loop_gather_axes(const Body& loop, size_t c, const Node& tr
     for (ValueRef in : n.inputs) reads = reads || in.node == input;
     if (!reads) continue;
     const bool gather_of_input =
-        is_op(n, OpId::Gather) && n.inputs[0].node == input && n.inputs[1].node != input;
+        n.is_op(OpId::Gather) && n.inputs[0].node == input && n.inputs[1].node != input;
     const std::optional<int64_t> axis =
         gather_of_input ? axis_in_source(loop, n, transpose) : std::nullopt;
     const Shape& slice = n.outputs[0].shape;
@@ -143,7 +135,7 @@ std::vector<int64_t> loop_gather_axes(const Body& loop, size_t c, const Node& tr
 // While `w`'s captured input c, transpose(x, p) in `body`, replaced by x.
 void rewrite_capture(const Body& body, Node& w, size_t c) {
   const Node& transpose = producer(body, w.inputs[c]);
-  if (!is_op(transpose, OpId::Transpose)) return;
+  if (!transpose.is_op(OpId::Transpose)) return;
   const Body& cond = *w.subgraphs[0];
   if (is_read(cond, cond.placeholders[c])) return;
   const std::vector<int64_t> axes = loop_gather_axes(*w.subgraphs[1], c, transpose);

@@ -112,4 +112,14 @@ inline std::vector<std::string> output_names(const Body& body) {
   return names;
 }
 
+// How many nodes of op `op` the body holds, its subgraphs' included.
+inline size_t count_ops(const ag::graph::Body& body, ag::ops::OpId op) {
+  size_t count = 0;
+  for (const ag::graph::Node& n : body.nodes) {
+    if (n.is_op(op)) ++count;
+    for (const auto& sub : n.subgraphs) count += count_ops(*sub, op);
+  }
+  return count;
+}
+
 }  // namespace ag_test

@@ -11,6 +11,7 @@
 
 #include <ag/ag.h>
 
+#include "body_builder.h"
 #include "exec/plan.h"
 #include "graph/graph.h"
 #include "passes/passes.h"
@@ -19,6 +20,7 @@
 namespace ag {
 namespace {
 
+using ag_test::count_ops;
 using graph::Body;
 using graph::Node;
 using graph::NodeKind;
@@ -43,15 +45,6 @@ const Node& only_while(const Body& body) {
   }
   if (!found) throw std::runtime_error("no While node");
   return *found;
-}
-
-size_t count_ops(const Body& body, OpId op) {
-  size_t count = 0;
-  for (const Node& n : body.nodes) {
-    if (n.kind == NodeKind::Op && n.op == op) ++count;
-    for (const auto& sub : n.subgraphs) count += count_ops(*sub, op);
-  }
-  return count;
 }
 
 // Sum and count of the multiples of 3 in range(1, n + 1): a loop body that

@@ -175,22 +175,8 @@ int32_t mse_loops(const int32_t* a, const int32_t* b, int64_t n) {
   return int32_t(sum) / int32_t(n);
 }
 
-// Several partial sums break the add chain, so GCC vectorises the loop
-// without -ffast-math.
 float mse_loops(const float* a, const float* b, int64_t n) {
-  constexpr int kLanes = 16;
-  float partial[kLanes] = {};
-  const int64_t body = n - n % kLanes;
-  for (int64_t i = 0; i < body; i += kLanes) {
-    for (int q = 0; q < kLanes; ++q) {
-      float d = a[i + q] - b[i + q];
-      partial[q] += d * d;
-    }
-  }
-  float sum = 0;
-  for (int64_t i = body; i < n; ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
-  for (float p : partial) sum += p;
-  return sum / float(n);
+  return ag_bench::sum_of_squares(a, b, n) / float(n);
 }
 
 float mse_eigen(const float* a, const float* b, int64_t n) {

@@ -61,24 +61,6 @@ void check_same_result(const char* what, F run, float tolerance) {
                         two.data<float>(), one.num_elements(), {tolerance, tolerance});
 }
 
-// The sum of squared differences with 16 partial sums (runtime_bench's
-// mse_loops), which GCC vectorises without -ffast-math.
-float sum_of_squares(const float* a, const float* b, int64_t n) {
-  constexpr int kLanes = 16;
-  float partial[kLanes] = {};
-  const int64_t body = n - n % kLanes;
-  for (int64_t i = 0; i < body; i += kLanes) {
-    for (int q = 0; q < kLanes; ++q) {
-      float d = a[i + q] - b[i + q];
-      partial[q] += d * d;
-    }
-  }
-  float sum = 0;
-  for (int64_t i = body; i < n; ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
-  for (float p : partial) sum += p;
-  return sum;
-}
-
 // A worker thread that computes sum_of_squares of one range per request,
 // waiting for requests by spinning (yielding the core to whatever else
 // runs): the best case for a split of one call.
@@ -109,7 +91,7 @@ class SpinningWorker {
       }
       seen = request;
       if (a_ == nullptr) return;
-      sum_ = sum_of_squares(a_, b_, n_);
+      sum_ = ag_bench::sum_of_squares(a_, b_, n_);
       done_.store(seen, std::memory_order_release);
     }
   }
@@ -122,10 +104,10 @@ class SpinningWorker {
 };
 
 float mse_hand(const float* a, const float* b, int64_t n, SpinningWorker* worker) {
-  if (worker == nullptr) return sum_of_squares(a, b, n) / float(n);
+  if (worker == nullptr) return ag_bench::sum_of_squares(a, b, n) / float(n);
   const int64_t half = n / 2;
   worker->start(a + half, b + half, n - half);
-  float first = sum_of_squares(a, b, half);
+  float first = ag_bench::sum_of_squares(a, b, half);
   return (first + worker->wait()) / float(n);
 }
 
