@@ -115,6 +115,11 @@ class Plan {
   View output_view(const Arena& arena, size_t k) const;
 
  private:
+  // The sum of per_step(step) over the steps of this plan and of every nested
+  // plan (the counters above).
+  template <class PerStep>
+  size_t sum_over_all_steps(const PerStep& per_step) const;
+
   struct Compiler;  // the compilation phases, plan_compile.cpp
   // The slots and child arenas of one arena, handed out while a plan and
   // its If branches (which share its arena) are compiled.

@@ -771,58 +771,41 @@ size_t Plan::num_buffers_in_all_plans() const {
   return count;
 }
 
-size_t Plan::num_row_views() const {
-  size_t count = 0;
+template <class PerStep>
+size_t Plan::sum_over_all_steps(const PerStep& per_step) const {
+  size_t sum = 0;
   for (const Step& step : steps_) {
-    count += step.row_view;
-    for (const auto& sub : step.subplans) count += sub->num_row_views();
+    sum += size_t(per_step(step));
+    for (const auto& sub : step.subplans) sum += sub->sum_over_all_steps(per_step);
   }
-  return count;
+  return sum;
+}
+
+size_t Plan::num_row_views() const {
+  return sum_over_all_steps([](const Step& s) { return s.row_view; });
 }
 
 size_t Plan::num_strided_views() const {
-  size_t count = 0;
-  for (const Step& step : steps_) {
-    count += step.row_view && step.view_axis > 0;
-    for (const auto& sub : step.subplans) count += sub->num_strided_views();
-  }
-  return count;
+  return sum_over_all_steps([](const Step& s) { return s.row_view && s.view_axis > 0; });
 }
 
 size_t Plan::num_uncopied_loop_variables() const {
-  size_t count = 0;
-  for (const Step& step : steps_) {
-    count += size_t(std::count(step.initial_value_dead.begin(), step.initial_value_dead.end(), 1));
-    for (const auto& sub : step.subplans) count += sub->num_uncopied_loop_variables();
-  }
-  return count;
+  return sum_over_all_steps([](const Step& s) {
+    return std::count(s.initial_value_dead.begin(), s.initial_value_dead.end(), 1);
+  });
 }
 
 size_t Plan::num_inline_loops() const {
-  size_t count = 0;
-  for (const Step& step : steps_) {
-    count += step.inline_loop;
-    for (const auto& sub : step.subplans) count += sub->num_inline_loops();
-  }
-  return count;
+  return sum_over_all_steps([](const Step& s) { return s.inline_loop; });
 }
 
 size_t Plan::num_child_arena_loops() const {
-  size_t count = 0;
-  for (const Step& step : steps_) {
-    count += step.kind == graph::NodeKind::While && !step.inline_loop;
-    for (const auto& sub : step.subplans) count += sub->num_child_arena_loops();
-  }
-  return count;
+  return sum_over_all_steps(
+      [](const Step& s) { return s.kind == graph::NodeKind::While && !s.inline_loop; });
 }
 
 size_t Plan::num_in_place_steps() const {
-  size_t count = 0;
-  for (const Step& step : steps_) {
-    if (step.write_into_input >= 0) ++count;
-    for (const auto& sub : step.subplans) count += sub->num_in_place_steps();
-  }
-  return count;
+  return sum_over_all_steps([](const Step& s) { return s.write_into_input >= 0; });
 }
 
 }  // namespace ag::exec
