@@ -2,9 +2,12 @@
 // each a kernel pointer with the slots it reads and writes, plus a memory
 // plan that lets values with disjoint lifetimes share buffers. A step whose
 // inputs and output are static scalars (loop counters, conditions) calls the
-// op's scalar kernel directly, without a KernelContext or dtype dispatch; on
-// a static vector of a few elements it calls it per element (and an integer
-// reduction of such a vector folds the elements with its reducer's). Running a plan
+// op's scalar kernel directly, without a KernelContext or dtype dispatch,
+// into memory its slot points at for the arena's life (no pointer or shape
+// stored per step); on a static vector of a few elements it calls the op's
+// flat kernel, the same functor in a loop over the elements (and an integer
+// reduction of such a vector folds the elements with its reducer's scalar
+// kernel). Running a plan
 // walks the steps only: no graph walking, no hashing, and no allocation
 // beyond the buffers (kept in an arena between calls) and the returned
 // tensors. An If's branches are plans whose slots and buffers lie in their
@@ -66,8 +69,8 @@ class Plan {
   // The same, summed over this plan and its nested plans.
   size_t num_scalar_steps_in_all_plans() const;
   // How many are flat steps: an elementwise op (or a fused group without a
-  // reduction) on a static vector of a few elements, run as its scalar
-  // kernel(s) per element, or an integer or bool reduction of such a vector
+  // reduction) on a static vector of a few elements, run as its flat
+  // kernel(s), or an integer or bool reduction of such a vector
   // to one element, run as its reducer's scalar kernel folded over them.
   size_t num_flat_steps() const;
   // How many steps compute only their value's shape, because nothing reads
@@ -145,9 +148,13 @@ class Plan {
   // parent's program (plan_compile.cpp).
   static bool runs_inline(const graph::Node& loop);
   void relocate_buffers(int32_t delta);
-  // Sets the constants' slots and creates the child arenas of this plan
-  // and of its branches.
-  void init_arena(Arena& arena) const;
+  // Sets the constants' slots, points the pinned outputs' slots at their
+  // memory (from arena.pinned[pinned_used] on) and creates the child arenas
+  // of this plan and of its branches.
+  void init_arena(Arena& arena, size_t& pinned_used) const;
+  // How many elements of Arena::pinned the pinned outputs of this plan and
+  // of its branches take.
+  size_t pinned_size() const;
   struct Source {
     enum Kind : uint8_t { Input, Constant, Step } kind;
     int32_t index;  // input number, constant number, or step number

@@ -46,6 +46,7 @@ struct Plan::Compiler {
   std::vector<int32_t> first_slot;               // per node: the slot of its output 0
   std::vector<bool> slot_is_scalar;              // per slot: static rank 0
   std::vector<const ops::ValueType*> slot_type;  // per slot
+  int32_t first_own_slot;                        // the first slot this plan assigns
 
   int32_t num_slots() const { return int32_t(plan.sources_.size()); }
   int32_t slot_of(graph::ValueRef v) const {
@@ -121,7 +122,7 @@ void Plan::Compiler::assign_slots() {
       first_slot[size_t(body.placeholders[k])] = (*branch_inputs)[k];
     if (branch_output_slot >= 0) use_if_output_slots();
   }
-  int32_t count = layout.num_slots;
+  int32_t count = first_own_slot = layout.num_slots;
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     if (first_slot[i] >= 0) continue;
     first_slot[i] = count;
@@ -173,6 +174,9 @@ void Plan::Compiler::build_steps() {
     step.attrs = &n.attrs;
     for (graph::ValueRef in : n.inputs) step.inputs.push_back(slot_of(in));
     step.out_slot = first_slot[i];
+    // (Only a branch's node that computes the If's outputs has slots before
+    // the layout's: the If's, which the other branch writes too.)
+    step.owns_slots = first_slot[i] >= first_own_slot;
     for (const auto& t : n.outputs) step.out_dtypes.push_back(t.dtype);
     step.buffers.assign(n.outputs.size(), -1);
     if (n.kind == graph::NodeKind::Op || n.kind == graph::NodeKind::Fused) {
@@ -184,7 +188,7 @@ void Plan::Compiler::build_steps() {
     if (n.kind == graph::NodeKind::Fused) {
       std::vector<const ops::ValueType*> input_types;
       for (graph::ValueRef in : n.inputs) input_types.push_back(&body.type_of(in));
-      step.fused = compile_fused(n, input_types);
+      step.fused = compile_fused(n, input_types, step.inputs);
     }
     step.variable = n.variable;
     step.effect = n.effect;
@@ -461,13 +465,14 @@ void Plan::Compiler::select_scalar_steps() {
       step.scalar_inputs[i] = step.inputs[i < step.inputs.size() ? i : 0];
     }
     if (scalar || !step.scalar_kernel) continue;
+    step.flat_kernel = ops::flat_kernel(step.op->id, plan.slot_dtypes_[size_t(step.inputs[0])],
+                                        step.out_dtypes[0]);
     step.flat_elements = int32_t(n);
     for (size_t i = 0; i < kMaxScalarInputs; ++i) {
       int32_t in = step.scalar_inputs[i];
       bool broadcast = slot_type[size_t(in)]->shape.num_elements() == 1 && n > 1;
       step.flat_strides[i] = broadcast ? 0 : uint32_t(dtype_size(plan.slot_dtypes_[size_t(in)]));
     }
-    step.flat_out_stride = uint32_t(dtype_size(step.out_dtypes[0]));
   }
 }
 
@@ -565,7 +570,7 @@ bool Plan::runs_inline(const graph::Node& loop) {
 
 void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs,
                    int32_t branch_output_slot) {
-  Compiler compiler{*this, *body_, layout, branch_inputs, branch_output_slot, {}, {}, {}};
+  Compiler compiler{*this, *body_, layout, branch_inputs, branch_output_slot, {}, {}, {}, -1};
   compiler.assign_slots();
   compiler.build_steps();
   compiler.mark_shape_only_steps();
@@ -677,14 +682,18 @@ void Plan::emit_program(std::vector<Instr>& program) const {
       constexpr Instr::Code kScalar[] = {Instr::Code::Scalar1, Instr::Code::Scalar2,
                                          Instr::Code::Scalar3};
       instr.code = step.flat_reduce          ? Instr::Code::Reduce
-                   : step.flat_elements == 0 ? kScalar[step.inputs.size() - 1]
-                                             : Instr::Code::Flat;
+                   : step.flat_elements != 0 ? Instr::Code::Flat
+                   : !step.pinned_output()   ? Instr::Code::ScalarToBuffer
+                                             : kScalar[step.inputs.size() - 1];
       instr.kernel = step.scalar_kernel;
+      instr.flat_kernel = step.flat_kernel;
       instr.in = step.scalar_inputs;
       instr.out = step.out_slot;
-      instr.buffer = step.write_into_input >= 0
+      instr.buffer = step.pinned_output() ? Instr::kPinnedOutput
+                     : step.write_into_input >= 0
                          ? Instr::in_place_at(step.inputs[size_t(step.in_place_operand)])
-                         : step.buffers[0];
+                     : step.buffers[0] >= 0 ? step.buffers[0]
+                                            : Instr::kFreshOutput;
       instr.bytes = uint32_t(step.static_bytes);
       instr.shape = &step.static_shape;
     }

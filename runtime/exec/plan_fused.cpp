@@ -12,8 +12,9 @@
 // exactly the unfused result, floating-point sums and products differ from
 // it only by reassociation (docs/benchmarks.md, "Fusion").
 // A program of at most kMaxFlatElements elements without a reduction (a
-// small loop state) runs flat instead: each member's scalar kernel per
-// element, the same functor as its kernel's, without a kernel call.
+// small loop state) runs flat instead: each member's flat kernel (the same
+// functor as its kernel's, in a loop over the elements) without a
+// KernelContext.
 // Stages (compose): a member whose value only one other member reads may run
 // in that member's loop instead of writing a block of its own, from a fixed
 // set of pairs: add/sub/mul into add/sub/mul (MSE's (a - b) * (a - b), its
@@ -303,46 +304,46 @@ void run_flat_members(const Plan::Arena& a, const Plan::Step& step, char* scratc
                       const FusedProgram::Member*& current) {
   const FusedProgram& program = *step.fused;
   const auto n = int32_t(program.num_elements);
+  const void* const* const data = a.data.data();
   for (const FusedProgram::Member& m : program.members) {
     current = &m;
     const void* in[kMaxScalarInputs];
     for (size_t i = 0; i < kMaxScalarInputs; ++i) {
-      in[i] = m.flat_inputs[i] >= 0 ? a.data[size_t(step.inputs[size_t(m.flat_inputs[i])])]
-                                    : scratch + m.flat_offsets[i];
+      in[i] = m.flat_slots[i] >= 0 ? data[size_t(m.flat_slots[i])] : scratch + m.flat_offsets[i];
     }
     void* block_out = m.flat_out_offset >= 0 ? scratch + m.flat_out_offset : out;
-    run_flat(m.scalar_kernel, n, in, m.flat_strides.data(), block_out, m.flat_out_stride);
+    m.flat_kernel(in, m.flat_strides.data(), n, block_out);
   }
   current = nullptr;
 }
 
 // Where a flat program's members read and write, and with which strides
 // (see FusedProgram::Member), once its blocks are placed.
-void place_flat_operands(FusedProgram& program,
-                         std::span<const ops::ValueType* const> input_types) {
+void place_flat_operands(FusedProgram& program, std::span<const ops::ValueType* const> input_types,
+                         std::span<const int32_t> input_slots) {
   for (FusedProgram::Member& m : program.members) {
     for (size_t i = 0; i < kMaxScalarInputs; ++i) {
       const FusedProgram::Operand& op = m.operands[i < m.operands.size() ? i : 0];
       if (op.external) {
-        m.flat_inputs[i] = op.index;
+        m.flat_slots[i] = input_slots[size_t(op.index)];
         m.flat_strides[i] =
             op.scalar ? 0 : uint32_t(dtype_size(input_types[size_t(op.index)]->dtype));
       } else {
         const FusedProgram::Member& source = program.members[size_t(op.index)];
-        m.flat_inputs[i] = -1;
+        m.flat_slots[i] = -1;
         m.flat_offsets[i] = uint32_t(size_t(source.block) * program.block_bytes);
         m.flat_strides[i] = uint32_t(dtype_size(source.dtype));
       }
     }
     m.flat_out_offset = m.block >= 0 ? int64_t(size_t(m.block) * program.block_bytes) : -1;
-    m.flat_out_stride = uint32_t(dtype_size(m.dtype));
   }
 }
 
 }  // namespace
 
 std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
-                                            std::span<const ops::ValueType* const> input_types) {
+                                            std::span<const ops::ValueType* const> input_types,
+                                            std::span<const int32_t> input_slots) {
   const graph::Body& sub = *node.subgraphs[0];
   auto program = std::make_unique<FusedProgram>();
   std::vector<int32_t> external_of(sub.nodes.size(), -1), member_of(sub.nodes.size(), -1);
@@ -387,8 +388,8 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
       const FusedProgram::Operand& first = m.operands[0];
       DType input = first.external ? input_types[size_t(first.index)]->dtype
                                    : members[size_t(first.index)].dtype;
-      m.scalar_kernel = ops::scalar_kernel(m.op->id, input, m.dtype);
-      program->flat = program->flat && m.scalar_kernel;
+      m.flat_kernel = ops::flat_kernel(m.op->id, input, m.dtype);
+      program->flat = program->flat && m.flat_kernel;
     }
   }
   // A flat program runs member by member.
@@ -445,7 +446,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   }
   program->scratch_bytes =
       (program->broadcasts.size() + program->num_blocks) * program->block_bytes + partials;
-  if (program->flat) place_flat_operands(*program, input_types);
+  if (program->flat) place_flat_operands(*program, input_types, input_slots);
   return program;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -25,22 +26,6 @@ constexpr size_t kMaxScalarInputs = 3;  // where(c, x, y)
 // kernel called per element, which costs less than a kernel's dtype dispatch
 // and loop set-up at this size.
 constexpr int32_t kMaxFlatElements = 16;
-
-// Calls `kernel` on element e = 0 .. n - 1 of its inputs (in[i] advanced by
-// in_strides[i] bytes per element: the element size, or 0 for a broadcast
-// single element) and of `out`. Each element's inputs are read before its
-// output is written, so `out` may be an input of the same layout.
-inline void run_flat(ops::ScalarKernelFn kernel, int32_t n, const void* const* in,
-                     const uint32_t* in_strides, void* out, uint32_t out_stride) {
-  const char* at[kMaxScalarInputs];
-  for (size_t i = 0; i < kMaxScalarInputs; ++i) at[i] = static_cast<const char*>(in[i]);
-  char* o = static_cast<char*>(out);
-  for (int32_t e = 0; e < n; ++e) {
-    kernel(reinterpret_cast<const void* const*>(at), o);
-    for (size_t i = 0; i < kMaxScalarInputs; ++i) at[i] += in_strides[i];
-    o += out_stride;
-  }
-}
 
 // A fused step's block (plan_fused.cpp): 1024 elements, so that a block of
 // float32 is 4 KiB, a chain's live blocks fit in a 32 KiB L1, and a kernel
@@ -64,17 +49,16 @@ struct FusedProgram {
     DType dtype;
     std::vector<Operand> operands;
     int32_t block = -1;  // its scratch block; -1: the node's output
-    // A flat program's: the op's scalar kernel, for its dtypes; per operand
-    // (padded with the first, as run_flat reads kMaxScalarInputs), the node's
-    // input it is or -1 for the scratch at byte flat_offsets[i], and its
-    // stride in bytes; the output's scratch offset (-1: the node's output)
-    // and stride. Fixed when the program is compiled.
-    ops::ScalarKernelFn scalar_kernel = nullptr;
-    std::array<int32_t, kMaxScalarInputs> flat_inputs{};
+    // A flat program's: the op's flat kernel, for its dtypes; per operand
+    // (padded with the first), the slot of the node's input it is or -1 for
+    // the scratch at byte flat_offsets[i], and its stride in bytes; the
+    // output's scratch offset (-1: the node's output). Fixed when the
+    // program is compiled.
+    ops::FlatKernelFn flat_kernel = nullptr;
+    std::array<int32_t, kMaxScalarInputs> flat_slots{};
     std::array<uint32_t, kMaxScalarInputs> flat_offsets{};
     std::array<uint32_t, kMaxScalarInputs> flat_strides{};
     int64_t flat_out_offset = -1;
-    uint32_t flat_out_stride = 0;
   };
   std::vector<Member> members;
   // A trailing reduction over all axes of the last member, or null; a mean
@@ -89,7 +73,7 @@ struct FusedProgram {
   size_t num_blocks = 0;     // scratch blocks (members' values reuse them)
   size_t scratch_bytes = 0;  // the blocks, then one partial result per block of elements
   // At most kMaxFlatElements elements and no reduction: each member runs as
-  // a flat step (its scalar kernel per element) instead of a kernel call.
+  // a flat step (its flat kernel) instead of a kernel call.
   bool flat = false;
   // The loops that run per block, in order (plan_fused.cpp, compose): a
   // stage runs one member with its kernel, or several members composed into
@@ -117,6 +101,10 @@ struct Plan::Step {
   const ops::Attrs* attrs = nullptr;
   std::vector<int32_t> inputs;  // slots
   int32_t out_slot = -1;        // first output slot; outputs are consecutive
+  // Whether no other step writes them: not so for an If branch's step that
+  // computes the If's outputs in their slots (use_if_output_slots), which
+  // the other branch writes too.
+  bool owns_slots = true;
   std::vector<DType> out_dtypes;
   Shape static_shape;  // Op steps: the output shape when fully known
   bool shape_is_static = false;
@@ -130,11 +118,11 @@ struct Plan::Step {
   ops::ScalarKernelFn scalar_kernel = nullptr;
   std::array<int32_t, kMaxScalarInputs> scalar_inputs{};
   // Flat steps (the same on a static vector of up to kMaxFlatElements): the
-  // element count, and each input's and the output's stride in bytes (see
-  // run_flat); 0 for a scalar step.
+  // op's flat kernel, the element count (0 for a scalar step), and each
+  // input's stride in bytes (see ops::FlatKernelFn).
+  ops::FlatKernelFn flat_kernel = nullptr;
   int32_t flat_elements = 0;
   std::array<uint32_t, kMaxScalarInputs> flat_strides{};
-  uint32_t flat_out_stride = 0;
   // Flat reductions (an integer or bool vector of up to kMaxFlatElements
   // reduced to one element): scalar_kernel is the reducer's binary op (add
   // for a sum), folded over the flat_elements elements from `reduce_init`,
@@ -204,6 +192,14 @@ struct Plan::Step {
   };
   std::vector<LoopCopy> loop_copies;
   bool loop_holds_aside = false;  // some copy has a scratch buffer
+
+  // A scalar, flat or reduction step that writes neither a fresh tensor nor
+  // a loop variable: its output lives in memory of its own in each arena
+  // (Arena::pinned), which its slot points at from the arena's creation, so
+  // running it stores no pointer and no shape (see Instr::kPinnedOutput).
+  bool pinned_output() const {
+    return scalar_kernel && write_into_input < 0 && buffers[0] >= 0 && owns_slots;
+  }
 };
 
 // One instruction of a plan's program (plan_compile.cpp, emit_program): the
@@ -212,15 +208,18 @@ struct Plan::Step {
 // instruction holds all it reads; other steps are run from their Step.
 struct Plan::Instr {
   enum class Code : uint8_t {
-    // The step's scalar kernel on the 1, 2 or 3 slots `in`, into `buffer`,
-    // as slot `out`.
+    // The step's scalar kernel on the 1, 2 or 3 slots `in`, into slot
+    // `out`'s pinned memory (Step::pinned_output).
     Scalar1,
     Scalar2,
     Scalar3,
     // Scalar2 whose bool result a Branch or LoopTest right after it tests:
     // on past the test if true, else to `target`.
     Scalar2Test,
-    Flat,     // the same per element (a flat step)
+    // The same for an output that is not pinned: into `buffer` (a buffer,
+    // a fresh tensor or a loop variable), as slot `out`.
+    ScalarToBuffer,
+    Flat,     // the step's flat kernel on slots `in` (a flat step)
     Reduce,   // a flat reduction: the reducer's kernel folded over slot in[0]
     General,  // any other step: run_step
     Branch,   // an If: on to the then branch if slot in[0] is true, else to `target`
@@ -236,26 +235,33 @@ struct Plan::Instr {
   Code code = Code::General;
   int32_t out = -1;
   int32_t target = -1;
-  // A scalar, flat or reduction step's output buffer; kFreshOutput for a
-  // fresh tensor; below that, in_place_at(slot): the memory of `slot`, a loop
-  // variable it overwrites (an inline loop body's step).
+  // A scalar, flat or reduction step's output: its buffer (>= 0);
+  // kPinnedOutput, the memory its slot points at already
+  // (Step::pinned_output); kFreshOutput, a fresh tensor; below that,
+  // in_place_at(slot): the memory of `slot`, a loop variable it overwrites
+  // (an inline loop body's step). (A LoopTest's is its loop's iteration
+  // counter, or -1.)
   int32_t buffer = kFreshOutput;
-  static constexpr int32_t kFreshOutput = -1;
+  static constexpr int32_t kPinnedOutput = -1;
+  static constexpr int32_t kFreshOutput = -2;
   static constexpr int32_t in_place_at(int32_t slot) { return kFreshOutput - 1 - slot; }
   int32_t in_place_slot() const { return kFreshOutput - 1 - buffer; }
   uint32_t bytes = 0;  // a scalar step's output size
   std::array<int32_t, kMaxScalarInputs> in{};
   ops::ScalarKernelFn kernel = nullptr;
-  const Shape* shape = nullptr;  // a scalar step's static output shape
-  const Step* step = nullptr;    // for Branch, Jump and Move: the If; for Loop*: the While
+  ops::FlatKernelFn flat_kernel = nullptr;  // a flat step's
+  const Shape* shape = nullptr;             // a scalar step's static output shape
+  const Step* step = nullptr;  // for Branch, Jump and Move: the If; for Loop*: the While
   // The plan the step is of (an If branch, for its steps): a General step
   // runs as its member, which reads that plan's slot types and sources.
   const Plan* plan = nullptr;
 };
 
-// Compiles a Fused node whose inputs have the types `input_types`.
+// Compiles a Fused node whose inputs have the types `input_types` and are
+// read from `input_slots`.
 std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
-                                            std::span<const ops::ValueType* const> input_types);
+                                            std::span<const ops::ValueType* const> input_types,
+                                            std::span<const int32_t> input_slots);
 
 // Rethrows an error of `node` with where the user's code defined it, as
 // TensorFlow's "defined at". If, While and Fused steps pass their nested
@@ -279,6 +285,9 @@ struct Plan::Arena {
   std::vector<std::unique_ptr<Arena>> children;
   std::vector<View> updates;             // scratch for a While's new loop variables
   std::vector<int64_t> loop_iterations;  // per inline loop with a maximum_iterations
+  // The pinned outputs' memory (Step::pinned_output), sized when the arena
+  // is made and never moved: their slots point into it.
+  std::vector<std::max_align_t> pinned;
 
   ~Arena() {
     for (Buffer& b : buffers) std::free(b.data);

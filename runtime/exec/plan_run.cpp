@@ -69,16 +69,45 @@ std::unique_ptr<Plan::Arena> Plan::new_arena() const {
   arena->buffers.resize(total_buffers_);
   arena->children.resize(arena_layout_.num_children);
   arena->loop_iterations.resize(arena_layout_.num_loop_counters);
-  init_arena(*arena);
+  arena->pinned.resize(pinned_size());
+  size_t pinned_used = 0;
+  init_arena(*arena, pinned_used);
   return arena;
 }
 
-void Plan::init_arena(Arena& arena) const {
-  // A scalar or flat step's buffer gets room for its value now: it then
-  // writes to it without a size check (a buffer never shrinks).
+namespace {
+
+// Elements of Arena::pinned a value of `bytes` takes.
+size_t pinned_elements(size_t bytes) {
+  return std::max<size_t>(1, (bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
+}
+
+}  // namespace
+
+size_t Plan::pinned_size() const {
+  size_t size = 0;
   for (const Step& step : steps_) {
-    if (step.scalar_kernel && step.buffers[0] >= 0)
+    if (step.pinned_output()) size += pinned_elements(step.static_bytes);
+    if (step.kind == graph::NodeKind::If || step.inline_loop) {
+      for (const auto& branch : step.subplans) size += branch->pinned_size();
+    }
+  }
+  return size;
+}
+
+void Plan::init_arena(Arena& arena, size_t& pinned_used) const {
+  // A pinned output's slot points at its memory for the arena's life: its
+  // step writes there without storing a pointer or a shape. Another scalar
+  // or flat step's buffer gets room for its value now: it then writes to it
+  // without a size check (a buffer never shrinks).
+  for (const Step& step : steps_) {
+    if (step.pinned_output()) {
+      arena.data[size_t(step.out_slot)] = &arena.pinned[pinned_used];
+      arena.shape[size_t(step.out_slot)] = &step.static_shape;
+      pinned_used += pinned_elements(step.static_bytes);
+    } else if (step.scalar_kernel && step.write_into_input < 0 && step.buffers[0] >= 0) {
       arena.reserve(step.buffers[0], step.static_bytes);
+    }
   }
   for (size_t s = 0; s < sources_.size(); ++s) {
     if (sources_[s].kind == Source::Constant) {
@@ -89,7 +118,7 @@ void Plan::init_arena(Arena& arena) const {
   }
   for (const Step& step : steps_) {
     if (step.kind == graph::NodeKind::If || step.inline_loop) {
-      for (const auto& branch : step.subplans) branch->init_arena(arena);
+      for (const auto& branch : step.subplans) branch->init_arena(arena, pinned_used);
       continue;
     }
     for (size_t k = 0; k < step.subplans.size(); ++k) {
@@ -401,10 +430,12 @@ void Plan::run_steps(Arena& a) const {
   const void** const data = a.data.data();
   const Shape** const shape = a.shape.data();
   Arena::Buffer* const buffers = a.buffers.data();
-  // A scalar, flat or reduction step's output memory: its buffer (given room
-  // for its value when the arena was made: see init_arena), a loop variable
-  // it overwrites, or a fresh tensor (a top-level output).
+  // A scalar, flat or reduction step's output memory: its pinned memory or
+  // its buffer (both given room for its value when the arena was made: see
+  // init_arena), a loop variable it overwrites, or a fresh tensor (a
+  // top-level output).
   auto output_of = [&](const Instr& i) -> void* {
+    if (i.buffer == Instr::kPinnedOutput) return const_cast<void*>(data[size_t(i.out)]);
     if (i.buffer >= 0) return buffers[size_t(i.buffer)].data;
     if (i.buffer != Instr::kFreshOutput) return const_cast<void*>(data[size_t(i.in_place_slot())]);
     return fresh_output(a, *i.step);
@@ -418,34 +449,37 @@ void Plan::run_steps(Arena& a) const {
     for (;;) {
       switch (pc->code) {
         // Most steps of a loop body: no context, no dispatch; only the
-        // op's own inputs are loaded.
+        // op's own inputs are loaded, and the output is where its slot
+        // points already (pinned).
         case Instr::Code::Scalar1: {
           const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])]};
-          void* out = output_of(*pc);
-          pc->kernel(in, out);
-          set_output(out);
+          pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
           ++pc;
           break;
         }
         case Instr::Code::Scalar2: {
           const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
-          void* out = output_of(*pc);
-          pc->kernel(in, out);
-          set_output(out);
+          pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
           ++pc;
           break;
         }
         case Instr::Code::Scalar2Test: {
           const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
-          void* out = output_of(*pc);
+          void* out = const_cast<void*>(data[size_t(pc->out)]);
           pc->kernel(in, out);
-          set_output(out);
           pc = *static_cast<const bool*>(out) ? pc + 2 : begin + pc->target;
           break;
         }
         case Instr::Code::Scalar3: {
           const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])],
                                               data[size_t(pc->in[2])]};
+          pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
+          ++pc;
+          break;
+        }
+        case Instr::Code::ScalarToBuffer: {
+          const void* in[kMaxScalarInputs];
+          for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = data[size_t(pc->in[i])];
           void* out = output_of(*pc);
           pc->kernel(in, out);
           set_output(out);
@@ -457,8 +491,7 @@ void Plan::run_steps(Arena& a) const {
           for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = data[size_t(pc->in[i])];
           void* out = output_of(*pc);
           const Step& step = *pc->step;
-          run_flat(pc->kernel, step.flat_elements, in, step.flat_strides.data(), out,
-                   step.flat_out_stride);
+          pc->flat_kernel(in, step.flat_strides.data(), step.flat_elements, out);
           set_output(out);
           ++pc;
           break;

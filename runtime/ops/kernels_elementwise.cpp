@@ -5,7 +5,9 @@
 // plain indexed loops that the compiler vectorises; the same-shape and
 // scalar-operand loops split large tensors over the intra-op threads.
 #include <algorithm>
+#include <array>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -270,66 +272,108 @@ void kernel_where(const KernelContext& ctx) {
   });
 }
 
-// ---- Scalar kernels -----------------------------------------------------------
+// ---- Scalar and flat kernels ----------------------------------------------------
 
 namespace {
 
-// The functor applied to the rank-0 inputs in[0], ..., in[I...].
-template <class Op, size_t... I>
-ScalarKernelFn functor_scalar(DType dtype, std::index_sequence<I...>) {
-  return visit_dtype(dtype, [](auto v) -> ScalarKernelFn {
-    using T = decltype(v);
-    if constexpr (Op::template supports<T>) {
-      return [](const void* const* in, void* out) {
-        using Out = decltype(Op{}(*static_cast<const T*>(in[I])...));
-        *static_cast<Out*>(out) = Op{}(*static_cast<const T*>(in[I])...);
-      };
-    } else {
-      return nullptr;
-    }
-  });
+// where's and cast's element functions (the elementwise ops' are their
+// functors).
+struct Select {
+  template <class T>
+  T operator()(bool c, T x, T y) const {
+    return c ? x : y;
+  }
+};
+
+template <size_t, class T>
+using Repeat = T;
+
+// f on the rank-0 inputs in[0], ..., in[I...] of types In....
+template <class Out, class... In, size_t... I, class F>
+void apply_scalar(std::index_sequence<I...>, const void* const* in, void* out, F f) {
+  *static_cast<Out*>(out) = f(*static_cast<const In*>(in[I])...);
 }
 
-ScalarKernelFn cast_scalar(DType input_dtype, DType output_dtype) {
-  return visit_dtype(input_dtype, [&](auto in) {
-    using In = decltype(in);
-    return visit_dtype(output_dtype, [](auto out) -> ScalarKernelFn {
-      using Out = decltype(out);
-      return [](const void* const* x, void* y) {
-        *static_cast<Out*>(y) = CastTo<Out>{}(*static_cast<const In*>(x[0]));
-      };
+// f on n elements, as FlatKernelFn describes. With every input contiguous
+// (the usual case) the loop indexes arrays, which the compiler vectorises.
+template <class Out, class... In, size_t... I, class F>
+void apply_flat(std::index_sequence<I...>, const void* const* in, const uint32_t* strides,
+                int32_t n, void* out, F f) {
+  Out* o = static_cast<Out*>(out);
+  if (((strides[I] == sizeof(In)) && ...)) {
+    // The pointers in locals: stores through o (a bool, say) could otherwise
+    // alias the pointer array, reloaded per element.
+    const std::tuple<const In*...> x{static_cast<const In*>(in[I])...};
+    for (int32_t e = 0; e < n; ++e) o[e] = f(std::get<I>(x)[e]...);
+    return;
+  }
+  const std::array<const char*, sizeof...(I)> at{static_cast<const char*>(in[I])...};
+  const std::array<uint32_t, sizeof...(I)> stride{strides[I]...};
+  for (int32_t e = 0; e < n; ++e) {
+    o[e] = f(*reinterpret_cast<const In*>(at[I] + size_t(e) * stride[I])...);
+  }
+}
+
+// The scalar and flat kernels of f on inputs of types In... .
+template <class F, class... In>
+struct ElementKernels {
+  using Out = std::invoke_result_t<F, In...>;
+  using Indices = std::index_sequence_for<In...>;
+  static void scalar(const void* const* in, void* out) {
+    apply_scalar<Out, In...>(Indices{}, in, out, F{});
+  }
+  static void flat(const void* const* in, const uint32_t* strides, int32_t n, void* out) {
+    apply_flat<Out, In...>(Indices{}, in, strides, n, out, F{});
+  }
+};
+
+// Calls pick.template operator()<ElementKernels<...>>() for the op and
+// dtypes, or returns null when the op has no element kernel for them.
+template <class Fn, class Pick>
+Fn element_kernel(OpId id, DType input_dtype, DType output_dtype, Pick pick) {
+  switch (id) {
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient)           \
+  case OpId::id:                                                                       \
+    return visit_dtype(input_dtype, [&](auto v) -> Fn {                                \
+      using T = decltype(v);                                                           \
+      if constexpr (functor::template supports<T>) {                                   \
+        return [&]<size_t... I>(std::index_sequence<I...>) {                           \
+          return pick.template operator()<ElementKernels<functor, Repeat<I, T>...>>(); \
+        }(std::make_index_sequence<arity>{});                                          \
+      } else {                                                                         \
+        return nullptr;                                                                \
+      }                                                                                \
     });
-  });
-}
-
-ScalarKernelFn where_scalar(DType dtype) {
-  return visit_dtype(dtype, [](auto v) -> ScalarKernelFn {
-    using T = decltype(v);
-    return [](const void* const* in, void* out) {
-      *static_cast<T*>(out) = *static_cast<const bool*>(in[0]) ? *static_cast<const T*>(in[1])
-                                                               : *static_cast<const T*>(in[2]);
-    };
-  });
+#include "ops/ops.def"
+#undef AG_ELEMENTWISE_OP
+#undef AG_OP
+    case OpId::Cast:
+      return visit_dtype(input_dtype, [&](auto in) {
+        return visit_dtype(output_dtype, [&](auto out) -> Fn {
+          return pick.template operator()<ElementKernels<CastTo<decltype(out)>, decltype(in)>>();
+        });
+      });
+    case OpId::Where:
+      return visit_dtype(output_dtype, [&](auto v) -> Fn {
+        using T = decltype(v);
+        return pick.template operator()<ElementKernels<Select, bool, T, T>>();
+      });
+    default:
+      return nullptr;
+  }
 }
 
 }  // namespace
 
 ScalarKernelFn scalar_kernel(OpId id, DType input_dtype, DType output_dtype) {
-  switch (id) {
-#define AG_OP(id, name, arity, infer, kernel, flags, gradient)
-#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient) \
-  case OpId::id:                                                             \
-    return functor_scalar<functor>(input_dtype, std::make_index_sequence<arity>{});
-#include "ops/ops.def"
-#undef AG_ELEMENTWISE_OP
-#undef AG_OP
-    case OpId::Cast:
-      return cast_scalar(input_dtype, output_dtype);
-    case OpId::Where:
-      return where_scalar(output_dtype);
-    default:
-      return nullptr;
-  }
+  return element_kernel<ScalarKernelFn>(id, input_dtype, output_dtype,
+                                        []<class K>() { return &K::scalar; });
+}
+
+FlatKernelFn flat_kernel(OpId id, DType input_dtype, DType output_dtype) {
+  return element_kernel<FlatKernelFn>(id, input_dtype, output_dtype,
+                                      []<class K>() { return &K::flat; });
 }
 
 }  // namespace ag::ops

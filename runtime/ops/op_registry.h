@@ -137,5 +137,13 @@ using ScalarKernelFn = void (*)(const void* const* inputs, void* out);
 // The scalar kernel of an elementwise op for these dtypes (where's is chosen
 // by its output dtype), or null when the op has none.
 ScalarKernelFn scalar_kernel(OpId id, DType input_dtype, DType output_dtype);
+// The same functor over n elements (flat steps: small static vectors):
+// element e of input i at inputs[i] + e * strides[i] bytes (a stride of 0
+// broadcasts one element), of the output at element e of `out`. Each
+// element's inputs are read before its output is written, so `out` may be
+// an input of the output's layout.
+using FlatKernelFn = void (*)(const void* const* inputs, const uint32_t* strides, int32_t n,
+                              void* out);
+FlatKernelFn flat_kernel(OpId id, DType input_dtype, DType output_dtype);
 
 }  // namespace ag::ops

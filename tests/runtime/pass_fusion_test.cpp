@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -231,14 +232,20 @@ void add_collatz_step(BodyBuilder& b, Shape shape) {
   b.output(b.op(OpId::Where, {b.op(OpId::Greater, {x, b.constant(constant(1))}), next, x}));
 }
 
+// The compiled program of a Fused node of `body` (its inputs in slots 0, 1, ...).
+std::unique_ptr<exec::FusedProgram> compile_fused_node(const Body& body, const Node& node) {
+  std::vector<const ops::ValueType*> types;
+  for (ValueRef in : node.inputs) types.push_back(&body.type_of(in));
+  std::vector<int32_t> slots(types.size());
+  std::iota(slots.begin(), slots.end(), 0);
+  return exec::compile_fused(node, types, slots);
+}
+
 // The compiled program of the first Fused node of b's body once optimised.
 std::unique_ptr<exec::FusedProgram> fused_program_of(BodyBuilder& b) {
   optimize(b.body);
   for (const Node& node : b.body.nodes) {
-    if (node.kind != NodeKind::Fused) continue;
-    std::vector<const ops::ValueType*> types;
-    for (ValueRef in : node.inputs) types.push_back(&b.body.type_of(in));
-    return exec::compile_fused(node, types);
+    if (node.kind == NodeKind::Fused) return compile_fused_node(b.body, node);
   }
   return nullptr;
 }
@@ -317,9 +324,7 @@ TEST(FusedKernel, ComparisonsRunInTheirWhere) {
   optimize(kept.body);
   for (const Node& node : kept.body.nodes) {
     if (node.kind != NodeKind::Fused) continue;
-    std::vector<const ops::ValueType*> types;
-    for (ValueRef in : node.inputs) types.push_back(&kept.body.type_of(in));
-    EXPECT_EQ(composed_stages(*exec::compile_fused(node, types)), 0u);
+    EXPECT_EQ(composed_stages(*compile_fused_node(kept.body, node)), 0u);
   }
 }
 
