@@ -258,7 +258,8 @@ void Plan::Compiler::mark_shape_only_steps() {
 // 3. Memory plan.
 // Needs: steps (phase 2).
 // Guarantees: values computed into buffers are op results that are not
-// top-level outputs, and every While result (its loop variables); two values
+// top-level outputs, and every While result (its loop variables) but a
+// top-level inline loop's that is an output (a fresh tensor); two values
 // alive at the same time never share a buffer, and a buffer is free again
 // after the last step that reads its value, so values with disjoint lifetimes
 // share one. A nested plan's outputs stay alive to its end, for the parent to
@@ -357,7 +358,9 @@ void Plan::Compiler::plan_memory() {
       buffered = false;
     for (size_t k = 0; k < step.buffers.size(); ++k) {
       int32_t slot = step.out_slot + int32_t(k);
-      bool fresh = plan.top_level_ && is_output[size_t(slot)] && computed;
+      // A top-level inline loop's variable that is an output lives in its
+      // fresh tensor from the start: no copy into one at the end.
+      bool fresh = plan.top_level_ && is_output[size_t(slot)] && (computed || step.inline_loop);
       if (!buffered || fresh) continue;
       if (k == 0 && taken_over >= 0) {
         free_buffers.push_back(taken_over);

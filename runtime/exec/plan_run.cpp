@@ -252,8 +252,15 @@ void Plan::enter_loop(Arena& a, const Step& step) const {
   for (size_t k = 0; k < step.buffers.size(); ++k) {
     const int32_t slot = step.out_slot + int32_t(k);
     if (step.initial_value_dead[k]) {  // overwritten whole before it is read
-      a.data[size_t(slot)] = a.reserve(step.buffers[k], step.var_static_bytes[k]);
-      a.shape[size_t(slot)] = step.var_static_shapes[k];
+      if (step.buffers[k] >= 0) {
+        a.data[size_t(slot)] = a.reserve(step.buffers[k], step.var_static_bytes[k]);
+        a.shape[size_t(slot)] = step.var_static_shapes[k];
+      } else {  // a top-level output: its fresh tensor
+        a.holders[size_t(slot)] =
+            detail::make_eager(step.out_dtypes[k], *step.var_static_shapes[k]);
+        a.data[size_t(slot)] = a.holders[size_t(slot)].raw_data();
+        a.shape[size_t(slot)] = &a.holders[size_t(slot)].shape();
+      }
       continue;
     }
     const int32_t in = step.inputs[k];

@@ -78,7 +78,7 @@ bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j) {
 
 // Whether the While `w` of `parent` writes every row of its loop variable k,
 // a static-size TensorArray, before anything reads it: the body's only read
-// of it is one TensorArray write at the index of a counter j that starts at
+// of it is one TensorArray write (along any axis) at the index of a counter j that starts at
 // 0 and steps by 1, the write's result is read only as the variable's next
 // value, the condition is `j < n` with n at least the array's size (a larger
 // n fails the call at the write past the end), and the condition reads no
@@ -88,8 +88,6 @@ bool overwritten_before_read(const graph::Body& parent, const graph::Node& w, si
   const graph::Body& body = *w.subgraphs[1];
   const Shape& shape = w.outputs[k].shape;
   if (!shape.is_fully_defined() || shape.rank() < 1) return false;
-  const int64_t size = shape[0];
-  if (!w.attrs.ints.empty() && w.attrs.ints[0] < size) return false;  // maximum_iterations
   if (count_reads(body, body.placeholders[k]) != 1 || count_reads(cond, cond.placeholders[k]) != 0)
     return false;
   const graph::ValueRef written = through_identity(body, body.outputs[k]);
@@ -97,6 +95,10 @@ bool overwritten_before_read(const graph::Body& parent, const graph::Node& w, si
   if (!write.is_op(ops::OpId::TensorArrayWrite) || write.attrs.keepdims ||
       !is_input(body, write.inputs[0], k) || count_reads(body, written.node) != 1)
     return false;
+  // The rows lie along the write's axis (passes/transposed_arrays.cpp).
+  const int64_t axis = write.attrs.axis < 0 ? write.attrs.axis + shape.rank() : write.attrs.axis;
+  const int64_t size = shape[int(axis)];
+  if (!w.attrs.ints.empty() && w.attrs.ints[0] < size) return false;  // maximum_iterations
   for (size_t j = 0; j < w.outputs.size(); ++j) {
     if (j == k || !is_counter(body, write.inputs[1], j)) continue;
     if (const_int(parent, w.inputs[j]) != 0) return false;
