@@ -91,6 +91,10 @@ class Plan {
   // a copy of their initial value because the loop overwrites them whole
   // before reading them (plan_views.cpp).
   size_t num_uncopied_loop_variables() const;
+  // How many steps, in nested plans, write their result straight into a
+  // row of a loop's TensorArray, where a loop variable then lives
+  // (plan_views.cpp).
+  size_t num_row_outputs() const;
   // How many While steps, here and in nested plans, run inline in their
   // parent's program (see above), and how many in child arenas.
   size_t num_inline_loops() const;
@@ -178,7 +182,11 @@ class Plan {
   // after the steps are built, before the memory plan.
   void mark_views();
   void mark_strided_view(Step& gather);
+  bool reads_strided(const Step& step) const;
+  void keep_rows_in_arrays(Step& loop);
   void run_row_view(Arena& a, const Step& step) const;
+  // Where a step with a RowOutput writes: its array's row at the index.
+  void* array_row(const Arena& a, const Step& step, const ops::KernelInput* kin) const;
   // Stores `v` as the value of `slot`, copying into the slot's buffer.
   // With `grow`, a buffer that must be enlarged gets spare room (a loop
   // variable that grows every iteration, like a dynamic TensorArray). A

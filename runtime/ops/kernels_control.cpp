@@ -126,9 +126,16 @@ void kernel_tensor_array_write(const KernelContext& ctx) {
   if (out != buffer.data)
     std::memcpy(out, buffer.data, size_t(outer * std::min(old_size, size)) * row);
   if (size > old_size) std::memset(out + size_t(old_size) * row, 0, size_t(size - old_size) * row);
-  const char* value = static_cast<const char*>(ctx.inputs[2].data);
+  // The value's runs: back to back, or strided (a loop variable kept in a
+  // row of this array, exec/plan_views.cpp: it is then this very row when
+  // the step computing it wrote it here already).
+  const KernelInput& value = ctx.inputs[2];
+  const char* from = static_cast<const char*>(value.data);
+  const size_t from_stride = value.run > 0 ? size_t(value.stride) * dtype_size(value.dtype) : row;
+  char* to = out + size_t(index) * row;
+  if (from == to) return;
   for (int64_t o = 0; o < outer; ++o)
-    std::memcpy(out + size_t(o * size + index) * row, value + size_t(o) * row, row);
+    std::memcpy(to + size_t(o * size) * row, from + size_t(o) * from_stride, row);
 }
 
 }  // namespace ag::ops
