@@ -19,7 +19,15 @@
 //    loop over its size (dynamic_rnn's `states`) and read nowhere in the
 //    loop is overwritten entirely before anything reads it: its initial
 //    value (zeros) is dead, and the While only reserves the buffer.
-// Needs: steps built (plan_compile.cpp, phase 2), before the memory plan.
+//  - Loop variables kept in an array's rows. In such a loop, when the
+//    array's write stores the result of a binary elementwise op that is also
+//    the next value of a variable read only by that op (dynamic_rnn's
+//    state), the op writes straight into the array's row (strided, when the
+//    rows lie along a later axis: passes/transposed_arrays.cpp) and the
+//    variable moves there: no copy of the state into the array, none into
+//    the variable (keep_rows_in_arrays).
+// Needs: steps built (plan_compile.cpp, phase 2), before the memory plan;
+// a While's nested plans compiled.
 // Guarantees: the plan's results are those of the copying plan, bit for bit.
 
 #include <cstdint>
@@ -78,8 +86,9 @@ bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j) {
 
 // Whether the While `w` of `parent` writes every row of its loop variable k,
 // a static-size TensorArray, before anything reads it: the body's only read
-// of it is one TensorArray write (along any axis) at the index of a counter j that starts at
-// 0 and steps by 1, the write's result is read only as the variable's next
+// of it is one TensorArray write (its rows along any axis) at the index of a
+// counter j that starts at 0 and steps by 1, the write's result is read only
+// as the variable's next
 // value, the condition is `j < n` with n at least the array's size (a larger
 // n fails the call at the write past the end), and the condition reads no
 // variable k.

@@ -337,6 +337,23 @@ TEST(TransposedArrays, GradientsMatchEagerAndFiniteDifferences) {
     for (size_t j = 0; j < g.size(); ++j) EXPECT_NEAR(g[j], e[j], 1e-12) << k << " at " << j;
   }
 
+  // dynamic_rnn, whose forward plan keeps its state in the array's rows
+  // (plan_views_test.cpp), the same through the graph as eagerly.
+  auto rnn = function(dynamic_rnn, {.name = "dynamic_rnn"});
+  Tensor input = random_uniform({3, 6, 5}, -1.0, 1.0, float32, 25);
+  Tensor init = random_uniform({3, 5}, -1.0, 1.0, float32, 26);
+  auto rnn_grads = [&](const std::function<Tensor(Tensor, Tensor)>& f) {
+    GradientTape tape;
+    tape.watch(input);
+    tape.watch(init);
+    Tensor out = f(input, init);
+    return tape.gradient(reduce_sum(out * out), std::vector<Tensor>{input, init});
+  };
+  std::vector<Tensor> rnn_eager = rnn_grads(dynamic_rnn);
+  std::vector<Tensor> rnn_graph = rnn_grads([&](Tensor a, Tensor b) { return rnn(a, b); });
+  for (size_t k = 0; k < 2; ++k)
+    EXPECT_EQ(rnn_graph[k].values_string(), rnn_eager[k].values_string()) << k;
+
   // write(a, 1, v) along axis 1 of a [2, 3, 2] array; loss sum(out * out).
   Attrs along;
   along.axis = 1;
