@@ -5,6 +5,7 @@
 // be decided once is decided while compiling, not per step here. An error of
 // a step is rethrown with where the user's code defined its node.
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -186,7 +187,7 @@ void Plan::run_op(Arena& a, const Step& step) const {
     kin[i] = {a.data[size_t(in)], a.shape[size_t(in)], slot_dtypes_[size_t(in)]};
   }
   if (step.strided_run > 0) {
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < std::min(n, kMaxScalarInputs); ++i) {
       if (step.input_strides[i] == 0) continue;
       kin[i].run = step.strided_run;
       kin[i].stride = step.input_strides[i];
