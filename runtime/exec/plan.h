@@ -21,7 +21,10 @@
 // grows, like a dynamic TensorArray, is reallocated with spare room, O(log n)
 // times). An If's outputs are not copied: they stay where its branch left
 // them. A While owns its loop variables; its body may write into them in
-// place (TensorArray writes, elementwise updates).
+// place (TensorArray writes, elementwise updates), and a variable may live
+// in the rows of a TensorArray variable that its updates are written to
+// (plan_views.cpp). A top-level inline loop's variable that is a function
+// output lives in the output's fresh tensor.
 //
 // Compiling is plan_compile.cpp, running plan_run.cpp; the structures both
 // share are in plan_internal.h.
@@ -94,6 +97,10 @@ class Plan {
   // a copy of their initial value because the loop overwrites them whole
   // before reading them (plan_views.cpp).
   size_t num_uncopied_loop_variables() const;
+  // How many steps, in nested plans, write their result straight into a
+  // row of a loop's TensorArray, where a loop variable then lives
+  // (plan_views.cpp).
+  size_t num_row_outputs() const;
   // How many While steps, here and in nested plans, run inline in their
   // parent's program (see above), and how many in child arenas.
   size_t num_inline_loops() const;
@@ -185,7 +192,11 @@ class Plan {
   // after the steps are built, before the memory plan.
   void mark_views();
   void mark_strided_view(Step& gather);
+  bool reads_strided(const Step& step) const;
+  void keep_rows_in_arrays(Step& loop);
   void run_row_view(Arena& a, const Step& step) const;
+  // Where a step with a RowOutput writes: its array's row at the index.
+  void* array_row(const Arena& a, const Step& step, const ops::KernelInput* kin) const;
   // Stores `v` as the value of `slot`, copying into the slot's buffer.
   // With `grow`, a buffer that must be enlarged gets spare room (a loop
   // variable that grows every iteration, like a dynamic TensorArray). A

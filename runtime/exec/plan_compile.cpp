@@ -262,7 +262,8 @@ void Plan::Compiler::mark_shape_only_steps() {
 // 3. Memory plan.
 // Needs: steps (phase 2).
 // Guarantees: values computed into buffers are op results that are not
-// top-level outputs, and every While result (its loop variables); two values
+// top-level outputs, and every While result (its loop variables) but a
+// top-level inline loop's that is an output (a fresh tensor); two values
 // alive at the same time never share a buffer, and a buffer is free again
 // after the last step that reads its value, so values with disjoint lifetimes
 // share one. A nested plan's outputs stay alive to its end, for the parent to
@@ -361,8 +362,10 @@ void Plan::Compiler::plan_memory() {
       buffered = false;
     for (size_t k = 0; k < step.buffers.size(); ++k) {
       int32_t slot = step.out_slot + int32_t(k);
-      bool fresh = plan.top_level_ && is_output[size_t(slot)] && computed;
-      if (!buffered || fresh) continue;
+      // A top-level inline loop's variable that is an output lives in its
+      // fresh tensor from the start: no copy into one at the end.
+      bool fresh = plan.top_level_ && is_output[size_t(slot)] && (computed || step.inline_loop);
+      if (!buffered || fresh || step.keeps_in_row(k)) continue;
       if (k == 0 && taken_over >= 0) {
         free_buffers.push_back(taken_over);
       } else if (free_buffers.empty()) {
@@ -605,7 +608,8 @@ void Plan::Compiler::plan_loop_copies() {
     for (size_t k = 0; k < step.buffers.size(); ++k) {
       const int32_t var = step.out_slot + int32_t(k);
       const Source& src = loop_body.sources_[size_t(loop_body.outputs_[k])];
-      if (loop_body.outputs_[k] == var ||
+      // (A variable kept in an array's row moves with the step writing it.)
+      if (loop_body.outputs_[k] == var || step.keeps_in_row(k) ||
           (src.kind == Source::Step &&
            loop_body.steps_[size_t(src.index)].write_into_input == int32_t(k))) {
         continue;
@@ -802,6 +806,10 @@ size_t Plan::num_uncopied_loop_variables() const {
   return sum_over_all_steps([](const Step& s) {
     return std::count(s.initial_value_dead.begin(), s.initial_value_dead.end(), 1);
   });
+}
+
+size_t Plan::num_row_outputs() const {
+  return sum_over_all_steps([](const Step& s) { return s.row_output != nullptr; });
 }
 
 size_t Plan::num_inline_loops() const {

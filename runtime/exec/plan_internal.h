@@ -144,11 +144,28 @@ struct Plan::Step {
   bool row_view = false;
   int32_t view_axis = 0;
   int64_t view_index_bytes = 0;
-  // Which input of this step (a binary elementwise op) is such a slice, or
-  // -1; it is read in runs of strided_run elements, strided_stride apart.
-  int32_t strided_operand = -1;
+  // Inputs read strided: per input, the elements between the starts of its
+  // runs of strided_run elements, or 0 (contiguous). A binary elementwise
+  // op's slice x[:, i, :] (strided view) is such an input; so is a loop
+  // variable kept in a row of a TensorArray (row_output), for the op that
+  // reads it and for the array's write.
+  std::array<int64_t, kMaxScalarInputs> input_strides{};
   int64_t strided_run = 0;
-  int64_t strided_stride = 0;
+  // A binary elementwise step in a loop body whose result is row i of a
+  // TensorArray, a loop variable, and the next value of another loop
+  // variable (dynamic_rnn's state; plan_views.cpp, keep_rows_in_arrays):
+  // it writes the result straight into that row, strided (its runs
+  // `stride` elements apart), and the other variable moves to the row.
+  struct RowOutput {
+    int32_t array;      // the array's slot
+    int32_t index;      // the written index's slot, computed before this step
+    int64_t size;       // rows
+    int64_t row_bytes;  // from row i to row i + 1
+    int64_t stride;     // elements from a run of the row to its next
+    int32_t variable;   // the slot of the variable that moves to the row
+    int32_t operand;    // the input that is that variable
+  };
+  std::unique_ptr<RowOutput> row_output;
   // Per output: its memory-plan buffer, or -1 for a fresh tensor (function
   // outputs of top-level plans, variable values, effect results).
   std::vector<int32_t> buffers;
@@ -171,6 +188,23 @@ struct Plan::Step {
   // While: per loop variable, whether the loop overwrites it whole before
   // reading it, so that its initial value is not copied in (plan_views.cpp).
   std::vector<uint8_t> initial_value_dead;
+  // An inline While: the loop variables kept in a row of a TensorArray
+  // variable (RowOutput), which have no buffer: each starts in row 0 of
+  // the array, its initial value copied there as `outer` runs of
+  // `run_bytes`, `stride_bytes` apart.
+  struct VariableInRow {
+    int32_t variable;
+    int32_t array;
+    int64_t outer;
+    size_t run_bytes;
+    size_t stride_bytes;
+  };
+  std::vector<VariableInRow> variables_in_rows;
+  bool keeps_in_row(size_t variable) const {
+    return std::any_of(
+        variables_in_rows.begin(), variables_in_rows.end(),
+        [variable](const VariableInRow& v) { return size_t(v.variable) == variable; });
+  }
   // Fused: the members' program; its scratch is buffer first_scratch.
   std::unique_ptr<FusedProgram> fused;
   // An inline While (Plan::runs_inline): its condition and body run in the

@@ -5,6 +5,7 @@
 // be decided once is decided while compiling, not per step here. An error of
 // a step is rethrown with where the user's code defined its node.
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -214,9 +215,12 @@ void Plan::run_op(Arena& a, const Step& step) const {
     int32_t in = step.inputs[i];
     kin[i] = {a.data[size_t(in)], a.shape[size_t(in)], slot_dtypes_[size_t(in)]};
   }
-  if (step.strided_operand >= 0) {
-    kin[step.strided_operand].run = step.strided_run;
-    kin[step.strided_operand].stride = step.strided_stride;
+  if (step.strided_run > 0) {
+    for (size_t i = 0; i < std::min(n, kMaxScalarInputs); ++i) {
+      if (step.input_strides[i] == 0) continue;
+      kin[i].run = step.strided_run;
+      kin[i].stride = step.input_strides[i];
+    }
   }
   const Shape* out_shape = &step.static_shape;
   if (!step.shape_is_static) {
@@ -256,7 +260,9 @@ void Plan::run_op(Arena& a, const Step& step) const {
   size_t bytes =
       step.shape_is_static ? step.static_bytes : concrete_bytes(*out_shape, dtype_size(dtype));
   void* out;
-  if (step.write_into_input >= 0 && bytes <= donated_capacity(a, step.write_into_input)) {
+  if (step.row_output) {
+    out = array_row(a, step, kin);
+  } else if (step.write_into_input >= 0 && bytes <= donated_capacity(a, step.write_into_input)) {
     out = const_cast<void*>(kin[step.in_place_operand].data);
   } else if (step.buffers[0] >= 0) {
     out = a.reserve(step.buffers[0], bytes);
@@ -272,22 +278,54 @@ void Plan::run_op(Arena& a, const Step& step) const {
     rng.counter = step.rng_counter->fetch_add(uint64_t(out_shape->num_elements()));
   }
   ops::KernelContext kctx{step.op->name, {kin, n}, out, out_shape, dtype, step.attrs, &rng};
+  if (step.row_output) kctx.out_stride = step.row_output->stride;
   step.op->kernel(kctx);
   a.data[size_t(step.out_slot)] = out;
   a.shape[size_t(step.out_slot)] = out_shape;
+  if (step.row_output) a.data[size_t(step.row_output->variable)] = out;  // the variable moves there
+}
+
+void* Plan::array_row(const Arena& a, const Step& step, const ops::KernelInput* kin) const {
+  const Step::RowOutput& r = *step.row_output;
+  const void* at = a.data[size_t(r.index)];
+  const int64_t i = slot_dtypes_[size_t(r.index)] == DType::int32
+                        ? *static_cast<const int32_t*>(at)
+                        : *static_cast<const int64_t*>(at);
+  // Out of range, the result goes over the variable (of the row's layout),
+  // and the array's write that follows fails with its own error.
+  if (i < 0 || i >= r.size) return const_cast<void*>(kin[r.operand].data);
+  return static_cast<char*>(const_cast<void*>(a.data[size_t(r.array)])) + i * r.row_bytes;
 }
 
 void Plan::enter_loop(Arena& a, const Step& step) const {
   for (size_t k = 0; k < step.buffers.size(); ++k) {
     const int32_t slot = step.out_slot + int32_t(k);
-    if (step.initial_value_dead[k]) {  // overwritten whole before it is read
-      a.data[size_t(slot)] = a.reserve(step.buffers[k], step.var_static_bytes[k]);
-      a.shape[size_t(slot)] = step.var_static_shapes[k];
+    if (step.keeps_in_row(k)) continue;  // below, once its array has its memory
+    if (step.initial_value_dead[k]) {    // overwritten whole before it is read
+      if (step.buffers[k] >= 0) {
+        a.data[size_t(slot)] = a.reserve(step.buffers[k], step.var_static_bytes[k]);
+        a.shape[size_t(slot)] = step.var_static_shapes[k];
+      } else {  // a top-level output: its fresh tensor
+        a.holders[size_t(slot)] =
+            detail::make_eager(step.out_dtypes[k], *step.var_static_shapes[k]);
+        a.data[size_t(slot)] = a.holders[size_t(slot)].raw_data();
+        a.shape[size_t(slot)] = &a.holders[size_t(slot)].shape();
+      }
       continue;
     }
     const int32_t in = step.inputs[k];
     store(a, slot, step.buffers[k], {a.data[size_t(in)], a.shape[size_t(in)]}, /*grow=*/false,
           step.var_static_shapes[k]);
+  }
+  for (const Step::VariableInRow& v : step.variables_in_rows) {
+    // In row 0 of its array (whose other rows the loop writes first).
+    const int32_t slot = step.out_slot + v.variable;
+    char* row = static_cast<char*>(const_cast<void*>(a.data[size_t(step.out_slot + v.array)]));
+    const char* initial = static_cast<const char*>(a.data[size_t(step.inputs[size_t(v.variable)])]);
+    for (int64_t o = 0; o < v.outer; ++o)
+      std::memcpy(row + size_t(o) * v.stride_bytes, initial + size_t(o) * v.run_bytes, v.run_bytes);
+    a.data[size_t(slot)] = row;
+    a.shape[size_t(slot)] = step.var_static_shapes[size_t(v.variable)];
   }
   for (const Step::LoopCopy& copy : step.loop_copies) {
     if (copy.scratch >= 0) a.reserve(copy.scratch, copy.bytes);

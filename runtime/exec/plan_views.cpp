@@ -19,7 +19,15 @@
 //    loop over its size (dynamic_rnn's `states`) and read nowhere in the
 //    loop is overwritten entirely before anything reads it: its initial
 //    value (zeros) is dead, and the While only reserves the buffer.
-// Needs: steps built (plan_compile.cpp, phase 2), before the memory plan.
+//  - Loop variables kept in an array's rows. In such a loop, when the
+//    array's write stores the result of a binary elementwise op that is also
+//    the next value of a variable read only by that op (dynamic_rnn's
+//    state), the op writes straight into the array's row (strided, when the
+//    rows lie along a later axis: passes/transposed_arrays.cpp) and the
+//    variable moves there: no copy of the state into the array, none into
+//    the variable (keep_rows_in_arrays).
+// Needs: steps built (plan_compile.cpp, phase 2), before the memory plan;
+// a While's nested plans compiled.
 // Guarantees: the plan's results are those of the copying plan, bit for bit.
 
 #include <cstdint>
@@ -78,8 +86,9 @@ bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j) {
 
 // Whether the While `w` of `parent` writes every row of its loop variable k,
 // a static-size TensorArray, before anything reads it: the body's only read
-// of it is one TensorArray write at the index of a counter j that starts at
-// 0 and steps by 1, the write's result is read only as the variable's next
+// of it is one TensorArray write (its rows along any axis) at the index of a
+// counter j that starts at 0 and steps by 1, the write's result is read only
+// as the variable's next
 // value, the condition is `j < n` with n at least the array's size (a larger
 // n fails the call at the write past the end), and the condition reads no
 // variable k.
@@ -88,8 +97,6 @@ bool overwritten_before_read(const graph::Body& parent, const graph::Node& w, si
   const graph::Body& body = *w.subgraphs[1];
   const Shape& shape = w.outputs[k].shape;
   if (!shape.is_fully_defined() || shape.rank() < 1) return false;
-  const int64_t size = shape[0];
-  if (!w.attrs.ints.empty() && w.attrs.ints[0] < size) return false;  // maximum_iterations
   if (count_reads(body, body.placeholders[k]) != 1 || count_reads(cond, cond.placeholders[k]) != 0)
     return false;
   const graph::ValueRef written = through_identity(body, body.outputs[k]);
@@ -97,6 +104,10 @@ bool overwritten_before_read(const graph::Body& parent, const graph::Node& w, si
   if (!write.is_op(ops::OpId::TensorArrayWrite) || write.attrs.keepdims ||
       !is_input(body, write.inputs[0], k) || count_reads(body, written.node) != 1)
     return false;
+  // The rows lie along the write's axis (passes/transposed_arrays.cpp).
+  const int64_t axis = write.attrs.axis < 0 ? write.attrs.axis + shape.rank() : write.attrs.axis;
+  const int64_t size = shape[int(axis)];
+  if (!w.attrs.ints.empty() && w.attrs.ints[0] < size) return false;  // maximum_iterations
   for (size_t j = 0; j < w.outputs.size(); ++j) {
     if (j == k || !is_counter(body, write.inputs[1], j)) continue;
     if (const_int(parent, w.inputs[j]) != 0) return false;
@@ -126,6 +137,7 @@ void Plan::mark_views() {
       step.initial_value_dead.assign(step.buffers.size(), 0);
       for (size_t k = 0; k < step.buffers.size(); ++k)
         step.initial_value_dead[k] = overwritten_before_read(body, *step.node, k);
+      if (step.inline_loop) keep_rows_in_arrays(step);
       continue;
     }
     if (!step.node->is_op(ops::OpId::Gather) || (!top_level_ && is_output[size_t(step.out_slot)]))
@@ -169,16 +181,10 @@ void Plan::mark_strided_view(Step& gather) {
       operand = int32_t(i);
     }
     if (operand < 0) continue;
-    const bool strided_kernel =
-        step.kind == graph::NodeKind::Op && step.op->arity == 2 &&
-        (step.op->flags & ops::kElementwise) &&
-        ops::scalar_kernel(step.op->id, slot_dtypes_[size_t(step.inputs[0])], step.out_dtypes[0]) !=
-            nullptr &&
-        step.strided_operand < 0 && step.shape_is_static &&
-        step.static_shape == gather.static_shape &&
-        step.static_shape.num_elements() > kMaxFlatElements &&
-        body.type_of(step.node->inputs[size_t(1 - operand)]).shape == gather.static_shape;
-    if (!strided_kernel) return;
+    if (!reads_strided(step) || step.static_shape != gather.static_shape ||
+        (step.strided_run != 0 && step.strided_run != inner) ||
+        body.type_of(step.node->inputs[size_t(1 - operand)]).shape != gather.static_shape)
+      return;
     readers.push_back({&step, operand});
   }
   if (readers.empty()) return;
@@ -186,9 +192,106 @@ void Plan::mark_strided_view(Step& gather) {
   gather.view_axis = int32_t(axis);
   gather.view_index_bytes = inner * int64_t(dtype_size(gather.out_dtypes[0]));
   for (auto [step, operand] : readers) {
-    step->strided_operand = operand;
+    step->input_strides[size_t(operand)] = params[int(axis)] * inner;
     step->strided_run = inner;
-    step->strided_stride = params[int(axis)] * inner;
+  }
+}
+
+// Whether `step` is a binary elementwise kernel step (not a flat one), of a
+// static shape, that can read its inputs strided and write its output so.
+bool Plan::reads_strided(const Step& step) const {
+  return step.kind == graph::NodeKind::Op && step.op->arity == 2 &&
+         (step.op->flags & ops::kElementwise) &&
+         ops::scalar_kernel(step.op->id, slot_dtypes_[size_t(step.inputs[0])],
+                            step.out_dtypes[0]) != nullptr &&
+         step.shape_is_static && step.static_shape.num_elements() > kMaxFlatElements;
+}
+
+// An inline While `loop` whose TensorArray variable j is overwritten whole
+// (initial_value_dead: written at the counter's index, from 0, by a write W
+// in place) and whose W writes the result of a binary elementwise kernel
+// step E that is also the next value of variable k, read in the body only
+// by E (dynamic_rnn: state = x[:, i, :] + state; states.write(i, state)):
+// E writes its result straight into row i of the array, as W would copy it
+// there, and variable k moves to that row, where E reads it next, strided.
+// Variable k starts in row 0, its initial value copied there on entry
+// (E's first result, at index 0, goes over it in place); W finds its value
+// in place and copies nothing. An index out of range: E writes over
+// variable k (the same layout) and W fails with its own error. Needs: E's
+// result read by nothing else (W and the variable k's output only), the
+// index computed before E, the condition and the parent not reading
+// variable k (the loop ends with it in a row of the array), E's strided
+// inputs of the array's row length.
+void Plan::keep_rows_in_arrays(Step& loop) {
+  Plan& body = *loop.subplans[1];
+  const graph::Body& cond = *loop.node->subgraphs[0];
+  for (size_t j = 0; j < loop.buffers.size(); ++j) {
+    if (!loop.initial_value_dead[j]) continue;
+    const Source& written = body.sources_[size_t(body.outputs_[j])];
+    if (written.kind != Source::Step) continue;
+    Step& write = body.steps_[size_t(written.index)];
+    if (!write.op || write.op->id != ops::OpId::TensorArrayWrite ||
+        write.write_into_input != int32_t(j))
+      continue;
+    const Source& computed = body.sources_[size_t(write.inputs[2])];
+    if (computed.kind != Source::Step) continue;
+    Step& op = body.steps_[size_t(computed.index)];
+    if (!body.reads_strided(op) || op.row_output || op.out_dtypes[0] != write.out_dtypes[0])
+      continue;
+    // k: the variable whose next value op's result is, the only output it is.
+    int32_t k = -1;
+    for (size_t o = 0; o < body.outputs_.size(); ++o) {
+      if (body.outputs_[o] != op.out_slot) continue;
+      k = k < 0 && o != j ? int32_t(o) : -2;
+    }
+    if (k < 0 || !loop.var_static_shapes[size_t(k)] ||
+        *loop.var_static_shapes[size_t(k)] != op.static_shape ||
+        count_reads(cond, cond.placeholders[size_t(k)]) != 0)
+      continue;
+    const int32_t variable = body.input_slots_[size_t(k)];
+    int32_t operand = -1;
+    bool only_readers = true;
+    for (const Step& s : body.steps_) {
+      for (size_t i = 0; i < s.inputs.size(); ++i) {
+        if (s.inputs[i] == op.out_slot) only_readers = only_readers && &s == &write && i == 2;
+        if (s.inputs[i] != variable) continue;
+        only_readers = only_readers && &s == &op && operand < 0;
+        operand = int32_t(i);
+      }
+    }
+    const Source& index = body.sources_[size_t(write.inputs[1])];
+    const bool index_before = index.kind != Source::Step || index.index < computed.index;
+    if (!only_readers || operand < 0 || !index_before || op.input_strides[size_t(operand)] != 0)
+      continue;
+    const int32_t result = loop.out_slot + k;
+    bool read_after = false;
+    for (const Step& s : steps_) {
+      for (int32_t in : s.inputs) read_after = read_after || in == result;
+    }
+    for (int32_t o : outputs_) read_after = read_after || o == result;
+    if (read_after) continue;
+    // The array's rows along the write's axis: [outer, size, inner].
+    const Shape& shape = *loop.var_static_shapes[j];
+    const int64_t axis =
+        write.attrs->axis < 0 ? write.attrs->axis + shape.rank() : write.attrs->axis;
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < shape.rank(); ++d) {
+      if (d < axis) outer *= shape[d];
+      if (d > axis) inner *= shape[d];
+    }
+    const int64_t size = shape[int(axis)];
+    if (size < 1 || (op.strided_run != 0 && op.strided_run != inner)) continue;
+    const size_t element = dtype_size(op.out_dtypes[0]);
+    op.row_output = std::make_unique<Step::RowOutput>(
+        Step::RowOutput{write.inputs[0], write.inputs[1], size, inner * int64_t(element),
+                        size * inner, variable, operand});
+    op.write_into_input = -1;
+    op.strided_run = inner;
+    op.input_strides[size_t(operand)] = size * inner;
+    write.strided_run = inner;
+    write.input_strides[2] = size * inner;
+    loop.variables_in_rows.push_back(
+        {int32_t(k), int32_t(j), outer, size_t(inner) * element, size_t(size * inner) * element});
   }
 }
 

@@ -176,6 +176,26 @@ std::string Body::to_dot(const std::string& graph_name) const {
   return os.str();
 }
 
+std::vector<int64_t> transpose_permutation(const Node& transpose) {
+  const int rank = transpose.outputs[0].shape.rank();
+  std::vector<int64_t> perm = transpose.attrs.ints;
+  if (perm.empty()) {
+    for (int d = rank - 1; d >= 0; --d) perm.push_back(d);
+  }
+  for (int64_t& d : perm) d = d < 0 ? d + rank : d;
+  return perm;
+}
+
+bool moves_only_one_axis(const std::vector<int64_t>& perm, int64_t axis) {
+  int64_t previous = -1;
+  for (size_t d = 0; d < perm.size(); ++d) {
+    if (int64_t(d) == axis) continue;
+    if (perm[d] < previous) return false;
+    previous = perm[d];
+  }
+  return true;
+}
+
 void remap_inputs(Body& body, const std::function<ValueRef(ValueRef)>& remap) {
   for (Node& n : body.nodes) {
     for (ValueRef& in : n.inputs) in = remap(in);

@@ -118,6 +118,14 @@ inline const Node& producer(const Body& body, ValueRef v) {
   return body.nodes[size_t(through_identity(body, v).node)];
 }
 
+// A Transpose node's permutation with its defaults spelt out: an empty one
+// reverses the axes, a negative entry counts from the end.
+std::vector<int64_t> transpose_permutation(const Node& transpose);
+// Whether `perm` without its entry `axis` is increasing: the transpose then
+// keeps the other axes in their order, and only moves axis perm[axis] to
+// position `axis`.
+bool moves_only_one_axis(const std::vector<int64_t>& perm, int64_t axis);
+
 // Rewrites every input reference with `remap(old) -> new`, in this body only.
 void remap_inputs(Body& body, const std::function<ValueRef(ValueRef)>& remap);
 

@@ -200,16 +200,19 @@ Tensor rows_of(const Tensor& t, CallSite site) {
 // The written row's gradient goes to the value; the array's rows keep the
 // rest (the row written over gets none: a write of zeros there, in place in
 // a loop, rather than a mask over every row), cut back to the rows it had
-// before a write that grew it.
+// before a write that grew it. Rows along another axis (attrs.axis) are
+// read and cleared along it.
 Grads grad_tensor_array_write(const GradContext& c) {
   const Tensor &buffer = c.inputs[0], &index = c.inputs[1];
   Tensor row = cast(index, DType::int64, c.site);
-  Tensor row_grad = gather(c.grad, row, 0, c.site);
+  Tensor row_grad = gather(c.grad, row, c.attrs.axis, c.site);
   Grads grads(3);
   if (c.needs(2)) grads[2] = row_grad;
   if (!c.needs(0)) return grads;
-  Tensor g =
-      ops::apply(OpId::TensorArrayWrite, {c.grad, row, zeros_like(row_grad, c.site)}, {}, c.site);
+  Attrs along;
+  along.axis = c.attrs.axis;
+  Tensor g = ops::apply(OpId::TensorArrayWrite, {c.grad, row, zeros_like(row_grad, c.site)}, along,
+                        c.site);
   int64_t before = buffer.shape()[0], after = c.output.shape()[0];
   if (before == kUnknownDim || before != after)
     g = gather(g, range(rows_of(buffer, c.site), c.site), 0, c.site);

@@ -52,15 +52,17 @@ void binary_loop(const KernelContext& ctx, F f) {
   int64_t na = ctx.inputs[0].shape->num_elements();
   int64_t nb = ctx.inputs[1].shape->num_elements();
   if (ctx.inputs[0].run > 0 || ctx.inputs[1].run > 0) {
-    // One input strided (KernelInput::run), both of the output's shape: run
-    // by run, the other input and the output contiguous.
+    // Strided inputs (KernelInput::run) of the output's shape and one run
+    // length, run by run; a contiguous input, and the output unless
+    // ctx.out_stride says otherwise, have their runs back to back.
     const int64_t run = std::max(ctx.inputs[0].run, ctx.inputs[1].run);
     const int64_t sa = ctx.inputs[0].run > 0 ? ctx.inputs[0].stride : run;
     const int64_t sb = ctx.inputs[1].run > 0 ? ctx.inputs[1].stride : run;
+    const int64_t so = ctx.out_stride > 0 ? ctx.out_stride : run;
     for (int64_t r = 0; r * run < n; ++r) {
       const In* ar = a + r * sa;
       const In* br = b + r * sb;
-      Out* o = out + r * run;
+      Out* o = out + r * so;
       for (int64_t j = 0; j < run; ++j) o[j] = f(ar[j], br[j]);
     }
   } else if (na == n && nb == n) {

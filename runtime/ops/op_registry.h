@@ -62,8 +62,10 @@ struct KernelInput {
   DType dtype;
   // Contiguous unless `run` > 0: then runs of `run` elements each start
   // `stride` elements after the one before (a slice x[:, i, :] read where it
-  // is: exec/plan_views.cpp). Only the binary kernels of AG_ELEMENTWISE_OP
-  // ops get such an input, one at most, of the output's shape.
+  // is, or a loop variable kept in a row of a TensorArray:
+  // exec/plan_views.cpp). Only the binary kernels of AG_ELEMENTWISE_OP ops
+  // (either input, of the output's shape, one run length) and
+  // tensor_array_write (its value) get such inputs.
   int64_t run = 0;
   int64_t stride = 0;
 };
@@ -76,6 +78,10 @@ struct KernelContext {
   DType out_dtype;
   const Attrs* attrs;
   RandomState* rng;  // stateful random ops only
+  // A binary elementwise kernel with a strided input may get a strided
+  // output too: its runs (of the inputs' run length) `out_stride` elements
+  // apart, a row of a TensorArray (exec/plan_views.cpp); 0: contiguous.
+  int64_t out_stride = 0;
 };
 
 using InferFn = ValueType (*)(const InferContext&);

@@ -42,6 +42,12 @@ void index_ranges_directly(graph::Body& body);
 // (passes/transposed_gathers.cpp).
 void gather_through_transposes(graph::Body& body);
 
+// Keeps a While's TensorArray, read after the loop only through a transpose
+// that moves its rows' axis, in that transposed layout: the loop writes its
+// rows along the moved axis, and the transpose goes
+// (passes/transposed_arrays.cpp).
+void lay_out_arrays_transposed(graph::Body& body);
+
 // The pipeline: all of the above to a fixed point, then fusion, nested
 // bodies included.
 void optimize(graph::Body& body);

@@ -57,6 +57,9 @@ void optimize(graph::Body& body) {
     // Folding before CSE lets equal folded constants merge; DCE comes last
     // to remove what the other passes left unused.
     simplify_algebra(body);
+    // Before folding, which folds the transposed initial value of an array
+    // it lays out anew (zeros, usually) in the same round.
+    lay_out_arrays_transposed(body);
     fold_constants(body);
     eliminate_common_subexpressions(body);
     // After CSE (one transpose for equal ones), before DCE, which removes a

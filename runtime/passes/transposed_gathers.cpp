@@ -45,17 +45,6 @@ using ops::OpId;
 
 using graph::producer;
 
-// transpose's permutation with its defaults spelt out: an empty one reverses
-// the axes, a negative entry counts from the end.
-std::vector<int64_t> permutation(const Node& transpose, int rank) {
-  std::vector<int64_t> perm = transpose.attrs.ints;
-  if (perm.empty()) {
-    for (int d = rank - 1; d >= 0; --d) perm.push_back(d);
-  }
-  for (int64_t& d : perm) d = d < 0 ? d + rank : d;
-  return perm;
-}
-
 // The axis of x that gather `g` reads when its params are transpose(x, p)
 // (node `transpose`), if the gather's result is x with that axis removed:
 // a rank-0 index, and p without the gathered entry increasing.
@@ -63,13 +52,8 @@ std::optional<int64_t> axis_in_source(const Body& body, const Node& g, const Nod
   const int rank = transpose.outputs[0].shape.rank();
   if (body.type_of(g.inputs[1]).shape.rank() != 0 || rank < 1) return std::nullopt;
   const int64_t axis = g.attrs.axis < 0 ? g.attrs.axis + rank : g.attrs.axis;
-  const std::vector<int64_t> perm = permutation(transpose, rank);
-  int64_t previous = -1;
-  for (int d = 0; d < rank; ++d) {
-    if (d == axis) continue;
-    if (perm[size_t(d)] < previous) return std::nullopt;
-    previous = perm[size_t(d)];
-  }
+  const std::vector<int64_t> perm = graph::transpose_permutation(transpose);
+  if (!graph::moves_only_one_axis(perm, axis)) return std::nullopt;
   return perm[size_t(axis)];
 }
 

@@ -213,6 +213,32 @@ TEST(OnnxSave, RowsOfATransposeInALoopAreAGatherOnTheInputsAxis) {
   EXPECT_EQ(gather_axes, std::vector<int64_t>{1});
 }
 
+TEST(OnnxSave, AnArrayReadTransposedIsWrittenAlongTheMovedAxis) {
+  // dynamic_rnn's output side: the optimised loop writes its rows along axis
+  // 1 of the transposed array (passes/transposed_arrays.cpp), exported on
+  // the tensor as a Where per write, and no Transpose.
+  auto f = ag::function([](ag::Tensor x) {
+    ag::TensorArray rows(ag::float32, 3);
+    ag::Tensor sum = ag::zeros({5, 4}, ag::float32);
+    ag::for_stmt(
+        ag::range(ag::Tensor(int64_t{3})), ag::no_extra_test,
+        [&](ag::Tensor i) {
+          sum = sum * 2.0f + x;
+          rows.write(i, sum);
+        },
+        ag::state({"sum", "rows"}, sum, rows));
+    return ag::transpose(rows.stack(), {1, 0, 2});
+  });
+  const ag::Tensor x = ag::random_uniform({5, 4}, -1.0, 1.0, ag::float32, 3);
+  expect_round_trip(f, x);
+  const auto ops = op_types(
+      parse(ag_onnx_test::export_model(f.get_concrete_function(x).graph(), next_model_name()))
+          .graph());
+  EXPECT_EQ(ops.count("Transpose"), 0u);
+  EXPECT_EQ(ops.count("SequenceInsert"), 0u);
+  EXPECT_EQ(ops.at("Where"), 1);
+}
+
 TEST(OnnxSave, FixedAndGrowingTensorArraysBecomeSequences) {
   // A fixed-size array written at each iteration, and a dynamic-size one
   // that grows past its end (to row 2i, leaving zero rows between).

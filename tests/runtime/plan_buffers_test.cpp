@@ -47,11 +47,12 @@ TEST(PlanBuffers, CollatzUpdatesItsVectorInPlace) {
   Tensor x = ag::range(ag::constant(1), ag::constant(3001));
   EXPECT_EQ(collatz(x).item<int32_t>(), 216);
   const ag::exec::Plan& plan = plan_for(collatz, x);
-  // The While's two loop variables; in the condition, reduce_max and the
+  // The While's loop variable x (the counter, the function's output, lives
+  // in its fresh tensor from the start); in the condition, reduce_max and the
   // comparison. The body's step computing x is one fused step writing into x
   // itself, and the counter's increment (a scalar step) writes into the
   // counter (the loop runs inline: plan_inline_while_test.cpp).
-  EXPECT_EQ(plan.num_buffers_in_all_plans(), 4u);
+  EXPECT_EQ(plan.num_buffers_in_all_plans(), 3u);
   EXPECT_EQ(plan.num_in_place_steps(), 2u);
 }
 
@@ -76,10 +77,13 @@ TEST(PlanBuffers, DynamicRnnWritesStateAndTensorArrayInPlace) {
   Tensor state = ag::zeros({4, 8}, ag::float32);
   EXPECT_EQ(rnn(input, state).values_string(), dynamic_rnn(input, state).values_string());
   const ag::exec::Plan& plan = plan_for(rnn, input, state);
-  // The state's add, the TensorArray write and the index's increment write
-  // into their loop variables, without buffers of their own (the loop runs
-  // inline, its variables' sizes static: plan_inline_while_test.cpp).
-  EXPECT_EQ(plan.num_in_place_steps(), 3u);
+  // The TensorArray write and the index's increment write into their loop
+  // variables, without buffers of their own (the loop runs inline, its
+  // variables' sizes static: plan_inline_while_test.cpp). The state's add
+  // writes its result straight into row i of the array, where the state
+  // then lives (runtime/exec/plan_views.cpp): the write finds it there.
+  EXPECT_EQ(plan.num_in_place_steps(), 2u);
+  EXPECT_EQ(plan.num_row_outputs(), 1u);
   // The loop reads input[:, i, :] from the input itself, not a row of its
   // transpose (passes/transposed_gathers.cpp), as a strided view that the
   // add reads in place; the array is written at every index before it is
@@ -87,12 +91,14 @@ TEST(PlanBuffers, DynamicRnnWritesStateAndTensorArrayInPlace) {
   EXPECT_EQ(plan.num_row_views(), 1u);
   EXPECT_EQ(plan.num_strided_views(), 1u);
   EXPECT_EQ(plan.num_uncopied_loop_variables(), 1u);
-  // Top level: the While's three loop variables (state, the loop index, the
-  // array; stack and the last transpose read the array, and the transpose is
-  // the output); the transposed input was a fifth before the input's
-  // transpose went. Condition: the comparison. Body: none (a view and three
-  // writes into loop variables).
-  EXPECT_EQ(plan.num_buffers_in_all_plans(), 4u);
+  // Top level: the loop index. The array, laid out [batch, time, features]
+  // and written along axis 1 (passes/transposed_arrays.cpp), is the
+  // function's output and lives in its fresh tensor from the start (it was
+  // a buffer, transposed into the output after the loop); the state lives
+  // in its rows (it was a buffer; so was the transposed input before the
+  // input's transpose went). Condition: the comparison. Body: none (a view
+  // and three writes into loop variables).
+  EXPECT_EQ(plan.num_buffers_in_all_plans(), 2u);
 }
 
 }  // namespace

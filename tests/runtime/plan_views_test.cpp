@@ -5,9 +5,11 @@
 // execution, and the plan's counts show whether the copy was avoided.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <tuple>
 #include <typeinfo>
+#include <vector>
 
 #include <ag/ag.h>
 
@@ -200,6 +202,153 @@ TEST(PlanViews, ASliceReadOtherwiseIsCopied) {
   EXPECT_EQ(plan_for(added, small, i, small_y).num_strided_views(), 0u);
   EXPECT_EQ(added(x, i, y).values_string(), (slice + y).values_string());
   EXPECT_EQ(plan_for(added, x, i, y).num_strided_views(), 1u);
+}
+
+// A loop variable kept in the rows of a TensorArray (keep_rows_in_arrays):
+// a recurrence state = op(rows of x, state), written to an array at each
+// index of a loop over its size, with `op` `sub` (the state as its second
+// operand) or `mul` (first); the array stacked as it is (rows along axis 0)
+// or transposed to [batch, time, ...] (along axis 1,
+// passes/transposed_arrays.cpp); x's rows read as x[i] or as
+// x[:, i, :].
+Tensor recurrence(Tensor x, Tensor init, bool transposed, bool multiply) {
+  const int64_t n = x.shape()[transposed ? 1 : 0];
+  ag::TensorArray rows(x.dtype(), n);
+  Tensor state = init;
+  ag::for_stmt(
+      ag::range(Tensor(n)), ag::no_extra_test,
+      [&](Tensor i) {
+        Tensor row = transposed ? ag::gather(x, i, 1) : x[i];
+        state = multiply ? state * row : row - state;
+        rows.write(i, state);
+      },
+      ag::state({"state", "rows"}, state, rows));
+  return transposed ? ag::transpose(rows.stack(), {1, 0, 2}) : rows.stack();
+}
+
+TEST(PlanViews, ALoopVariableLivesInTheRowsOfItsArray) {
+  for (bool transposed : {false, true}) {
+    for (bool multiply : {false, true}) {
+      for (ag::DType dtype : {ag::float32, ag::int32}) {
+        SCOPED_TRACE(std::string(transposed ? "transposed " : "") + (multiply ? "mul " : "sub ") +
+                     std::string(ag::dtype_name(dtype)));
+        auto f = ag::function(
+            [=](Tensor x, Tensor init) { return recurrence(x, init, transposed, multiply); });
+        Tensor x = ag::random_uniform(transposed ? ag::Shape{4, 6, 5} : ag::Shape{6, 4, 5}, -3.0,
+                                      3.0, dtype, 1);
+        Tensor init = ag::random_uniform({4, 5}, -3.0, 3.0, dtype, 2);
+        for (Tensor input : {x, x * 2 - 1}) {
+          EXPECT_EQ(f(input, init).values_string(),
+                    recurrence(input, init, transposed, multiply).values_string());
+        }
+        const ag::exec::Plan& plan = plan_for(f, x, init);
+        EXPECT_EQ(plan.num_row_outputs(), 1u);
+        EXPECT_EQ(plan.num_strided_views(), transposed ? 1u : 0u);
+      }
+    }
+  }
+}
+
+// The variable stays in its own buffer when something else reads it or the
+// op's result (another op, the condition, the function's output), when the
+// loop may leave rows unwritten, or when the op is a flat step (at most 16
+// elements).
+TEST(PlanViews, ALoopVariableReadOtherwiseKeepsItsBuffer) {
+  auto also_summed = [](Tensor x) {
+    ag::TensorArray rows(ag::float32, 3);
+    Tensor state = ag::zeros({4, 5}, ag::float32), total = ag::zeros({4, 5}, ag::float32);
+    ag::for_stmt(
+        ag::range(Tensor(int64_t{3})), ag::no_extra_test,
+        [&](Tensor i) {
+          state = x[i] + state;
+          rows.write(i, state);
+          total = total + state;
+        },
+        ag::state({"state", "rows", "total"}, state, rows, total));
+    return rows.stack() + ag::reduce_sum(total);
+  };
+  auto returned = [](Tensor x) {
+    ag::TensorArray rows(ag::float32, 3);
+    Tensor state = ag::zeros({4, 5}, ag::float32);
+    ag::for_stmt(
+        ag::range(Tensor(int64_t{3})), ag::no_extra_test,
+        [&](Tensor i) {
+          state = x[i] + state;
+          rows.write(i, state);
+        },
+        ag::state({"state", "rows"}, state, rows));
+    return rows.stack() + state;
+  };
+  auto tested = [](Tensor x) {
+    ag::TensorArray rows(ag::float32, 3);
+    Tensor state = ag::zeros({4, 5}, ag::float32);
+    Tensor i = ag::constant(int64_t{0});
+    ag::while_stmt([&] { return ag::logical_and(i < 3, ag::reduce_sum(state) < 1000.0f); },
+                   [&] {
+                     state = x[i] + state;
+                     rows.write(i, state);
+                     i = i + 1;
+                   },
+                   ag::state({"state", "rows", "i"}, state, rows, i));
+    return rows.stack();
+  };
+  auto shorter = [](Tensor x) {
+    ag::TensorArray rows(ag::float32, 3);
+    Tensor state = ag::zeros({4, 5}, ag::float32);
+    ag::for_stmt(
+        ag::range(Tensor(int64_t{2})), ag::no_extra_test,
+        [&](Tensor i) {
+          state = x[i] + state;
+          rows.write(i, state);
+        },
+        ag::state({"state", "rows"}, state, rows));
+    return rows.stack();
+  };
+  auto small = [](Tensor x) {
+    ag::TensorArray rows(ag::float32, 3);
+    Tensor state = ag::zeros({5}, ag::float32);
+    ag::for_stmt(
+        ag::range(Tensor(int64_t{3})), ag::no_extra_test,
+        [&](Tensor i) {
+          state = x[i][0] + state;
+          rows.write(i, state);
+        },
+        ag::state({"state", "rows"}, state, rows));
+    return rows.stack();
+  };
+  Tensor x = ag::random_uniform({3, 4, 5}, -2.0, 2.0, ag::float32, 4);
+  for (auto eager :
+       std::vector<std::function<Tensor(Tensor)>>{also_summed, returned, tested, shorter, small}) {
+    auto f = ag::function(eager);
+    EXPECT_EQ(f(x).values_string(), eager(x).values_string());
+    EXPECT_EQ(f(x * 3).values_string(), eager(x * 3).values_string());
+    EXPECT_EQ(plan_for(f, x).num_row_outputs(), 0u);
+  }
+}
+
+// A loop longer than its array: the write past the end fails with its own
+// error, as eagerly, after the op wrote over the variable.
+TEST(PlanViews, ALoopVariableInTheRowsOfAnArrayTooShortFailsAsEagerly) {
+  auto too_long = [](Tensor x) {
+    ag::TensorArray rows(ag::float32, 3);
+    Tensor state = ag::zeros({4, 5}, ag::float32);
+    ag::for_stmt(
+        ag::range(Tensor(int64_t{4})), ag::no_extra_test,
+        [&](Tensor i) {
+          state = x[i] + state;
+          rows.write(i, state);
+        },
+        ag::state({"state", "rows"}, state, rows));
+    return rows.stack();
+  };
+  auto f = ag::function(too_long);
+  Tensor x = ag::random_uniform({4, 4, 5}, -2.0, 2.0, ag::float32, 4);
+  const std::string message = "TensorArray.write: index 3 is out of range for size 3";
+  EXPECT_CONTAINS(ag_test::error_of([&] { too_long(x); }), message);
+  const std::string err = ag_test::error_of([&] { f(x); });
+  EXPECT_CONTAINS(err, message);
+  EXPECT_CONTAINS(err, "in op tensor_array_write");
+  EXPECT_EQ(plan_for(f, x).num_row_outputs(), 1u);
 }
 
 }  // namespace
