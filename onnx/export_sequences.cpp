@@ -10,9 +10,6 @@
 //     SequenceInserts, as our write grows it (an append pads one row and
 //     replaces it);
 //   - read of one row: SequenceAt; size: SequenceLength;
-//   - a write along an axis other than 0 (an array laid out transposed by
-//     passes/transposed_arrays.cpp, whose rows are no sequence) works on the
-//     tensor: Where(position == i, the value unsqueezed there, the array);
 //   - every other use takes the value as a tensor: ConcatFromSequence with
 //     new_axis=1 (stack), behind a zero row where the array may be empty; a
 //     tensor written as an array is SplitToSequence'd (Exporter::tensor and
@@ -91,10 +88,7 @@ std::string pad_to_index(Exporter& ex, ::onnx::GraphProto& g, const std::string&
 std::vector<bool> sequence_outputs(const graph::Node& n, const std::vector<bool>& input_sequences) {
   switch (n.kind) {
     case NodeKind::Op:
-      // (A write along another axis, passes/transposed_arrays.cpp, works on
-      // the tensor: see export_array_op.)
-      return std::vector<bool>(n.outputs.size(),
-                               n.op == OpId::TensorArrayWrite && n.attrs.axis == 0);
+      return std::vector<bool>(n.outputs.size(), n.op == OpId::TensorArrayWrite);
     case NodeKind::If: {
       // The branches read the If's inputs after the condition.
       std::vector<bool> captures(input_sequences.begin() + 1, input_sequences.end());
@@ -130,7 +124,13 @@ std::optional<std::vector<OnnxValue>> export_array_op(Exporter& ex, const graph:
                                                       const std::vector<OnnxValue*>& in) {
   switch (n.op) {
     case OpId::TensorArrayWrite: {
-      // in: the array, the index, the value; keepdims: dynamic size.
+      // in: the array, the index, the value; keepdims: dynamic size. (Rows
+      // along another axis are the executor's layout, which an export's
+      // optimisation does not choose: passes::Target::kExport.)
+      if (n.attrs.axis != 0)
+        throw InternalError("tensor_array_write along axis " + std::to_string(n.attrs.axis) +
+                            " reached the ONNX exporter; export with passes::Target::kExport");
+      const std::string& array = ex.sequence(*in[0], g);
       std::string index = ex.tensor(*in[1], g);
       if (body.type_of(n.inputs[1]).dtype != DType::int64) {
         std::string cast;
@@ -138,27 +138,6 @@ std::optional<std::vector<OnnxValue>> export_array_op(Exporter& ex, const graph:
         index = cast;
       }
       const std::string& value = ex.tensor(*in[2], g);
-      if (n.attrs.axis != 0) {
-        // Rows along axis a (an array the passes laid out transposed, of a
-        // fixed size): the value unsqueezed at a where the position along
-        // a is the index, the array elsewhere.
-        const int64_t axis = n.attrs.axis;
-        const int rank = n.outputs[0].shape.rank();
-        const std::string& array = ex.tensor(*in[0], g);
-        std::string length = ex.node(
-            g, "Gather", {ex.node(g, "Shape", {array})[0], ex.constant(Tensor(axis), "axis")})[0];
-        std::string positions = ex.node(g, "Range",
-                                        {ex.constant(Tensor(int64_t{0}), "zero"), length,
-                                         ex.constant(Tensor(int64_t{1}), "one")})[0];
-        std::vector<int64_t> along(size_t(rank - axis), 1);
-        along[0] = -1;
-        std::string at_index = ex.node(
-            g, "Reshape", {ex.node(g, "Equal", {positions, index})[0], ex.int64s(along)})[0];
-        std::string row = ex.node(g, "Unsqueeze", {value, ex.int64s({axis})})[0];
-        return std::vector<OnnxValue>{
-            OnnxValue::of_tensor(ex.node(g, "Where", {at_index, row, array})[0])};
-      }
-      const std::string& array = ex.sequence(*in[0], g);
       std::string rows = n.attrs.keepdims
                              ? pad_to_index(ex, g, array, index, value, body.type_of(n.inputs[2]))
                              : array;

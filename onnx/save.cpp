@@ -1,7 +1,8 @@
 // ag::onnx::save: a traced graph as an ONNX model (onnx/exporter.h), checked
 // with ONNX's checker and full shape inference before it is written. What is
 // exported is the graph as the function runs it: optimised by the same passes
-// (runtime/passes), so nodes whose results nothing uses are left out.
+// (runtime/passes), so nodes whose results nothing uses are left out; only
+// TensorArrays keep their rows along axis 0, as sequences (Target::kExport).
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -21,7 +22,7 @@ constexpr int64_t kExportOpset = 17;
 
 std::string save_to_bytes(const Graph& graph, const SaveOptions& options) {
   graph::Body body = graph.body();
-  passes::optimize(body);
+  passes::optimize(body, passes::Target::kExport);
   ::onnx::ModelProto model;
   model.set_ir_version(8);
   model.set_producer_name("autograph-cpp");

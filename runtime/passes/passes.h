@@ -48,8 +48,14 @@ void gather_through_transposes(graph::Body& body);
 // (passes/transposed_arrays.cpp).
 void lay_out_arrays_transposed(graph::Body& body);
 
+// What an optimised body is for. An export (ONNX) keeps each TensorArray's
+// rows along axis 0, where they are a sequence to the deployment engine (a
+// write then copies one row, not the array): lay_out_arrays_transposed
+// chooses a layout for our executor only.
+enum class Target { kExecutor, kExport };
+
 // The pipeline: all of the above to a fixed point, then fusion, nested
 // bodies included.
-void optimize(graph::Body& body);
+void optimize(graph::Body& body, Target target = Target::kExecutor);
 
 }  // namespace ag::passes

@@ -40,7 +40,7 @@ std::pair<size_t, size_t> progress_measure(const graph::Body& body) {
 
 }  // namespace
 
-void optimize(graph::Body& body) {
+void optimize(graph::Body& body, Target target) {
   // On the loop bodies as tracing staged them, before they are optimised.
   index_ranges_directly(body);
   for (graph::Node& node : body.nodes) {
@@ -49,7 +49,7 @@ void optimize(graph::Body& body) {
       // the other owner (e.g. the unoptimised graph a ConcreteFunction
       // shows) is left as it was.
       if (subgraph.use_count() > 1) subgraph = std::make_shared<graph::Body>(*subgraph);
-      optimize(*subgraph);
+      optimize(*subgraph, target);
     }
   }
   for (int round = 0; round < kMaxRounds; ++round) {
@@ -59,7 +59,7 @@ void optimize(graph::Body& body) {
     simplify_algebra(body);
     // Before folding, which folds the transposed initial value of an array
     // it lays out anew (zeros, usually) in the same round.
-    lay_out_arrays_transposed(body);
+    if (target == Target::kExecutor) lay_out_arrays_transposed(body);
     fold_constants(body);
     eliminate_common_subexpressions(body);
     // After CSE (one transpose for equal ones), before DCE, which removes a

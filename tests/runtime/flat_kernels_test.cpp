@@ -92,8 +92,8 @@ std::vector<Case> all_cases() {
 }
 
 std::string describe(const Case& c) {
-  return std::string(ops::op_def(c.op).name) + " on " + std::string(dtype_name(c.input)) +
-         " (to " + std::string(dtype_name(c.output)) + ")";
+  return std::string(ops::op_def(c.op).name) + " on " + std::string(dtype_name(c.input)) + " (to " +
+         std::string(dtype_name(c.output)) + ")";
 }
 
 // The op's output dtype on rank-0 inputs, by its shape rule; its input's for
