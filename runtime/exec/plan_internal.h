@@ -241,6 +241,7 @@ struct Plan::Step {
 // plan, branches included, is one loop over a compact array. A scalar step's
 // instruction holds all it reads; other steps are run from their Step.
 struct Plan::Instr {
+  // (In this order in run_steps's dispatch table, which ends with End.)
   enum class Code : uint8_t {
     // The step's scalar kernel on the 1, 2 or 3 slots `in`, into slot
     // `out`'s pinned memory (Step::pinned_output).

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <string>
@@ -483,135 +484,143 @@ void Plan::run_steps(Arena& a) const {
     data[size_t(pc->out)] = out;
     shape[size_t(pc->out)] = pc->shape;
   };
+  // Threaded dispatch: each instruction ends in its own indirect jump to
+  // the next one's code (GCC's and Clang's labels as values), which the
+  // branch predictor learns per instruction, where one switch's shared jump
+  // mispredicts as the program alternates between instruction kinds.
+  static const void* const kCode[] = {
+      &&do_Scalar1, &&do_Scalar2,   &&do_Scalar3,  &&do_Scalar2Test, &&do_ScalarToBuffer,
+      &&do_Flat,    &&do_Reduce,    &&do_General,  &&do_Branch,      &&do_Jump,
+      &&do_Move,    &&do_LoopEnter, &&do_LoopTest, &&do_LoopBack,    &&do_End};
+  static_assert(std::size(kCode) == size_t(Instr::Code::End) + 1, "one label per Instr::Code");
+#define AG_NEXT goto* kCode[size_t(pc->code)]
   try {
-    for (;;) {
-      switch (pc->code) {
-        // Most steps of a loop body: no context, no dispatch; only the
-        // op's own inputs are loaded, and the output is where its slot
-        // points already (pinned).
-        case Instr::Code::Scalar1: {
-          const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])]};
-          pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
-          ++pc;
-          break;
-        }
-        case Instr::Code::Scalar2: {
-          const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
-          pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
-          ++pc;
-          break;
-        }
-        case Instr::Code::Scalar2Test: {
-          const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
-          void* out = const_cast<void*>(data[size_t(pc->out)]);
-          pc->kernel(in, out);
-          pc = *static_cast<const bool*>(out) ? pc + 2 : begin + pc->target;
-          break;
-        }
-        case Instr::Code::Scalar3: {
-          const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])],
-                                              data[size_t(pc->in[2])]};
-          pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
-          ++pc;
-          break;
-        }
-        case Instr::Code::ScalarToBuffer: {
-          const void* in[kMaxScalarInputs];
-          for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = data[size_t(pc->in[i])];
-          void* out = output_of(*pc);
-          pc->kernel(in, out);
-          set_output(out);
-          ++pc;
-          break;
-        }
-        case Instr::Code::Flat: {
-          const void* in[kMaxScalarInputs];
-          for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = data[size_t(pc->in[i])];
-          void* out = output_of(*pc);
-          const Step& step = *pc->step;
-          pc->flat_kernel(in, step.flat_strides.data(), step.flat_elements, out);
-          set_output(out);
-          ++pc;
-          break;
-        }
-        case Instr::Code::Reduce: {
-          const Step& step = *pc->step;
-          void* out = output_of(*pc);
-          copy_value(out, step.reduce_init.data(), pc->bytes);  // one element, of the input's type
-          const char* x = static_cast<const char*>(data[size_t(pc->in[0])]);
-          const void* in[kMaxScalarInputs] = {out, x, x};
-          for (int32_t e = 0; e < step.flat_elements; ++e, x += pc->bytes) {
-            in[1] = x;
-            pc->kernel(in, out);
-          }
-          set_output(out);
-          ++pc;
-          break;
-        }
-        case Instr::Code::Branch:
-          pc = *static_cast<const bool*>(data[size_t(pc->in[0])]) ? pc + 1 : begin + pc->target;
-          break;
-        case Instr::Code::Jump:
-          pc = begin + pc->target;
-          break;
-        case Instr::Code::LoopEnter:
-          pc->plan->enter_loop(a, *pc->step);
-          ++pc;
-          break;
-        case Instr::Code::LoopTest: {
-          bool more = *static_cast<const bool*>(data[size_t(pc->in[0])]);
-          if (more && pc->buffer >= 0)  // a maximum_iterations; buffer: the counter
-            more = a.loop_iterations[size_t(pc->buffer)]++ < pc->step->maximum_iterations;
-          pc = more ? pc + 1 : begin + pc->target;
-          break;
-        }
-        case Instr::Code::LoopBack: {
-          const Step& step = *pc->step;
-          if (step.loop_holds_aside) {
-            pc->plan->update_loop_variables(a, step);
-          } else {  // its usual case, inline
-            for (const Step::LoopCopy& copy : step.loop_copies) {
-              const void* from = data[size_t(copy.from)];
-              void* var = const_cast<void*>(data[size_t(copy.var)]);
-              if (from != var) copy_value(var, from, copy.bytes);
-            }
-          }
-          pc = begin + pc->target;
-          break;
-        }
-        case Instr::Code::End:
-          return;
-        case Instr::Code::Move:
-          // An If's output is not copied: it is the value its branch left.
-          data[size_t(pc->out)] = data[size_t(pc->in[0])];
-          shape[size_t(pc->out)] = shape[size_t(pc->in[0])];
-          ++pc;
-          break;
-        case Instr::Code::General:
-          switch (pc->step->kind) {
-            case graph::NodeKind::Op:
-              if (pc->step->row_view) {
-                pc->plan->run_row_view(a, *pc->step);
-              } else {
-                pc->plan->run_op(a, *pc->step);
-              }
-              break;
-            case graph::NodeKind::While:
-              pc->plan->run_while(a, *pc->step);
-              break;
-            case graph::NodeKind::Fused:
-              pc->plan->run_fused(a, *pc->step);
-              break;
-            default:
-              pc->plan->run_host_step(a, *pc->step);
-          }
-          ++pc;
-          break;
+    AG_NEXT;
+  // Most steps of a loop body: no context, no dispatch; only the
+  // op's own inputs are loaded, and the output is where its slot
+  // points already (pinned).
+  do_Scalar1: {
+    const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])]};
+    pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
+    ++pc;
+    AG_NEXT;
+  }
+  do_Scalar2: {
+    const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
+    pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
+    ++pc;
+    AG_NEXT;
+  }
+  do_Scalar2Test: {
+    const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
+    void* out = const_cast<void*>(data[size_t(pc->out)]);
+    pc->kernel(in, out);
+    pc = *static_cast<const bool*>(out) ? pc + 2 : begin + pc->target;
+    AG_NEXT;
+  }
+  do_Scalar3: {
+    const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])],
+                                        data[size_t(pc->in[2])]};
+    pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
+    ++pc;
+    AG_NEXT;
+  }
+  do_ScalarToBuffer: {
+    const void* in[kMaxScalarInputs];
+    for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = data[size_t(pc->in[i])];
+    void* out = output_of(*pc);
+    pc->kernel(in, out);
+    set_output(out);
+    ++pc;
+    AG_NEXT;
+  }
+  do_Flat: {
+    const void* in[kMaxScalarInputs];
+    for (size_t i = 0; i < kMaxScalarInputs; ++i) in[i] = data[size_t(pc->in[i])];
+    void* out = output_of(*pc);
+    const Step& step = *pc->step;
+    pc->flat_kernel(in, step.flat_strides.data(), step.flat_elements, out);
+    set_output(out);
+    ++pc;
+    AG_NEXT;
+  }
+  do_Reduce: {
+    const Step& step = *pc->step;
+    void* out = output_of(*pc);
+    copy_value(out, step.reduce_init.data(), pc->bytes);  // one element, of the input's type
+    const char* x = static_cast<const char*>(data[size_t(pc->in[0])]);
+    const void* in[kMaxScalarInputs] = {out, x, x};
+    for (int32_t e = 0; e < step.flat_elements; ++e, x += pc->bytes) {
+      in[1] = x;
+      pc->kernel(in, out);
+    }
+    set_output(out);
+    ++pc;
+    AG_NEXT;
+  }
+  do_Branch:
+    pc = *static_cast<const bool*>(data[size_t(pc->in[0])]) ? pc + 1 : begin + pc->target;
+    AG_NEXT;
+  do_Jump:
+    pc = begin + pc->target;
+    AG_NEXT;
+  do_LoopEnter:
+    pc->plan->enter_loop(a, *pc->step);
+    ++pc;
+    AG_NEXT;
+  do_LoopTest: {
+    bool more = *static_cast<const bool*>(data[size_t(pc->in[0])]);
+    if (more && pc->buffer >= 0)  // a maximum_iterations; buffer: the counter
+      more = a.loop_iterations[size_t(pc->buffer)]++ < pc->step->maximum_iterations;
+    pc = more ? pc + 1 : begin + pc->target;
+    AG_NEXT;
+  }
+  do_LoopBack: {
+    const Step& step = *pc->step;
+    if (step.loop_holds_aside) {
+      pc->plan->update_loop_variables(a, step);
+    } else {  // its usual case, inline
+      for (const Step::LoopCopy& copy : step.loop_copies) {
+        const void* from = data[size_t(copy.from)];
+        void* var = const_cast<void*>(data[size_t(copy.var)]);
+        if (from != var) copy_value(var, from, copy.bytes);
       }
     }
+    pc = begin + pc->target;
+    AG_NEXT;
+  }
+  do_End:
+    return;
+  do_Move:
+    // An If's output is not copied: it is the value its branch left.
+    data[size_t(pc->out)] = data[size_t(pc->in[0])];
+    shape[size_t(pc->out)] = shape[size_t(pc->in[0])];
+    ++pc;
+    AG_NEXT;
+  do_General:
+    switch (pc->step->kind) {
+      case graph::NodeKind::Op:
+        if (pc->step->row_view) {
+          pc->plan->run_row_view(a, *pc->step);
+        } else {
+          pc->plan->run_op(a, *pc->step);
+        }
+        break;
+      case graph::NodeKind::While:
+        pc->plan->run_while(a, *pc->step);
+        break;
+      case graph::NodeKind::Fused:
+        pc->plan->run_fused(a, *pc->step);
+        break;
+      default:
+        pc->plan->run_host_step(a, *pc->step);
+    }
+    ++pc;
+    AG_NEXT;
   } catch (const Error& e) {
     rethrow_defined_at(e, *pc->step->node);
   }
+#undef AG_NEXT
 }
 
 void Plan::run_host_step(Arena& a, const Step& step) const {
