@@ -18,8 +18,10 @@
 // in that member's loop instead of writing a block of its own, from a fixed
 // set of pairs: add/sub/mul into add/sub/mul (MSE's (a - b) * (a - b), its
 // sum in sum_block's lanes and order; 3 * x + 1), and a comparison into the
-// where it is the condition of (no bool block). The same functors in the
-// same order per element, so a composed stage gives the member-by-member bits.
+// where it is the condition of (no bool block), with an integer mod by a
+// broadcast scalar that the comparison reads (x % 2 == 0). The same functors
+// in the same order per element, so a composed stage gives the
+// member-by-member bits.
 // The blocks split over the intra-op threads (ops/parallel.h), each chunk of
 // blocks with its own scratch blocks.
 
@@ -125,6 +127,38 @@ void compare_select(const void* const* operands, int64_t n, void* out) {
   }
 }
 
+// where(Cmp(a mod s, q), x, y) (kModLeft; else Cmp(q, a mod s)) for integers,
+// with a broadcast divisor s: the mod runs in the where's loop too, as its
+// kernel runs it (a mask when s is a positive power of two; otherwise ModOp
+// per element, which also raises its division by zero before anything is
+// written), so neither the remainder nor the comparison is stored.
+template <class T, class Cmp, bool kModLeft>
+void mod_compare_select(const void* const* operands, int64_t n, void* out) {
+  const T* a = static_cast<const T*>(operands[0]);
+  const T s = *static_cast<const T*>(operands[1]);
+  const T* q = static_cast<const T*>(operands[2]);
+  const T* x = static_cast<const T*>(operands[3]);
+  const T* y = static_cast<const T*>(operands[4]);
+  T* o = static_cast<T*>(out);
+  auto select = [&](auto remainder) {
+    for (int64_t i = 0; i < n; ++i) {
+      const T r = remainder(a[i]);
+      const T u = x[i], v = y[i];
+      if constexpr (kModLeft) {
+        o[i] = Cmp{}(r, q[i]) ? u : v;
+      } else {
+        o[i] = Cmp{}(q[i], r) ? u : v;
+      }
+    }
+  };
+  if (s > 0 && (s & (s - 1)) == 0) {
+    const T mask = T(s - 1);
+    select([mask](T v) { return T(v & mask); });
+  } else {
+    select([s](T v) { return ops::scalar::ModOp{}(v, s); });
+  }
+}
+
 // Calls then(T{}) for the dtypes composed loops cover; null for bool.
 template <class Then>
 FusedProgram::ComposedFn with_number(DType dtype, Then then) {
@@ -215,12 +249,27 @@ FusedProgram::ComposedFn compare_select_for(DType dtype, ops::OpId comparison) {
   });
 }
 
+FusedProgram::ComposedFn mod_compare_select_for(DType dtype, ops::OpId comparison, bool mod_left) {
+  return with_number(dtype, [&](auto t) {
+    return with_comparison(comparison, [&](auto cmp) -> FusedProgram::ComposedFn {
+      using T = decltype(t);
+      if constexpr (std::is_integral_v<T>) {
+        return mod_left ? &mod_compare_select<T, decltype(cmp), true>
+                        : &mod_compare_select<T, decltype(cmp), false>;
+      }
+      return nullptr;
+    });
+  });
+}
+
 // Groups the members into stages (FusedProgram::Stage). A member whose
 // every read is by the next stage's member m, and which runs alone, joins
 // m's loop when the pair is one the composed loops cover: an add, sub or
 // mul read by an add, sub or mul of the same dtype (v in a register; MSE's
 // (a - b) * (a - b), 3 * x + 1), or a comparison read only as the condition
-// of a where over its operands' dtype (collatz's where(x % 2 == 0, ...)).
+// of a where over its operands' dtype (collatz's where(x > 1, ...)), with
+// the mod by a broadcast integer that only the comparison reads, if one is
+// its operand (collatz's where(x % 2 == 0, ...): three members in one loop).
 // Every other member is a stage of its own, run by its kernel.
 void compose(FusedProgram& program, std::span<const ops::ValueType* const> input_types) {
   using Member = FusedProgram::Member;
@@ -243,37 +292,60 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
     return Operand{true, true, int32_t(at - program.broadcasts.begin())};
   };
   std::vector<FusedProgram::Stage>& stages = program.stages;
+  // Whether `reader` makes every read of the member `op` names, which runs
+  // alone: its loop can then run in reader's.
+  auto joinable = [&](const Operand& op, const Member& reader) {
+    if (op.external) return false;
+    int32_t by_reader = 0;
+    for (const Operand& o : reader.operands) by_reader += !o.external && o.index == op.index;
+    return reads[size_t(op.index)] == by_reader &&
+           std::any_of(stages.begin(), stages.end(), [&](const FusedProgram::Stage& s) {
+             return s.member == op.index && !s.composed;
+           });
+  };
   for (int32_t m = 0; m <= last; ++m) {
     const Member& member = members[size_t(m)];
-    // The stage of the member `op` names, if m makes every read of it and
-    // it runs alone; its loop can then run in m's.
-    auto joinable = [&](const Operand& op) -> std::vector<FusedProgram::Stage>::iterator {
-      if (op.external) return stages.end();
-      int32_t by_m = 0;
-      for (const Operand& o : member.operands) by_m += !o.external && o.index == op.index;
-      if (reads[size_t(op.index)] != by_m) return stages.end();
-      return std::find_if(stages.begin(), stages.end(), [&](const FusedProgram::Stage& s) {
-        return s.member == op.index && !s.composed;
-      });
-    };
-    FusedProgram::Stage stage{m, nullptr, {}, false};
-    auto joined = stages.end();
+    FusedProgram::Stage stage{m, nullptr, {}, false, m};
+    std::vector<int32_t> joined;  // the members whose stages this one takes in
     if (member.op->id == ops::OpId::Where) {
-      joined = joinable(member.operands[0]);
-      const Member* first = joined == stages.end() ? nullptr : &members[size_t(joined->member)];
+      const Operand& condition = member.operands[0];
+      const Member* first =
+          joinable(condition, member) ? &members[size_t(condition.index)] : nullptr;
       if (first && first->operands.size() == 2 && dtype_of(first->operands[0]) == member.dtype) {
-        stage.composed = compare_select_for(member.dtype, first->op->id);
-        stage.operands = {first->operands[0], first->operands[1], member.operands[1],
-                          member.operands[2]};
+        // A comparison of a mod by a broadcast scalar that only it reads:
+        // all three in one loop.
+        for (int side = 0; side < 2 && !stage.composed; ++side) {
+          const Operand& operand = first->operands[size_t(side)];
+          if (!joinable(operand, *first)) continue;
+          const Member& mod = members[size_t(operand.index)];
+          if (mod.op->id != ops::OpId::Mod || !mod.operands[1].external ||
+              !mod.operands[1].scalar) {
+            continue;
+          }
+          stage.composed = mod_compare_select_for(member.dtype, first->op->id, side == 0);
+          if (!stage.composed) continue;
+          stage.operands = {mod.operands[0], mod.operands[1], first->operands[size_t(1 - side)],
+                            member.operands[1], member.operands[2]};
+          stage.error_member = operand.index;  // the only member here that can fail
+          joined = {condition.index, operand.index};
+        }
+        if (!stage.composed) {
+          stage.composed = compare_select_for(member.dtype, first->op->id);
+          stage.operands = {first->operands[0], first->operands[1], member.operands[1],
+                            member.operands[2]};
+          joined = {condition.index};
+        }
       }
     } else if (member.operands.size() == 2 && dtype_of(member.operands[0]) == member.dtype) {
-      const bool left = (joined = joinable(member.operands[0])) != stages.end();
-      if (!left) joined = joinable(member.operands[1]);
-      const Member* first = joined == stages.end() ? nullptr : &members[size_t(joined->member)];
+      const bool left = joinable(member.operands[0], member);
+      const Operand* read = left                                   ? &member.operands[0]
+                            : joinable(member.operands[1], member) ? &member.operands[1]
+                                                                   : nullptr;
+      const Member* first = read ? &members[size_t(read->index)] : nullptr;
       if (first && first->operands.size() == 2 && first->dtype == member.dtype &&
           dtype_of(first->operands[0]) == member.dtype) {
         const Operand& other = left ? member.operands[1] : member.operands[0];
-        const bool both = !other.external && other.index == first - members.data();
+        const bool both = !other.external && other.index == read->index;
         const SecondForm form = both   ? SecondForm::kBoth
                                 : left ? SecondForm::kLeft
                                        : SecondForm::kRight;
@@ -283,10 +355,14 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
         // kBoth's third operand is not read.
         stage.operands = {first->operands[0], first->operands[1],
                           both ? first->operands[0] : other};
+        joined = {read->index};
       }
     }
     if (stage.composed) {
-      stages.erase(joined);  // its member runs in this stage
+      // Their members run in this stage.
+      std::erase_if(stages, [&](const FusedProgram::Stage& s) {
+        return std::find(joined.begin(), joined.end(), s.member) != joined.end();
+      });
       for (Operand& op : stage.operands) op = stage_operand(op);
     } else {
       stage.operands.clear();
@@ -394,7 +470,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   // A flat program runs member by member.
   if (program->flat) {
     for (size_t m = 0; m < members.size(); ++m)
-      program->stages.push_back({int32_t(m), nullptr, {}, false});
+      program->stages.push_back({int32_t(m), nullptr, {}, false, int32_t(m)});
   } else {
     compose(*program, input_types);
   }
@@ -507,7 +583,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
 
   auto run_blocks = [&](int64_t chunk, int64_t begin, int64_t end) {
     char* blocks = scratch + broadcast_bytes + size_t(chunk) * chunk_bytes;
-    constexpr size_t kMaxOperands = 4;
+    constexpr size_t kMaxOperands = 5;
     ops::KernelInput in[kMaxOperands];
     const void* composed_in[kMaxOperands];
     const FusedProgram::Member* current = nullptr;
@@ -518,7 +594,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
         char* partial = partials + size_t(block_index) * dtype_size(value_dtype);
         for (const FusedProgram::Stage& stage : program.stages) {
           const FusedProgram::Member& m = program.members[size_t(stage.member)];
-          current = &m;
+          current = &program.members[size_t(stage.error_member)];
           void* block_out = stage.sums ? partial
                             : m.block >= 0
                                 ? blocks + size_t(m.block) * program.block_bytes

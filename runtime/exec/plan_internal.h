@@ -103,6 +103,9 @@ struct FusedProgram {
     // block in `broadcasts`.
     std::vector<Operand> operands;
     bool sums = false;
+    // Whose "defined at" the stage's errors carry: `member`, or in a composed
+    // loop the one member in it that can fail (a mod's division by zero).
+    int32_t error_member = -1;
   };
   std::vector<Stage> stages;
   // The external scalars composed loops read, broadcast over a block each

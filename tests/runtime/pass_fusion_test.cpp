@@ -5,9 +5,12 @@
 // reassociation bound for floating-point reductions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -295,16 +298,20 @@ TEST(FusedKernel, ArithmeticPairsCompose) {
   EXPECT_NE(two_readers->stages[1].composed, nullptr);
 }
 
-// Collatz's step: 8 members in 5 stages: the two comparisons run in the
-// wheres they select for, 3 * x + 1 is one loop; no bool block is written.
+// Collatz's step: 8 members in 4 stages: the two comparisons run in the
+// wheres they select for (x % 2 with its comparison), 3 * x + 1 is one loop,
+// x // 2 runs alone; no bool block is written.
 TEST(FusedKernel, ComparisonsRunInTheirWhere) {
   BodyBuilder b;
   add_collatz_step(b, {5000});
   auto program = fused_program_of(b);
   ASSERT_NE(program, nullptr);
   EXPECT_EQ(program->members.size(), 8u);
-  EXPECT_EQ(program->stages.size(), 5u);
+  EXPECT_EQ(program->stages.size(), 4u);
   EXPECT_EQ(composed_stages(*program), 3u);
+  for (const exec::FusedProgram::Stage& s : program->stages) {
+    EXPECT_NE(program->members[size_t(s.member)].op->id, OpId::Mod);
+  }
   for (const exec::FusedProgram::Stage& s : program->stages) {
     EXPECT_NE(program->members[size_t(s.member)].dtype, bool_);
   }
@@ -321,6 +328,93 @@ TEST(FusedKernel, ComparisonsRunInTheirWhere) {
     for (ValueRef in : node.inputs) types.push_back(&kept.body.type_of(in));
     EXPECT_EQ(composed_stages(*exec::compile_fused(node, types)), 0u);
   }
+}
+
+// The members in the stage that runs `member`'s loop, by op; one stage per
+// member of `program` when it is its kernel's.
+size_t stages_running(const exec::FusedProgram& program, OpId op) {
+  return size_t(std::count_if(program.stages.begin(), program.stages.end(),
+                              [&](const exec::FusedProgram::Stage& s) {
+                                return program.members[size_t(s.member)].op->id == op;
+                              }));
+}
+
+// A mod by a broadcast integer read only by a where's comparison, on either
+// side, runs in the where's loop; a mod by a tensor, a mod with another
+// reader and a float mod run alone.
+TEST(FusedKernel, ModsRunInTheirComparisonsWhere) {
+  auto select = [](DType dtype, bool scalar_divisor, bool mod_left, bool mod_read_twice) {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", dtype, {3000});
+    ValueRef d = b.placeholder("d", dtype, scalar_divisor ? Shape{} : Shape{3000});
+    ValueRef q = b.placeholder("q", dtype, {3000});
+    ValueRef r = b.op(OpId::Mod, {x, d});
+    ValueRef c = b.op(OpId::Less, mod_left ? std::vector<ValueRef>{r, q} : std::vector{q, r});
+    ValueRef w = b.op(OpId::Where, {c, x, q});
+    b.output(mod_read_twice ? b.op(OpId::Add, {w, r}) : w);
+    return fused_program_of(b);
+  };
+  for (bool mod_left : {true, false}) {
+    for (DType dtype : {int32, int64}) {
+      auto program = select(dtype, true, mod_left, false);
+      ASSERT_EQ(program->stages.size(), 1u);
+      EXPECT_NE(program->stages[0].composed, nullptr);
+      EXPECT_EQ(program->members[size_t(program->stages[0].error_member)].op->id, OpId::Mod);
+    }
+    auto by_tensor = select(int32, false, mod_left, false);
+    EXPECT_EQ(stages_running(*by_tensor, OpId::Mod), 1u);
+    EXPECT_EQ(by_tensor->stages.size(), 2u);  // the comparison still in the where's loop
+    EXPECT_EQ(stages_running(*select(int32, true, mod_left, true), OpId::Mod), 1u);
+    EXPECT_EQ(stages_running(*select(float32, true, mod_left, false), OpId::Mod), 1u);
+  }
+}
+
+// Against eager, bit for bit: divisors that are powers of two (the mask),
+// others, negative ones and -1 (ModOp per element); int32 and int64 values
+// from the whole range, with the extremes, zero and small negatives.
+TEST(FusedKernel, ComposedModsAreBitIdentical) {
+  std::mt19937_64 random(81);
+  std::vector<int64_t> values = {0, 1, -1, 2, -2, 3, -3, INT32_MAX, INT32_MIN, INT32_MIN + 1};
+  while (values.size() < 5001) {
+    const int64_t v = int64_t(random());
+    values.push_back(values.size() % 2 ? v : v % 100);
+  }
+  std::vector<int32_t> narrow(values.begin(), values.end());  // wrapped
+  values[0] = INT64_MIN;
+  values[1] = INT64_MAX;
+  const Tensor x32 = constant(narrow, Shape{int64_t(narrow.size())});
+  const Tensor x64 = constant(values, Shape{int64_t(values.size())});
+  for (int64_t d : {2, 8, 1, 1 << 30, 3, 10, -1, -2, -4, -7}) {
+    for (const Tensor& x : {x32, x64}) {
+      const Tensor divisor = ag::cast(constant(std::vector<int64_t>{d}, Shape{}), x.dtype());
+      const std::string what =
+          "mod_by_" + std::to_string(d) + "_" + std::string(dtype_name(x.dtype()));
+      expect_identical(
+          what + "_left", [](Tensor t, Tensor s) { return ag::where(t % s == 0, t, -t); }, x,
+          divisor);
+      expect_identical(
+          what + "_right", [](Tensor t, Tensor s) { return ag::where(1 < t % s, t * 3, t); }, x,
+          divisor);
+    }
+  }
+  expect_identical("collatz_extremes", [](Tensor t) { return collatz_step(t); }, x32);
+}
+
+TEST(FusedKernel, ComposedModErrorsNameTheMod) {
+  auto fn = ag::function([](Tensor x, Tensor d) { return ag::where(x % d == 0, x, x + 1); },
+                         {.name = "parity"});
+  Tensor x = ag::range(ag::constant(0), ag::constant(5000));
+  try {
+    fn(x, ag::constant(0));
+    FAIL() << "no error";
+  } catch (const ag::InvalidArgumentError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("mod: integer division by zero"), std::string::npos) << message;
+    EXPECT_NE(message.find("in op mod (node 'mod') of function 'parity'"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("pass_fusion_test.cpp"), std::string::npos) << message;
+  }
+  EXPECT_EQ(fn(x, ag::constant(2)).shape(), x.shape());  // the same function again
 }
 
 // Composed stages against eager, bit for bit: every comparison, both
