@@ -349,7 +349,7 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
         const SecondForm form = both   ? SecondForm::kBoth
                                 : left ? SecondForm::kLeft
                                        : SecondForm::kRight;
-        stage.sums = m == last && program.float_sum;
+        stage.sums = m == last && program.float_sum && !program.keeps_value;
         stage.composed =
             arithmetic_pair_for(member.dtype, first->op->id, member.op->id, form, stage.sums);
         // kBoth's third operand is not read.
@@ -452,6 +452,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
     last = &n;
   }
   if (!program->reduction) program->num_elements = last->outputs[0].shape.num_elements();
+  program->keeps_value = sub.outputs.size() == 2;
 
   std::vector<FusedProgram::Member>& members = program->members;
   const DType value_dtype = members.back().dtype;
@@ -494,7 +495,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   std::vector<int32_t> free_blocks;
   for (size_t s = 0; s < stages.size(); ++s) {
     FusedProgram::Member& member = members[size_t(stages[s].member)];
-    bool writes_output = s + 1 == stages.size() && !program->reduction;
+    bool writes_output = s + 1 == stages.size() && (!program->reduction || program->keeps_value);
     if (!writes_output && !stages[s].sums) {
       if (free_blocks.empty()) free_blocks.push_back(int32_t(program->num_blocks++));
       member.block = free_blocks.back();
@@ -580,6 +581,20 @@ void Plan::run_fused(Arena& a, const Step& step) const {
     });
   }
   const bool last_sums = program.stages.back().sums;
+  // Output 1, the reduction, when output 0 is the value.
+  void* reduced_out = out;
+  const Shape* reduced_shape = out_shape;
+  if (program.keeps_value) {
+    const int32_t slot = step.out_slot + 1;
+    reduced_shape = &step.node->outputs[1].shape;
+    if (step.buffers[1] >= 0) {
+      reduced_out = a.reserve(step.buffers[1], dtype_size(step.out_dtypes[1]));
+    } else {
+      a.holders[size_t(slot)] = detail::make_eager(step.out_dtypes[1], *reduced_shape);
+      reduced_out = a.holders[size_t(slot)].raw_mutable_data();
+      reduced_shape = &a.holders[size_t(slot)].shape();
+    }
+  }
 
   auto run_blocks = [&](int64_t chunk, int64_t begin, int64_t end) {
     char* blocks = scratch + broadcast_bytes + size_t(chunk) * chunk_bytes;
@@ -641,7 +656,10 @@ void Plan::run_fused(Arena& a, const Step& step) const {
         }
         current = nullptr;
         if (!program.reduction || last_sums) continue;
-        const char* value = blocks + size_t(program.members.back().block) * program.block_bytes;
+        const char* value =
+            program.keeps_value
+                ? static_cast<const char*>(out) + size_t(start) * dtype_size(out_dtype)
+                : blocks + size_t(program.members.back().block) * program.block_bytes;
         if (program.float_sum) {
           if (value_dtype == DType::float32) {
             *reinterpret_cast<float*>(partial) =
@@ -670,16 +688,22 @@ void Plan::run_fused(Arena& a, const Step& step) const {
 
   if (program.reduction) {
     const Shape partial_shape{num_blocks};
+    const DType reduced_dtype = step.out_dtypes.back();
     ops::KernelInput reduced{partials, &partial_shape, value_dtype};
-    program.reduction->kernel(
-        {program.reduction->name, {&reduced, 1}, out, &kScalar, out_dtype, &all_axes(), nullptr});
+    program.reduction->kernel({program.reduction->name,
+                               {&reduced, 1},
+                               reduced_out,
+                               &kScalar,
+                               reduced_dtype,
+                               &all_axes(),
+                               nullptr});
     if (program.mean) {
       // As kernel_reduce_mean divides its sum: integers truncate. The
       // element count is at least 1 (fusion takes no empty shapes).
-      visit_dtype(out_dtype, [&](auto v) {
+      visit_dtype(reduced_dtype, [&](auto v) {
         using T = decltype(v);
         if constexpr (!std::is_same_v<T, bool>) {
-          T* result = static_cast<T*>(out);
+          T* result = static_cast<T*>(reduced_out);
           *result = T(*result / T(program.num_elements));
         }
       });
@@ -687,6 +711,10 @@ void Plan::run_fused(Arena& a, const Step& step) const {
   }
   a.data[size_t(step.out_slot)] = out;
   a.shape[size_t(step.out_slot)] = out_shape;
+  if (program.keeps_value) {
+    a.data[size_t(step.out_slot) + 1] = reduced_out;
+    a.shape[size_t(step.out_slot) + 1] = reduced_shape;
+  }
 }
 
 }  // namespace ag::exec

@@ -16,15 +16,12 @@
 #include "core/tensor_impl.h"
 #include "exec/plan.h"
 #include "graph/variable_state.h"
+#include "ops/kernels.h"
 
 namespace ag::exec {
 
 constexpr size_t kMaxScalarInputs = 3;  // where(c, x, y)
-// Elementwise ops on static vectors of at most this many elements (collatz
-// on two values, small state vectors) run as flat steps: the op's scalar
-// kernel called per element, which costs less than a kernel's dtype dispatch
-// and loop set-up at this size.
-constexpr int32_t kMaxFlatElements = 16;
+using ops::kMaxFlatElements;
 
 // Calls `kernel` on element e = 0 .. n - 1 of its inputs (in[i] advanced by
 // in_strides[i] bytes per element: the element size, or 0 for a broadcast
@@ -81,6 +78,9 @@ struct FusedProgram {
   // runs as a sum, divided at the end.
   const ops::OpDef* reduction = nullptr;
   bool mean = false;
+  // The node's output 0 is the last member's value, written like an
+  // unreduced program's, and output 1 the reduction of it.
+  bool keeps_value = false;
   // A float sum (or mean): each block is summed by the fused kernel's own
   // loop (plan_fused.cpp, sum_block), the partial sums by the kernel.
   bool float_sum = false;

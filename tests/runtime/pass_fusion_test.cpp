@@ -143,6 +143,44 @@ TEST(Fusion, OtherBroadcastsScalarsAndStatefulOpsStayOutside) {
       << before;
 }
 
+// A value that is an output and is also reduced over all axes (a loop
+// body's new value and the maximum its condition reads): the fused node
+// computes both. Not for a float sum (fused, it adds in another order), nor
+// over a vector short enough for flat steps.
+TEST(Fusion, AReductionOfTheRootIsASecondOutput) {
+  auto fused = [](DType dtype, Shape shape, OpId reduction) {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", dtype, std::move(shape));
+    ValueRef y = b.op(OpId::Add, {b.op(OpId::Mul, {x, x}), x});
+    b.output(y);
+    b.output(b.op(reduction, {y}));
+    fuse_elementwise(b.body);
+    return b.body.to_string();
+  };
+  EXPECT_EQ(fused(int32, {1000}, OpId::ReduceMax),
+            "[] -> x\n"
+            "['x'] -> fused {mul, add, reduce_max}\n"
+            "['fused'] -> Identity\n"
+            "['fused:1'] -> Identity_1\n");
+  EXPECT_EQ(fused(float32, {1000}, OpId::ReduceMin),
+            "[] -> x\n"
+            "['x'] -> fused {mul, add, reduce_min}\n"
+            "['fused'] -> Identity\n"
+            "['fused:1'] -> Identity_1\n");
+  EXPECT_EQ(fused(float32, {1000}, OpId::ReduceSum),
+            "[] -> x\n"
+            "['x'] -> fused {mul, add}\n"
+            "['fused'] -> Identity\n"
+            "['fused'] -> reduce_sum\n"
+            "['reduce_sum'] -> Identity_1\n");
+  EXPECT_EQ(fused(int32, {16}, OpId::ReduceMax),
+            "[] -> x\n"
+            "['x'] -> fused {mul, add}\n"
+            "['fused'] -> Identity\n"
+            "['fused'] -> reduce_max\n"
+            "['reduce_max'] -> Identity_1\n");
+}
+
 TEST(Fusion, SingleOpsAndOutputsAreNotFused) {
   BodyBuilder b;
   ValueRef x = b.placeholder("x", float32, {4});
@@ -511,6 +549,34 @@ TEST(FusedKernel, SmallGroupsRunFlatAndBitIdentical) {
   expect_identical(
       "past_flat", [](Tensor t) { return ag::tanh(t * 0.5f) + 1.0f; },
       ag::random_uniform({17}, -2.0, 2.0, ag::float32, 41));
+}
+
+// The value and its reduction from one fused step (composed stages and a
+// kernel stage; the value written into the output, then reduced): against
+// eager, bit for bit, for each exact reduction; on whole and partial blocks.
+TEST(FusedKernel, ASecondReducedOutputIsBitIdentical) {
+  for (OpId reduction :
+       {OpId::ReduceMax, OpId::ReduceMin, OpId::ReduceSum, OpId::ReduceProd, OpId::ReduceMean}) {
+    for (int64_t n : {17, 1024, 5000}) {
+      BodyBuilder b;
+      ValueRef x = b.placeholder("x", int32, {n});
+      ValueRef y = b.op(OpId::Where, {b.op(OpId::Greater, {x, b.constant(constant(0))}),
+                                      b.op(OpId::FloorDiv, {x, b.constant(constant(3))}),
+                                      b.op(OpId::Add, {b.op(OpId::Mul, {x, x}), x})});
+      b.output(y);
+      b.output(b.op(reduction, {y}));
+      auto traced = std::make_shared<Body>(b.body);
+      auto optimized = std::make_shared<Body>(b.body);
+      optimize(*optimized);
+      auto plan = plan_of(optimized);
+      EXPECT_EQ(plan->num_steps(), 1u) << optimized->to_string();
+      std::vector<int32_t> values;
+      for (int64_t i = 0; i < n; ++i) values.push_back(int32_t((i * 7919) % 20001) - 10000);
+      values[0] = INT32_MIN;
+      values[size_t(n) / 2] = INT32_MAX;
+      expect_eager_values(*plan, *traced, {constant(values, Shape{n})});
+    }
+  }
 }
 
 TEST(FusedKernel, PlanRunsTheChainAsOneStep) {

@@ -47,11 +47,14 @@ TEST(PlanBuffers, CollatzUpdatesItsVectorInPlace) {
   Tensor x = ag::range(ag::constant(1), ag::constant(3001));
   EXPECT_EQ(collatz(x).item<int32_t>(), 216);
   const ag::exec::Plan& plan = plan_for(collatz, x);
-  // The While's two loop variables; in the condition, reduce_max and the
-  // comparison. The body's step computing x is one fused step writing into x
-  // itself, and the counter's increment (a scalar step) writes into the
-  // counter (the loop runs inline: plan_inline_while_test.cpp).
-  EXPECT_EQ(plan.num_buffers_in_all_plans(), 4u);
+  // The While's three loop variables (x, the counter, and x's maximum,
+  // which the condition reads: passes/loop_condition_reductions.cpp); the
+  // maximum of x's initial value; in the condition, the comparison; in the
+  // body, the maximum of the new x. The body's step computing x (and its
+  // maximum) is one fused step writing x into x itself, and the counter's
+  // increment (a scalar step) writes into the counter (the loop runs inline:
+  // plan_inline_while_test.cpp).
+  EXPECT_EQ(plan.num_buffers_in_all_plans(), 6u);
   EXPECT_EQ(plan.num_in_place_steps(), 2u);
 }
 
