@@ -17,7 +17,8 @@
 // Stages (compose): a member whose value only one other member reads may run
 // in that member's loop instead of writing a block of its own, from a fixed
 // set of pairs: add/sub/mul into add/sub/mul (MSE's (a - b) * (a - b), its
-// sum in sum_block's lanes and order; 3 * x + 1), and a comparison into the
+// sum in sum_block's lanes and order; 3 * x + 1, an integer product with a
+// broadcast power of two or sum of two as shifts), and a comparison into the
 // where it is the condition of (no bool block), with an integer mod by a
 // broadcast scalar that the comparison reads (x % 2 == 0). The same functors
 // in the same order per element, so a composed stage gives the
@@ -26,6 +27,7 @@
 // blocks with its own scratch blocks.
 
 #include <algorithm>
+#include <bit>
 #include <memory>
 #include <span>
 #include <type_traits>
@@ -107,6 +109,43 @@ void arithmetic_pair(const void* const* operands, int64_t n, void* out) {
   } else {
     T* o = static_cast<T*>(out);
     for (int64_t i = 0; i < n; ++i) o[i] = value(i);
+  }
+}
+
+// v = a[i] * s for integers, s a broadcast scalar, then G on v as in
+// arithmetic_pair. When s is 2^p or 2^p + 2^q, the product is shifts and an
+// add in the unsigned type (wrapping as MulOp wraps, so the same bits):
+// SSE2 has no 32-bit multiply, which costs six instructions per vector
+// (3 * x + 1: 3 = 2 + 1). Other scalars multiply.
+template <class T, class G, SecondForm kForm>
+void scaled_pair(const void* const* operands, int64_t n, void* out) {
+  const T* a = static_cast<const T*>(operands[0]);
+  const T s = *static_cast<const T*>(operands[1]);
+  const T* e = static_cast<const T*>(operands[2]);
+  T* o = static_cast<T*>(out);
+  auto run = [&](auto product) {
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = product(a[i]);
+      if constexpr (kForm == SecondForm::kBoth) {
+        o[i] = G{}(v, v);
+      } else if constexpr (kForm == SecondForm::kLeft) {
+        o[i] = G{}(v, e[i]);
+      } else {
+        o[i] = G{}(e[i], v);
+      }
+    }
+  };
+  using U = std::make_unsigned_t<T>;
+  const auto bits = U(s);
+  const U rest = bits & U(bits - 1);  // without the lowest set bit
+  const int p = s > 0 ? std::countr_zero(bits) : 0;
+  const int q = rest ? std::countr_zero(rest) : 0;
+  if (s > 0 && rest == 0) {
+    run([p](T x) { return T(U(x) << p); });
+  } else if (s > 0 && (rest & U(rest - 1)) == 0) {
+    run([p, q](T x) { return T(U(U(x) << p) + U(U(x) << q)); });
+  } else {
+    run([s](T x) { return ops::scalar::MulOp{}(x, s); });
   }
 }
 
@@ -241,6 +280,28 @@ FusedProgram::ComposedFn arithmetic_pair_for(DType dtype, ops::OpId first, ops::
   });
 }
 
+// scaled_pair for an integer dtype; null for others.
+FusedProgram::ComposedFn scaled_pair_for(DType dtype, ops::OpId second, SecondForm form) {
+  return with_number(dtype, [&](auto t) {
+    return with_arithmetic(second, [&](auto g) -> FusedProgram::ComposedFn {
+      using T = decltype(t);
+      using G = decltype(g);
+      if constexpr (std::is_integral_v<T>) {
+        switch (form) {
+          case SecondForm::kBoth:
+            return &scaled_pair<T, G, SecondForm::kBoth>;
+          case SecondForm::kLeft:
+            return &scaled_pair<T, G, SecondForm::kLeft>;
+          case SecondForm::kRight:
+            break;
+        }
+        return &scaled_pair<T, G, SecondForm::kRight>;
+      }
+      return nullptr;
+    });
+  });
+}
+
 FusedProgram::ComposedFn compare_select_for(DType dtype, ops::OpId comparison) {
   return with_number(dtype, [&](auto t) {
     return with_comparison(comparison, [&](auto cmp) -> FusedProgram::ComposedFn {
@@ -266,7 +327,8 @@ FusedProgram::ComposedFn mod_compare_select_for(DType dtype, ops::OpId compariso
 // every read is by the next stage's member m, and which runs alone, joins
 // m's loop when the pair is one the composed loops cover: an add, sub or
 // mul read by an add, sub or mul of the same dtype (v in a register; MSE's
-// (a - b) * (a - b), 3 * x + 1), or a comparison read only as the condition
+// (a - b) * (a - b), 3 * x + 1: an integer product with a broadcast scalar
+// by scaled_pair), or a comparison read only as the condition
 // of a where over its operands' dtype (collatz's where(x > 1, ...)), with
 // the mod by a broadcast integer that only the comparison reads, if one is
 // its operand (collatz's where(x % 2 == 0, ...): three members in one loop).
@@ -350,11 +412,24 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
                                 : left ? SecondForm::kLeft
                                        : SecondForm::kRight;
         stage.sums = m == last && program.float_sum && !program.keeps_value;
-        stage.composed =
-            arithmetic_pair_for(member.dtype, first->op->id, member.op->id, form, stage.sums);
         // kBoth's third operand is not read.
-        stage.operands = {first->operands[0], first->operands[1],
-                          both ? first->operands[0] : other};
+        const Operand& third = both ? first->operands[0] : other;
+        // An integer product with a broadcast scalar (either side: integer
+        // products commute exactly).
+        const int scalar_side = first->op->id != ops::OpId::Mul ? -1
+                                : first->operands[1].scalar     ? 1
+                                : first->operands[0].scalar     ? 0
+                                                                : -1;
+        if (scalar_side >= 0) {
+          stage.composed = scaled_pair_for(member.dtype, member.op->id, form);
+          stage.operands = {first->operands[size_t(1 - scalar_side)],
+                            first->operands[size_t(scalar_side)], third};
+        }
+        if (!stage.composed) {
+          stage.composed =
+              arithmetic_pair_for(member.dtype, first->op->id, member.op->id, form, stage.sums);
+          stage.operands = {first->operands[0], first->operands[1], third};
+        }
         joined = {read->index};
       }
     }

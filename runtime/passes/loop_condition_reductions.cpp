@@ -90,7 +90,7 @@ void carry_loop_condition_reductions(Body& body) {
   for (size_t w = 0; w < body.nodes.size(); ++w) {
     if (body.nodes[w].kind != NodeKind::While) continue;
     const size_t num_vars = body.nodes[w].outputs.size();
-    std::vector<int32_t> carried;  // condition nodes
+    std::vector<int32_t> carried;   // condition nodes
     std::vector<int32_t> variable;  // the loop variable each reduces
     {
       const Body& cond = *body.nodes[w].subgraphs[0];

@@ -455,6 +455,39 @@ TEST(FusedKernel, ComposedModErrorsNameTheMod) {
   EXPECT_EQ(fn(x, ag::constant(2)).shape(), x.shape());  // the same function again
 }
 
+// An integer product with a broadcast scalar, read by an add, sub or mul,
+// runs in scaled_pair (shifts for a power of two or a sum of two, else a
+// multiply): against eager, bit for bit, for scalars of each kind, on either
+// side, both dtypes, values over the whole range.
+TEST(FusedKernel, ScaledPairsAreBitIdentical) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", int32, {3000});
+  ValueRef s = b.placeholder("s", int32, {});
+  b.output(b.op(OpId::Sub, {x, b.op(OpId::Mul, {s, x})}));
+  auto program = fused_program_of(b);
+  ASSERT_EQ(program->stages.size(), 1u);
+  EXPECT_NE(program->stages[0].composed, nullptr);
+
+  std::mt19937_64 random(83);
+  std::vector<int64_t> values = {0, 1, -1, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};
+  while (values.size() < 5001) values.push_back(int64_t(random()));
+  std::vector<int32_t> narrow(values.begin(), values.end());  // wrapped
+  const Tensor x32 = constant(narrow, Shape{int64_t(narrow.size())});
+  const Tensor x64 = constant(values, Shape{int64_t(values.size())});
+  for (int64_t scale : {int64_t(1), int64_t(2), int64_t(3), int64_t(6), int64_t(7), int64_t(12),
+                        int64_t(0), int64_t(-3), int64_t(1) << 30, (int64_t(1) << 30) + 1,
+                        int64_t(INT32_MAX), int64_t(INT32_MIN), (int64_t(1) << 40) + 4}) {
+    for (const Tensor& t : {x32, x64}) {
+      const Tensor s = ag::cast(constant(std::vector<int64_t>{scale}, Shape{}), t.dtype());
+      const std::string what = std::to_string(scale) + "_" + std::string(dtype_name(t.dtype()));
+      expect_identical("scaled_add_" + what, [](Tensor v, Tensor k) { return v * k + 1; }, t, s);
+      expect_identical("scaled_sub_" + what, [](Tensor v, Tensor k) { return v - k * v; }, t, s);
+      expect_identical(
+          "scaled_square_" + what, [](Tensor v, Tensor k) { return (k * v) * (k * v); }, t, s);
+    }
+  }
+}
+
 // Composed stages against eager, bit for bit: every comparison, both
 // operand orders, scalars, int64 and float64, whole and partial blocks.
 TEST(FusedKernel, ComposedStagesAreBitIdentical) {

@@ -5,9 +5,9 @@
 // loops' results against eager execution, bit for bit.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
-#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
@@ -168,8 +168,8 @@ TEST(LoopConditionReductions, OnlyExactReductionsOfLargeLoopVariablesAreCarried)
 template <class T>
 Tensor random_values(int64_t n, uint64_t seed) {
   std::mt19937_64 random(seed);
-  std::vector<T> values = {0, 1, T(-1), 2, T(-2), std::numeric_limits<T>::max(),
-                           std::numeric_limits<T>::min()};
+  std::vector<T> values = {
+      0, 1, T(-1), 2, T(-2), std::numeric_limits<T>::max(), std::numeric_limits<T>::min()};
   while (int64_t(values.size()) < n) {
     const auto v = T(random());
     values.push_back(values.size() % 2 ? v : T(v % 1000));
