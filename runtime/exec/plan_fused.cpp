@@ -22,12 +22,15 @@
 // where it is the condition of (no bool block), with an integer mod by a
 // broadcast scalar that the comparison reads (x % 2 == 0). The same functors
 // in the same order per element, so a composed stage gives the
-// member-by-member bits.
+// member-by-member bits. A where that gives the value an integer max or min
+// reduces (a loop condition's maximum, the node's second output) folds each
+// block's partial result in its loop.
 // The blocks split over the intra-op threads (ops/parallel.h), each chunk of
 // blocks with its own scratch blocks.
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <memory>
 #include <span>
 #include <type_traits>
@@ -90,7 +93,7 @@ enum class SecondForm { kBoth, kLeft, kRight };
 // v = F(a[i], b[i]), then G on v, v in a register: per block, written to
 // `out`, or (kSum) summed into *out in sum_block's lanes and order.
 template <class T, class F, class G, SecondForm kForm, bool kSum>
-void arithmetic_pair(const void* const* operands, int64_t n, void* out) {
+void arithmetic_pair(const void* const* operands, int64_t n, void* out, void*) {
   const T* a = static_cast<const T*>(operands[0]);
   const T* b = static_cast<const T*>(operands[1]);
   const T* e = static_cast<const T*>(operands[2]);
@@ -118,7 +121,7 @@ void arithmetic_pair(const void* const* operands, int64_t n, void* out) {
 // SSE2 has no 32-bit multiply, which costs six instructions per vector
 // (3 * x + 1: 3 = 2 + 1). Other scalars multiply.
 template <class T, class G, SecondForm kForm>
-void scaled_pair(const void* const* operands, int64_t n, void* out) {
+void scaled_pair(const void* const* operands, int64_t n, void* out, void*) {
   const T* a = static_cast<const T*>(operands[0]);
   const T s = *static_cast<const T*>(operands[1]);
   const T* e = static_cast<const T*>(operands[2]);
@@ -149,21 +152,40 @@ void scaled_pair(const void* const* operands, int64_t n, void* out) {
   }
 }
 
+// o[i] = value(i) for the block; with a Fold (the reducer of an integer
+// max or min of the node's value, its second output), also the block's
+// partial result into *reduced: folded in the same loop from the reduction
+// of no elements, exact in any order, so the reduction kernel's result.
+template <class T, class Fold, class Value>
+void store_block(int64_t n, T* o, void* reduced, Value value) {
+  if constexpr (std::is_void_v<Fold>) {
+    for (int64_t i = 0; i < n; ++i) o[i] = value(i);
+  } else {
+    T acc = std::is_same_v<Fold, ops::scalar::MaximumOp> ? std::numeric_limits<T>::lowest()
+                                                         : std::numeric_limits<T>::max();
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = value(i);
+      o[i] = v;
+      acc = Fold{}(acc, v);
+    }
+    *static_cast<T*>(reduced) = acc;
+  }
+}
+
 // where(Cmp(p, q), a, b), the compare's value never stored: a compare read
 // only as a where's condition runs in the where's loop, so no bool block is
 // written and widened again.
-template <class T, class Cmp>
-void compare_select(const void* const* operands, int64_t n, void* out) {
+template <class T, class Cmp, class Fold>
+void compare_select(const void* const* operands, int64_t n, void* out, void* reduced) {
   const T* p = static_cast<const T*>(operands[0]);
   const T* q = static_cast<const T*>(operands[1]);
   const T* a = static_cast<const T*>(operands[2]);
   const T* b = static_cast<const T*>(operands[3]);
-  T* o = static_cast<T*>(out);
-  for (int64_t i = 0; i < n; ++i) {
+  store_block<T, Fold>(n, static_cast<T*>(out), reduced, [&](int64_t i) {
     // Both values loaded on every element, so that GCC selects with masks.
     const T x = a[i], y = b[i];
-    o[i] = Cmp{}(p[i], q[i]) ? x : y;
-  }
+    return Cmp{}(p[i], q[i]) ? x : y;
+  });
 }
 
 // where(Cmp(a mod s, q), x, y) (kModLeft; else Cmp(q, a mod s)) for integers,
@@ -171,24 +193,23 @@ void compare_select(const void* const* operands, int64_t n, void* out) {
 // kernel runs it (a mask when s is a positive power of two; otherwise ModOp
 // per element, which also raises its division by zero before anything is
 // written), so neither the remainder nor the comparison is stored.
-template <class T, class Cmp, bool kModLeft>
-void mod_compare_select(const void* const* operands, int64_t n, void* out) {
+template <class T, class Cmp, bool kModLeft, class Fold>
+void mod_compare_select(const void* const* operands, int64_t n, void* out, void* reduced) {
   const T* a = static_cast<const T*>(operands[0]);
   const T s = *static_cast<const T*>(operands[1]);
   const T* q = static_cast<const T*>(operands[2]);
   const T* x = static_cast<const T*>(operands[3]);
   const T* y = static_cast<const T*>(operands[4]);
-  T* o = static_cast<T*>(out);
   auto select = [&](auto remainder) {
-    for (int64_t i = 0; i < n; ++i) {
+    store_block<T, Fold>(n, static_cast<T*>(out), reduced, [&](int64_t i) {
       const T r = remainder(a[i]);
       const T u = x[i], v = y[i];
       if constexpr (kModLeft) {
-        o[i] = Cmp{}(r, q[i]) ? u : v;
+        return Cmp{}(r, q[i]) ? u : v;
       } else {
-        o[i] = Cmp{}(q[i], r) ? u : v;
+        return Cmp{}(q[i], r) ? u : v;
       }
-    }
+    });
   };
   if (s > 0 && (s & (s - 1)) == 0) {
     const T mask = T(s - 1);
@@ -302,23 +323,51 @@ FusedProgram::ComposedFn scaled_pair_for(DType dtype, ops::OpId second, SecondFo
   });
 }
 
-FusedProgram::ComposedFn compare_select_for(DType dtype, ops::OpId comparison) {
+// Calls then with the reducer a where stage folds its values with (void:
+// none) for `fold` (kCount: none; see store_block).
+template <class Then>
+FusedProgram::ComposedFn with_fold(ops::OpId fold, Then then) {
+  switch (fold) {
+    case ops::OpId::ReduceMax:
+      return then(ops::scalar::MaximumOp{});
+    case ops::OpId::ReduceMin:
+      return then(ops::scalar::MinimumOp{});
+    default:
+      return then(nullptr);
+  }
+}
+template <class F>
+using FoldOf = std::conditional_t<std::is_null_pointer_v<F>, void, F>;
+
+FusedProgram::ComposedFn compare_select_for(DType dtype, ops::OpId comparison, ops::OpId fold) {
   return with_number(dtype, [&](auto t) {
     return with_comparison(comparison, [&](auto cmp) -> FusedProgram::ComposedFn {
-      return &compare_select<decltype(t), decltype(cmp)>;
+      using Cmp = decltype(cmp);
+      return with_fold(fold, [&](auto f) -> FusedProgram::ComposedFn {
+        using T = std::remove_cvref_t<decltype(t)>;
+        if constexpr (std::is_integral_v<T> || std::is_null_pointer_v<decltype(f)>) {
+          return &compare_select<T, Cmp, FoldOf<decltype(f)>>;
+        }
+        return nullptr;
+      });
     });
   });
 }
 
-FusedProgram::ComposedFn mod_compare_select_for(DType dtype, ops::OpId comparison, bool mod_left) {
+FusedProgram::ComposedFn mod_compare_select_for(DType dtype, ops::OpId comparison, bool mod_left,
+                                                ops::OpId fold) {
   return with_number(dtype, [&](auto t) {
     return with_comparison(comparison, [&](auto cmp) -> FusedProgram::ComposedFn {
-      using T = decltype(t);
-      if constexpr (std::is_integral_v<T>) {
-        return mod_left ? &mod_compare_select<T, decltype(cmp), true>
-                        : &mod_compare_select<T, decltype(cmp), false>;
-      }
-      return nullptr;
+      using Cmp = decltype(cmp);
+      return with_fold(fold, [&](auto f) -> FusedProgram::ComposedFn {
+        using T = std::remove_cvref_t<decltype(t)>;
+        using Fold = FoldOf<decltype(f)>;
+        if constexpr (std::is_integral_v<T>) {
+          return mod_left ? &mod_compare_select<T, Cmp, true, Fold>
+                          : &mod_compare_select<T, Cmp, false, Fold>;
+        }
+        return nullptr;
+      });
     });
   });
 }
@@ -367,9 +416,17 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
   };
   for (int32_t m = 0; m <= last; ++m) {
     const Member& member = members[size_t(m)];
-    FusedProgram::Stage stage{m, nullptr, {}, false, m};
+    FusedProgram::Stage stage{m, nullptr, {}, false, false, m};
     std::vector<int32_t> joined;  // the members whose stages this one takes in
     if (member.op->id == ops::OpId::Where) {
+      // The last member's where folds an integer max or min of its values.
+      const ops::OpId reduction = program.reduction ? program.reduction->id : ops::OpId::kCount;
+      const ops::OpId fold =
+          m == last && is_integer(member.dtype) &&
+                  (reduction == ops::OpId::ReduceMax || reduction == ops::OpId::ReduceMin)
+              ? reduction
+              : ops::OpId::kCount;
+      stage.folds = fold != ops::OpId::kCount;
       const Operand& condition = member.operands[0];
       const Member* first =
           joinable(condition, member) ? &members[size_t(condition.index)] : nullptr;
@@ -384,7 +441,7 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
               !mod.operands[1].scalar) {
             continue;
           }
-          stage.composed = mod_compare_select_for(member.dtype, first->op->id, side == 0);
+          stage.composed = mod_compare_select_for(member.dtype, first->op->id, side == 0, fold);
           if (!stage.composed) continue;
           stage.operands = {mod.operands[0], mod.operands[1], first->operands[size_t(1 - side)],
                             member.operands[1], member.operands[2]};
@@ -392,7 +449,7 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
           joined = {condition.index, operand.index};
         }
         if (!stage.composed) {
-          stage.composed = compare_select_for(member.dtype, first->op->id);
+          stage.composed = compare_select_for(member.dtype, first->op->id, fold);
           stage.operands = {first->operands[0], first->operands[1], member.operands[1],
                             member.operands[2]};
           joined = {condition.index};
@@ -442,6 +499,7 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
     } else {
       stage.operands.clear();
       stage.sums = false;
+      stage.folds = false;
     }
     stages.push_back(std::move(stage));
   }
@@ -546,7 +604,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   // A flat program runs member by member.
   if (program->flat) {
     for (size_t m = 0; m < members.size(); ++m)
-      program->stages.push_back({int32_t(m), nullptr, {}, false, int32_t(m)});
+      program->stages.push_back({int32_t(m), nullptr, {}, false, false, int32_t(m)});
   } else {
     compose(*program, input_types);
   }
@@ -655,7 +713,8 @@ void Plan::run_fused(Arena& a, const Step& step) const {
                   *static_cast<const T*>(a.data[size_t(slot)]));
     });
   }
-  const bool last_sums = program.stages.back().sums;
+  // The last stage gave each block's partial result already.
+  const bool last_reduces = program.stages.back().sums || program.stages.back().folds;
   // Output 1, the reduction, when output 0 is the value.
   void* reduced_out = out;
   const Shape* reduced_shape = out_shape;
@@ -703,7 +762,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
                     blocks + size_t(program.members[size_t(op.index)].block) * program.block_bytes;
               }
             }
-            stage.composed(composed_in, block_shape[0], block_out);
+            stage.composed(composed_in, block_shape[0], block_out, partial);
             continue;
           }
           for (size_t i = 0; i < m.operands.size(); ++i) {
@@ -730,7 +789,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
                         nullptr});
         }
         current = nullptr;
-        if (!program.reduction || last_sums) continue;
+        if (!program.reduction || last_reduces) continue;
         const char* value =
             program.keeps_value
                 ? static_cast<const char*>(out) + size_t(start) * dtype_size(out_dtype)

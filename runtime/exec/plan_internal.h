@@ -95,7 +95,8 @@ struct FusedProgram {
   // stage runs one member with its kernel, or several members composed into
   // one loop over the block's operands that writes the value of `member`
   // (with `sums`, the block's float sum: its partial result).
-  using ComposedFn = void (*)(const void* const* operands, int64_t n, void* out);
+  // `reduced`: where a stage that folds writes the block's partial result.
+  using ComposedFn = void (*)(const void* const* operands, int64_t n, void* out, void* reduced);
   struct Stage {
     int32_t member;
     ComposedFn composed = nullptr;  // null: the member's kernel
@@ -103,6 +104,9 @@ struct FusedProgram {
     // block in `broadcasts`.
     std::vector<Operand> operands;
     bool sums = false;
+    // Writes its value and also folds the block's partial result of the
+    // program's reduction (an integer max or min) in its loop.
+    bool folds = false;
     // Whose "defined at" the stage's errors carry: `member`, or in a composed
     // loop the one member in it that can fail (a mod's division by zero).
     int32_t error_member = -1;

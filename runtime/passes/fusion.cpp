@@ -14,8 +14,8 @@
 //   every other member is used only by members and is not a body output;
 // - the root may instead be a reduction over all axes (reduce_sum, _mean,
 //   _max, _min, _prod, _any, _all) of a member;
-// - or, when the root is elementwise and also read by such a reduction (the
-//   first in node order, itself no body output), with more than
+// - or, when the root is elementwise and also read by such a reduction
+//   (past Identity; the first in node order, itself no body output), with more than
 //   ops::kMaxFlatElements elements, and the reduction is not a float sum,
 //   mean or product: the Fused node has two outputs, the root's value and
 //   that reduction of it (a loop body's new value and the reduction its
@@ -84,9 +84,10 @@ class Fuser {
     for (size_t i = 0; i < body.nodes.size(); ++i) {
       const Node& node = body.nodes[i];
       for (ValueRef in : node.inputs) ++uses_[size_t(in.node)];
-      if (reduces_all_axes(body, node) && reduced_by_[size_t(node.inputs[0].node)] < 0 &&
-          node.inputs[0].output == 0) {
-        reduced_by_[size_t(node.inputs[0].node)] = int32_t(i);
+      if (!reduces_all_axes(body, node)) continue;
+      const ValueRef reduced = graph::through_identity(body, node.inputs[0]);
+      if (reduced_by_[size_t(reduced.node)] < 0 && reduced.output == 0) {
+        reduced_by_[size_t(reduced.node)] = int32_t(i);
       }
     }
     for (ValueRef out : body.outputs) is_output_[size_t(out.node)] = true;

@@ -612,6 +612,34 @@ TEST(FusedKernel, ASecondReducedOutputIsBitIdentical) {
   }
 }
 
+// The where that gives the value folds an integer max or min of it in its
+// loop: collatz's step and its maximum (the loop's condition) in 4 stages;
+// not a float maximum, nor a sum.
+TEST(FusedKernel, TheLastWhereFoldsAnIntegerMaximum) {
+  auto last_stage_folds = [](DType dtype, OpId reduction) {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", dtype, {5000});
+    ValueRef zero = b.constant(ag::cast(constant(0), dtype));
+    ValueRef y = b.op(OpId::Where, {b.op(OpId::Greater, {x, zero}), x, b.op(OpId::Neg, {x})});
+    b.output(y);
+    b.output(b.op(reduction, {y}));
+    auto program = fused_program_of(b);
+    EXPECT_TRUE(program->keeps_value);
+    return program->stages.back().folds;
+  };
+  EXPECT_TRUE(last_stage_folds(int32, OpId::ReduceMax));
+  EXPECT_TRUE(last_stage_folds(int64, OpId::ReduceMin));
+  EXPECT_FALSE(last_stage_folds(int32, OpId::ReduceSum));
+  EXPECT_FALSE(last_stage_folds(float32, OpId::ReduceMax));
+
+  BodyBuilder collatz;
+  add_collatz_step(collatz, {5000});
+  collatz.output(collatz.op(OpId::ReduceMax, {collatz.body.outputs[0]}));
+  auto program = fused_program_of(collatz);
+  EXPECT_EQ(program->stages.size(), 4u);
+  EXPECT_TRUE(program->stages.back().folds);
+}
+
 TEST(FusedKernel, PlanRunsTheChainAsOneStep) {
   BodyBuilder b;
   ValueRef x = b.placeholder("x", float32, {5000});
