@@ -20,7 +20,8 @@
 // sum in sum_block's lanes and order; 3 * x + 1, an integer product with a
 // broadcast power of two or sum of two as shifts), and a comparison into the
 // where it is the condition of (no bool block), with an integer mod by a
-// broadcast scalar that the comparison reads (x % 2 == 0). The same functors
+// broadcast scalar that the comparison reads (x % 2 == 0), and the quotient
+// of that division if the where selects it (x // 2). The same functors
 // in the same order per element, so a composed stage gives the
 // member-by-member bits. A where that gives the value an integer max or min
 // reduces (a loop condition's maximum, the node's second output) folds each
@@ -219,6 +220,48 @@ void mod_compare_select(const void* const* operands, int64_t n, void* out, void*
   }
 }
 
+// where(Cmp(a mod s, q), a // s, y) (kQuotientThen; else the quotient is
+// the where's y) for integers, Cmp equal or not equal (symmetric), with a
+// broadcast divisor s: the quotient and remainder of one division, in the
+// where's loop, as their kernels compute them (a shift and a mask when s is
+// a positive power of two; otherwise FloorDivOp and ModOp per element, in
+// the members' order, kQuotientFirst, so that a zero divisor raises the
+// first one's error before anything is written).
+template <class T, class Cmp, bool kQuotientThen, bool kQuotientFirst, class Fold>
+void divmod_compare_select(const void* const* operands, int64_t n, void* out, void* reduced) {
+  const T* a = static_cast<const T*>(operands[0]);
+  const T s = *static_cast<const T*>(operands[1]);
+  const T* q = static_cast<const T*>(operands[2]);
+  const T* y = static_cast<const T*>(operands[3]);
+  auto select = [&](auto quotient, auto remainder) {
+    store_block<T, Fold>(n, static_cast<T*>(out), reduced, [&](int64_t i) {
+      T d, r;
+      if constexpr (kQuotientFirst) {
+        d = quotient(a[i]);
+        r = remainder(a[i]);
+      } else {
+        r = remainder(a[i]);
+        d = quotient(a[i]);
+      }
+      const T other = y[i];
+      const bool c = Cmp{}(r, q[i]);
+      if constexpr (kQuotientThen) {
+        return c ? d : other;
+      } else {
+        return c ? other : d;
+      }
+    });
+  };
+  if (s > 0 && (s & (s - 1)) == 0) {
+    const int shift = std::countr_zero(std::make_unsigned_t<T>(s));
+    const T mask = T(s - 1);
+    select([shift](T v) { return T(v >> shift); }, [mask](T v) { return T(v & mask); });
+  } else {
+    select([s](T v) { return ops::scalar::FloorDivOp{}(v, s); },
+           [s](T v) { return ops::scalar::ModOp{}(v, s); });
+  }
+}
+
 // Calls then(T{}) for the dtypes composed loops cover; null for bool.
 template <class Then>
 FusedProgram::ComposedFn with_number(DType dtype, Then then) {
@@ -354,6 +397,30 @@ FusedProgram::ComposedFn compare_select_for(DType dtype, ops::OpId comparison, o
   });
 }
 
+FusedProgram::ComposedFn divmod_compare_select_for(DType dtype, ops::OpId comparison,
+                                                   bool quotient_then, bool quotient_first,
+                                                   ops::OpId fold) {
+  if (comparison != ops::OpId::Equal && comparison != ops::OpId::NotEqual) return nullptr;
+  return with_number(dtype, [&](auto t) {
+    return with_comparison(comparison, [&](auto cmp) -> FusedProgram::ComposedFn {
+      using Cmp = decltype(cmp);
+      return with_fold(fold, [&](auto f) -> FusedProgram::ComposedFn {
+        using T = std::remove_cvref_t<decltype(t)>;
+        using Fold = FoldOf<decltype(f)>;
+        if constexpr (std::is_integral_v<T>) {
+          if (quotient_then) {
+            return quotient_first ? &divmod_compare_select<T, Cmp, true, true, Fold>
+                                  : &divmod_compare_select<T, Cmp, true, false, Fold>;
+          }
+          return quotient_first ? &divmod_compare_select<T, Cmp, false, true, Fold>
+                                : &divmod_compare_select<T, Cmp, false, false, Fold>;
+        }
+        return nullptr;
+      });
+    });
+  });
+}
+
 FusedProgram::ComposedFn mod_compare_select_for(DType dtype, ops::OpId comparison, bool mod_left,
                                                 ops::OpId fold) {
   return with_number(dtype, [&](auto t) {
@@ -380,7 +447,9 @@ FusedProgram::ComposedFn mod_compare_select_for(DType dtype, ops::OpId compariso
 // by scaled_pair), or a comparison read only as the condition
 // of a where over its operands' dtype (collatz's where(x > 1, ...)), with
 // the mod by a broadcast integer that only the comparison reads, if one is
-// its operand (collatz's where(x % 2 == 0, ...): three members in one loop).
+// its operand (collatz's where(x % 2 == 0, ...): three members in one loop),
+// and with the quotient of the same division if the where selects it and
+// the comparison is an equality (x // 2: four members in one loop).
 // Every other member is a stage of its own, run by its kernel.
 void compose(FusedProgram& program, std::span<const ops::ValueType* const> input_types) {
   using Member = FusedProgram::Member;
@@ -441,6 +510,29 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
               !mod.operands[1].scalar) {
             continue;
           }
+          // And the quotient of the same division, if the where selects it
+          // and nothing else reads it (collatz: x // 2 where x % 2 == 0).
+          for (int branch = 1; branch <= 2 && !stage.composed; ++branch) {
+            const Operand& selected = member.operands[size_t(branch)];
+            if (!joinable(selected, member)) continue;
+            const auto same = [](const Operand& p, const Operand& q) {
+              return p.external == q.external && p.scalar == q.scalar && p.index == q.index;
+            };
+            const Member& div = members[size_t(selected.index)];
+            if (div.op->id != ops::OpId::FloorDiv || !same(div.operands[0], mod.operands[0]) ||
+                !same(div.operands[1], mod.operands[1])) {
+              continue;
+            }
+            stage.composed = divmod_compare_select_for(member.dtype, first->op->id, branch == 1,
+                                                       selected.index < operand.index, fold);
+            if (!stage.composed) continue;
+            stage.operands = {mod.operands[0], mod.operands[1], first->operands[size_t(1 - side)],
+                              member.operands[size_t(3 - branch)]};
+            // Both fail together (a zero divisor): the first in order.
+            stage.error_member = std::min(selected.index, operand.index);
+            joined = {condition.index, operand.index, selected.index};
+          }
+          if (stage.composed) break;
           stage.composed = mod_compare_select_for(member.dtype, first->op->id, side == 0, fold);
           if (!stage.composed) continue;
           stage.operands = {mod.operands[0], mod.operands[1], first->operands[size_t(1 - side)],

@@ -336,19 +336,20 @@ TEST(FusedKernel, ArithmeticPairsCompose) {
   EXPECT_NE(two_readers->stages[1].composed, nullptr);
 }
 
-// Collatz's step: 8 members in 4 stages: the two comparisons run in the
-// wheres they select for (x % 2 with its comparison), 3 * x + 1 is one loop,
-// x // 2 runs alone; no bool block is written.
+// Collatz's step: 8 members in 3 stages: the two comparisons run in the
+// wheres they select for (x % 2 and x // 2 with the first), 3 * x + 1 is
+// one loop; no bool block is written.
 TEST(FusedKernel, ComparisonsRunInTheirWhere) {
   BodyBuilder b;
   add_collatz_step(b, {5000});
   auto program = fused_program_of(b);
   ASSERT_NE(program, nullptr);
   EXPECT_EQ(program->members.size(), 8u);
-  EXPECT_EQ(program->stages.size(), 4u);
+  EXPECT_EQ(program->stages.size(), 3u);
   EXPECT_EQ(composed_stages(*program), 3u);
   for (const exec::FusedProgram::Stage& s : program->stages) {
     EXPECT_NE(program->members[size_t(s.member)].op->id, OpId::Mod);
+    EXPECT_NE(program->members[size_t(s.member)].op->id, OpId::FloorDiv);
   }
   for (const exec::FusedProgram::Stage& s : program->stages) {
     EXPECT_NE(program->members[size_t(s.member)].dtype, bool_);
@@ -436,6 +437,90 @@ TEST(FusedKernel, ComposedModsAreBitIdentical) {
     }
   }
   expect_identical("collatz_extremes", [](Tensor t) { return collatz_step(t); }, x32);
+}
+
+// The quotient and remainder of one division in the where's loop: either
+// member first, the quotient selected when the test holds or when it does
+// not; against eager, bit for bit, for divisors as above.
+TEST(FusedKernel, ComposedQuotientsAreBitIdentical) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", int64, {3000});
+  ValueRef d = b.placeholder("d", int64, {});
+  ValueRef r = b.op(OpId::Mod, {x, d});
+  ValueRef q = b.op(OpId::FloorDiv, {x, d});
+  b.output(b.op(
+      OpId::Where,
+      {b.op(OpId::NotEqual, {b.constant(constant(std::vector<int64_t>{1}, Shape{})), r}), x, q}));
+  auto program = fused_program_of(b);
+  ASSERT_EQ(program->stages.size(), 1u);
+  EXPECT_EQ(program->members[size_t(program->stages[0].error_member)].op->id, OpId::Mod);
+
+  std::mt19937_64 random(82);
+  std::vector<int64_t> values = {0, 1, -1, 2, -2, 3, -3, INT32_MAX, INT32_MIN, INT32_MIN + 1};
+  while (values.size() < 5001) {
+    const int64_t v = int64_t(random());
+    values.push_back(values.size() % 2 ? v : v % 100);
+  }
+  std::vector<int32_t> narrow(values.begin(), values.end());  // wrapped
+  values[0] = INT64_MIN;
+  values[1] = INT64_MAX;
+  const Tensor x32 = constant(narrow, Shape{int64_t(narrow.size())});
+  const Tensor x64 = constant(values, Shape{int64_t(values.size())});
+  for (int64_t divisor : {2, 8, 1, 1 << 30, 3, 10, -1, -2, -4, -7}) {
+    for (const Tensor& t : {x32, x64}) {
+      const Tensor s = ag::cast(constant(std::vector<int64_t>{divisor}, Shape{}), t.dtype());
+      const std::string what =
+          "divmod_" + std::to_string(divisor) + "_" + std::string(dtype_name(t.dtype()));
+      expect_identical(
+          what + "_quotient_first",
+          [](Tensor v, Tensor k) {
+            Tensor quotient = ag::floordiv(v, k);
+            Tensor remainder = v % k;
+            return ag::where(remainder == 0, quotient, v * 3 + 1);
+          },
+          t, s);
+      expect_identical(
+          what + "_remainder_first",
+          [](Tensor v, Tensor k) {
+            Tensor remainder = v % k;
+            Tensor quotient = ag::floordiv(v, k);
+            return ag::where(remainder == 1, -v, quotient);
+          },
+          t, s);
+    }
+  }
+}
+
+// A zero divisor: the error of the division's first member, at its line.
+TEST(FusedKernel, ComposedQuotientErrorsNameTheFirstMember) {
+  Tensor x = ag::range(ag::constant(0), ag::constant(5000));
+  for (bool quotient_first : {true, false}) {
+    auto fn = ag::function(
+        [quotient_first](Tensor v, Tensor k) {
+          Tensor quotient, remainder;
+          if (quotient_first) {
+            quotient = ag::floordiv(v, k);
+            remainder = v % k;
+          } else {
+            remainder = v % k;
+            quotient = ag::floordiv(v, k);
+          }
+          return ag::where(remainder == 0, quotient, v);
+        },
+        {.name = "halve"});
+    const std::string first = quotient_first ? "floordiv" : "mod";
+    try {
+      fn(x, ag::constant(0));
+      FAIL() << "no error";
+    } catch (const ag::InvalidArgumentError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(first + ": integer division by zero"), std::string::npos) << message;
+      EXPECT_NE(message.find("in op " + first + " (node '" + first + "') of function 'halve'"),
+                std::string::npos)
+          << message;
+    }
+    EXPECT_EQ(fn(x, ag::constant(2)).shape(), x.shape());
+  }
 }
 
 TEST(FusedKernel, ComposedModErrorsNameTheMod) {
@@ -636,7 +721,7 @@ TEST(FusedKernel, TheLastWhereFoldsAnIntegerMaximum) {
   add_collatz_step(collatz, {5000});
   collatz.output(collatz.op(OpId::ReduceMax, {collatz.body.outputs[0]}));
   auto program = fused_program_of(collatz);
-  EXPECT_EQ(program->stages.size(), 4u);
+  EXPECT_EQ(program->stages.size(), 3u);
   EXPECT_TRUE(program->stages.back().folds);
 }
 
