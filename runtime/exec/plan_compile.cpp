@@ -54,11 +54,13 @@ struct Plan::Compiler {
     return first_slot[size_t(v.node)] + v.output;
   }
 
-  // An elementwise op, or a fused one without a reduction: each output
-  // element depends only on the inputs' elements at the same index.
+  // An elementwise op, or a fused one without a reduction or with the value
+  // as output 0: each element of output 0 depends only on the inputs'
+  // elements at the same index.
   bool writes_elementwise(const Step& step) const {
+    if (step.kind == graph::NodeKind::Fused)
+      return !step.fused->reduction || step.fused->keeps_value;
     if (step.buffers.size() != 1) return false;
-    if (step.kind == graph::NodeKind::Fused) return !step.fused->reduction;
     return step.kind == graph::NodeKind::Op && (step.op->flags & ops::kElementwise) &&
            !(step.op->flags & ops::kStateful);
   }
@@ -358,14 +360,14 @@ void Plan::Compiler::plan_memory() {
     // Such a write never falls back to a buffer: the loop variable's buffer
     // holds a value of this static size already (as it holds any write into
     // an inline loop's variable: see donated_dying_here).
-    if ((writes_elementwise(step) || !plan.donated_bytes_.empty()) && step.write_into_input >= 0)
-      buffered = false;
+    const bool into_input =
+        (writes_elementwise(step) || !plan.donated_bytes_.empty()) && step.write_into_input >= 0;
     for (size_t k = 0; k < step.buffers.size(); ++k) {
       int32_t slot = step.out_slot + int32_t(k);
       // A top-level inline loop's variable that is an output lives in its
       // fresh tensor from the start: no copy into one at the end.
       bool fresh = plan.top_level_ && is_output[size_t(slot)] && (computed || step.inline_loop);
-      if (!buffered || fresh || step.keeps_in_row(k)) continue;
+      if (!buffered || fresh || step.keeps_in_row(k) || (k == 0 && into_input)) continue;
       if (k == 0 && taken_over >= 0) {
         free_buffers.push_back(taken_over);
       } else if (free_buffers.empty()) {
@@ -608,10 +610,12 @@ void Plan::Compiler::plan_loop_copies() {
     for (size_t k = 0; k < step.buffers.size(); ++k) {
       const int32_t var = step.out_slot + int32_t(k);
       const Source& src = loop_body.sources_[size_t(loop_body.outputs_[k])];
-      // (A variable kept in an array's row moves with the step writing it.)
+      // (A variable kept in an array's row moves with the step writing it;
+      // one written in place is output 0, the one a step writes into its input.)
       if (loop_body.outputs_[k] == var || step.keeps_in_row(k) ||
           (src.kind == Source::Step &&
-           loop_body.steps_[size_t(src.index)].write_into_input == int32_t(k))) {
+           loop_body.steps_[size_t(src.index)].write_into_input == int32_t(k) &&
+           loop_body.steps_[size_t(src.index)].out_slot == loop_body.outputs_[k])) {
         continue;
       }
       const bool hold = loop_body.output_may_alias_input_[k];

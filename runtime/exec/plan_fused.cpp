@@ -18,13 +18,21 @@
 // Stages (compose): a member whose value only one other member reads may run
 // in that member's loop instead of writing a block of its own, from a fixed
 // set of pairs: add/sub/mul into add/sub/mul (MSE's (a - b) * (a - b), its
-// sum in sum_block's lanes and order; 3 * x + 1), and a comparison into the
-// where it is the condition of (no bool block). The same functors in the
-// same order per element, so a composed stage gives the member-by-member bits.
+// sum in sum_block's lanes and order; 3 * x + 1, an integer product with a
+// broadcast power of two or sum of two as shifts), and a comparison into the
+// where it is the condition of (no bool block), with an integer mod by a
+// broadcast scalar that the comparison reads (x % 2 == 0), and the quotient
+// of that division if the where selects it (x // 2). The same functors
+// in the same order per element, so a composed stage gives the
+// member-by-member bits. A where that gives the value an integer max or min
+// reduces (a loop condition's maximum, the node's second output) folds each
+// block's partial result in its loop.
 // The blocks split over the intra-op threads (ops/parallel.h), each chunk of
 // blocks with its own scratch blocks.
 
 #include <algorithm>
+#include <bit>
+#include <limits>
 #include <memory>
 #include <span>
 #include <type_traits>
@@ -87,7 +95,7 @@ enum class SecondForm { kBoth, kLeft, kRight };
 // v = F(a[i], b[i]), then G on v, v in a register: per block, written to
 // `out`, or (kSum) summed into *out in sum_block's lanes and order.
 template <class T, class F, class G, SecondForm kForm, bool kSum>
-void arithmetic_pair(const void* const* operands, int64_t n, void* out) {
+void arithmetic_pair(const void* const* operands, int64_t n, void* out, void*) {
   const T* a = static_cast<const T*>(operands[0]);
   const T* b = static_cast<const T*>(operands[1]);
   const T* e = static_cast<const T*>(operands[2]);
@@ -109,20 +117,149 @@ void arithmetic_pair(const void* const* operands, int64_t n, void* out) {
   }
 }
 
+// v = a[i] * s for integers, s a broadcast scalar, then G on v as in
+// arithmetic_pair. When s is 2^p or 2^p + 2^q, the product is shifts and an
+// add in the unsigned type (wrapping as MulOp wraps, so the same bits):
+// SSE2 has no 32-bit multiply, which costs six instructions per vector
+// (3 * x + 1: 3 = 2 + 1). Other scalars multiply.
+template <class T, class G, SecondForm kForm>
+void scaled_pair(const void* const* operands, int64_t n, void* out, void*) {
+  const T* a = static_cast<const T*>(operands[0]);
+  const T s = *static_cast<const T*>(operands[1]);
+  const T* e = static_cast<const T*>(operands[2]);
+  T* o = static_cast<T*>(out);
+  auto run = [&](auto product) {
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = product(a[i]);
+      if constexpr (kForm == SecondForm::kBoth) {
+        o[i] = G{}(v, v);
+      } else if constexpr (kForm == SecondForm::kLeft) {
+        o[i] = G{}(v, e[i]);
+      } else {
+        o[i] = G{}(e[i], v);
+      }
+    }
+  };
+  using U = std::make_unsigned_t<T>;
+  const auto bits = U(s);
+  const U rest = bits & U(bits - 1);  // without the lowest set bit
+  const int p = s > 0 ? std::countr_zero(bits) : 0;
+  const int q = rest ? std::countr_zero(rest) : 0;
+  if (s > 0 && rest == 0) {
+    run([p](T x) { return T(U(x) << p); });
+  } else if (s > 0 && (rest & U(rest - 1)) == 0) {
+    run([p, q](T x) { return T(U(U(x) << p) + U(U(x) << q)); });
+  } else {
+    run([s](T x) { return ops::scalar::MulOp{}(x, s); });
+  }
+}
+
+// o[i] = value(i) for the block; with a Fold (the reducer of an integer
+// max or min of the node's value, its second output), also the block's
+// partial result into *reduced: folded in the same loop from the reduction
+// of no elements, exact in any order, so the reduction kernel's result.
+template <class T, class Fold, class Value>
+void store_block(int64_t n, T* o, void* reduced, Value value) {
+  if constexpr (std::is_void_v<Fold>) {
+    for (int64_t i = 0; i < n; ++i) o[i] = value(i);
+  } else {
+    T acc = std::is_same_v<Fold, ops::scalar::MaximumOp> ? std::numeric_limits<T>::lowest()
+                                                         : std::numeric_limits<T>::max();
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = value(i);
+      o[i] = v;
+      acc = Fold{}(acc, v);
+    }
+    *static_cast<T*>(reduced) = acc;
+  }
+}
+
 // where(Cmp(p, q), a, b), the compare's value never stored: a compare read
 // only as a where's condition runs in the where's loop, so no bool block is
 // written and widened again.
-template <class T, class Cmp>
-void compare_select(const void* const* operands, int64_t n, void* out) {
+template <class T, class Cmp, class Fold>
+void compare_select(const void* const* operands, int64_t n, void* out, void* reduced) {
   const T* p = static_cast<const T*>(operands[0]);
   const T* q = static_cast<const T*>(operands[1]);
   const T* a = static_cast<const T*>(operands[2]);
   const T* b = static_cast<const T*>(operands[3]);
-  T* o = static_cast<T*>(out);
-  for (int64_t i = 0; i < n; ++i) {
+  store_block<T, Fold>(n, static_cast<T*>(out), reduced, [&](int64_t i) {
     // Both values loaded on every element, so that GCC selects with masks.
     const T x = a[i], y = b[i];
-    o[i] = Cmp{}(p[i], q[i]) ? x : y;
+    return Cmp{}(p[i], q[i]) ? x : y;
+  });
+}
+
+// where(Cmp(a mod s, q), x, y) (kModLeft; else Cmp(q, a mod s)) for integers,
+// with a broadcast divisor s: the mod runs in the where's loop too, as its
+// kernel runs it (a mask when s is a positive power of two; otherwise ModOp
+// per element, which also raises its division by zero before anything is
+// written), so neither the remainder nor the comparison is stored.
+template <class T, class Cmp, bool kModLeft, class Fold>
+void mod_compare_select(const void* const* operands, int64_t n, void* out, void* reduced) {
+  const T* a = static_cast<const T*>(operands[0]);
+  const T s = *static_cast<const T*>(operands[1]);
+  const T* q = static_cast<const T*>(operands[2]);
+  const T* x = static_cast<const T*>(operands[3]);
+  const T* y = static_cast<const T*>(operands[4]);
+  auto select = [&](auto remainder) {
+    store_block<T, Fold>(n, static_cast<T*>(out), reduced, [&](int64_t i) {
+      const T r = remainder(a[i]);
+      const T u = x[i], v = y[i];
+      if constexpr (kModLeft) {
+        return Cmp{}(r, q[i]) ? u : v;
+      } else {
+        return Cmp{}(q[i], r) ? u : v;
+      }
+    });
+  };
+  if (s > 0 && (s & (s - 1)) == 0) {
+    const T mask = T(s - 1);
+    select([mask](T v) { return T(v & mask); });
+  } else {
+    select([s](T v) { return ops::scalar::ModOp{}(v, s); });
+  }
+}
+
+// where(Cmp(a mod s, q), a // s, y) (kQuotientThen; else the quotient is
+// the where's y) for integers, Cmp equal or not equal (symmetric), with a
+// broadcast divisor s: the quotient and remainder of one division, in the
+// where's loop, as their kernels compute them (a shift and a mask when s is
+// a positive power of two; otherwise FloorDivOp and ModOp per element, in
+// the members' order, kQuotientFirst, so that a zero divisor raises the
+// first one's error before anything is written).
+template <class T, class Cmp, bool kQuotientThen, bool kQuotientFirst, class Fold>
+void divmod_compare_select(const void* const* operands, int64_t n, void* out, void* reduced) {
+  const T* a = static_cast<const T*>(operands[0]);
+  const T s = *static_cast<const T*>(operands[1]);
+  const T* q = static_cast<const T*>(operands[2]);
+  const T* y = static_cast<const T*>(operands[3]);
+  auto select = [&](auto quotient, auto remainder) {
+    store_block<T, Fold>(n, static_cast<T*>(out), reduced, [&](int64_t i) {
+      T d, r;
+      if constexpr (kQuotientFirst) {
+        d = quotient(a[i]);
+        r = remainder(a[i]);
+      } else {
+        r = remainder(a[i]);
+        d = quotient(a[i]);
+      }
+      const T other = y[i];
+      const bool c = Cmp{}(r, q[i]);
+      if constexpr (kQuotientThen) {
+        return c ? d : other;
+      } else {
+        return c ? other : d;
+      }
+    });
+  };
+  if (s > 0 && (s & (s - 1)) == 0) {
+    const int shift = std::countr_zero(std::make_unsigned_t<T>(s));
+    const T mask = T(s - 1);
+    select([shift](T v) { return T(v >> shift); }, [mask](T v) { return T(v & mask); });
+  } else {
+    select([s](T v) { return ops::scalar::FloorDivOp{}(v, s); },
+           [s](T v) { return ops::scalar::ModOp{}(v, s); });
   }
 }
 
@@ -208,10 +345,97 @@ FusedProgram::ComposedFn arithmetic_pair_for(DType dtype, ops::OpId first, ops::
   });
 }
 
-FusedProgram::ComposedFn compare_select_for(DType dtype, ops::OpId comparison) {
+// scaled_pair for an integer dtype; null for others.
+FusedProgram::ComposedFn scaled_pair_for(DType dtype, ops::OpId second, SecondForm form) {
+  return with_number(dtype, [&](auto t) {
+    return with_arithmetic(second, [&](auto g) -> FusedProgram::ComposedFn {
+      using T = decltype(t);
+      using G = decltype(g);
+      if constexpr (std::is_integral_v<T>) {
+        switch (form) {
+          case SecondForm::kBoth:
+            return &scaled_pair<T, G, SecondForm::kBoth>;
+          case SecondForm::kLeft:
+            return &scaled_pair<T, G, SecondForm::kLeft>;
+          case SecondForm::kRight:
+            break;
+        }
+        return &scaled_pair<T, G, SecondForm::kRight>;
+      }
+      return nullptr;
+    });
+  });
+}
+
+// Calls then with the reducer a where stage folds its values with (void:
+// none) for `fold` (kCount: none; see store_block).
+template <class Then>
+FusedProgram::ComposedFn with_fold(ops::OpId fold, Then then) {
+  switch (fold) {
+    case ops::OpId::ReduceMax:
+      return then(ops::scalar::MaximumOp{});
+    case ops::OpId::ReduceMin:
+      return then(ops::scalar::MinimumOp{});
+    default:
+      return then(nullptr);
+  }
+}
+template <class F>
+using FoldOf = std::conditional_t<std::is_null_pointer_v<F>, void, F>;
+
+FusedProgram::ComposedFn compare_select_for(DType dtype, ops::OpId comparison, ops::OpId fold) {
   return with_number(dtype, [&](auto t) {
     return with_comparison(comparison, [&](auto cmp) -> FusedProgram::ComposedFn {
-      return &compare_select<decltype(t), decltype(cmp)>;
+      using Cmp = decltype(cmp);
+      return with_fold(fold, [&](auto f) -> FusedProgram::ComposedFn {
+        using T = std::remove_cvref_t<decltype(t)>;
+        if constexpr (std::is_integral_v<T> || std::is_null_pointer_v<decltype(f)>) {
+          return &compare_select<T, Cmp, FoldOf<decltype(f)>>;
+        }
+        return nullptr;
+      });
+    });
+  });
+}
+
+FusedProgram::ComposedFn divmod_compare_select_for(DType dtype, ops::OpId comparison,
+                                                   bool quotient_then, bool quotient_first,
+                                                   ops::OpId fold) {
+  if (comparison != ops::OpId::Equal && comparison != ops::OpId::NotEqual) return nullptr;
+  return with_number(dtype, [&](auto t) {
+    return with_comparison(comparison, [&](auto cmp) -> FusedProgram::ComposedFn {
+      using Cmp = decltype(cmp);
+      return with_fold(fold, [&](auto f) -> FusedProgram::ComposedFn {
+        using T = std::remove_cvref_t<decltype(t)>;
+        using Fold = FoldOf<decltype(f)>;
+        if constexpr (std::is_integral_v<T>) {
+          if (quotient_then) {
+            return quotient_first ? &divmod_compare_select<T, Cmp, true, true, Fold>
+                                  : &divmod_compare_select<T, Cmp, true, false, Fold>;
+          }
+          return quotient_first ? &divmod_compare_select<T, Cmp, false, true, Fold>
+                                : &divmod_compare_select<T, Cmp, false, false, Fold>;
+        }
+        return nullptr;
+      });
+    });
+  });
+}
+
+FusedProgram::ComposedFn mod_compare_select_for(DType dtype, ops::OpId comparison, bool mod_left,
+                                                ops::OpId fold) {
+  return with_number(dtype, [&](auto t) {
+    return with_comparison(comparison, [&](auto cmp) -> FusedProgram::ComposedFn {
+      using Cmp = decltype(cmp);
+      return with_fold(fold, [&](auto f) -> FusedProgram::ComposedFn {
+        using T = std::remove_cvref_t<decltype(t)>;
+        using Fold = FoldOf<decltype(f)>;
+        if constexpr (std::is_integral_v<T>) {
+          return mod_left ? &mod_compare_select<T, Cmp, true, Fold>
+                          : &mod_compare_select<T, Cmp, false, Fold>;
+        }
+        return nullptr;
+      });
     });
   });
 }
@@ -220,8 +444,13 @@ FusedProgram::ComposedFn compare_select_for(DType dtype, ops::OpId comparison) {
 // every read is by the next stage's member m, and which runs alone, joins
 // m's loop when the pair is one the composed loops cover: an add, sub or
 // mul read by an add, sub or mul of the same dtype (v in a register; MSE's
-// (a - b) * (a - b), 3 * x + 1), or a comparison read only as the condition
-// of a where over its operands' dtype (collatz's where(x % 2 == 0, ...)).
+// (a - b) * (a - b), 3 * x + 1: an integer product with a broadcast scalar
+// by scaled_pair), or a comparison read only as the condition
+// of a where over its operands' dtype (collatz's where(x > 1, ...)), with
+// the mod by a broadcast integer that only the comparison reads, if one is
+// its operand (collatz's where(x % 2 == 0, ...): three members in one loop),
+// and with the quotient of the same division if the where selects it and
+// the comparison is an equality (x // 2: four members in one loop).
 // Every other member is a stage of its own, run by its kernel.
 void compose(FusedProgram& program, std::span<const ops::ValueType* const> input_types) {
   using Member = FusedProgram::Member;
@@ -244,54 +473,126 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
     return Operand{true, true, int32_t(at - program.broadcasts.begin())};
   };
   std::vector<FusedProgram::Stage>& stages = program.stages;
+  // Whether `reader` makes every read of the member `op` names, which runs
+  // alone: its loop can then run in reader's.
+  auto joinable = [&](const Operand& op, const Member& reader) {
+    if (op.external) return false;
+    int32_t by_reader = 0;
+    for (const Operand& o : reader.operands) by_reader += !o.external && o.index == op.index;
+    return reads[size_t(op.index)] == by_reader &&
+           std::any_of(stages.begin(), stages.end(), [&](const FusedProgram::Stage& s) {
+             return s.member == op.index && !s.composed;
+           });
+  };
   for (int32_t m = 0; m <= last; ++m) {
     const Member& member = members[size_t(m)];
-    // The stage of the member `op` names, if m makes every read of it and
-    // it runs alone; its loop can then run in m's.
-    auto joinable = [&](const Operand& op) -> std::vector<FusedProgram::Stage>::iterator {
-      if (op.external) return stages.end();
-      int32_t by_m = 0;
-      for (const Operand& o : member.operands) by_m += !o.external && o.index == op.index;
-      if (reads[size_t(op.index)] != by_m) return stages.end();
-      return std::find_if(stages.begin(), stages.end(), [&](const FusedProgram::Stage& s) {
-        return s.member == op.index && !s.composed;
-      });
-    };
-    FusedProgram::Stage stage{m, nullptr, {}, false};
-    auto joined = stages.end();
+    FusedProgram::Stage stage{m, nullptr, {}, false, false, m};
+    std::vector<int32_t> joined;  // the members whose stages this one takes in
     if (member.op->id == ops::OpId::Where) {
-      joined = joinable(member.operands[0]);
-      const Member* first = joined == stages.end() ? nullptr : &members[size_t(joined->member)];
+      // The last member's where folds an integer max or min of its values.
+      const ops::OpId reduction = program.reduction ? program.reduction->id : ops::OpId::kCount;
+      const ops::OpId fold =
+          m == last && is_integer(member.dtype) &&
+                  (reduction == ops::OpId::ReduceMax || reduction == ops::OpId::ReduceMin)
+              ? reduction
+              : ops::OpId::kCount;
+      stage.folds = fold != ops::OpId::kCount;
+      const Operand& condition = member.operands[0];
+      const Member* first =
+          joinable(condition, member) ? &members[size_t(condition.index)] : nullptr;
       if (first && first->operands.size() == 2 && dtype_of(first->operands[0]) == member.dtype) {
-        stage.composed = compare_select_for(member.dtype, first->op->id);
-        stage.operands = {first->operands[0], first->operands[1], member.operands[1],
-                          member.operands[2]};
+        // A comparison of a mod by a broadcast scalar that only it reads:
+        // all three in one loop.
+        for (int side = 0; side < 2 && !stage.composed; ++side) {
+          const Operand& operand = first->operands[size_t(side)];
+          if (!joinable(operand, *first)) continue;
+          const Member& mod = members[size_t(operand.index)];
+          if (mod.op->id != ops::OpId::Mod || !mod.operands[1].external ||
+              !mod.operands[1].scalar) {
+            continue;
+          }
+          // And the quotient of the same division, if the where selects it
+          // and nothing else reads it (collatz: x // 2 where x % 2 == 0).
+          for (int branch = 1; branch <= 2 && !stage.composed; ++branch) {
+            const Operand& selected = member.operands[size_t(branch)];
+            if (!joinable(selected, member)) continue;
+            const auto same = [](const Operand& p, const Operand& q) {
+              return p.external == q.external && p.scalar == q.scalar && p.index == q.index;
+            };
+            const Member& div = members[size_t(selected.index)];
+            if (div.op->id != ops::OpId::FloorDiv || !same(div.operands[0], mod.operands[0]) ||
+                !same(div.operands[1], mod.operands[1])) {
+              continue;
+            }
+            stage.composed = divmod_compare_select_for(member.dtype, first->op->id, branch == 1,
+                                                       selected.index < operand.index, fold);
+            if (!stage.composed) continue;
+            stage.operands = {mod.operands[0], mod.operands[1], first->operands[size_t(1 - side)],
+                              member.operands[size_t(3 - branch)]};
+            // Both fail together (a zero divisor): the first in order.
+            stage.error_member = std::min(selected.index, operand.index);
+            joined = {condition.index, operand.index, selected.index};
+          }
+          if (stage.composed) break;
+          stage.composed = mod_compare_select_for(member.dtype, first->op->id, side == 0, fold);
+          if (!stage.composed) continue;
+          stage.operands = {mod.operands[0], mod.operands[1], first->operands[size_t(1 - side)],
+                            member.operands[1], member.operands[2]};
+          stage.error_member = operand.index;  // the only member here that can fail
+          joined = {condition.index, operand.index};
+        }
+        if (!stage.composed) {
+          stage.composed = compare_select_for(member.dtype, first->op->id, fold);
+          stage.operands = {first->operands[0], first->operands[1], member.operands[1],
+                            member.operands[2]};
+          joined = {condition.index};
+        }
       }
     } else if (member.operands.size() == 2 && dtype_of(member.operands[0]) == member.dtype) {
-      const bool left = (joined = joinable(member.operands[0])) != stages.end();
-      if (!left) joined = joinable(member.operands[1]);
-      const Member* first = joined == stages.end() ? nullptr : &members[size_t(joined->member)];
+      const bool left = joinable(member.operands[0], member);
+      const Operand* read = left                                   ? &member.operands[0]
+                            : joinable(member.operands[1], member) ? &member.operands[1]
+                                                                   : nullptr;
+      const Member* first = read ? &members[size_t(read->index)] : nullptr;
       if (first && first->operands.size() == 2 && first->dtype == member.dtype &&
           dtype_of(first->operands[0]) == member.dtype) {
         const Operand& other = left ? member.operands[1] : member.operands[0];
-        const bool both = !other.external && other.index == first - members.data();
+        const bool both = !other.external && other.index == read->index;
         const SecondForm form = both   ? SecondForm::kBoth
                                 : left ? SecondForm::kLeft
                                        : SecondForm::kRight;
-        stage.sums = m == last && program.float_sum;
-        stage.composed =
-            arithmetic_pair_for(member.dtype, first->op->id, member.op->id, form, stage.sums);
+        stage.sums = m == last && program.float_sum && !program.keeps_value;
         // kBoth's third operand is not read.
-        stage.operands = {first->operands[0], first->operands[1],
-                          both ? first->operands[0] : other};
+        const Operand& third = both ? first->operands[0] : other;
+        // An integer product with a broadcast scalar (either side: integer
+        // products commute exactly).
+        const int scalar_side = first->op->id != ops::OpId::Mul ? -1
+                                : first->operands[1].scalar     ? 1
+                                : first->operands[0].scalar     ? 0
+                                                                : -1;
+        if (scalar_side >= 0) {
+          stage.composed = scaled_pair_for(member.dtype, member.op->id, form);
+          stage.operands = {first->operands[size_t(1 - scalar_side)],
+                            first->operands[size_t(scalar_side)], third};
+        }
+        if (!stage.composed) {
+          stage.composed =
+              arithmetic_pair_for(member.dtype, first->op->id, member.op->id, form, stage.sums);
+          stage.operands = {first->operands[0], first->operands[1], third};
+        }
+        joined = {read->index};
       }
     }
     if (stage.composed) {
-      stages.erase(joined);  // its member runs in this stage
+      // Their members run in this stage.
+      std::erase_if(stages, [&](const FusedProgram::Stage& s) {
+        return std::find(joined.begin(), joined.end(), s.member) != joined.end();
+      });
       for (Operand& op : stage.operands) op = stage_operand(op);
     } else {
       stage.operands.clear();
       stage.sums = false;
+      stage.folds = false;
     }
     stages.push_back(std::move(stage));
   }
@@ -377,6 +678,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
     last = &n;
   }
   if (!program->reduction) program->num_elements = last->outputs[0].shape.num_elements();
+  program->keeps_value = sub.outputs.size() == 2;
 
   std::vector<FusedProgram::Member>& members = program->members;
   const DType value_dtype = members.back().dtype;
@@ -395,7 +697,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   // A flat program runs member by member.
   if (program->flat) {
     for (size_t m = 0; m < members.size(); ++m)
-      program->stages.push_back({int32_t(m), nullptr, {}, false});
+      program->stages.push_back({int32_t(m), nullptr, {}, false, false, int32_t(m)});
   } else {
     compose(*program, input_types);
   }
@@ -419,7 +721,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   std::vector<int32_t> free_blocks;
   for (size_t s = 0; s < stages.size(); ++s) {
     FusedProgram::Member& member = members[size_t(stages[s].member)];
-    bool writes_output = s + 1 == stages.size() && !program->reduction;
+    bool writes_output = s + 1 == stages.size() && (!program->reduction || program->keeps_value);
     if (!writes_output && !stages[s].sums) {
       if (free_blocks.empty()) free_blocks.push_back(int32_t(program->num_blocks++));
       member.block = free_blocks.back();
@@ -504,11 +806,26 @@ void Plan::run_fused(Arena& a, const Step& step) const {
                   *static_cast<const T*>(a.data[size_t(slot)]));
     });
   }
-  const bool last_sums = program.stages.back().sums;
+  // The last stage gave each block's partial result already.
+  const bool last_reduces = program.stages.back().sums || program.stages.back().folds;
+  // Output 1, the reduction, when output 0 is the value.
+  void* reduced_out = out;
+  const Shape* reduced_shape = out_shape;
+  if (program.keeps_value) {
+    const int32_t slot = step.out_slot + 1;
+    reduced_shape = &step.node->outputs[1].shape;
+    if (step.buffers[1] >= 0) {
+      reduced_out = a.reserve(step.buffers[1], dtype_size(step.out_dtypes[1]));
+    } else {
+      a.holders[size_t(slot)] = detail::make_eager(step.out_dtypes[1], *reduced_shape);
+      reduced_out = a.holders[size_t(slot)].raw_mutable_data();
+      reduced_shape = &a.holders[size_t(slot)].shape();
+    }
+  }
 
   auto run_blocks = [&](int64_t chunk, int64_t begin, int64_t end) {
     char* blocks = scratch + broadcast_bytes + size_t(chunk) * chunk_bytes;
-    constexpr size_t kMaxOperands = 4;
+    constexpr size_t kMaxOperands = 5;
     ops::KernelInput in[kMaxOperands];
     const void* composed_in[kMaxOperands];
     const FusedProgram::Member* current = nullptr;
@@ -519,7 +836,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
         char* partial = partials + size_t(block_index) * dtype_size(value_dtype);
         for (const FusedProgram::Stage& stage : program.stages) {
           const FusedProgram::Member& m = program.members[size_t(stage.member)];
-          current = &m;
+          current = &program.members[size_t(stage.error_member)];
           void* block_out = stage.sums ? partial
                             : m.block >= 0
                                 ? blocks + size_t(m.block) * program.block_bytes
@@ -538,7 +855,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
                     blocks + size_t(program.members[size_t(op.index)].block) * program.block_bytes;
               }
             }
-            stage.composed(composed_in, block_shape[0], block_out);
+            stage.composed(composed_in, block_shape[0], block_out, partial);
             continue;
           }
           for (size_t i = 0; i < m.operands.size(); ++i) {
@@ -565,8 +882,11 @@ void Plan::run_fused(Arena& a, const Step& step) const {
                         nullptr});
         }
         current = nullptr;
-        if (!program.reduction || last_sums) continue;
-        const char* value = blocks + size_t(program.members.back().block) * program.block_bytes;
+        if (!program.reduction || last_reduces) continue;
+        const char* value =
+            program.keeps_value
+                ? static_cast<const char*>(out) + size_t(start) * dtype_size(out_dtype)
+                : blocks + size_t(program.members.back().block) * program.block_bytes;
         if (program.float_sum) {
           if (value_dtype == DType::float32) {
             *reinterpret_cast<float*>(partial) =
@@ -595,16 +915,22 @@ void Plan::run_fused(Arena& a, const Step& step) const {
 
   if (program.reduction) {
     const Shape partial_shape{num_blocks};
+    const DType reduced_dtype = step.out_dtypes.back();
     ops::KernelInput reduced{partials, &partial_shape, value_dtype};
-    program.reduction->kernel(
-        {program.reduction->name, {&reduced, 1}, out, &kScalar, out_dtype, &all_axes(), nullptr});
+    program.reduction->kernel({program.reduction->name,
+                               {&reduced, 1},
+                               reduced_out,
+                               &kScalar,
+                               reduced_dtype,
+                               &all_axes(),
+                               nullptr});
     if (program.mean) {
       // As kernel_reduce_mean divides its sum: integers truncate. The
       // element count is at least 1 (fusion takes no empty shapes).
-      visit_dtype(out_dtype, [&](auto v) {
+      visit_dtype(reduced_dtype, [&](auto v) {
         using T = decltype(v);
         if constexpr (!std::is_same_v<T, bool>) {
-          T* result = static_cast<T*>(out);
+          T* result = static_cast<T*>(reduced_out);
           *result = T(*result / T(program.num_elements));
         }
       });
@@ -612,6 +938,10 @@ void Plan::run_fused(Arena& a, const Step& step) const {
   }
   a.data[size_t(step.out_slot)] = out;
   a.shape[size_t(step.out_slot)] = out_shape;
+  if (program.keeps_value) {
+    a.data[size_t(step.out_slot) + 1] = reduced_out;
+    a.shape[size_t(step.out_slot) + 1] = reduced_shape;
+  }
 }
 
 }  // namespace ag::exec

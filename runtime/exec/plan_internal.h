@@ -17,15 +17,12 @@
 #include "core/tensor_impl.h"
 #include "exec/plan.h"
 #include "graph/variable_state.h"
+#include "ops/kernels.h"
 
 namespace ag::exec {
 
 constexpr size_t kMaxScalarInputs = 3;  // where(c, x, y)
-// Elementwise ops on static vectors of at most this many elements (collatz
-// on two values, small state vectors) run as flat steps: the op's scalar
-// kernel called per element, which costs less than a kernel's dtype dispatch
-// and loop set-up at this size.
-constexpr int32_t kMaxFlatElements = 16;
+using ops::kMaxFlatElements;
 
 // A fused step's block (plan_fused.cpp): 1024 elements, so that a block of
 // float32 is 4 KiB, a chain's live blocks fit in a 32 KiB L1, and a kernel
@@ -65,6 +62,9 @@ struct FusedProgram {
   // runs as a sum, divided at the end.
   const ops::OpDef* reduction = nullptr;
   bool mean = false;
+  // The node's output 0 is the last member's value, written like an
+  // unreduced program's, and output 1 the reduction of it.
+  bool keeps_value = false;
   // A float sum (or mean): each block is summed by the fused kernel's own
   // loop (plan_fused.cpp, sum_block), the partial sums by the kernel.
   bool float_sum = false;
@@ -79,7 +79,8 @@ struct FusedProgram {
   // stage runs one member with its kernel, or several members composed into
   // one loop over the block's operands that writes the value of `member`
   // (with `sums`, the block's float sum: its partial result).
-  using ComposedFn = void (*)(const void* const* operands, int64_t n, void* out);
+  // `reduced`: where a stage that folds writes the block's partial result.
+  using ComposedFn = void (*)(const void* const* operands, int64_t n, void* out, void* reduced);
   struct Stage {
     int32_t member;
     ComposedFn composed = nullptr;  // null: the member's kernel
@@ -87,6 +88,12 @@ struct FusedProgram {
     // block in `broadcasts`.
     std::vector<Operand> operands;
     bool sums = false;
+    // Writes its value and also folds the block's partial result of the
+    // program's reduction (an integer max or min) in its loop.
+    bool folds = false;
+    // Whose "defined at" the stage's errors carry: `member`, or in a composed
+    // loop the one member in it that can fail (a mod's division by zero).
+    int32_t error_member = -1;
   };
   std::vector<Stage> stages;
   // The external scalars composed loops read, broadcast over a block each

@@ -42,7 +42,8 @@ enum class NodeKind : uint8_t {
   While,              // inputs: loop vars..., captures...; subgraphs: cond, body
   // Elementwise ops fused into one node by passes/fusion.cpp. subgraphs[0]
   // holds its members: one placeholder per input, the member op nodes in
-  // order, and the last member (the node's one output) as its output.
+  // order, and the last member (the node's output) as its output; or the
+  // value and a reduction of it as outputs 0 and 1.
   Fused,
 };
 

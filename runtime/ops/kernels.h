@@ -24,4 +24,12 @@ Shape broadcast_shapes(const Shape& a, const Shape& b);
 // fold small float vectors themselves on that promise, with the same bits.
 inline constexpr int64_t kInOrderReduceElements = 8;
 
+// Elementwise ops on static vectors of at most this many elements (collatz
+// on two values, small state vectors) run as flat steps in the executor:
+// the op's scalar kernel called per element, which costs less than a
+// kernel's dtype dispatch and loop set-up at this size. The passes that
+// trade a flat step for a block loop (passes/fusion.cpp) leave such vectors
+// alone.
+inline constexpr int32_t kMaxFlatElements = 16;
+
 }  // namespace ag::ops

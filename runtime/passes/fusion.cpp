@@ -14,11 +14,20 @@
 //   every other member is used only by members and is not a body output;
 // - the root may instead be a reduction over all axes (reduce_sum, _mean,
 //   _max, _min, _prod, _any, _all) of a member;
+// - or, when the root is elementwise and also read by such a reduction
+//   (past Identity; the first in node order, itself no body output), with more than
+//   ops::kMaxFlatElements elements, and the reduction is not a float sum,
+//   mean or product: the Fused node has two outputs, the root's value and
+//   that reduction of it (a loop body's new value and the reduction its
+//   condition reads, passes/loop_condition_reductions.cpp); the reduction
+//   is removed and its uses read output 1;
 // - groups are maximal: grown from the last node backwards, taking every
-//   input that qualifies; a group of one node is left as it was;
+//   input that qualifies; a group of one node (and no second output) is
+//   left as it was;
 // - the Fused node's inputs are the group's outside values, each once, in
 //   the order members first read them; subgraphs[0] holds the members in
-//   their order with their names, sites and attributes.
+//   their order with their names, sites and attributes (and the second
+//   output's reduction last).
 // Members are removed; other nodes keep their order and names. Static
 // scalars (rank 0) are never fused: the executor's scalar steps run them.
 
@@ -29,6 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ops/kernels.h"
 #include "passes/passes.h"
 
 namespace ag::passes {
@@ -50,31 +60,6 @@ bool is_fusable_elementwise(const Node& node) {
          shape.rank() > 0 && shape.num_elements() > 0;
 }
 
-bool reduces_all_axes(const Body& body, const Node& node) {
-  if (node.kind != NodeKind::Op) return false;
-  switch (node.op) {
-    case OpId::ReduceSum:
-    case OpId::ReduceMean:
-    case OpId::ReduceMax:
-    case OpId::ReduceMin:
-    case OpId::ReduceProd:
-    case OpId::ReduceAny:
-    case OpId::ReduceAll:
-      break;
-    default:
-      return false;
-  }
-  const int rank = body.type_of(node.inputs[0]).shape.rank();
-  if (node.attrs.ints.empty()) return true;
-  std::vector<bool> axes(size_t(std::max(rank, 0)), false);
-  for (int64_t axis : node.attrs.ints) {
-    int64_t a = axis < 0 ? axis + rank : axis;
-    if (a < 0 || a >= rank) return false;
-    axes[size_t(a)] = true;
-  }
-  return std::all_of(axes.begin(), axes.end(), [](bool b) { return b; });
-}
-
 // A value a member may read from outside the group: of the group's shape,
 // or a static single element that broadcasts.
 bool fits_group(const ops::ValueType& type, const Shape& shape) {
@@ -94,9 +79,16 @@ class Fuser {
         uses_in_group_(body.nodes.size(), 0),
         queued_(body.nodes.size(), false),
         fused_(body.nodes.size(), false),
-        is_output_(body.nodes.size(), false) {
-    for (const Node& node : body.nodes) {
+        is_output_(body.nodes.size(), false),
+        reduced_by_(body.nodes.size(), -1) {
+    for (size_t i = 0; i < body.nodes.size(); ++i) {
+      const Node& node = body.nodes[i];
       for (ValueRef in : node.inputs) ++uses_[size_t(in.node)];
+      if (!reduces_all_axes(body, node)) continue;
+      const ValueRef reduced = graph::through_identity(body, node.inputs[0]);
+      if (reduced_by_[size_t(reduced.node)] < 0 && reduced.output == 0) {
+        reduced_by_[size_t(reduced.node)] = int32_t(i);
+      }
     }
     for (ValueRef out : body.outputs) is_output_[size_t(out.node)] = true;
   }
@@ -104,21 +96,52 @@ class Fuser {
   void run() {
     std::vector<bool> keep(body_.nodes.size(), true);
     bool changed = false;
+    std::vector<ValueRef> second_output(body_.nodes.size(), ValueRef{-1, 0});  // per reduction
     for (size_t r = body_.nodes.size(); r-- > 0;) {
       if (fused_[r]) continue;
       std::vector<int32_t> members = grow_group(int32_t(r));
-      if (members.size() < 2) continue;
+      const int32_t reduction = reduced_alongside(members);
+      if (members.size() + (reduction >= 0 ? 1 : 0) < 2) continue;
       for (int32_t m : members) {
         fused_[size_t(m)] = true;
         keep[size_t(m)] = m == int32_t(r);
       }
-      replace_with_fused(members);
+      if (reduction >= 0) {
+        fused_[size_t(reduction)] = true;
+        keep[size_t(reduction)] = false;
+        second_output[size_t(reduction)] = {int32_t(r), 1};
+      }
+      replace_with_fused(members, reduction);
       changed = true;
     }
-    if (changed) graph::compact(body_, keep);
+    if (!changed) return;
+    graph::remap_inputs(body_, [&](ValueRef v) {
+      return second_output[size_t(v.node)].node >= 0 ? second_output[size_t(v.node)] : v;
+    });
+    graph::compact(body_, keep);
   }
 
  private:
+  // A reduction over all axes of the value of group `members` (grown from
+  // an elementwise root) that the group can compute as its second output,
+  // in the same pass over the elements; or -1. Only reductions exact in any
+  // order (not a float sum, mean or product, which the group would add up
+  // block by block), and not over a vector short enough to run as flat
+  // steps, which such a group would not.
+  int32_t reduced_alongside(const std::vector<int32_t>& members) const {
+    const Node& root = body_.nodes[size_t(members.back())];
+    const int32_t reduction = reduced_by_[size_t(members.back())];
+    if (reduction < 0 || fused_[size_t(reduction)] || is_output_[size_t(reduction)] ||
+        !is_fusable_elementwise(root) || !inputs_fit(body_, root, root.outputs[0].shape) ||
+        root.outputs[0].shape.num_elements() <= ops::kMaxFlatElements) {
+      return -1;
+    }
+    const Node& node = body_.nodes[size_t(reduction)];
+    const bool adds_up =
+        node.op == OpId::ReduceSum || node.op == OpId::ReduceMean || node.op == OpId::ReduceProd;
+    return adds_up && is_floating(root.outputs[0].dtype) ? -1 : reduction;
+  }
+
   // The members of the group rooted at `root`, in node order (the root last);
   // just the root when nothing fuses with it.
   std::vector<int32_t> grow_group(int32_t root) {
@@ -176,7 +199,7 @@ class Fuser {
   // when one node gives several) go through the subgraph's unique_name: its
   // table stays as small as the set of outside nodes, not one entry per
   // member. A fused body is never added to afterwards.
-  void replace_with_fused(const std::vector<int32_t>& members) {
+  void replace_with_fused(const std::vector<int32_t>& members, int32_t reduction) {
     const int32_t root = members.back();
     auto is_member = [&](ValueRef in) {
       return std::binary_search(members.begin(), members.end(), in.node);
@@ -218,8 +241,14 @@ class Fuser {
       sub_index[k] = sub->add(std::move(member));
     }
     sub->outputs = {{sub_index.back(), 0}};
-
     Node& fused = body_.nodes[size_t(root)];
+    if (reduction >= 0) {
+      Node reduced = std::move(body_.nodes[size_t(reduction)]);
+      reduced.inputs = {sub->outputs[0]};
+      fused.outputs.push_back(reduced.outputs[0]);
+      sub->outputs.push_back({sub->add(std::move(reduced)), 0});
+    }
+
     fused.kind = NodeKind::Fused;
     fused.op = OpId::kCount;
     fused.attrs = {};
@@ -234,9 +263,35 @@ class Fuser {
   std::vector<bool> queued_;            // per node: a candidate of that group already
   std::vector<bool> fused_;             // per node: in a group already
   std::vector<bool> is_output_;
+  std::vector<int32_t> reduced_by_;  // per node: the first reduction over all axes of it, or -1
 };
 
 }  // namespace
+
+bool reduces_all_axes(const Body& body, const Node& node) {
+  if (node.kind != NodeKind::Op) return false;
+  switch (node.op) {
+    case OpId::ReduceSum:
+    case OpId::ReduceMean:
+    case OpId::ReduceMax:
+    case OpId::ReduceMin:
+    case OpId::ReduceProd:
+    case OpId::ReduceAny:
+    case OpId::ReduceAll:
+      break;
+    default:
+      return false;
+  }
+  const int rank = body.type_of(node.inputs[0]).shape.rank();
+  if (node.attrs.ints.empty()) return true;
+  std::vector<bool> axes(size_t(std::max(rank, 0)), false);
+  for (int64_t axis : node.attrs.ints) {
+    int64_t a = axis < 0 ? axis + rank : axis;
+    if (a < 0 || a >= rank) return false;
+    axes[size_t(a)] = true;
+  }
+  return std::all_of(axes.begin(), axes.end(), [](bool b) { return b; });
+}
 
 void fuse_elementwise(graph::Body& body) {
   Fuser(body).run();

@@ -37,6 +37,14 @@ void fuse_elementwise(graph::Body& body);
 // gathering it from the range (passes/range_loops.cpp).
 void index_ranges_directly(graph::Body& body);
 
+// Has a While's condition read its integer reductions of loop variables as
+// loop variables that the body computes (passes/loop_condition_reductions.cpp).
+void carry_loop_condition_reductions(graph::Body& body);
+
+// Whether `node` is a reduction (reduce_sum, _mean, _max, _min, _prod, _any,
+// _all) over all axes of its input.
+bool reduces_all_axes(const graph::Body& body, const graph::Node& node);
+
 // Has gathers of one index from transpose(x, p) read x on axis p[a] where
 // the other axes keep their order, also across a While's captured input
 // (passes/transposed_gathers.cpp).

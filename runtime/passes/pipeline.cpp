@@ -4,14 +4,16 @@
 // Needs: a valid body; nested If/While bodies valid on their own (their
 // placeholders bound positionally to the parent node's inputs, their outputs
 // to its outputs).
-// Guarantees: staged for loops over ranges index them directly (first, on
-// the loop bodies as traced); nested bodies are optimised first, innermost first, each on its
-// own (its roots are its outputs and stateful nodes; its placeholders are
-// never removed or reordered); a nested body shared with another owner is
-// copied first, never changed under it. Then the body itself goes through the
-// passes until nothing changes, in at most kMaxRounds rounds to bound the time
-// spent on long chains of rewrites. Fusion runs last, once: it only groups
-// nodes, so the other passes have nothing to gain after it.
+// Guarantees: staged for loops over ranges index them directly, and loop
+// conditions read their reductions of loop variables as loop variables
+// (first, on the loop bodies as traced); nested bodies are optimised first,
+// innermost first, each on its own (its roots are its outputs and stateful
+// nodes; its placeholders are never removed or reordered); a nested body
+// shared with another owner is copied first, never changed under it. Then
+// the body itself goes through the passes until nothing changes, in at most
+// kMaxRounds rounds to bound the time spent on long chains of rewrites.
+// Fusion runs last, once: it only groups nodes, so the other passes have
+// nothing to gain after it.
 
 #include <algorithm>
 #include <cstddef>
@@ -43,6 +45,7 @@ std::pair<size_t, size_t> progress_measure(const graph::Body& body) {
 void optimize(graph::Body& body, Target target) {
   // On the loop bodies as tracing staged them, before they are optimised.
   index_ranges_directly(body);
+  carry_loop_condition_reductions(body);
   for (graph::Node& node : body.nodes) {
     for (std::shared_ptr<graph::Body>& subgraph : node.subgraphs) {
       // Copying a Body shares its nested bodies; optimise a private copy so

@@ -5,10 +5,13 @@
 // reassociation bound for floating-point reductions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -139,6 +142,44 @@ TEST(Fusion, OtherBroadcastsScalarsAndStatefulOpsStayOutside) {
             "['exp'] -> neg\n"
             "['neg'] -> Identity_1\n")
       << before;
+}
+
+// A value that is an output and is also reduced over all axes (a loop
+// body's new value and the maximum its condition reads): the fused node
+// computes both. Not for a float sum (fused, it adds in another order), nor
+// over a vector short enough for flat steps.
+TEST(Fusion, AReductionOfTheRootIsASecondOutput) {
+  auto fused = [](DType dtype, Shape shape, OpId reduction) {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", dtype, std::move(shape));
+    ValueRef y = b.op(OpId::Add, {b.op(OpId::Mul, {x, x}), x});
+    b.output(y);
+    b.output(b.op(reduction, {y}));
+    fuse_elementwise(b.body);
+    return b.body.to_string();
+  };
+  EXPECT_EQ(fused(int32, {1000}, OpId::ReduceMax),
+            "[] -> x\n"
+            "['x'] -> fused {mul, add, reduce_max}\n"
+            "['fused'] -> Identity\n"
+            "['fused:1'] -> Identity_1\n");
+  EXPECT_EQ(fused(float32, {1000}, OpId::ReduceMin),
+            "[] -> x\n"
+            "['x'] -> fused {mul, add, reduce_min}\n"
+            "['fused'] -> Identity\n"
+            "['fused:1'] -> Identity_1\n");
+  EXPECT_EQ(fused(float32, {1000}, OpId::ReduceSum),
+            "[] -> x\n"
+            "['x'] -> fused {mul, add}\n"
+            "['fused'] -> Identity\n"
+            "['fused'] -> reduce_sum\n"
+            "['reduce_sum'] -> Identity_1\n");
+  EXPECT_EQ(fused(int32, {16}, OpId::ReduceMax),
+            "[] -> x\n"
+            "['x'] -> fused {mul, add}\n"
+            "['fused'] -> Identity\n"
+            "['fused'] -> reduce_max\n"
+            "['reduce_max'] -> Identity_1\n");
 }
 
 TEST(Fusion, SingleOpsAndOutputsAreNotFused) {
@@ -302,16 +343,21 @@ TEST(FusedKernel, ArithmeticPairsCompose) {
   EXPECT_NE(two_readers->stages[1].composed, nullptr);
 }
 
-// Collatz's step: 8 members in 5 stages: the two comparisons run in the
-// wheres they select for, 3 * x + 1 is one loop; no bool block is written.
+// Collatz's step: 8 members in 3 stages: the two comparisons run in the
+// wheres they select for (x % 2 and x // 2 with the first), 3 * x + 1 is
+// one loop; no bool block is written.
 TEST(FusedKernel, ComparisonsRunInTheirWhere) {
   BodyBuilder b;
   add_collatz_step(b, {5000});
   auto program = fused_program_of(b);
   ASSERT_NE(program, nullptr);
   EXPECT_EQ(program->members.size(), 8u);
-  EXPECT_EQ(program->stages.size(), 5u);
+  EXPECT_EQ(program->stages.size(), 3u);
   EXPECT_EQ(composed_stages(*program), 3u);
+  for (const exec::FusedProgram::Stage& s : program->stages) {
+    EXPECT_NE(program->members[size_t(s.member)].op->id, OpId::Mod);
+    EXPECT_NE(program->members[size_t(s.member)].op->id, OpId::FloorDiv);
+  }
   for (const exec::FusedProgram::Stage& s : program->stages) {
     EXPECT_NE(program->members[size_t(s.member)].dtype, bool_);
   }
@@ -325,6 +371,210 @@ TEST(FusedKernel, ComparisonsRunInTheirWhere) {
   for (const Node& node : kept.body.nodes) {
     if (node.kind != NodeKind::Fused) continue;
     EXPECT_EQ(composed_stages(*compile_fused_node(kept.body, node)), 0u);
+  }
+}
+
+// The members in the stage that runs `member`'s loop, by op; one stage per
+// member of `program` when it is its kernel's.
+size_t stages_running(const exec::FusedProgram& program, OpId op) {
+  return size_t(std::count_if(program.stages.begin(), program.stages.end(),
+                              [&](const exec::FusedProgram::Stage& s) {
+                                return program.members[size_t(s.member)].op->id == op;
+                              }));
+}
+
+// A mod by a broadcast integer read only by a where's comparison, on either
+// side, runs in the where's loop; a mod by a tensor, a mod with another
+// reader and a float mod run alone.
+TEST(FusedKernel, ModsRunInTheirComparisonsWhere) {
+  auto select = [](DType dtype, bool scalar_divisor, bool mod_left, bool mod_read_twice) {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", dtype, {3000});
+    ValueRef d = b.placeholder("d", dtype, scalar_divisor ? Shape{} : Shape{3000});
+    ValueRef q = b.placeholder("q", dtype, {3000});
+    ValueRef r = b.op(OpId::Mod, {x, d});
+    ValueRef c = b.op(OpId::Less, mod_left ? std::vector<ValueRef>{r, q} : std::vector{q, r});
+    ValueRef w = b.op(OpId::Where, {c, x, q});
+    b.output(mod_read_twice ? b.op(OpId::Add, {w, r}) : w);
+    return fused_program_of(b);
+  };
+  for (bool mod_left : {true, false}) {
+    for (DType dtype : {int32, int64}) {
+      auto program = select(dtype, true, mod_left, false);
+      ASSERT_EQ(program->stages.size(), 1u);
+      EXPECT_NE(program->stages[0].composed, nullptr);
+      EXPECT_EQ(program->members[size_t(program->stages[0].error_member)].op->id, OpId::Mod);
+    }
+    auto by_tensor = select(int32, false, mod_left, false);
+    EXPECT_EQ(stages_running(*by_tensor, OpId::Mod), 1u);
+    EXPECT_EQ(by_tensor->stages.size(), 2u);  // the comparison still in the where's loop
+    EXPECT_EQ(stages_running(*select(int32, true, mod_left, true), OpId::Mod), 1u);
+    EXPECT_EQ(stages_running(*select(float32, true, mod_left, false), OpId::Mod), 1u);
+  }
+}
+
+// Against eager, bit for bit: divisors that are powers of two (the mask),
+// others, negative ones and -1 (ModOp per element); int32 and int64 values
+// from the whole range, with the extremes, zero and small negatives.
+TEST(FusedKernel, ComposedModsAreBitIdentical) {
+  std::mt19937_64 random(81);
+  std::vector<int64_t> values = {0, 1, -1, 2, -2, 3, -3, INT32_MAX, INT32_MIN, INT32_MIN + 1};
+  while (values.size() < 5001) {
+    const int64_t v = int64_t(random());
+    values.push_back(values.size() % 2 ? v : v % 100);
+  }
+  std::vector<int32_t> narrow(values.begin(), values.end());  // wrapped
+  values[0] = INT64_MIN;
+  values[1] = INT64_MAX;
+  const Tensor x32 = constant(narrow, Shape{int64_t(narrow.size())});
+  const Tensor x64 = constant(values, Shape{int64_t(values.size())});
+  for (int64_t d : {2, 8, 1, 1 << 30, 3, 10, -1, -2, -4, -7}) {
+    for (const Tensor& x : {x32, x64}) {
+      const Tensor divisor = ag::cast(constant(std::vector<int64_t>{d}, Shape{}), x.dtype());
+      const std::string what =
+          "mod_by_" + std::to_string(d) + "_" + std::string(dtype_name(x.dtype()));
+      expect_identical(
+          what + "_left", [](Tensor t, Tensor s) { return ag::where(t % s == 0, t, -t); }, x,
+          divisor);
+      expect_identical(
+          what + "_right", [](Tensor t, Tensor s) { return ag::where(1 < t % s, t * 3, t); }, x,
+          divisor);
+    }
+  }
+  expect_identical("collatz_extremes", [](Tensor t) { return collatz_step(t); }, x32);
+}
+
+// The quotient and remainder of one division in the where's loop: either
+// member first, the quotient selected when the test holds or when it does
+// not; against eager, bit for bit, for divisors as above.
+TEST(FusedKernel, ComposedQuotientsAreBitIdentical) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", int64, {3000});
+  ValueRef d = b.placeholder("d", int64, {});
+  ValueRef r = b.op(OpId::Mod, {x, d});
+  ValueRef q = b.op(OpId::FloorDiv, {x, d});
+  b.output(b.op(
+      OpId::Where,
+      {b.op(OpId::NotEqual, {b.constant(constant(std::vector<int64_t>{1}, Shape{})), r}), x, q}));
+  auto program = fused_program_of(b);
+  ASSERT_EQ(program->stages.size(), 1u);
+  EXPECT_EQ(program->members[size_t(program->stages[0].error_member)].op->id, OpId::Mod);
+
+  std::mt19937_64 random(82);
+  std::vector<int64_t> values = {0, 1, -1, 2, -2, 3, -3, INT32_MAX, INT32_MIN, INT32_MIN + 1};
+  while (values.size() < 5001) {
+    const int64_t v = int64_t(random());
+    values.push_back(values.size() % 2 ? v : v % 100);
+  }
+  std::vector<int32_t> narrow(values.begin(), values.end());  // wrapped
+  values[0] = INT64_MIN;
+  values[1] = INT64_MAX;
+  const Tensor x32 = constant(narrow, Shape{int64_t(narrow.size())});
+  const Tensor x64 = constant(values, Shape{int64_t(values.size())});
+  for (int64_t divisor : {2, 8, 1, 1 << 30, 3, 10, -1, -2, -4, -7}) {
+    for (const Tensor& t : {x32, x64}) {
+      const Tensor s = ag::cast(constant(std::vector<int64_t>{divisor}, Shape{}), t.dtype());
+      const std::string what =
+          "divmod_" + std::to_string(divisor) + "_" + std::string(dtype_name(t.dtype()));
+      expect_identical(
+          what + "_quotient_first",
+          [](Tensor v, Tensor k) {
+            Tensor quotient = ag::floordiv(v, k);
+            Tensor remainder = v % k;
+            return ag::where(remainder == 0, quotient, v * 3 + 1);
+          },
+          t, s);
+      expect_identical(
+          what + "_remainder_first",
+          [](Tensor v, Tensor k) {
+            Tensor remainder = v % k;
+            Tensor quotient = ag::floordiv(v, k);
+            return ag::where(remainder == 1, -v, quotient);
+          },
+          t, s);
+    }
+  }
+}
+
+// A zero divisor: the error of the division's first member, at its line.
+TEST(FusedKernel, ComposedQuotientErrorsNameTheFirstMember) {
+  Tensor x = ag::range(ag::constant(0), ag::constant(5000));
+  for (bool quotient_first : {true, false}) {
+    auto fn = ag::function(
+        [quotient_first](Tensor v, Tensor k) {
+          Tensor quotient, remainder;
+          if (quotient_first) {
+            quotient = ag::floordiv(v, k);
+            remainder = v % k;
+          } else {
+            remainder = v % k;
+            quotient = ag::floordiv(v, k);
+          }
+          return ag::where(remainder == 0, quotient, v);
+        },
+        {.name = "halve"});
+    const std::string first = quotient_first ? "floordiv" : "mod";
+    try {
+      fn(x, ag::constant(0));
+      FAIL() << "no error";
+    } catch (const ag::InvalidArgumentError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(first + ": integer division by zero"), std::string::npos) << message;
+      EXPECT_NE(message.find("in op " + first + " (node '" + first + "') of function 'halve'"),
+                std::string::npos)
+          << message;
+    }
+    EXPECT_EQ(fn(x, ag::constant(2)).shape(), x.shape());
+  }
+}
+
+TEST(FusedKernel, ComposedModErrorsNameTheMod) {
+  auto fn = ag::function([](Tensor x, Tensor d) { return ag::where(x % d == 0, x, x + 1); },
+                         {.name = "parity"});
+  Tensor x = ag::range(ag::constant(0), ag::constant(5000));
+  try {
+    fn(x, ag::constant(0));
+    FAIL() << "no error";
+  } catch (const ag::InvalidArgumentError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("mod: integer division by zero"), std::string::npos) << message;
+    EXPECT_NE(message.find("in op mod (node 'mod') of function 'parity'"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("pass_fusion_test.cpp"), std::string::npos) << message;
+  }
+  EXPECT_EQ(fn(x, ag::constant(2)).shape(), x.shape());  // the same function again
+}
+
+// An integer product with a broadcast scalar, read by an add, sub or mul,
+// runs in scaled_pair (shifts for a power of two or a sum of two, else a
+// multiply): against eager, bit for bit, for scalars of each kind, on either
+// side, both dtypes, values over the whole range.
+TEST(FusedKernel, ScaledPairsAreBitIdentical) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", int32, {3000});
+  ValueRef s = b.placeholder("s", int32, {});
+  b.output(b.op(OpId::Sub, {x, b.op(OpId::Mul, {s, x})}));
+  auto program = fused_program_of(b);
+  ASSERT_EQ(program->stages.size(), 1u);
+  EXPECT_NE(program->stages[0].composed, nullptr);
+
+  std::mt19937_64 random(83);
+  std::vector<int64_t> values = {0, 1, -1, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};
+  while (values.size() < 5001) values.push_back(int64_t(random()));
+  std::vector<int32_t> narrow(values.begin(), values.end());  // wrapped
+  const Tensor x32 = constant(narrow, Shape{int64_t(narrow.size())});
+  const Tensor x64 = constant(values, Shape{int64_t(values.size())});
+  for (int64_t scale : {int64_t(1), int64_t(2), int64_t(3), int64_t(6), int64_t(7), int64_t(12),
+                        int64_t(0), int64_t(-3), int64_t(1) << 30, (int64_t(1) << 30) + 1,
+                        int64_t(INT32_MAX), int64_t(INT32_MIN), (int64_t(1) << 40) + 4}) {
+    for (const Tensor& t : {x32, x64}) {
+      const Tensor s = ag::cast(constant(std::vector<int64_t>{scale}, Shape{}), t.dtype());
+      const std::string what = std::to_string(scale) + "_" + std::string(dtype_name(t.dtype()));
+      expect_identical("scaled_add_" + what, [](Tensor v, Tensor k) { return v * k + 1; }, t, s);
+      expect_identical("scaled_sub_" + what, [](Tensor v, Tensor k) { return v - k * v; }, t, s);
+      expect_identical(
+          "scaled_square_" + what, [](Tensor v, Tensor k) { return (k * v) * (k * v); }, t, s);
+    }
   }
 }
 
@@ -422,6 +672,62 @@ TEST(FusedKernel, SmallGroupsRunFlatAndBitIdentical) {
   expect_identical(
       "past_flat", [](Tensor t) { return ag::tanh(t * 0.5f) + 1.0f; },
       ag::random_uniform({17}, -2.0, 2.0, ag::float32, 41));
+}
+
+// The value and its reduction from one fused step (composed stages and a
+// kernel stage; the value written into the output, then reduced): against
+// eager, bit for bit, for each exact reduction; on whole and partial blocks.
+TEST(FusedKernel, ASecondReducedOutputIsBitIdentical) {
+  for (OpId reduction :
+       {OpId::ReduceMax, OpId::ReduceMin, OpId::ReduceSum, OpId::ReduceProd, OpId::ReduceMean}) {
+    for (int64_t n : {17, 1024, 5000}) {
+      BodyBuilder b;
+      ValueRef x = b.placeholder("x", int32, {n});
+      ValueRef y = b.op(OpId::Where, {b.op(OpId::Greater, {x, b.constant(constant(0))}),
+                                      b.op(OpId::FloorDiv, {x, b.constant(constant(3))}),
+                                      b.op(OpId::Add, {b.op(OpId::Mul, {x, x}), x})});
+      b.output(y);
+      b.output(b.op(reduction, {y}));
+      auto traced = std::make_shared<Body>(b.body);
+      auto optimized = std::make_shared<Body>(b.body);
+      optimize(*optimized);
+      auto plan = plan_of(optimized);
+      EXPECT_EQ(plan->num_steps(), 1u) << optimized->to_string();
+      std::vector<int32_t> values;
+      for (int64_t i = 0; i < n; ++i) values.push_back(int32_t((i * 7919) % 20001) - 10000);
+      values[0] = INT32_MIN;
+      values[size_t(n) / 2] = INT32_MAX;
+      expect_eager_values(*plan, *traced, {constant(values, Shape{n})});
+    }
+  }
+}
+
+// The where that gives the value folds an integer max or min of it in its
+// loop: collatz's step and its maximum (the loop's condition) in 4 stages;
+// not a float maximum, nor a sum.
+TEST(FusedKernel, TheLastWhereFoldsAnIntegerMaximum) {
+  auto last_stage_folds = [](DType dtype, OpId reduction) {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", dtype, {5000});
+    ValueRef zero = b.constant(ag::cast(constant(0), dtype));
+    ValueRef y = b.op(OpId::Where, {b.op(OpId::Greater, {x, zero}), x, b.op(OpId::Neg, {x})});
+    b.output(y);
+    b.output(b.op(reduction, {y}));
+    auto program = fused_program_of(b);
+    EXPECT_TRUE(program->keeps_value);
+    return program->stages.back().folds;
+  };
+  EXPECT_TRUE(last_stage_folds(int32, OpId::ReduceMax));
+  EXPECT_TRUE(last_stage_folds(int64, OpId::ReduceMin));
+  EXPECT_FALSE(last_stage_folds(int32, OpId::ReduceSum));
+  EXPECT_FALSE(last_stage_folds(float32, OpId::ReduceMax));
+
+  BodyBuilder collatz;
+  add_collatz_step(collatz, {5000});
+  collatz.output(collatz.op(OpId::ReduceMax, {collatz.body.outputs[0]}));
+  auto program = fused_program_of(collatz);
+  EXPECT_EQ(program->stages.size(), 3u);
+  EXPECT_TRUE(program->stages.back().folds);
 }
 
 TEST(FusedKernel, PlanRunsTheChainAsOneStep) {

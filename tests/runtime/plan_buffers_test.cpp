@@ -47,12 +47,15 @@ TEST(PlanBuffers, CollatzUpdatesItsVectorInPlace) {
   Tensor x = ag::range(ag::constant(1), ag::constant(3001));
   EXPECT_EQ(collatz(x).item<int32_t>(), 216);
   const ag::exec::Plan& plan = plan_for(collatz, x);
-  // The While's loop variable x (the counter, the function's output, lives
-  // in its fresh tensor from the start); in the condition, reduce_max and the
-  // comparison. The body's step computing x is one fused step writing into x
-  // itself, and the counter's increment (a scalar step) writes into the
-  // counter (the loop runs inline: plan_inline_while_test.cpp).
-  EXPECT_EQ(plan.num_buffers_in_all_plans(), 3u);
+  // The While's loop variables x and x's maximum, which the condition reads
+  // (passes/loop_condition_reductions.cpp; the counter, the function's
+  // output, lives in its fresh tensor from the start); the maximum of x's
+  // initial value; in the condition, the comparison; in the body, the
+  // maximum of the new x. The body's step computing x (and its maximum) is
+  // one fused step writing x into x itself, and the counter's increment (a
+  // scalar step) writes into the counter (the loop runs inline:
+  // plan_inline_while_test.cpp).
+  EXPECT_EQ(plan.num_buffers_in_all_plans(), 5u);
   EXPECT_EQ(plan.num_in_place_steps(), 2u);
 }
 
