@@ -48,6 +48,8 @@ FEATURES = {
     "transposed_arrays": "dynamic_rnn-like loops: a state updated by one binary op of a row of a "
                          "sequence and written to a static-size TensorArray at the counter, the "
                          "array stacked and transposed (rows moved off axis 0); near misses too",
+    "array_broadcast": "in transposed_arrays loops, some rows of lower rank than the state, "
+                       "which broadcast against it",
     "method": "some functions are marked methods of an ag::Module reading a private member: "
               "in or out of their class, const, static",
 }
@@ -468,6 +470,8 @@ class FunctionGen:
         }[(row_rank, big)]))
         op = r.choice(["+", "-", "*"])
         read = r.choice(["row", "transposed", "transposed", "gather", "broadcast"])
+        if read == "broadcast" and not self.on("array_broadcast"):
+            read = "row"
         form = r.choice(["range", "range", "range", "while", "for_c"])
         miss = r.choices(["none", "state_read_after", "other_reader", "shorter", "n_bound",
                           "stack_read", "read_after_loop", "two_perms", "perm_stays",
