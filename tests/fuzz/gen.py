@@ -45,6 +45,11 @@ FEATURES = {
     "retrace": "calls with several dtypes, shapes and C++ int arguments",
     "transposed_rows": "rows of a tensor stacked along x's last axis and transposed to the front "
                        "(dynamic_rnn's input), read at a scalar tensor index in loops and branches",
+    "transposed_arrays": "dynamic_rnn-like loops: a state updated by one binary op of a row of a "
+                         "sequence and written to a static-size TensorArray at the counter, the "
+                         "array stacked and transposed (rows moved off axis 0); near misses too",
+    "array_broadcast": "in transposed_arrays loops, some rows of lower rank than the state, "
+                       "which broadcast against it",
     "method": "some functions are marked methods of an ag::Module reading a private member: "
               "in or out of their class, const, static",
 }
@@ -114,6 +119,9 @@ class FunctionGen:
         # and without the "transposed_rows" feature.
         self.rows_rng = random.Random(f"{seed}:{index}:rows")
         self.has_rows = self.on("transposed_rows") and self.rows_rng.random() < 0.3
+        # Likewise for the "transposed_arrays" loops.
+        self.arrays_rng = random.Random(f"{seed}:{index}:arrays")
+        self.has_arrays = self.on("transposed_arrays") and self.arrays_rng.random() < 0.35
         self.counter = 0
         self.helpers = []         # (name, lines)
         self.stmt_budget = 0
@@ -438,6 +446,132 @@ class FunctionGen:
         lines += self.block(body, depth + 1, inner)
         return lines + [f"{ind}}}"]
 
+    # ---- transposed arrays ---------------------------------------------------
+    def array_loop(self, b):
+        """A dynamic_rnn-like loop (the "transposed_arrays" feature): lines that
+        end with `arB_d`, a scalar digest of what the loop wrote (a local of the
+        function: the loop sits at its top, in an `if` or in a loop).
+
+        The common form is what passes/transposed_arrays.cpp and
+        exec/plan_views.cpp (keep_rows_in_arrays) rewrite: a static-size array
+        written at the counter of a loop over its size with the state that one
+        binary op computed from a row of a sequence and the state, read after
+        the loop only through one transpose that moves axis 0 alone. A near
+        miss breaks one of their conditions. Drawn from arrays_rng only."""
+        r = self.arrays_rng
+        p = f"ar{b}_"
+        steps = r.randint(2, 6)
+        row_rank = r.choice([1, 2, 2, 3])
+        big = r.random() < 0.8    # rows of more than 16 elements (not flat steps)
+        row = list(r.choice({
+            (1, True): [(17,), (20,), (24,)], (1, False): [(5,), (12,)],
+            (2, True): [(3, 6), (4, 5), (2, 9), (3, 7), (4, 8)], (2, False): [(2, 3), (3, 4), (2, 8)],
+            (3, True): [(2, 3, 4), (2, 2, 5), (3, 2, 3)], (3, False): [(2, 2, 2), (2, 2, 3)],
+        }[(row_rank, big)]))
+        op = r.choice(["+", "-", "*"])
+        read = r.choice(["row", "transposed", "transposed", "gather", "broadcast"])
+        if read == "broadcast" and not self.on("array_broadcast"):
+            read = "row"
+        form = r.choice(["range", "range", "range", "while", "for_c"])
+        miss = r.choices(["none", "state_read_after", "other_reader", "shorter", "n_bound",
+                          "stack_read", "read_after_loop", "two_perms", "perm_stays",
+                          "dynamic", "value_differs", "reversed", "two_arrays"], [14] + [1] * 12)[0]
+        place = r.choice(["top", "top", "top", "if", "loop"])
+
+        def dims(shape):
+            return "{" + ", ".join(map(str, shape)) + "}"
+
+        def sequence(shape, k, tied):
+            return f"fz_sequence(x, {dims(shape)}, {r.randint(1, 9)}, {k}, {str(tied).lower()})"
+
+        # Products keep |state| <= |initial state|: rows in [-1, 1].
+        k, tied = (1, False) if op == "*" else (3, r.random() < 0.6)
+        lines = []
+        at = r.randint(1, row_rank)   # the time axis of a transposed sequence
+        if read == "row":
+            lines.append(f"const ag::Tensor {p}seq = {sequence([steps] + row, k, tied)};")
+            operand = f"{p}seq[{p}i]"
+        elif read == "broadcast":   # rows of the state's shape without its first axis
+            lines.append(f"const ag::Tensor {p}seq = {sequence([steps] + row[1:], k, tied)};")
+            operand = f"{p}seq[{p}i]"
+        else:
+            stored = row[:at] + [steps] + row[at:]
+            lines.append(f"const ag::Tensor {p}seq = {sequence(stored, k, tied)};")
+            if read == "gather":
+                operand = f"ag::gather({p}seq, {p}i, {at})"
+            else:
+                to_front = [at] + [d for d in range(row_rank + 1) if d != at]
+                lines.append(f"const ag::Tensor {p}xs = ag::transpose({p}seq, {dims(to_front)});")
+                operand = f"{p}xs[{p}i]"
+        lines.append(f"ag::Tensor {p}s = {sequence(row, 2 if op == '*' else 3, r.random() < 0.6)};")
+        if miss == "other_reader":
+            lines.append(f"ag::Tensor {p}u = {p}s * 0;")
+        size = "0, /*dynamic_size=*/true" if miss == "dynamic" else str(steps)
+        lines.append(f"ag::TensorArray {p}a(x.dtype(), {size});")
+        if miss == "two_arrays":
+            lines.append(f"ag::TensorArray {p}b(x.dtype(), {steps});")
+        bound = {"shorter": str(steps - 1), "n_bound": f"ag::minimum(n + 1, {steps})"}.get(miss, str(steps))
+        i = f"{p}i"
+        body = [f"  {p}s = " + (f"{p}s {op} {operand};" if r.random() < 0.5 else f"{operand} {op} {p}s;")]
+        if miss == "other_reader":
+            body.append(f"  {p}u = {p}u + {p}s;")
+        written = f"{p}s * 2" if miss == "value_differs" else f"{p}s"
+        index = f"{steps - 1} - {i}" if miss == "reversed" else i
+        body.append(f"  {p}a = {p}a.write({index}, {written});")
+        if miss == "two_arrays":
+            body.append(f"  {p}b = {p}b.write({i}, {p}s);")
+        if form == "range":
+            # An int64 limit mostly: an int32 range's counter reaches the write
+            # through a cast, which keep_rows_in_arrays does not see through.
+            bound_expr = bound if bound.startswith("ag::") or r.random() < 0.3 else \
+                f"ag::Tensor(int64_t{{{bound}}})"
+            lines += [f"for (auto {i} : ag::range({bound_expr})) {{"] + body + ["}"]
+        elif form == "while":
+            lines += [f"ag::Tensor {i} = 0;", f"while ({i} < {bound}) {{"] + body + \
+                [f"  {i} = {i} + 1;", "}"]
+        else:
+            lines += [f"for (ag::Tensor {i} = 0; {i} < {bound}; {i} = {i} + 1) {{"] + body + ["}"]
+
+        def moving_perm():
+            perm = list(range(1, row_rank + 1))
+            perm.insert(r.randint(1, row_rank), 0)
+            if r.random() < 0.2:   # negative axes
+                perm = [d - (row_rank + 1) if r.random() < 0.5 else d for d in perm]
+            return perm
+
+        perm = moving_perm()
+        if miss == "perm_stays":
+            # Axis 0 stays in front, or moves with the others reordered.
+            perm = [0] + list(range(row_rank, 0, -1)) if row_rank >= 2 and r.random() < 0.5 else \
+                list(range(row_rank, -1, -1))
+        stacked = f"{p}a.stack()"
+        transposed = stacked if r.random() < 0.1 and miss != "perm_stays" else \
+            f"ag::transpose({stacked}, {dims(perm)})"
+        digest = [f"fz_digest({transposed})"]
+        if miss == "state_read_after":
+            digest.append(f"fz_digest({p}s)")
+        elif miss == "other_reader":
+            digest.append(f"fz_digest({p}u)")
+        elif miss == "stack_read":
+            digest.append(f"fz_digest({stacked})")
+        elif miss == "read_after_loop":
+            digest.append(f"fz_digest({p}a.read({r.randint(0, steps - 1)}))")
+        elif miss == "two_arrays":
+            digest.append(f"fz_digest(ag::transpose({p}b.stack(), {dims(moving_perm())}))")
+        elif miss == "two_perms":
+            other = moving_perm()
+            if other == perm:
+                other = list(range(row_rank, -1, -1))
+            digest.append(f"fz_digest(ag::transpose({stacked}, {dims(other)}))")
+        digest = " + ".join(digest)
+        d = f"{p}d"
+        if place == "top":
+            return ["  " + line for line in lines] + [f"  const ag::Tensor {d} = {digest};"]
+        head = "if (n > 1) {" if place == "if" else f"for (auto {p}o : ag::range(2)) {{"
+        update = f"{d} = {digest};" if place == "if" else f"{d} = {d} + {digest};"
+        return ([f"  ag::Tensor {d} = ag::reduce_sum(x) * 0;", f"  {head}"] +
+                ["    " + line for line in lines] + [f"    {update}", "  }"])
+
     # ---- functions -----------------------------------------------------------
     def body(self, sc, ind, budget):
         self.stmt_budget = budget
@@ -481,6 +615,10 @@ class FunctionGen:
         if self.has_rows:
             lines.append("  const ag::Tensor rows = fz_transposed_rows(x);")
         result = "v0 + v1 * 3 - v2 * 5"
+        if self.has_arrays:
+            for b in range(1, self.arrays_rng.choice([1, 1, 2]) + 1):
+                lines += self.array_loop(b)
+                result += f" + ar{b}_d"
         if self.on("tensor_array") and r.random() < 0.5:
             sc.has_ta = True
             lines += ["  ag::TensorArray ta(x.dtype(), 0, /*dynamic_size=*/true);",
@@ -556,6 +694,23 @@ def generate(seed, indices, features):
            "// Row i of them, i wrapped into [0, 3) (% is a floor mod).",
            "static ag::Tensor fz_row(ag::Tensor rows, ag::Tensor i) {",
            "  return rows[i % 3];",
+           "}", "",
+           "// A `shape` tensor of x's dtype: a pattern in [-k, k] that `salt` varies, plus",
+           "// the sum of x when `tied` (a constant otherwise).",
+           "static ag::Tensor fz_sequence(ag::Tensor x, std::vector<int64_t> shape, int salt, int k,",
+           "                              bool tied) {",
+           "  int64_t count = 1;",
+           "  for (int64_t d : shape) count *= d;",
+           "  ag::Tensor iota = ag::reshape(ag::cast(ag::range(ag::Tensor(count)), x.dtype()), shape);",
+           "  ag::Tensor pattern = (iota * salt + salt / 2) % (2 * k + 1) - k;",
+           "  return tied ? pattern + ag::reduce_sum(x) : pattern;",
+           "}", "",
+           "// A scalar that any element of t moved or changed changes: t weighted by",
+           "// 1..7 along its flat order, summed (exact: t holds small integers). Sizes",
+           "// from the graph: a dynamic-size array's stack has an unknown first dim.",
+           "static ag::Tensor fz_digest(ag::Tensor t) {",
+           "  ag::Tensor iota = ag::cast(ag::range(ag::size(t)), t.dtype());",
+           "  return ag::reduce_sum(ag::reshape(t, {-1}) * (iota % 7 + 1));",
            "}", ""]
     cases = []
     for i in indices:
