@@ -23,6 +23,7 @@
 //     the end there). Where the output's shape is not static, the zeros'
 //     dims are computed when the model runs, which our importer cannot load.
 #include <limits>
+#include <vector>
 
 #include "ag/error.h"
 #include "ag/ops.h"
@@ -233,7 +234,13 @@ std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const 
       return binary("MatMul");
     case OpId::Transpose: {
       ::onnx::NodeProto& node = e.with_attrs("Transpose", {in[0]}, out);
-      if (!attrs.ints.empty()) set_ints(node, "perm", attrs.ints);
+      if (!attrs.ints.empty()) {
+        // ONNX's perm has no negative axes; ours count from the end.
+        const auto rank = int64_t(attrs.ints.size());
+        std::vector<int64_t> perm = attrs.ints;
+        for (int64_t& axis : perm) axis = axis < 0 ? axis + rank : axis;
+        set_ints(node, "perm", perm);
+      }
       return {out};
     }
     case OpId::Reshape: {

@@ -30,6 +30,7 @@
 // a While's nested plans compiled.
 // Guarantees: the plan's results are those of the copying plan, bit for bit.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -182,8 +183,7 @@ void Plan::mark_strided_view(Step& gather) {
     }
     if (operand < 0) continue;
     if (!reads_strided(step) || step.static_shape != gather.static_shape ||
-        (step.strided_run != 0 && step.strided_run != inner) ||
-        body.type_of(step.node->inputs[size_t(1 - operand)]).shape != gather.static_shape)
+        (step.strided_run != 0 && step.strided_run != inner))
       return;
     readers.push_back({&step, operand});
   }
@@ -198,13 +198,18 @@ void Plan::mark_strided_view(Step& gather) {
 }
 
 // Whether `step` is a binary elementwise kernel step (not a flat one), of a
-// static shape, that can read its inputs strided and write its output so.
+// static shape, that can read its inputs strided and write its output so:
+// binary_loop's strided branch reads both inputs at the output's shape, so
+// neither may broadcast.
 bool Plan::reads_strided(const Step& step) const {
   return step.kind == graph::NodeKind::Op && step.op->arity == 2 &&
          (step.op->flags & ops::kElementwise) &&
          ops::scalar_kernel(step.op->id, slot_dtypes_[size_t(step.inputs[0])],
                             step.out_dtypes[0]) != nullptr &&
-         step.shape_is_static && step.static_shape.num_elements() > kMaxFlatElements;
+         step.shape_is_static && step.static_shape.num_elements() > kMaxFlatElements &&
+         std::all_of(step.node->inputs.begin(), step.node->inputs.end(), [&](graph::ValueRef in) {
+           return body_->type_of(in).shape == step.static_shape;
+         });
 }
 
 // An inline While `loop` whose TensorArray variable j is overwritten whole

@@ -65,6 +65,12 @@ TEST(OnnxSave, LayoutOpsAndReductions) {
   expect_round_trip(f, ag::constant({1.0f, 5.0f, 2.0f, 6.0f, 3.0f, 4.0f}));
 }
 
+TEST(OnnxSave, ATransposeWithNegativeAxesCountsThemFromTheEnd) {
+  // ONNX's perm takes no negative axes (the checker rejects {-2, 0, -1}).
+  auto f = ag::function([](ag::Tensor x) { return ag::transpose(x, {-2, 0, -1}) * 2.0f; });
+  expect_round_trip(f, ag::random_uniform({2, 3, 4}, -1.0, 1.0, ag::float32, 5));
+}
+
 TEST(OnnxSave, EverydayOps) {
   auto f = ag::function([](ag::Tensor x, ag::Tensor i) {
     ag::Tensor r = ag::round(x) + ag::floor(x) + ag::ceil(x) + ag::sign(x);
