@@ -41,6 +41,8 @@ namespace ag::exec {
 
 namespace {
 
+using graph::count_reads;
+
 using graph::producer;
 
 // The value of an integer scalar constant, if `v` is one.
@@ -54,17 +56,6 @@ std::optional<int64_t> const_int(const graph::Body& body, graph::ValueRef v) {
 // Whether `v` is the body's input `k`.
 bool is_input(const graph::Body& body, graph::ValueRef v, size_t k) {
   return through_identity(body, v).node == body.placeholders[k];
-}
-
-// How often node `node`'s outputs are read: by nodes (an Identity counts as
-// a reader) and as the body's outputs.
-int count_reads(const graph::Body& body, int32_t node) {
-  int reads = 0;
-  for (const graph::Node& n : body.nodes) {
-    for (graph::ValueRef in : n.inputs) reads += in.node == node;
-  }
-  for (graph::ValueRef out : body.outputs) reads += out.node == node;
-  return reads;
 }
 
 // Whether `index` is the loop counter `j` itself, or element j of a constant

@@ -119,6 +119,17 @@ inline const Node& producer(const Body& body, ValueRef v) {
   return body.nodes[size_t(through_identity(body, v).node)];
 }
 
+// How often node `node`'s outputs are read: by nodes (an Identity counts as
+// a reader) and as the body's outputs.
+inline int count_reads(const Body& body, int32_t node) {
+  int reads = 0;
+  for (const Node& n : body.nodes) {
+    for (ValueRef in : n.inputs) reads += in.node == node;
+  }
+  for (ValueRef out : body.outputs) reads += out.node == node;
+  return reads;
+}
+
 // A Transpose node's permutation with its defaults spelt out: an empty one
 // reverses the axes, a negative entry counts from the end.
 std::vector<int64_t> transpose_permutation(const Node& transpose);

@@ -39,20 +39,11 @@ namespace ag::passes {
 namespace {
 
 using graph::Body;
+using graph::count_reads;
 using graph::Node;
 using graph::NodeKind;
 using graph::ValueRef;
 using ops::OpId;
-
-// How often node `node`'s outputs are read by nodes and as body outputs.
-int count_reads(const Body& body, int32_t node) {
-  int reads = 0;
-  for (const Node& n : body.nodes) {
-    for (ValueRef in : n.inputs) reads += in.node == node;
-  }
-  for (ValueRef out : body.outputs) reads += out.node == node;
-  return reads;
-}
 
 // The nodes from body output k back to its placeholder k, when they form a
 // chain of fixed-size axis-0 tensor_array_writes and Identities, each read
