@@ -7,10 +7,12 @@
 #include <ag/ag.h>
 
 #include "error_test_util.h"
+#include "staged_test_util.h"
 
 namespace {
 
 using ag::Tensor;
+using ag_test::dynamic_rnn;
 using ag_test::error_of;
 
 void expect_same(const Tensor& eager, const Tensor& graph) {
@@ -171,26 +173,6 @@ TEST(ControlFlow, EarlyReturnWithFlags) {
   expect_same(g(ag::constant({-3, -4})), f(ag::constant({-3, -4})));
   EXPECT_EQ(f(ag::constant({-3, -4})).to_vector<int>(), (std::vector<int>{1, 2}));
   EXPECT_EQ(f(ag::constant({1, 2})).to_vector<int>(), (std::vector<int>{1, 4}));
-}
-
-Tensor rnn_step(Tensor inp, Tensor state) {
-  return inp + state;
-}
-
-Tensor dynamic_rnn(Tensor input_data, Tensor initial_state) {
-  input_data =
-      ag::transpose(input_data, {1, 0, 2});  // [batch, time, features] -> [time, batch, features]
-  int64_t max_seq_len = input_data.shape()[0];
-  ag::TensorArray states(ag::float32, max_seq_len);
-  Tensor state = initial_state;
-  ag::for_stmt(
-      ag::range(Tensor(max_seq_len)), ag::no_extra_test,
-      [&](Tensor i) {
-        state = rnn_step(input_data[i], state);
-        states.write(i, state);
-      },
-      ag::state({"state", "states"}, state, states));
-  return ag::transpose(states.stack(), {1, 0, 2});
 }
 
 TEST(ControlFlow, DynamicRnnWithTensorArray) {

@@ -413,11 +413,13 @@ TEST(FusedKernel, ModsRunInTheirComparisonsWhere) {
   }
 }
 
-// Against eager, bit for bit: divisors that are powers of two (the mask),
-// others, negative ones and -1 (ModOp per element); int32 and int64 values
-// from the whole range, with the extremes, zero and small negatives.
-TEST(FusedKernel, ComposedModsAreBitIdentical) {
-  std::mt19937_64 random(81);
+// Calls check(what, x, divisor) for int32 and int64 values from the whole
+// range, with the extremes, zero and small negatives, against divisors that
+// are powers of two (the mask), others, negative ones and -1 (per element).
+// Returns the int32 values.
+template <class Check>
+Tensor for_each_division(uint64_t seed, const std::string& name, Check check) {
+  std::mt19937_64 random(seed);
   std::vector<int64_t> values = {0, 1, -1, 2, -2, 3, -3, INT32_MAX, INT32_MIN, INT32_MIN + 1};
   while (values.size() < 5001) {
     const int64_t v = int64_t(random());
@@ -431,22 +433,29 @@ TEST(FusedKernel, ComposedModsAreBitIdentical) {
   for (int64_t d : {2, 8, 1, 1 << 30, 3, 10, -1, -2, -4, -7}) {
     for (const Tensor& x : {x32, x64}) {
       const Tensor divisor = ag::cast(constant(std::vector<int64_t>{d}, Shape{}), x.dtype());
-      const std::string what =
-          "mod_by_" + std::to_string(d) + "_" + std::string(dtype_name(x.dtype()));
-      expect_identical(
-          what + "_left", [](Tensor t, Tensor s) { return ag::where(t % s == 0, t, -t); }, x,
-          divisor);
-      expect_identical(
-          what + "_right", [](Tensor t, Tensor s) { return ag::where(1 < t % s, t * 3, t); }, x,
-          divisor);
+      check(name + "_" + std::to_string(d) + "_" + std::string(dtype_name(x.dtype())), x, divisor);
     }
   }
+  return x32;
+}
+
+// Against eager, bit for bit.
+TEST(FusedKernel, ComposedModsAreBitIdentical) {
+  const Tensor x32 = for_each_division(
+      81, "mod_by", [](const std::string& what, const Tensor& x, const Tensor& divisor) {
+        expect_identical(
+            what + "_left", [](Tensor t, Tensor s) { return ag::where(t % s == 0, t, -t); }, x,
+            divisor);
+        expect_identical(
+            what + "_right", [](Tensor t, Tensor s) { return ag::where(1 < t % s, t * 3, t); }, x,
+            divisor);
+      });
   expect_identical("collatz_extremes", [](Tensor t) { return collatz_step(t); }, x32);
 }
 
 // The quotient and remainder of one division in the where's loop: either
 // member first, the quotient selected when the test holds or when it does
-// not; against eager, bit for bit, for divisors as above.
+// not; against eager, bit for bit.
 TEST(FusedKernel, ComposedQuotientsAreBitIdentical) {
   BodyBuilder b;
   ValueRef x = b.placeholder("x", int64, {3000});
@@ -460,40 +469,24 @@ TEST(FusedKernel, ComposedQuotientsAreBitIdentical) {
   ASSERT_EQ(program->stages.size(), 1u);
   EXPECT_EQ(program->members[size_t(program->stages[0].error_member)].op->id, OpId::Mod);
 
-  std::mt19937_64 random(82);
-  std::vector<int64_t> values = {0, 1, -1, 2, -2, 3, -3, INT32_MAX, INT32_MIN, INT32_MIN + 1};
-  while (values.size() < 5001) {
-    const int64_t v = int64_t(random());
-    values.push_back(values.size() % 2 ? v : v % 100);
-  }
-  std::vector<int32_t> narrow(values.begin(), values.end());  // wrapped
-  values[0] = INT64_MIN;
-  values[1] = INT64_MAX;
-  const Tensor x32 = constant(narrow, Shape{int64_t(narrow.size())});
-  const Tensor x64 = constant(values, Shape{int64_t(values.size())});
-  for (int64_t divisor : {2, 8, 1, 1 << 30, 3, 10, -1, -2, -4, -7}) {
-    for (const Tensor& t : {x32, x64}) {
-      const Tensor s = ag::cast(constant(std::vector<int64_t>{divisor}, Shape{}), t.dtype());
-      const std::string what =
-          "divmod_" + std::to_string(divisor) + "_" + std::string(dtype_name(t.dtype()));
-      expect_identical(
-          what + "_quotient_first",
-          [](Tensor v, Tensor k) {
-            Tensor quotient = ag::floordiv(v, k);
-            Tensor remainder = v % k;
-            return ag::where(remainder == 0, quotient, v * 3 + 1);
-          },
-          t, s);
-      expect_identical(
-          what + "_remainder_first",
-          [](Tensor v, Tensor k) {
-            Tensor remainder = v % k;
-            Tensor quotient = ag::floordiv(v, k);
-            return ag::where(remainder == 1, -v, quotient);
-          },
-          t, s);
-    }
-  }
+  for_each_division(82, "divmod", [](const std::string& what, const Tensor& t, const Tensor& s) {
+    expect_identical(
+        what + "_quotient_first",
+        [](Tensor v, Tensor k) {
+          Tensor quotient = ag::floordiv(v, k);
+          Tensor remainder = v % k;
+          return ag::where(remainder == 0, quotient, v * 3 + 1);
+        },
+        t, s);
+    expect_identical(
+        what + "_remainder_first",
+        [](Tensor v, Tensor k) {
+          Tensor remainder = v % k;
+          Tensor quotient = ag::floordiv(v, k);
+          return ag::where(remainder == 1, -v, quotient);
+        },
+        t, s);
+  });
 }
 
 // A zero divisor: the error of the division's first member, at its line.

@@ -18,6 +18,7 @@
 #include "graph/graph.h"
 #include "ops/dispatch.h"
 #include "passes/passes.h"
+#include "staged_test_util.h"
 
 namespace ag::passes {
 namespace {
@@ -116,14 +117,6 @@ TEST(TransposedArrays, OnlyTransposesThatMoveTheRowsAxisAloneAreTakenIn) {
   }
 }
 
-// The traced body of `fn` for `args`, optimised.
-template <class F, class... Args>
-std::shared_ptr<Body> optimized_body(const F& fn, const Args&... args) {
-  auto body = std::make_shared<Body>(fn.get_concrete_function(args...).graph().body());
-  optimize(*body);
-  return body;
-}
-
 // A running sum over the rows of x (its first axis), each sum times 2
 // written to an array, stacked and transposed with `perm`.
 std::function<Tensor(Tensor)> running_sums_transposed(std::vector<int64_t> perm) {
@@ -140,12 +133,6 @@ std::function<Tensor(Tensor)> running_sums_transposed(std::vector<int64_t> perm)
         ag::state({"sum", "rows"}, sum, rows));
     return transpose(rows.stack(), perm);
   };
-}
-
-std::string perm_string(const std::vector<int64_t>& perm) {
-  std::string out;
-  for (int64_t d : perm) out += " " + std::to_string(d);
-  return out;
 }
 
 struct PermCase {
@@ -227,22 +214,6 @@ TEST(TransposedArrays, ArraysReadOtherwiseKeepTheirLayout) {
   }
 }
 
-// The seed's dynamic_rnn (tools/bench/control_bench.cpp).
-Tensor dynamic_rnn(Tensor input_data, Tensor initial_state) {
-  input_data = transpose(input_data, {1, 0, 2});
-  int64_t max_seq_len = input_data.shape()[0];
-  TensorArray states(float32, max_seq_len);
-  Tensor state = initial_state;
-  for_stmt(
-      range(Tensor(max_seq_len)), no_extra_test,
-      [&](Tensor i) {
-        state = input_data[i] + state;
-        states.write(i, state);
-      },
-      ag::state({"state", "states"}, state, states));
-  return transpose(states.stack(), {1, 0, 2});
-}
-
 TEST(TransposedArrays, DynamicRnnWritesItsStatesInTheOrderItReturnsThem) {
   auto rnn = function(dynamic_rnn, {.name = "dynamic_rnn"});
   for (Shape shape : {Shape{32, 100, 128}, Shape{2, 3, 4}, Shape{3, 7, 5}}) {
@@ -301,6 +272,16 @@ TEST(TransposedArrays, AnIndexOutOfRangeFailsAsItDoesEagerly) {
   EXPECT_EQ(count_ops(*optimized_body(staged, x, constant(int64_t{0})), OpId::Transpose), 0u);
 }
 
+// The gradients of sum(f(a, b)^2) with respect to a and b.
+std::vector<Tensor> squared_sum_gradients(const std::function<Tensor(Tensor, Tensor)>& f,
+                                          const Tensor& a, const Tensor& b) {
+  GradientTape tape;
+  tape.watch(a);
+  tape.watch(b);
+  Tensor out = f(a, b);
+  return tape.gradient(reduce_sum(out * out), std::vector<Tensor>{a, b});
+}
+
 // The gradient through a loop whose array the forward plan writes
 // transposed (an RNN cell with a weight) against the eager tape's, and
 // tensor_array_write's own gradient along axis 1 against central
@@ -322,15 +303,8 @@ TEST(TransposedArrays, GradientsMatchEagerAndFiniteDifferences) {
   Tensor x = random_uniform({3, 2}, -1.0, 1.0, float64, 21);
   Tensor w = random_uniform({2}, 0.5, 1.5, float64, 22);
   EXPECT_EQ(count_ops(*optimized_body(staged, x, w), OpId::Transpose), 0u);
-  auto grads_of = [&](const std::function<Tensor(Tensor, Tensor)>& f) {
-    GradientTape tape;
-    tape.watch(x);
-    tape.watch(w);
-    Tensor out = f(x, w);
-    return tape.gradient(reduce_sum(out * out), std::vector<Tensor>{x, w});
-  };
-  std::vector<Tensor> eager = grads_of(cell_loop);
-  std::vector<Tensor> graph = grads_of([&](Tensor a, Tensor b) { return staged(a, b); });
+  std::vector<Tensor> eager = squared_sum_gradients(cell_loop, x, w);
+  std::vector<Tensor> graph = squared_sum_gradients(staged, x, w);
   for (size_t k = 0; k < 2; ++k) {
     ASSERT_EQ(graph[k].shape(), eager[k].shape());
     std::vector<double> g = graph[k].to_vector<double>(), e = eager[k].to_vector<double>();
@@ -342,15 +316,8 @@ TEST(TransposedArrays, GradientsMatchEagerAndFiniteDifferences) {
   auto rnn = function(dynamic_rnn, {.name = "dynamic_rnn"});
   Tensor input = random_uniform({3, 6, 5}, -1.0, 1.0, float32, 25);
   Tensor init = random_uniform({3, 5}, -1.0, 1.0, float32, 26);
-  auto rnn_grads = [&](const std::function<Tensor(Tensor, Tensor)>& f) {
-    GradientTape tape;
-    tape.watch(input);
-    tape.watch(init);
-    Tensor out = f(input, init);
-    return tape.gradient(reduce_sum(out * out), std::vector<Tensor>{input, init});
-  };
-  std::vector<Tensor> rnn_eager = rnn_grads(dynamic_rnn);
-  std::vector<Tensor> rnn_graph = rnn_grads([&](Tensor a, Tensor b) { return rnn(a, b); });
+  std::vector<Tensor> rnn_eager = squared_sum_gradients(dynamic_rnn, input, init);
+  std::vector<Tensor> rnn_graph = squared_sum_gradients(rnn, input, init);
   for (size_t k = 0; k < 2; ++k)
     EXPECT_EQ(rnn_graph[k].values_string(), rnn_eager[k].values_string()) << k;
 

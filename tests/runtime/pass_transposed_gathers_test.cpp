@@ -16,6 +16,7 @@
 #include "error_test_util.h"
 #include "graph/graph.h"
 #include "passes/passes.h"
+#include "staged_test_util.h"
 
 namespace ag::passes {
 namespace {
@@ -112,30 +113,6 @@ TEST(TransposedGathers, OnlyGathersWhoseOtherAxesKeepTheirOrderAreRewritten) {
   EXPECT_EQ(b.body.nodes[9].attrs.axis, 1);
 }
 
-// The traced body of `fn` for `args`, optimised.
-template <class F, class... Args>
-std::shared_ptr<Body> optimized_body(const F& fn, const Args&... args) {
-  auto body = std::make_shared<Body>(fn.get_concrete_function(args...).graph().body());
-  optimize(*body);
-  return body;
-}
-
-// The seed's dynamic_rnn (tools/bench/control_bench.cpp).
-Tensor dynamic_rnn(Tensor input_data, Tensor initial_state) {
-  input_data = transpose(input_data, {1, 0, 2});
-  int64_t max_seq_len = input_data.shape()[0];
-  TensorArray states(float32, max_seq_len);
-  Tensor state = initial_state;
-  for_stmt(
-      range(Tensor(max_seq_len)), no_extra_test,
-      [&](Tensor i) {
-        state = input_data[i] + state;
-        states.write(i, state);
-      },
-      ag::state({"state", "states"}, state, states));
-  return transpose(states.stack(), {1, 0, 2});
-}
-
 TEST(TransposedGathers, DynamicRnnLoopReadsItsInputWithoutTheTranspose) {
   auto rnn = function(dynamic_rnn, {.name = "dynamic_rnn"});
   Tensor input = random_uniform({32, 100, 128}, -1.0, 1.0, float32, 7);
@@ -150,12 +127,6 @@ TEST(TransposedGathers, DynamicRnnLoopReadsItsInputWithoutTheTranspose) {
   ASSERT_EQ(reads.size(), 1u);
   EXPECT_EQ(reads[0]->attrs.axis, 1);
   EXPECT_EQ(reads[0]->outputs[0].shape, Shape({32, 128}));
-}
-
-std::string perm_string(const std::vector<int64_t>& perm) {
-  std::string out;
-  for (int64_t d : perm) out += " " + std::to_string(d);
-  return out;
 }
 
 struct PermCase {

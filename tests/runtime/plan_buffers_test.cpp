@@ -13,10 +13,12 @@
 #include <ag/ag.h>
 
 #include "function_cache_util.h"
+#include "staged_test_util.h"
 
 namespace {
 
 using ag::Tensor;
+using ag_test::dynamic_rnn;
 using ag_test::plan_for;
 
 TEST(PlanBuffers, MeanSquaredErrorIsOneFusedStepWithoutBuffers) {
@@ -57,21 +59,6 @@ TEST(PlanBuffers, CollatzUpdatesItsVectorInPlace) {
   // plan_inline_while_test.cpp).
   EXPECT_EQ(plan.num_buffers_in_all_plans(), 5u);
   EXPECT_EQ(plan.num_in_place_steps(), 2u);
-}
-
-Tensor dynamic_rnn(Tensor input_data, Tensor initial_state) {
-  input_data = ag::transpose(input_data, {1, 0, 2});
-  int64_t max_seq_len = input_data.shape()[0];
-  ag::TensorArray states(ag::float32, max_seq_len);
-  Tensor state = initial_state;
-  ag::for_stmt(
-      ag::range(Tensor(max_seq_len)), ag::no_extra_test,
-      [&](Tensor i) {
-        state = input_data[i] + state;
-        states.write(i, state);
-      },
-      ag::state({"state", "states"}, state, states));
-  return ag::transpose(states.stack(), {1, 0, 2});
 }
 
 TEST(PlanBuffers, DynamicRnnWritesStateAndTensorArrayInPlace) {
