@@ -11,7 +11,10 @@
 // - running it raises an ag::Error: the error belongs to run time, and
 //   non-strict execution may never run the node;
 // - its result has more than kMaxFoldedElements elements: a huge constant
-//   costs more memory than computing the value on each call;
+//   costs more memory than computing the value on each call. A transpose of
+//   a constant that nothing else reads still folds (the constant it replaces
+//   dies: no memory is added), so a large array laid out transposed
+//   (transposed_arrays.cpp) does not transpose its zeros on every call;
 // - the result's type does not fit the node's declared type (the node is
 //   left for run time rather than changing the types its users saw).
 // A folded node's shape may become more specific (e.g. a `range` whose length
@@ -47,6 +50,12 @@ bool too_large(const Shape& shape) {
   return shape.is_fully_defined() && shape.num_elements() > kMaxFoldedElements;
 }
 
+// A transpose of a constant only it reads: folding it swaps one constant for
+// another of the same size.
+bool replaces_its_input(const graph::Body& body, const graph::Node& node) {
+  return node.op == ops::OpId::Transpose && graph::count_reads(body, node.inputs[0].node) == 1;
+}
+
 }  // namespace
 
 void fold_constants(graph::Body& body) {
@@ -57,7 +66,8 @@ void fold_constants(graph::Body& body) {
     const bool constant = all_inputs_constant(body, node);
     if (!constant && !shapes_static(body, node)) continue;
     const ops::ValueType& declared = node.outputs[0];
-    if (too_large(declared.shape)) continue;
+    const bool any_size = constant && replaces_its_input(body, node);
+    if (!any_size && too_large(declared.shape)) continue;
     Tensor result;
     try {
       if (constant) {
@@ -72,7 +82,7 @@ void fold_constants(graph::Body& body) {
     } catch (const Error&) {
       continue;
     }
-    if (too_large(result.shape()) || result.dtype() != declared.dtype ||
+    if ((!any_size && too_large(result.shape())) || result.dtype() != declared.dtype ||
         !result.shape().is_subtype_of(declared.shape)) {
       continue;
     }

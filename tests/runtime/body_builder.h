@@ -106,6 +106,13 @@ inline Attrs random_shape(std::vector<int64_t> dims) {
   return attrs;
 }
 
+// A transpose's permutation.
+inline Attrs perm_attrs(std::vector<int64_t> perm) {
+  Attrs attrs;
+  attrs.ints = std::move(perm);
+  return attrs;
+}
+
 inline std::vector<std::string> output_names(const Body& body) {
   std::vector<std::string> names;
   for (ValueRef out : body.outputs) names.push_back(body.nodes[size_t(out.node)].name);

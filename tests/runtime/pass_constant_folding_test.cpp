@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ag/ops.h"
 #include "ag/tensor.h"
 #include "body_builder.h"
 #include "graph/graph.h"
@@ -97,6 +98,30 @@ TEST(ConstantFolding, LeavesHugeResultsUnfolded) {
 
   EXPECT_EQ(b.body.to_string(), before);
   EXPECT_EQ(b.body.nodes[2].kind, NodeKind::Op);
+}
+
+// A huge transpose of a constant that nothing else reads folds (one constant
+// replaces the other); one whose constant is read elsewhere does not.
+TEST(ConstantFolding, FoldsAHugeTransposeOfAConstantOnlyItReads) {
+  const Tensor x = random_uniform({1025, 2, 512}, -1.0, 1.0, float32, 3);
+  BodyBuilder b;
+  b.output(b.op(OpId::Transpose, {b.constant(x)}, perm_attrs({1, 0, 2})));
+
+  fold_constants(b.body);
+
+  ASSERT_EQ(b.body.nodes[1].kind, NodeKind::Const) << b.body.to_string();
+  EXPECT_EQ(b.body.nodes[1].value.shape(), Shape({2, 1025, 512}));
+  EXPECT_EQ(b.body.nodes[1].value.to_vector<float>(), transpose(x, {1, 0, 2}).to_vector<float>());
+
+  BodyBuilder shared;
+  ValueRef c = shared.constant(x);
+  shared.output(shared.op(OpId::Transpose, {c}, perm_attrs({1, 0, 2})));
+  shared.output(c);
+  const std::string before = shared.body.to_string();
+
+  fold_constants(shared.body);
+
+  EXPECT_EQ(shared.body.to_string(), before);
 }
 
 // shape, size and rank read only their input's type: they fold when its shape

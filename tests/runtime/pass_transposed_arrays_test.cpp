@@ -25,12 +25,6 @@ namespace {
 
 using namespace ag_test;
 
-Attrs perm_attrs(std::vector<int64_t> perm) {
-  Attrs attrs;
-  attrs.ints = std::move(perm);
-  return attrs;
-}
-
 // The tensor_array_writes of `body` and its nested bodies, in order.
 std::vector<const Node*> writes(const Body& body) {
   std::vector<const Node*> found;
@@ -168,6 +162,18 @@ TEST(TransposedArrays, ArraysReadTransposedGiveTheEagerValues) {
     ASSERT_EQ(written.size(), 1u);
     EXPECT_EQ(written[0]->attrs.axis == 0, c.transposes_left == 1);
   }
+}
+
+// An array over 2^20 elements: its transposed zeros fold too (constant
+// folding's size limit does not hold a transpose of a constant only it
+// reads), so no transpose runs per call.
+TEST(TransposedArrays, ALargeArrayFoldsItsTransposedZeros) {
+  auto eager = running_sums_transposed({1, 0, 2});
+  auto staged = function(eager);
+  Tensor x = random_uniform({5, 1024, 208}, -4.0, 4.0, float32, 12);
+  EXPECT_EQ(staged(x).to_vector<float>(), eager(x).to_vector<float>());
+  auto body = optimized_body(staged, x);
+  EXPECT_EQ(count_ops(*body, OpId::Transpose), 0u) << body->to_string();
 }
 
 // Arrays the rewrite leaves alone: the stack read whole besides its

@@ -23,12 +23,6 @@ namespace {
 
 using namespace ag_test;
 
-Attrs perm_attrs(std::vector<int64_t> perm) {
-  Attrs attrs;
-  attrs.ints = std::move(perm);
-  return attrs;
-}
-
 Attrs axis_attrs(int64_t axis) {
   Attrs attrs;
   attrs.axis = axis;
