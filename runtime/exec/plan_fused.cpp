@@ -1,5 +1,6 @@
 // Compiling and running a Fused node (passes/fusion.cpp): its members run
-// block by block. For each block of kBlockElements elements, each member
+// block by block. For each block of kBlockElements elements (a program
+// without scratch blocks: kStreamBlockElements), each member
 // calls its op's own kernel (the same function eager mode and the other
 // steps call, so the arithmetic is written once and gives the same bits) on
 // that block: a vectorised loop over a few KiB that stays in L1, with the
@@ -740,10 +741,14 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   for (int32_t external : program->broadcasts) {
     widest = std::max(widest, dtype_size(input_types[size_t(external)]->dtype));
   }
-  program->block_bytes = size_t(kBlockElements) * widest;
+  if (program->num_blocks == 0 && program->broadcasts.empty()) {
+    program->block_elements = kStreamBlockElements;
+  }
+  program->block_bytes = size_t(program->block_elements) * widest;
   size_t partials = 0;
   if (program->reduction) {
-    size_t count = size_t((program->num_elements + kBlockElements - 1) / kBlockElements);
+    size_t count =
+        size_t((program->num_elements + program->block_elements - 1) / program->block_elements);
     partials = count * dtype_size(value_dtype);
   }
   program->scratch_bytes =
@@ -787,7 +792,8 @@ void Plan::run_fused(Arena& a, const Step& step) const {
   // chunk with its own member blocks after the shared broadcasts; each block
   // writes its own partial result, so the result does not depend on the
   // thread count.
-  const int64_t num_blocks = (program.num_elements + kBlockElements - 1) / kBlockElements;
+  const int64_t block_elements = program.block_elements;
+  const int64_t num_blocks = (program.num_elements + block_elements - 1) / block_elements;
   const int64_t max_chunks = intra_op_threads();
   const size_t broadcast_bytes = program.broadcasts.size() * program.block_bytes;
   const size_t chunk_bytes = program.num_blocks * program.block_bytes;
@@ -802,7 +808,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
     visit_dtype(slot_dtypes_[size_t(slot)], [&](auto v) {
       using T = decltype(v);
       T* block = reinterpret_cast<T*>(scratch + b * program.block_bytes);
-      std::fill_n(block, std::min(kBlockElements, program.num_elements),
+      std::fill_n(block, std::min(block_elements, program.num_elements),
                   *static_cast<const T*>(a.data[size_t(slot)]));
     });
   }
@@ -831,8 +837,8 @@ void Plan::run_fused(Arena& a, const Step& step) const {
     const FusedProgram::Member* current = nullptr;
     try {
       for (int64_t block_index = begin; block_index < end; ++block_index) {
-        const int64_t start = block_index * kBlockElements;
-        const Shape block_shape{std::min(kBlockElements, program.num_elements - start)};
+        const int64_t start = block_index * block_elements;
+        const Shape block_shape{std::min(block_elements, program.num_elements - start)};
         char* partial = partials + size_t(block_index) * dtype_size(value_dtype);
         for (const FusedProgram::Stage& stage : program.stages) {
           const FusedProgram::Member& m = program.members[size_t(stage.member)];
@@ -911,7 +917,8 @@ void Plan::run_fused(Arena& a, const Step& step) const {
       rethrow_defined_at(e, *current->node);
     }
   };
-  ops::parallel_chunks(num_blocks, ops::kParallelGrain / kBlockElements, max_chunks, run_blocks);
+  ops::parallel_chunks(num_blocks, std::max<int64_t>(1, ops::kParallelGrain / block_elements),
+                       max_chunks, run_blocks);
 
   if (program.reduction) {
     const Shape partial_shape{num_blocks};

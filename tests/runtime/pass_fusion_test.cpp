@@ -242,7 +242,7 @@ TEST(FusedKernel, FloatElementwiseChainsAreBitIdentical) {
 // of each order: eager adds n/8 elements per lane plus 8 lanes; the fused
 // kernel, per block of B, B/L elements per lane, then fewer than 2L
 // additions for the lanes (pairwise) and the tail, then (n/B)/8 + 8 partial
-// results.
+// results. MSE streams: B is kStreamBlockElements.
 TEST(FusedKernel, FloatReductionsStayWithinTheReassociationBound) {
   const int64_t n = 100000;
   Tensor a = ag::random_uniform({n}, -1.0, 1.0, ag::float32, 21);
@@ -252,7 +252,7 @@ TEST(FusedKernel, FloatReductionsStayWithinTheReassociationBound) {
   const float graph = fn(a, b).item<float>();
   const float eager = mse(a, b).item<float>();
   const double k_eager = double(n) / 8 + 8;
-  const double block = double(exec::kBlockElements), lanes = double(exec::kFusedSumLanes);
+  const double block = double(exec::kStreamBlockElements), lanes = double(exec::kFusedSumLanes);
   const double k_fused = block / lanes + 2 * lanes + double(n) / block / 8 + 8;
   const double sum_abs = double(eager) * double(n);  // squares are non-negative
   const double bound = (k_eager + k_fused) * std::ldexp(1.0, -24) * sum_abs / double(n);
@@ -289,6 +289,44 @@ std::unique_ptr<exec::FusedProgram> fused_program_of(BodyBuilder& b) {
     if (node.kind == NodeKind::Fused) return compile_fused_node(b.body, node);
   }
   return nullptr;
+}
+
+// A program without scratch blocks or broadcast operands (each stage reads
+// the node's inputs and writes the output or a partial sum) streams in
+// blocks of kStreamBlockElements; others keep L1-sized blocks. Streamed
+// values against eager over two whole blocks and a partial one.
+TEST(FusedKernel, ProgramsWithoutScratchBlocksStream) {
+  const int64_t n = 2 * exec::kStreamBlockElements + 1234;
+  auto program_of = [n](auto build) {
+    BodyBuilder b;
+    ValueRef x = b.placeholder("x", float32, {n});
+    ValueRef y = b.placeholder("y", float32, {n});
+    b.output(build(b, x, y));
+    return fused_program_of(b);
+  };
+  auto squared_sum = program_of([](BodyBuilder& b, ValueRef x, ValueRef y) {
+    ValueRef d = b.op(OpId::Sub, {x, y});
+    return b.op(OpId::ReduceSum, {b.op(OpId::Mul, {d, d})}, axes({}));
+  });
+  EXPECT_EQ(squared_sum->num_blocks, 0u);
+  EXPECT_EQ(squared_sum->block_elements, exec::kStreamBlockElements);
+  auto with_scratch = program_of([](BodyBuilder& b, ValueRef x, ValueRef y) {
+    return b.op(OpId::Mul, {b.op(OpId::Tanh, {b.op(OpId::Sub, {x, y})}), y});
+  });
+  EXPECT_GT(with_scratch->num_blocks, 0u);
+  EXPECT_EQ(with_scratch->block_elements, exec::kBlockElements);
+  auto with_broadcast = program_of([](BodyBuilder& b, ValueRef x, ValueRef y) {
+    return b.op(OpId::Mul, {b.op(OpId::Sub, {x, y}), b.constant(constant(3.0f))});
+  });
+  EXPECT_EQ(with_broadcast->broadcasts.size(), 1u);
+  EXPECT_EQ(with_broadcast->block_elements, exec::kBlockElements);
+
+  Tensor x = ag::random_uniform({n}, -2.0, 2.0, ag::float32, 31);
+  Tensor y = ag::random_uniform({n}, -2.0, 2.0, ag::float32, 32);
+  expect_identical("streamed_pair", [](Tensor a, Tensor c) { return (a - c) * (a - c); }, x, y);
+  expect_identical(
+      "streamed_int_pair", [](Tensor a, Tensor c) { return (a + c) * a; },
+      ag::cast(x * 1000.0f, int32), ag::cast(y * 1000.0f, int32));
 }
 
 // The number of stages that run two members in one loop.
@@ -613,10 +651,11 @@ TEST(FusedKernel, ComposedChainsAreBitIdentical) {
 
 // A composed sum adds in the member-by-member run's lanes and order: the
 // same bits as a chain that does not compose (the maximum with 0 keeps each
-// square as it is).
+// square as it is), within one block (the composed sum streams larger
+// blocks than the other's).
 TEST(FusedKernel, ComposedSumsEqualTheMemberByMemberSums) {
-  Tensor x = ag::random_uniform({5000}, -1.0, 1.0, ag::float32, 61);
-  Tensor y = ag::random_uniform({5000}, -1.0, 1.0, ag::float32, 62);
+  Tensor x = ag::random_uniform({1000}, -1.0, 1.0, ag::float32, 61);
+  Tensor y = ag::random_uniform({1000}, -1.0, 1.0, ag::float32, 62);
   auto composed = ag::function(
       [](Tensor a, Tensor b) { return ag::reduce_mean((a - b) * (a - b)); }, {.name = "composed"});
   auto by_member = ag::function(
