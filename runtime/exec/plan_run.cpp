@@ -203,6 +203,7 @@ size_t Plan::donated_capacity(const Arena& a, int32_t input) const {
 }
 
 void Plan::run_op(Arena& a, const Step& step) const {
+  if (step.static_copy && run_static_copy(a, step)) return;
   constexpr size_t kMaxInline = 8;
   size_t n = step.inputs.size();
   ops::KernelInput kin_inline[kMaxInline];
