@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/object_pool.h"
 #include "core/tensor_impl.h"
 
 namespace ag::detail {
@@ -69,8 +70,11 @@ BlockCache& cache() {
 
 }  // namespace
 
+static_assert(kPoolAlignment % kAlignment == 0, "pooled blocks hold tensor data");
+
 void* allocate_block(size_t bytes) {
   size_t size = rounded_size(bytes);
+  if (size <= kMaxPooledBytes) return pool_allocate(size);
   if (size >= kCachedFrom) {
     if (void* block = cache().take(size)) return block;
   }
@@ -81,7 +85,9 @@ void* allocate_block(size_t bytes) {
 
 void free_block(void* block, size_t bytes) {
   size_t size = rounded_size(bytes);
-  if (size >= kCachedFrom) {
+  if (size <= kMaxPooledBytes) {
+    pool_free(block, size);
+  } else if (size >= kCachedFrom) {
     cache().keep(block, size);
   } else {
     std::free(block);

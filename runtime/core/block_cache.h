@@ -3,7 +3,9 @@
 // freed block of 128 KiB or more to the system, so every new large tensor
 // (a graph's result, a variable's new value, a gradient) would fault its
 // pages in again, which is most of a training step's gap to hand-written
-// code (docs/benchmarks.md, "Training step"). Internal to the runtime.
+// code (docs/benchmarks.md, "Training step"). Small blocks come from the
+// object pool's per-thread free lists (core/object_pool.h). Internal to the
+// runtime.
 #pragma once
 
 #include <cstddef>

@@ -2,6 +2,7 @@
 #include "core/object_pool.h"
 
 #include <cstdint>
+#include <new>
 #include <utility>
 
 namespace ag::detail {
@@ -9,8 +10,10 @@ namespace {
 
 constexpr size_t kClasses = kMaxPooledBytes / kPoolGranule;
 // Per class and thread: enough for the tensors a loop or a batch of calls
-// frees at once, little memory (at most 48 KiB per thread).
+// frees at once, little memory (at most 160 KiB per thread).
 constexpr uint32_t kMaxFreeBlocks = 256;
+
+constexpr std::align_val_t kBlockAlignment{kPoolAlignment};
 
 struct FreeBlock {
   FreeBlock* next;
@@ -27,7 +30,7 @@ struct FreeLists {
   ~FreeLists() {
     t_lists_gone = true;
     for (FreeBlock*& list : head) {
-      while (list) ::operator delete(std::exchange(list, list->next));
+      while (list) ::operator delete(std::exchange(list, list->next), kBlockAlignment);
     }
   }
 };
@@ -49,13 +52,13 @@ void* pool_allocate(size_t bytes) {
       return block;
     }
   }
-  return ::operator new((c + 1) * kPoolGranule);
+  return ::operator new((c + 1) * kPoolGranule, kBlockAlignment);
 }
 
 void pool_free(void* block, size_t bytes) {
   size_t c = class_of(bytes);
   if (t_lists_gone || t_lists.count[c] >= kMaxFreeBlocks) {
-    ::operator delete(block);
+    ::operator delete(block, kBlockAlignment);
     return;
   }
   t_lists.head[c] = new (block) FreeBlock{t_lists.head[c]};

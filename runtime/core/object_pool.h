@@ -1,11 +1,15 @@
 // Small fixed-size blocks for the objects every eager tensor allocates, its
 // TensorImpl and its Storage (with std::allocate_shared, so each block also
-// holds the shared_ptr control block). Freed blocks wait in a free list of
+// holds the shared_ptr control block), and for the element data of small
+// tensors (core/block_cache.h: aligned_alloc's own path costs about 650
+// instructions with its free, a cache hit's whole cost for a result of 96
+// bytes; docs/benchmarks.md). Freed blocks wait in a free list of
 // the freeing thread, a few hundred per size class, and the next tensor made
 // on that thread takes one: a cache hit of ag::function, which returns a
 // fresh tensor each call, then reuses the previous result's blocks instead of
-// calling operator new twice (docs/benchmarks.md, "Cache hit"). Blocks that
-// the pool has none of come from ::operator new. Internal to the runtime.
+// calling operator new (docs/benchmarks.md, "Cache hit"). Blocks that
+// the pool has none of come from ::operator new, aligned to kPoolAlignment.
+// Internal to the runtime.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +20,8 @@ namespace ag::detail {
 // Blocks of up to kMaxPooledBytes bytes, in classes of kPoolGranule.
 inline constexpr size_t kPoolGranule = 64;
 inline constexpr size_t kMaxPooledBytes = 256;
+// Every block's alignment: that of tensor data (core/tensor_impl.h).
+inline constexpr size_t kPoolAlignment = 64;
 
 void* pool_allocate(size_t bytes);
 void pool_free(void* block, size_t bytes);

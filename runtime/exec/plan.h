@@ -101,6 +101,11 @@ class Plan {
   // row of a loop's TensorArray, where a loop variable then lives
   // (plan_views.cpp).
   size_t num_row_outputs() const;
+  // How many steps, here and in nested plans, copy runs of bytes fixed when
+  // compiling instead of calling their kernel (plan_views.cpp): small
+  // transposes of static shapes, and TensorArray writes in place in an
+  // inline loop's body.
+  size_t num_static_copies() const;
   // How many While steps, here and in nested plans, run inline in their
   // parent's program (see above), and how many in child arenas.
   size_t num_inline_loops() const;
@@ -195,6 +200,11 @@ class Plan {
   bool reads_strided(const Step& step) const;
   void keep_rows_in_arrays(Step& loop);
   void run_row_view(Arena& a, const Step& step) const;
+  // Static copies (plan_views.cpp): marked after the memory plan; run in
+  // place of the kernel, false when the step must run its kernel instead (a
+  // TensorArray write's index out of range, for the kernel's error).
+  void mark_static_copies();
+  bool run_static_copy(Arena& a, const Step& step) const;
   // Where a step with a RowOutput writes: its array's row at the index.
   void* array_row(const Arena& a, const Step& step, const ops::KernelInput* kin) const;
   // Stores `v` as the value of `slot`, copying into the slot's buffer.

@@ -7,6 +7,8 @@
 //                            read strided), which loop variables start
 //                            uncopied (plan_views.cpp);
 //   3. memory plan          which buffer each computed value lives in;
+//  3b. static copies        which steps copy runs of bytes fixed now instead
+//                            of calling their kernel (plan_views.cpp);
 //   4. output aliasing      which outputs may share an input's memory;
 //   5. scalar-step selection which steps call an op's scalar kernel (per
 //                            element, for small static vectors, or folded
@@ -581,6 +583,7 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
   compiler.mark_shape_only_steps();
   mark_views();
   compiler.plan_memory();
+  mark_static_copies();
   compiler.mark_output_aliasing();
   compiler.select_scalar_steps();
   compiler.plan_loop_copies();
@@ -814,6 +817,10 @@ size_t Plan::num_uncopied_loop_variables() const {
 
 size_t Plan::num_row_outputs() const {
   return sum_over_all_steps([](const Step& s) { return s.row_output != nullptr; });
+}
+
+size_t Plan::num_static_copies() const {
+  return sum_over_all_steps([](const Step& s) { return s.static_copy != nullptr; });
 }
 
 size_t Plan::num_inline_loops() const {

@@ -179,6 +179,20 @@ struct Plan::Step {
     int32_t operand;    // the input that is that variable
   };
   std::unique_ptr<RowOutput> row_output;
+  // A step run as copies of runs of bytes fixed when compiling, not as its
+  // kernel (plan_views.cpp, mark_static_copies). A transpose: the output's
+  // runs, back to back, from the byte offsets `from` of its input. A
+  // TensorArray write into its array in place: the value's `runs` runs into
+  // row i of `rows`, which lie along the write's axis `run_bytes` apart (the
+  // runs of a row `rows * run_bytes` apart).
+  struct StaticCopy {
+    size_t run_bytes = 0;
+    std::vector<uint32_t> from;
+    int64_t rows = 0;
+    int64_t runs = 0;
+    size_t element_bytes = 0;  // of the value, whose input_strides count elements
+  };
+  std::unique_ptr<StaticCopy> static_copy;
   // Per output: its memory-plan buffer, or -1 for a fresh tensor (function
   // outputs of top-level plans, variable values, effect results).
   std::vector<int32_t> buffers;

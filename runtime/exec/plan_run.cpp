@@ -203,6 +203,7 @@ size_t Plan::donated_capacity(const Arena& a, int32_t input) const {
 }
 
 void Plan::run_op(Arena& a, const Step& step) const {
+  if (step.static_copy && run_static_copy(a, step)) return;
   constexpr size_t kMaxInline = 8;
   size_t n = step.inputs.size();
   ops::KernelInput kin_inline[kMaxInline];
@@ -315,6 +316,14 @@ void Plan::enter_loop(Arena& a, const Step& step) const {
       continue;
     }
     const int32_t in = step.inputs[k];
+    if (const size_t bytes = step.var_static_bytes[k]; bytes > 0 && step.buffers[k] >= 0) {
+      // Its usual case, inline: the initial value into the variable's buffer.
+      void* var = a.reserve(step.buffers[k], bytes);
+      copy_value(var, a.data[size_t(in)], bytes);
+      a.data[size_t(slot)] = var;
+      a.shape[size_t(slot)] = step.var_static_shapes[k];
+      continue;
+    }
     store(a, slot, step.buffers[k], {a.data[size_t(in)], a.shape[size_t(in)]}, /*grow=*/false,
           step.var_static_shapes[k]);
   }

@@ -26,14 +26,25 @@
 //    rows lie along a later axis: passes/transposed_arrays.cpp) and the
 //    variable moves there: no copy of the state into the array, none into
 //    the variable (keep_rows_in_arrays).
+//  - Static copies. A step that only moves bytes, at static shapes, copies
+//    runs whose offsets are fixed when compiling instead of calling its
+//    kernel, which would work them out per call: a transpose of at most
+//    kMaxStaticCopyRuns runs (dynamic_rnn's input, when its slices are too
+//    small for strided views), and a TensorArray write into its array in
+//    place in an inline loop's body (the value's runs into row i).
 // Needs: steps built (plan_compile.cpp, phase 2), before the memory plan;
-// a While's nested plans compiled.
+// a While's nested plans compiled. Static copies: after the memory plan
+// (phase 3, which decides the writes in place).
 // Guarantees: the plan's results are those of the copying plan, bit for bit.
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "exec/plan_internal.h"
 
@@ -59,10 +70,15 @@ bool is_input(const graph::Body& body, graph::ValueRef v, size_t k) {
 }
 
 // Whether `index` is the loop counter `j` itself, or element j of a constant
-// 0, 1, 2, ... (a materialised range).
-bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j) {
+// 0, 1, 2, ... (a materialised range), as far as `size`: the counter cast to
+// int32 (an int32 range without its gathers, passes/range_loops.cpp) is the
+// counter while the array's indices fit.
+bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j, int64_t size) {
   if (is_input(body, index, j)) return true;
   const graph::Node& g = producer(body, index);
+  if (g.is_op(ops::OpId::Cast) && is_input(body, g.inputs[0], j))
+    return g.outputs[0].dtype == DType::int64 ||
+           (g.outputs[0].dtype == DType::int32 && size <= INT32_MAX);
   if (!g.is_op(ops::OpId::Gather) || g.attrs.axis != 0 || !is_input(body, g.inputs[1], j))
     return false;
   const graph::Node& range = producer(body, g.inputs[0]);
@@ -101,7 +117,7 @@ bool overwritten_before_read(const graph::Body& parent, const graph::Node& w, si
   const int64_t size = shape[int(axis)];
   if (!w.attrs.ints.empty() && w.attrs.ints[0] < size) return false;  // maximum_iterations
   for (size_t j = 0; j < w.outputs.size(); ++j) {
-    if (j == k || !is_counter(body, write.inputs[1], j)) continue;
+    if (j == k || !is_counter(body, write.inputs[1], j, size)) continue;
     if (const_int(parent, w.inputs[j]) != 0) return false;
     const graph::Node& next = producer(body, body.outputs[j]);
     const bool steps_by_one =
@@ -291,6 +307,147 @@ void Plan::keep_rows_in_arrays(Step& loop) {
   }
 }
 
+namespace {
+
+// A transpose copies this many runs at most as a static copy (its offsets
+// are a table in the step).
+constexpr int64_t kMaxStaticCopyRuns = 64;
+
+// Calls f with a function copying `bytes` bytes, of a constant size for the
+// usual small runs (moves inline, not a call into the C library).
+template <class F>
+void with_run_copy(size_t bytes, const F& f) {
+  switch (bytes) {
+    case 4:
+      return f([](char* to, const char* from) { std::memcpy(to, from, 4); });
+    case 8:
+      return f([](char* to, const char* from) { std::memcpy(to, from, 8); });
+    case 16:
+      return f([](char* to, const char* from) { std::memcpy(to, from, 16); });
+    case 32:
+      return f([](char* to, const char* from) { std::memcpy(to, from, 32); });
+    default:
+      return f([bytes](char* to, const char* from) { std::memcpy(to, from, bytes); });
+  }
+}
+
+// A transpose of `in` (static, not empty) as runs: the trailing output axes
+// that keep their input axes (perm[d] == d from some d on) are one run; the
+// offsets of the runs in output order, or nothing when there are too many.
+std::unique_ptr<Plan::Step::StaticCopy> transpose_runs(const Shape& in, const ops::Attrs& attrs,
+                                                       size_t element_bytes) {
+  const int rank = in.rank();
+  std::vector<int> perm(static_cast<size_t>(rank));
+  for (int d = 0; d < rank; ++d) {
+    const int64_t p = attrs.ints.empty() ? rank - 1 - d : attrs.ints[size_t(d)];
+    perm[size_t(d)] = int(p < 0 ? p + rank : p);
+  }
+  int kept = rank;
+  while (kept > 0 && perm[size_t(kept) - 1] == kept - 1) --kept;
+  auto copy = std::make_unique<Plan::Step::StaticCopy>();
+  copy->run_bytes = element_bytes;
+  for (int d = kept; d < rank; ++d) copy->run_bytes *= size_t(in[d]);
+  int64_t runs = 1;
+  for (int d = 0; d < kept; ++d) runs *= in[perm[size_t(d)]];
+  if (runs > kMaxStaticCopyRuns) return nullptr;
+  std::vector<size_t> strides(size_t(rank) + 1, element_bytes);  // bytes per input axis
+  for (int d = rank - 1; d > 0; --d) strides[size_t(d) - 1] = strides[size_t(d)] * size_t(in[d]);
+  // The output's leading axes, counted like a number whose last digit is
+  // axis kept - 1.
+  std::vector<int64_t> counter(size_t(kept), 0);
+  size_t offset = 0;
+  for (int64_t r = 0; r < runs; ++r) {
+    copy->from.push_back(uint32_t(offset));
+    for (int d = kept - 1; d >= 0; --d) {
+      const size_t stride = strides[size_t(perm[size_t(d)])];
+      offset += stride;
+      if (++counter[size_t(d)] < in[perm[size_t(d)]]) break;
+      offset -= stride * size_t(in[perm[size_t(d)]]);
+      counter[size_t(d)] = 0;
+    }
+  }
+  return copy;
+}
+
+}  // namespace
+
+void Plan::mark_static_copies() {
+  const graph::Body& body = *body_;
+  for (Step& step : steps_) {
+    if (step.kind != graph::NodeKind::Op || !step.shape_is_static || step.shape_only ||
+        step.row_output)
+      continue;
+    const DType dtype = step.out_dtypes[0];
+    if (step.op->id == ops::OpId::Transpose) {
+      const Shape& in = body.type_of(step.node->inputs[0]).shape;
+      if (step.buffers[0] < 0 || !in.is_fully_defined() || in.num_elements() < 1 ||
+          byte_size(in, dtype) > std::numeric_limits<uint32_t>::max())
+        continue;
+      step.static_copy = transpose_runs(in, *step.attrs, dtype_size(dtype));
+      continue;
+    }
+    // A write in place in an inline loop's body: its array holds the static
+    // size already (see plan_memory).
+    if (step.op->id != ops::OpId::TensorArrayWrite || step.attrs->keepdims ||
+        step.write_into_input < 0 || donated_bytes_.empty())
+      continue;
+    const ops::ValueType& index = body.type_of(step.node->inputs[1]);
+    const ops::ValueType& value = body.type_of(step.node->inputs[2]);
+    const Shape& shape = step.static_shape;
+    const int64_t axis = step.attrs->axis < 0 ? step.attrs->axis + shape.rank() : step.attrs->axis;
+    if ((index.dtype != DType::int32 && index.dtype != DType::int64) || index.shape.rank() != 0 ||
+        !value.shape.is_fully_defined() || value.dtype != dtype || axis < 0 || axis >= shape.rank())
+      continue;
+    int64_t runs = 1, inner = 1;
+    for (int d = 0; d < shape.rank(); ++d) {
+      if (d < axis) runs *= shape[d];
+      if (d > axis) inner *= shape[d];
+    }
+    if (value.shape.num_elements() != runs * inner) continue;
+    step.static_copy = std::make_unique<Step::StaticCopy>();
+    step.static_copy->element_bytes = dtype_size(dtype);
+    step.static_copy->run_bytes = size_t(inner) * step.static_copy->element_bytes;
+    step.static_copy->rows = shape[int(axis)];
+    step.static_copy->runs = runs;
+  }
+}
+
+bool Plan::run_static_copy(Arena& a, const Step& step) const {
+  const Step::StaticCopy& c = *step.static_copy;
+  const int32_t out_slot = step.out_slot;
+  if (!c.from.empty()) {  // a transpose
+    char* out = static_cast<char*>(a.reserve(step.buffers[0], step.static_bytes));
+    const char* in = static_cast<const char*>(a.data[size_t(step.inputs[0])]);
+    with_run_copy(c.run_bytes, [&](auto copy) {
+      for (size_t r = 0; r < c.from.size(); ++r) copy(out + r * c.run_bytes, in + c.from[r]);
+    });
+    a.data[size_t(out_slot)] = out;
+    a.shape[size_t(out_slot)] = &step.static_shape;
+    return true;
+  }
+  const void* at = a.data[size_t(step.inputs[1])];
+  const int64_t i = slot_dtypes_[size_t(step.inputs[1])] == DType::int32
+                        ? *static_cast<const int32_t*>(at)
+                        : *static_cast<const int64_t*>(at);
+  if (i < 0 || i >= c.rows) return false;
+  char* array = static_cast<char*>(const_cast<void*>(a.data[size_t(step.inputs[0])]));
+  char* to = array + size_t(i) * c.run_bytes;
+  const char* from = static_cast<const char*>(a.data[size_t(step.inputs[2])]);
+  // (A variable kept in this row, plan_views.cpp: written here already.)
+  if (from != to) {
+    const size_t from_stride =
+        step.input_strides[2] > 0 ? size_t(step.input_strides[2]) * c.element_bytes : c.run_bytes;
+    const size_t to_stride = size_t(c.rows) * c.run_bytes;
+    with_run_copy(c.run_bytes, [&](auto copy) {
+      for (int64_t o = 0; o < c.runs; ++o)
+        copy(to + size_t(o) * to_stride, from + size_t(o) * from_stride);
+    });
+  }
+  a.data[size_t(out_slot)] = array;
+  a.shape[size_t(out_slot)] = &step.static_shape;
+  return true;
+}
+
 void Plan::run_row_view(Arena& a, const Step& step) const {
   const int32_t params = step.inputs[0], index = step.inputs[1];
   const Shape& shape = *a.shape[size_t(params)];
@@ -313,11 +470,12 @@ void Plan::run_row_view(Arena& a, const Step& step) const {
     return;
   }
   const Shape* out_shape = &step.static_shape;
+  size_t row = step.static_bytes;
   if (!step.shape_is_static) {
     a.dynamic_shapes[size_t(step.out_slot)] = Shape(shape.dims().subspan(1));
     out_shape = &a.dynamic_shapes[size_t(step.out_slot)];
+    row = byte_size(*out_shape, step.out_dtypes[0]);
   }
-  const size_t row = byte_size(*out_shape, step.out_dtypes[0]);
   a.data[size_t(step.out_slot)] =
       static_cast<const char*>(a.data[size_t(params)]) + size_t(i) * row;
   a.shape[size_t(step.out_slot)] = out_shape;

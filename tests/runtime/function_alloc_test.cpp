@@ -4,13 +4,15 @@
 // forwards to malloc/free, which ASan allows.
 //
 // What the counter sees: every operator new (std::make_shared, std::vector,
-// std::string, ...). Tensor element storage comes from std::aligned_alloc,
-// not operator new, so the data block of a returned tensor is not counted;
-// its Storage object (make_shared) is, and holds the data of a tensor of up
-// to 64 bytes.
+// std::string, ...). Tensor element storage of more than 256 bytes comes
+// from std::aligned_alloc, not operator new, and is not counted; a smaller
+// one comes from the object pool (core/block_cache.h), whose new blocks are
+// counted, and the data of a tensor of up to 64 bytes lies in its Storage
+// object (make_shared), which is counted.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -18,6 +20,7 @@
 
 #include <ag/ag.h>
 
+#include "core/block_cache.h"
 #include "core/object_pool.h"
 #include "function_cache_util.h"
 
@@ -180,6 +183,27 @@ TEST(FunctionAlloc, ObjectPoolReusesFreedBlocksAndCountsNewOnes) {
   EXPECT_EQ(fresh, 1u);
   detail::pool_free(again, kBytes);
   for (void* p : held) detail::pool_free(p, kBytes);
+}
+
+// Small tensor data (65 to 256 bytes) comes from the same pool, aligned
+// for tensors: a block the pool has none of is an operator new, a freed one
+// is the next one handed out.
+TEST(FunctionAlloc, SmallTensorDataComesFromTheObjectPool) {
+  namespace detail = ag::detail;
+  constexpr size_t kBytes = 96;  // a [2, 3, 4] float32 result
+  std::vector<void*> held(300);  // more than a free list keeps: it runs dry
+  for (void*& p : held) p = detail::allocate_block(kBytes);
+  AllocationCounter counter;
+  void* extra = detail::allocate_block(kBytes);
+  EXPECT_EQ(counter.stop(), 1u);
+  detail::free_block(extra, kBytes);
+  AllocationCounter reuse;
+  void* again = detail::allocate_block(kBytes);
+  EXPECT_EQ(reuse.stop(), 0u);
+  EXPECT_EQ(again, extra);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(again) % detail::kPoolAlignment, 0u);
+  detail::free_block(again, kBytes);
+  for (void* p : held) detail::free_block(p, kBytes);
 }
 
 TEST(FunctionAlloc, RepeatedCacheHitsAllocateNothing) {

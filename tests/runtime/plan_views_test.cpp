@@ -210,13 +210,16 @@ TEST(PlanViews, ASliceReadOtherwiseIsCopied) {
 // operand) or `mul` (first); the array stacked as it is (rows along axis 0)
 // or transposed to [batch, time, ...] (along axis 1,
 // passes/transposed_arrays.cpp); x's rows read as x[i] or as
-// x[:, i, :].
-Tensor recurrence(Tensor x, Tensor init, bool transposed, bool multiply) {
+// x[:, i, :]; the loop over an int64 range, or an int32 one (what agc emits
+// for `for (int i = 0; i < n; ++i)`: its index is the counter cast to int32,
+// passes/range_loops.cpp).
+Tensor recurrence(Tensor x, Tensor init, bool transposed, bool multiply,
+                  ag::DType counter = ag::int64) {
   const int64_t n = x.shape()[transposed ? 1 : 0];
   ag::TensorArray rows(x.dtype(), n);
   Tensor state = init;
   ag::for_stmt(
-      ag::range(Tensor(n)), ag::no_extra_test,
+      ag::range(counter == ag::int32 ? Tensor(int32_t(n)) : Tensor(n)), ag::no_extra_test,
       [&](Tensor i) {
         Tensor row = transposed ? ag::gather(x, i, 1) : x[i];
         state = multiply ? state * row : row - state;
@@ -230,20 +233,25 @@ TEST(PlanViews, ALoopVariableLivesInTheRowsOfItsArray) {
   for (bool transposed : {false, true}) {
     for (bool multiply : {false, true}) {
       for (ag::DType dtype : {ag::float32, ag::int32}) {
-        SCOPED_TRACE(std::string(transposed ? "transposed " : "") + (multiply ? "mul " : "sub ") +
-                     std::string(ag::dtype_name(dtype)));
-        auto f = ag::function(
-            [=](Tensor x, Tensor init) { return recurrence(x, init, transposed, multiply); });
-        Tensor x = ag::random_uniform(transposed ? ag::Shape{4, 6, 5} : ag::Shape{6, 4, 5}, -3.0,
-                                      3.0, dtype, 1);
-        Tensor init = ag::random_uniform({4, 5}, -3.0, 3.0, dtype, 2);
-        for (Tensor input : {x, x * 2 - 1}) {
-          EXPECT_EQ(f(input, init).values_string(),
-                    recurrence(input, init, transposed, multiply).values_string());
+        for (ag::DType counter : {ag::int64, ag::int32}) {
+          SCOPED_TRACE(std::string(transposed ? "transposed " : "") + (multiply ? "mul " : "sub ") +
+                       std::string(ag::dtype_name(dtype)) + ", counter " +
+                       std::string(ag::dtype_name(counter)));
+          auto f = ag::function([=](Tensor x, Tensor init) {
+            return recurrence(x, init, transposed, multiply, counter);
+          });
+          Tensor x = ag::random_uniform(transposed ? ag::Shape{4, 6, 5} : ag::Shape{6, 4, 5}, -3.0,
+                                        3.0, dtype, 1);
+          Tensor init = ag::random_uniform({4, 5}, -3.0, 3.0, dtype, 2);
+          for (Tensor input : {x, x * 2 - 1}) {
+            EXPECT_EQ(f(input, init).values_string(),
+                      recurrence(input, init, transposed, multiply, counter).values_string());
+          }
+          const ag::exec::Plan& plan = plan_for(f, x, init);
+          EXPECT_EQ(plan.num_row_outputs(), 1u);
+          EXPECT_EQ(plan.num_uncopied_loop_variables(), 1u);
+          EXPECT_EQ(plan.num_strided_views(), transposed ? 1u : 0u);
         }
-        const ag::exec::Plan& plan = plan_for(f, x, init);
-        EXPECT_EQ(plan.num_row_outputs(), 1u);
-        EXPECT_EQ(plan.num_strided_views(), transposed ? 1u : 0u);
       }
     }
   }
@@ -327,11 +335,121 @@ TEST(PlanViews, ALoopVariableReadOtherwiseKeepsItsBuffer) {
 }
 
 // A loop longer than its array: the write past the end fails with its own
-// error, as eagerly, after the op wrote over the variable.
+// error, as eagerly, after the op wrote over the variable; over an int64
+// range and an int32 one.
 TEST(PlanViews, ALoopVariableInTheRowsOfAnArrayTooShortFailsAsEagerly) {
+  for (Tensor length : {Tensor(int64_t{4}), Tensor(int32_t{4})}) {
+    SCOPED_TRACE(ag::dtype_name(length.dtype()));
+    auto too_long = [length](Tensor x) {
+      ag::TensorArray rows(ag::float32, 3);
+      Tensor state = ag::zeros({4, 5}, ag::float32);
+      ag::for_stmt(
+          ag::range(length), ag::no_extra_test,
+          [&](Tensor i) {
+            state = x[i] + state;
+            rows.write(i, state);
+          },
+          ag::state({"state", "rows"}, state, rows));
+      return rows.stack();
+    };
+    auto f = ag::function(too_long);
+    Tensor x = ag::random_uniform({4, 4, 5}, -2.0, 2.0, ag::float32, 4);
+    const std::string message = "TensorArray.write: index 3 is out of range for size 3";
+    EXPECT_CONTAINS(ag_test::error_of([&] { too_long(x); }), message);
+    const std::string err = ag_test::error_of([&] { f(x); });
+    EXPECT_CONTAINS(err, message);
+    EXPECT_CONTAINS(err, "in op tensor_array_write");
+    EXPECT_EQ(plan_for(f, x).num_row_outputs(), 1u);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Static copies (plan_views.cpp, mark_static_copies): a small transpose of
+// static shapes copies runs fixed when compiling, bit for bit what its
+// kernel copies, over permutations that keep 0 to 3 trailing axes, merge
+// none, reverse (no permutation given) or count from the end, for element
+// sizes 1 (bool) to 8; one of more than 64 runs, and one that is the function's
+// output (a fresh tensor), run the kernel.
+TEST(PlanStaticCopies, SmallTransposesCopyFixedRuns) {
+  struct Case {
+    ag::Shape shape;
+    std::vector<int64_t> perm;
+    size_t static_copies;
+  };
+  const std::vector<Case> cases = {{{2, 3}, {1, 0}, 1},
+                                   {{2, 3, 4}, {1, 0, 2}, 1},
+                                   {{2, 3, 4}, {0, 2, 1}, 1},
+                                   {{2, 3, 4}, {2, 0, 1}, 1},
+                                   {{2, 3, 4}, {}, 1},
+                                   {{2, 3, 4}, {-2, -3, -1}, 1},
+                                   {{3, 1, 4}, {1, 0, 2}, 1},
+                                   {{2, 3, 2, 5}, {1, 0, 2, 3}, 1},
+                                   {{2, 3, 2, 5}, {0, 3, 2, 1}, 1},
+                                   {{2, 3, 4}, {0, 1, 2}, 1},
+                                   {{10, 10}, {1, 0}, 0}};
+  for (const Case& c : cases) {
+    for (ag::DType dtype : {ag::float32, ag::bool_, ag::int64, ag::float64}) {
+      SCOPED_TRACE(c.shape.to_string() + " " + std::string(ag::dtype_name(dtype)));
+      const std::vector<int64_t> perm = c.perm;
+      auto transposed = [perm, dtype](Tensor x, Tensor y) {
+        return dtype == ag::bool_ ? ag::logical_and(ag::transpose(x, perm), y)
+                                  : ag::transpose(x, perm) + y;
+      };
+      auto f = ag::function(transposed);
+      // (Bools: true for the positive values.)
+      auto values = [&](uint64_t seed) {
+        Tensor v = ag::random_uniform(c.shape, -100.0, 100.0, ag::float64, seed);
+        return dtype == ag::bool_ ? v > 0.0 : ag::cast(v, dtype);
+      };
+      Tensor x = values(5), x2 = values(6);
+      Tensor y = ag::ones_like(ag::transpose(x, perm));
+      for (Tensor input : {x, x2}) {
+        EXPECT_EQ(f(input, y).values_string(), transposed(input, y).values_string());
+      }
+      EXPECT_EQ(plan_for(f, x, y).num_static_copies(), c.static_copies);
+      auto returned = ag::function([perm](Tensor x) { return ag::transpose(x, perm); });
+      EXPECT_EQ(returned(x).values_string(), ag::transpose(x, perm).values_string());
+      EXPECT_EQ(plan_for(returned, x).num_static_copies(), 0u);
+    }
+  }
+}
+
+// A TensorArray write in place in an inline loop's body copies the value's
+// runs into row i: rows along axis 0 (one run) and along axis 1 (a
+// transposed array: one run per batch row), a state of a flat step (its own
+// buffer) and one kept in the array's rows (written there already), int32
+// and float32, against eager execution; a write past the end runs the
+// kernel, which fails as eagerly.
+TEST(PlanStaticCopies, TensorArrayWritesCopyTheirRowsInPlace) {
+  for (bool transposed : {false, true}) {
+    for (ag::DType dtype : {ag::float32, ag::int32}) {
+      for (int64_t features : {2, 5}) {
+        SCOPED_TRACE(std::string(transposed ? "transposed " : "") +
+                     std::string(ag::dtype_name(dtype)) + " features " + std::to_string(features));
+        auto f = ag::function([=](Tensor x, Tensor init) {
+          return recurrence(x, init, transposed, /*multiply=*/false);
+        });
+        Tensor x =
+            ag::random_uniform(transposed ? ag::Shape{4, 6, features} : ag::Shape{6, 4, features},
+                               -3.0, 3.0, dtype, 1);
+        Tensor init = ag::random_uniform({4, features}, -3.0, 3.0, dtype, 2);
+        for (Tensor input : {x, x * 2 - 1}) {
+          EXPECT_EQ(f(input, init).values_string(),
+                    recurrence(input, init, transposed, false).values_string());
+        }
+        const ag::exec::Plan& plan = plan_for(f, x, init);
+        EXPECT_EQ(plan.num_static_copies(), 1u);
+        // 4 x 2 elements: a flat step in its own buffer; 4 x 5: in the rows.
+        EXPECT_EQ(plan.num_row_outputs(), features == 5 ? 1u : 0u);
+      }
+    }
+  }
   auto too_long = [](Tensor x) {
     ag::TensorArray rows(ag::float32, 3);
-    Tensor state = ag::zeros({4, 5}, ag::float32);
+    Tensor state = ag::zeros({2, 3}, ag::float32);
     ag::for_stmt(
         ag::range(Tensor(int64_t{4})), ag::no_extra_test,
         [&](Tensor i) {
@@ -342,13 +460,14 @@ TEST(PlanViews, ALoopVariableInTheRowsOfAnArrayTooShortFailsAsEagerly) {
     return rows.stack();
   };
   auto f = ag::function(too_long);
-  Tensor x = ag::random_uniform({4, 4, 5}, -2.0, 2.0, ag::float32, 4);
+  Tensor x = ag::random_uniform({4, 2, 3}, -2.0, 2.0, ag::float32, 4);
   const std::string message = "TensorArray.write: index 3 is out of range for size 3";
   EXPECT_CONTAINS(ag_test::error_of([&] { too_long(x); }), message);
   const std::string err = ag_test::error_of([&] { f(x); });
   EXPECT_CONTAINS(err, message);
   EXPECT_CONTAINS(err, "in op tensor_array_write");
-  EXPECT_EQ(plan_for(f, x).num_row_outputs(), 1u);
+  EXPECT_EQ(plan_for(f, x).num_static_copies(), 1u);
+  EXPECT_EQ(plan_for(f, x).num_row_outputs(), 0u);
 }
 
 }  // namespace
