@@ -233,6 +233,24 @@ struct Plan::Step {
   };
   std::vector<LoopCopy> loop_copies;
   bool loop_holds_aside = false;  // some copy has a scratch buffer
+  // An inline While: slots of its body (and of the body's Ifs) that point at
+  // a static loop variable's memory for the whole loop, set by LoopEnter
+  // (plan_compile.cpp, keep_in_variables): a step's output written into the
+  // variable in place, and an If's output that is the variable's next value.
+  // Steps writing them write there (output_in_variable), and the variable
+  // needs no copy at the end of an iteration.
+  struct SlotInVariable {
+    int32_t slot;
+    int32_t var;  // the loop variable's slot
+  };
+  std::vector<SlotInVariable> slots_in_variables;
+  // If: per output, the loop variable whose memory the output's slot is
+  // (see slots_in_variables), or -1 (empty: none): a branch passing that
+  // variable through moves nothing.
+  std::vector<int32_t> output_variables;
+  // A scalar step whose output slot is a loop variable's memory (see
+  // slots_in_variables): it writes there, like a pinned output.
+  bool output_in_variable = false;
 
   // A scalar, flat or reduction step that writes neither a fresh tensor nor
   // a loop variable: its output lives in memory of its own in each arena
@@ -241,6 +259,9 @@ struct Plan::Step {
   bool pinned_output() const {
     return scalar_kernel && write_into_input < 0 && buffers[0] >= 0 && owns_slots;
   }
+  // Whether its slot points at its output's memory before it runs, so that
+  // it writes there and stores nothing (Instr::kPinnedOutput).
+  bool writes_where_slot_points() const { return pinned_output() || output_in_variable; }
 };
 
 // One instruction of a plan's program (plan_compile.cpp, emit_program): the
@@ -250,8 +271,8 @@ struct Plan::Step {
 struct Plan::Instr {
   // (In this order in run_steps's dispatch table, which ends with End.)
   enum class Code : uint8_t {
-    // The step's scalar kernel on the 1, 2 or 3 slots `in`, into slot
-    // `out`'s pinned memory (Step::pinned_output).
+    // The step's scalar kernel on the 1, 2 or 3 slots `in`, into the memory
+    // slot `out` points at (Step::writes_where_slot_points).
     Scalar1,
     Scalar2,
     Scalar3,
@@ -269,9 +290,10 @@ struct Plan::Instr {
     Move,     // an If's output `out` takes the value of the branch's output in[0]
     // An inline While: LoopEnter, the condition's program, LoopTest, the
     // body's program, LoopBack.
-    LoopEnter,  // the loop variables take their initial values
+    LoopEnter,  // the loop variables take their initial values; slots_in_variables point at them
     LoopTest,   // on to the body if slot in[0] is true (and iterations remain), else to `target`
     LoopBack,   // the loop variables take the body's outputs; back to the condition, `target`
+                // (a Jump when the body leaves every variable in its memory)
     End,        // the program's last instruction
   };
   Code code = Code::General;
@@ -279,7 +301,7 @@ struct Plan::Instr {
   int32_t target = -1;
   // A scalar, flat or reduction step's output: its buffer (>= 0);
   // kPinnedOutput, the memory its slot points at already
-  // (Step::pinned_output); kFreshOutput, a fresh tensor; below that,
+  // (Step::writes_where_slot_points); kFreshOutput, a fresh tensor; below that,
   // in_place_at(slot): the memory of `slot`, a loop variable it overwrites
   // (an inline loop body's step). (A LoopTest's is its loop's iteration
   // counter, or -1.)

@@ -566,6 +566,10 @@ void Plan::run_steps(Arena& a) const {
     AG_NEXT;
   do_LoopEnter:
     pc->plan->enter_loop(a, *pc->step);
+    for (const Step::SlotInVariable& s : pc->step->slots_in_variables) {
+      data[size_t(s.slot)] = data[size_t(s.var)];
+      shape[size_t(s.slot)] = shape[size_t(s.var)];
+    }
     ++pc;
     AG_NEXT;
   do_LoopTest: {
