@@ -476,6 +476,16 @@ void Plan::Compiler::select_scalar_steps() {
     for (size_t i = 0; i < kMaxScalarInputs; ++i) {
       step.scalar_inputs[i] = step.inputs[i < step.inputs.size() ? i : 0];
     }
+    if (scalar && step.inputs.size() == 2) {
+      const DType dtype = plan.slot_dtypes_[size_t(step.inputs[0])];
+      step.binary_kernel = ops::binary_scalar_kernel(step.op->id, dtype, step.out_dtypes[0]);
+      const Source& second = plan.sources_[size_t(step.inputs[1])];
+      if (step.binary_kernel && second.kind == Source::Constant) {
+        step.constant_kernel = ops::binary_kernel_by_constant(
+            step.op->id, dtype, plan.constants_[size_t(second.index)].raw_data(),
+            step.prepared_constant);
+      }
+    }
     if (scalar || !step.scalar_kernel) continue;
     step.flat_kernel = ops::flat_kernel(step.op->id, plan.slot_dtypes_[size_t(step.inputs[0])],
                                         step.out_dtypes[0]);
@@ -803,13 +813,21 @@ void Plan::emit_program(std::vector<Instr>& program) const {
       continue;
     }
     if (step.scalar_kernel) {
+      // (A two-input op without a binary kernel reads its padded inputs as Scalar3.)
       constexpr Instr::Code kScalar[] = {Instr::Code::Scalar1, Instr::Code::Scalar2,
                                          Instr::Code::Scalar3};
+      const size_t arity = step.inputs.size() == 2 && !step.binary_kernel ? 3 : step.inputs.size();
       instr.code = step.flat_reduce                   ? Instr::Code::Reduce
                    : step.flat_elements != 0          ? Instr::Code::Flat
                    : !step.writes_where_slot_points() ? Instr::Code::ScalarToBuffer
-                                                      : kScalar[step.inputs.size() - 1];
+                   : step.constant_kernel             ? Instr::Code::Scalar2Constant
+                                                      : kScalar[arity - 1];
       instr.kernel = step.scalar_kernel;
+      instr.binary_kernel = step.binary_kernel;
+      if (step.constant_kernel) {
+        instr.binary_kernel = step.constant_kernel;
+        instr.constant = &step.prepared_constant;
+      }
       instr.flat_kernel = step.flat_kernel;
       instr.in = step.scalar_inputs;
       instr.out = step.out_slot;

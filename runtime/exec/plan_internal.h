@@ -124,6 +124,13 @@ struct Plan::Step {
   // input slots, padded with the first so that all are always read.
   ops::ScalarKernelFn scalar_kernel = nullptr;
   std::array<int32_t, kMaxScalarInputs> scalar_inputs{};
+  // A scalar step of a two-input op: the same kernel, its inputs passed as
+  // arguments (Instr::Code::Scalar2).
+  ops::BinaryScalarKernelFn binary_kernel = nullptr;
+  // Its kernel for its second input, a constant of this plan, prepared
+  // (ops::binary_kernel_by_constant; Instr::Code::Scalar2Constant), or null.
+  ops::BinaryScalarKernelFn constant_kernel = nullptr;
+  ops::PreparedConstant prepared_constant;
   // Flat steps (the same on a static vector of up to kMaxFlatElements): the
   // op's flat kernel, the element count (0 for a scalar step), and each
   // input's stride in bytes (see ops::FlatKernelFn).
@@ -274,11 +281,14 @@ struct Plan::Instr {
     // The step's scalar kernel on the 1, 2 or 3 slots `in`, into the memory
     // slot `out` points at (Step::writes_where_slot_points).
     Scalar1,
-    Scalar2,
+    Scalar2,  // (with the step's binary kernel)
     Scalar3,
     // Scalar2 whose bool result a Branch or LoopTest right after it tests:
     // on past the test if true, else to `target`.
     Scalar2Test,
+    // Scalar2 on slot in[0] and the step's prepared constant (its
+    // constant_kernel).
+    Scalar2Constant,
     // The same for an output that is not pinned: into `buffer` (a buffer,
     // a fresh tensor or a loop variable), as slot `out`.
     ScalarToBuffer,
@@ -313,8 +323,10 @@ struct Plan::Instr {
   uint32_t bytes = 0;  // a scalar step's output size
   std::array<int32_t, kMaxScalarInputs> in{};
   ops::ScalarKernelFn kernel = nullptr;
-  ops::FlatKernelFn flat_kernel = nullptr;  // a flat step's
-  const Shape* shape = nullptr;             // a scalar step's static output shape
+  ops::BinaryScalarKernelFn binary_kernel = nullptr;  // Scalar2's, Scalar2Test's, Scalar2Constant's
+  const void* constant = nullptr;                     // Scalar2Constant's second input
+  ops::FlatKernelFn flat_kernel = nullptr;            // a flat step's
+  const Shape* shape = nullptr;                       // a scalar step's static output shape
   const Step* step = nullptr;  // for Branch, Jump and Move: the If; for Loop*: the While
   // The plan the step is of (an If branch, for its steps): a General step
   // runs as its member, which reads that plan's slot types and sources.

@@ -7,6 +7,7 @@
 // updates, and errors that still name the user's line.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -467,6 +468,36 @@ TEST(PlanInlineWhile, IfOutputsAndCountersAreTheirVariablesMemory) {
   auto staged = ag::function(increment_or_double);
   // a: 2, 4, 8, 9, 18; b: 2, 24, 248, 2489, 24908.
   EXPECT_EQ(staged(constant(5)).to_vector<int32_t>(), (std::vector<int32_t>{18, 24908, 5}));
+}
+
+// A mod by a constant of the body (a remainder without a division, see
+// ops::binary_kernel_by_constant) on values of both signs up to the
+// extremes, for divisors of each sign, 1, -1 and INT32_MIN; and by a zero
+// constant, whose error names the line.
+template <int32_t D>
+Tensor sum_of_remainders(Tensor n) {
+  Tensor i = constant(0), total = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               total = total * 31 + (i * 1103515245 + 12345) % D;
+               i = i + 1;
+             },
+             state({"i", "total"}, i, total));
+  return stack({i, total});
+}
+
+TEST(PlanInlineWhile, ModByAConstantGivesEagerValues) {
+  for (int n : {0, 1, 50}) {
+    SCOPED_TRACE(n);
+    expect_eager_values(sum_of_remainders<15>, constant(n));
+    expect_eager_values(sum_of_remainders<-7>, constant(n));
+    expect_eager_values(sum_of_remainders<1>, constant(n));
+    expect_eager_values(sum_of_remainders<-1>, constant(n));
+    expect_eager_values(sum_of_remainders<1 << 20>, constant(n));
+    expect_eager_values(sum_of_remainders<INT32_MIN>, constant(n));
+  }
+  auto staged = ag::function(sum_of_remainders<0>);
+  EXPECT_CONTAINS(error_of([&] { staged(constant(1)); }), "division by zero");
 }
 
 TEST(PlanInlineWhile, AnErrorInAnInlineLoopNamesItsLine) {
