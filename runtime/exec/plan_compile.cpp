@@ -759,9 +759,11 @@ void Plan::Compiler::plan_loop_copies() {
 // else branch, then the else branch's program and its Moves. An inline
 // While becomes a LoopEnter, the condition's program, a LoopTest on its
 // output (to past the loop), the body's program and a LoopBack to the
-// condition. Every instruction names its step (the If or While, for those
-// they become) and the plan the step is of. An output the branch computed
-// in the If's output slot needs no Move.
+// condition (a Jump when no variable needs a copy). Every instruction names
+// its step (the If or While, for those they become) and the plan the step
+// is of. An output the branch computed in the If's output slot needs no
+// Move, nor does a loop variable passed through to the output that is its
+// memory (Step::output_variables).
 void Plan::emit_program(std::vector<Instr>& program) const {
   for (const Step& step : steps_) {
     Instr instr;
