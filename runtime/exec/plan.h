@@ -88,6 +88,11 @@ class Plan {
   // the variable, in a While body). For tests: the While's donation of its
   // loop variables is otherwise invisible.
   size_t num_in_place_steps() const;
+  // How many slots of inline loops' bodies are a loop variable's memory for
+  // the whole loop (a scalar step's output written into the variable in
+  // place, an If's output that is the variable's next value), so that their
+  // steps store no pointer and no copy ends an iteration for them.
+  size_t num_slots_in_variables() const;
   // How many steps, here and in nested plans, are views read where they
   // are, without a copy (plan_views.cpp): rows x[i], and slices x[:, i, :]
   // read strided, which num_strided_views counts alone.

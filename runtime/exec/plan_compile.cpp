@@ -13,7 +13,9 @@
 //   5. scalar-step selection which steps call an op's scalar kernel (per
 //                            element, for small static vectors, or folded
 //                            over them, for small integer reductions);
-//  5b. inline loops' copies  what ends an inline loop's iteration;
+//  5b. loop variables' slots which slots of an inline loop's body are its
+//                            variables' memory;
+//  5c. inline loops' copies  what ends an inline loop's iteration;
 //   6. program              (an owning plan, once its branches' and inline
 //                            loops' buffers are placed) the instructions
 //                            run_steps walks.
@@ -22,6 +24,7 @@
 #include <algorithm>
 #include <climits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "exec/plan_internal.h"
@@ -82,6 +85,10 @@ struct Plan::Compiler {
   void mark_output_aliasing();
   void select_scalar_steps();
   bool select_flat_reduction(Step& step) const;
+  static bool if_output_in_variable(Step& branch_if, size_t k, int32_t var,
+                                    std::vector<std::pair<Step*, size_t>>& ifs,
+                                    std::vector<Step*>& writers);
+  void keep_in_variables();
   void plan_loop_copies();
 };
 
@@ -471,6 +478,16 @@ void Plan::Compiler::select_scalar_steps() {
     for (size_t i = 0; i < kMaxScalarInputs; ++i) {
       step.scalar_inputs[i] = step.inputs[i < step.inputs.size() ? i : 0];
     }
+    if (scalar && step.inputs.size() == 2) {
+      const DType dtype = plan.slot_dtypes_[size_t(step.inputs[0])];
+      step.binary_kernel = ops::binary_scalar_kernel(step.op->id, dtype, step.out_dtypes[0]);
+      const Source& second = plan.sources_[size_t(step.inputs[1])];
+      if (step.binary_kernel && second.kind == Source::Constant) {
+        step.constant_kernel = ops::binary_kernel_by_constant(
+            step.op->id, dtype, plan.constants_[size_t(second.index)].raw_data(),
+            step.prepared_constant);
+      }
+    }
     if (scalar || !step.scalar_kernel) continue;
     step.flat_kernel = ops::flat_kernel(step.op->id, plan.slot_dtypes_[size_t(step.inputs[0])],
                                         step.out_dtypes[0]);
@@ -586,6 +603,7 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
   mark_static_copies();
   compiler.mark_output_aliasing();
   compiler.select_scalar_steps();
+  compiler.keep_in_variables();
   compiler.plan_loop_copies();
   // The branches' and inline loops' buffers after this plan's.
   total_buffers_ = num_buffers_ + num_scratch_;
@@ -598,7 +616,107 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
   }
 }
 
-// 5b. Inline loops' copies.
+namespace {
+
+// Whether a step of `plan` other than `except` reads `slot`.
+bool read_by_another_step(const std::vector<Plan::Step>& steps, int32_t slot,
+                          const Plan::Step* except) {
+  return std::any_of(steps.begin(), steps.end(), [&](const Plan::Step& s) {
+    return &s != except && std::find(s.inputs.begin(), s.inputs.end(), slot) != s.inputs.end();
+  });
+}
+
+}  // namespace
+
+// Whether output k of If step `branch_if` (slot `slot`) can be loop variable
+// `var`'s memory for the whole loop: in each branch, output k is `var`
+// passed through, or is computed in `slot` by a scalar step or a nested If
+// for which this holds, the only reader of `var` in the branch (so `var`'s
+// old value is read before it is overwritten, and by nothing after); and no
+// other output is `var`. Collects the Ifs (with their output) and the
+// scalar steps that write `slot`.
+bool Plan::Compiler::if_output_in_variable(Step& branch_if, size_t k, int32_t var,
+                                           std::vector<std::pair<Step*, size_t>>& ifs,
+                                           std::vector<Step*>& writers) {
+  const int32_t slot = branch_if.out_slot + int32_t(k);
+  ifs.emplace_back(&branch_if, k);
+  for (const auto& branch : branch_if.subplans) {
+    Plan& b = *branch;
+    for (size_t j = 0; j < b.outputs_.size(); ++j) {
+      if (j != k && b.outputs_[j] == var) return false;
+    }
+    const int32_t out = b.outputs_[k];
+    if (out == var) continue;  // passed through
+    const Source& src = b.sources_[size_t(out)];
+    if (out != slot || src.kind != Source::Step) return false;
+    Step& writer = b.steps_[size_t(src.index)];
+    if (read_by_another_step(b.steps_, var, &writer)) return false;
+    if (writer.kind == graph::NodeKind::If) {
+      if (!if_output_in_variable(writer, size_t(slot - writer.out_slot), var, ifs, writers))
+        return false;
+    } else if (writer.scalar_kernel && writer.flat_elements == 0 && !writer.flat_reduce) {
+      writers.push_back(&writer);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// 5b. Loop variables' slots.
+// Needs: the inline loops' bodies and their Ifs' branches compiled (scalar
+// steps selected, in-place writes planned).
+// Guarantees: an inline While's slots_in_variables lists the body's slots
+// that are a static loop variable's memory from LoopEnter on: the output of
+// a scalar step that writes the variable in place, and an If output that is
+// the variable's next value where each branch passes the variable through or
+// computes it last (if_output_in_variable) and no other step of the body
+// reads the variable (nor is it a body output). Their writers are
+// output_in_variable, the Ifs' output_variables name the variable (their
+// branches move nothing for it), and no copy ends an iteration for it.
+void Plan::Compiler::keep_in_variables() {
+  for (Step& loop : plan.steps_) {
+    if (!loop.inline_loop) continue;
+    Plan& loop_body = *loop.subplans[1];
+    const auto in_variable = [&](size_t k) {
+      return loop.var_static_shapes[k] != nullptr && !loop.keeps_in_row(k);
+    };
+    for (Step& step : loop_body.steps_) {
+      if (!step.scalar_kernel || step.write_into_input < 0) continue;
+      const auto k = size_t(step.write_into_input);
+      if (!in_variable(k)) continue;
+      step.output_in_variable = true;
+      loop.slots_in_variables.push_back({step.out_slot, loop.out_slot + int32_t(k)});
+    }
+    for (size_t k = 0; k < loop.buffers.size(); ++k) {
+      const int32_t var = loop.out_slot + int32_t(k);
+      const int32_t out = loop_body.outputs_[k];
+      const Source& src = loop_body.sources_[size_t(out)];
+      if (!in_variable(k) || src.kind != Source::Step ||
+          std::count(loop_body.outputs_.begin(), loop_body.outputs_.end(), var) > 0 ||
+          std::any_of(loop.slots_in_variables.begin(), loop.slots_in_variables.end(),
+                      [&](const Step::SlotInVariable& s) { return s.slot == out; })) {
+        continue;
+      }
+      Step& branch_if = loop_body.steps_[size_t(src.index)];
+      std::vector<std::pair<Step*, size_t>> ifs;
+      std::vector<Step*> writers;
+      if (branch_if.kind != graph::NodeKind::If ||
+          read_by_another_step(loop_body.steps_, var, &branch_if) ||
+          !if_output_in_variable(branch_if, size_t(out - branch_if.out_slot), var, ifs, writers)) {
+        continue;
+      }
+      for (auto [step, output] : ifs) {
+        if (step->output_variables.empty()) step->output_variables.assign(step->buffers.size(), -1);
+        step->output_variables[output] = var;
+      }
+      for (Step* writer : writers) writer->output_in_variable = true;
+      loop.slots_in_variables.push_back({out, var});
+    }
+  }
+}
+
+// 5c. Inline loops' copies.
 // Needs: the memory plan (phase 3: the While's scratch buffers) and the
 // body's output aliasing (its phase 4).
 // Guarantees: an inline While's loop_copies list, in variable order, each
@@ -615,7 +733,12 @@ void Plan::Compiler::plan_loop_copies() {
       const Source& src = loop_body.sources_[size_t(loop_body.outputs_[k])];
       // (A variable kept in an array's row moves with the step writing it;
       // one written in place is output 0, the one a step writes into its input.)
+      const auto in_variable = [&](const Step::SlotInVariable& s) {
+        return s.slot == loop_body.outputs_[k] && s.var == var;
+      };
       if (loop_body.outputs_[k] == var || step.keeps_in_row(k) ||
+          std::any_of(step.slots_in_variables.begin(), step.slots_in_variables.end(),
+                      in_variable) ||
           (src.kind == Source::Step &&
            loop_body.steps_[size_t(src.index)].write_into_input == int32_t(k) &&
            loop_body.steps_[size_t(src.index)].out_slot == loop_body.outputs_[k])) {
@@ -639,9 +762,11 @@ void Plan::Compiler::plan_loop_copies() {
 // else branch, then the else branch's program and its Moves. An inline
 // While becomes a LoopEnter, the condition's program, a LoopTest on its
 // output (to past the loop), the body's program and a LoopBack to the
-// condition. Every instruction names its step (the If or While, for those
-// they become) and the plan the step is of. An output the branch computed
-// in the If's output slot needs no Move.
+// condition (a Jump when no variable needs a copy). Every instruction names
+// its step (the If or While, for those they become) and the plan the step
+// is of. An output the branch computed in the If's output slot needs no
+// Move, nor does a loop variable passed through to the output that is its
+// memory (Step::output_variables).
 void Plan::emit_program(std::vector<Instr>& program) const {
   for (const Step& step : steps_) {
     Instr instr;
@@ -658,7 +783,7 @@ void Plan::emit_program(std::vector<Instr>& program) const {
       instr.buffer = step.loop_counter;
       program.push_back(instr);
       step.subplans[1]->emit_program(program);
-      instr.code = Instr::Code::LoopBack;
+      instr.code = step.loop_copies.empty() ? Instr::Code::Jump : Instr::Code::LoopBack;
       instr.target = condition_at;
       program.push_back(instr);
       program[test_at].target = int32_t(program.size());
@@ -669,6 +794,9 @@ void Plan::emit_program(std::vector<Instr>& program) const {
         branch.emit_program(program);
         for (size_t k = 0; k < branch.outputs_.size(); ++k) {
           if (branch.outputs_[k] == step.out_slot + int32_t(k)) continue;  // computed there
+          // (Passed through: the variable's memory, which the slot is.)
+          if (!step.output_variables.empty() && branch.outputs_[k] == step.output_variables[k])
+            continue;
           Instr move = instr;
           move.code = Instr::Code::Move;
           move.out = step.out_slot + int32_t(k);
@@ -690,17 +818,25 @@ void Plan::emit_program(std::vector<Instr>& program) const {
       continue;
     }
     if (step.scalar_kernel) {
+      // (A two-input op without a binary kernel reads its padded inputs as Scalar3.)
       constexpr Instr::Code kScalar[] = {Instr::Code::Scalar1, Instr::Code::Scalar2,
                                          Instr::Code::Scalar3};
-      instr.code = step.flat_reduce          ? Instr::Code::Reduce
-                   : step.flat_elements != 0 ? Instr::Code::Flat
-                   : !step.pinned_output()   ? Instr::Code::ScalarToBuffer
-                                             : kScalar[step.inputs.size() - 1];
+      const size_t arity = step.inputs.size() == 2 && !step.binary_kernel ? 3 : step.inputs.size();
+      instr.code = step.flat_reduce                   ? Instr::Code::Reduce
+                   : step.flat_elements != 0          ? Instr::Code::Flat
+                   : !step.writes_where_slot_points() ? Instr::Code::ScalarToBuffer
+                   : step.constant_kernel             ? Instr::Code::Scalar2Constant
+                                                      : kScalar[arity - 1];
       instr.kernel = step.scalar_kernel;
+      instr.binary_kernel = step.binary_kernel;
+      if (step.constant_kernel) {
+        instr.binary_kernel = step.constant_kernel;
+        instr.constant = &step.prepared_constant;
+      }
       instr.flat_kernel = step.flat_kernel;
       instr.in = step.scalar_inputs;
       instr.out = step.out_slot;
-      instr.buffer = step.pinned_output() ? Instr::kPinnedOutput
+      instr.buffer = step.writes_where_slot_points() ? Instr::kPinnedOutput
                      : step.write_into_input >= 0
                          ? Instr::in_place_at(step.inputs[size_t(step.in_place_operand)])
                      : step.buffers[0] >= 0 ? step.buffers[0]
@@ -830,6 +966,10 @@ size_t Plan::num_inline_loops() const {
 size_t Plan::num_child_arena_loops() const {
   return sum_over_all_steps(
       [](const Step& s) { return s.kind == graph::NodeKind::While && !s.inline_loop; });
+}
+
+size_t Plan::num_slots_in_variables() const {
+  return sum_over_all_steps([](const Step& s) { return s.slots_in_variables.size(); });
 }
 
 size_t Plan::num_in_place_steps() const {

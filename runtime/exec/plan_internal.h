@@ -130,6 +130,13 @@ struct Plan::Step {
   // input slots, padded with the first so that all are always read.
   ops::ScalarKernelFn scalar_kernel = nullptr;
   std::array<int32_t, kMaxScalarInputs> scalar_inputs{};
+  // A scalar step of a two-input op: the same kernel, its inputs passed as
+  // arguments (Instr::Code::Scalar2).
+  ops::BinaryScalarKernelFn binary_kernel = nullptr;
+  // Its kernel for its second input, a constant of this plan, prepared
+  // (ops::binary_kernel_by_constant; Instr::Code::Scalar2Constant), or null.
+  ops::BinaryScalarKernelFn constant_kernel = nullptr;
+  ops::PreparedConstant prepared_constant;
   // Flat steps (the same on a static vector of up to kMaxFlatElements): the
   // op's flat kernel, the element count (0 for a scalar step), and each
   // input's stride in bytes (see ops::FlatKernelFn).
@@ -253,6 +260,24 @@ struct Plan::Step {
   };
   std::vector<LoopCopy> loop_copies;
   bool loop_holds_aside = false;  // some copy has a scratch buffer
+  // An inline While: slots of its body (and of the body's Ifs) that point at
+  // a static loop variable's memory for the whole loop, set by LoopEnter
+  // (plan_compile.cpp, keep_in_variables): a step's output written into the
+  // variable in place, and an If's output that is the variable's next value.
+  // Steps writing them write there (output_in_variable), and the variable
+  // needs no copy at the end of an iteration.
+  struct SlotInVariable {
+    int32_t slot;
+    int32_t var;  // the loop variable's slot
+  };
+  std::vector<SlotInVariable> slots_in_variables;
+  // If: per output, the loop variable whose memory the output's slot is
+  // (see slots_in_variables), or -1 (empty: none): a branch passing that
+  // variable through moves nothing.
+  std::vector<int32_t> output_variables;
+  // A scalar step whose output slot is a loop variable's memory (see
+  // slots_in_variables): it writes there, like a pinned output.
+  bool output_in_variable = false;
 
   // A scalar, flat or reduction step that writes neither a fresh tensor nor
   // a loop variable: its output lives in memory of its own in each arena
@@ -261,6 +286,9 @@ struct Plan::Step {
   bool pinned_output() const {
     return scalar_kernel && write_into_input < 0 && buffers[0] >= 0 && owns_slots;
   }
+  // Whether its slot points at its output's memory before it runs, so that
+  // it writes there and stores nothing (Instr::kPinnedOutput).
+  bool writes_where_slot_points() const { return pinned_output() || output_in_variable; }
 };
 
 // One instruction of a plan's program (plan_compile.cpp, emit_program): the
@@ -270,14 +298,17 @@ struct Plan::Step {
 struct Plan::Instr {
   // (In this order in run_steps's dispatch table, which ends with End.)
   enum class Code : uint8_t {
-    // The step's scalar kernel on the 1, 2 or 3 slots `in`, into slot
-    // `out`'s pinned memory (Step::pinned_output).
+    // The step's scalar kernel on the 1, 2 or 3 slots `in`, into the memory
+    // slot `out` points at (Step::writes_where_slot_points).
     Scalar1,
-    Scalar2,
+    Scalar2,  // (with the step's binary kernel)
     Scalar3,
     // Scalar2 whose bool result a Branch or LoopTest right after it tests:
     // on past the test if true, else to `target`.
     Scalar2Test,
+    // Scalar2 on slot in[0] and the step's prepared constant (its
+    // constant_kernel).
+    Scalar2Constant,
     // The same for an output that is not pinned: into `buffer` (a buffer,
     // a fresh tensor or a loop variable), as slot `out`.
     ScalarToBuffer,
@@ -289,9 +320,10 @@ struct Plan::Instr {
     Move,     // an If's output `out` takes the value of the branch's output in[0]
     // An inline While: LoopEnter, the condition's program, LoopTest, the
     // body's program, LoopBack.
-    LoopEnter,  // the loop variables take their initial values
+    LoopEnter,  // the loop variables take their initial values; slots_in_variables point at them
     LoopTest,   // on to the body if slot in[0] is true (and iterations remain), else to `target`
     LoopBack,   // the loop variables take the body's outputs; back to the condition, `target`
+                // (a Jump when the body leaves every variable in its memory)
     End,        // the program's last instruction
   };
   Code code = Code::General;
@@ -299,7 +331,7 @@ struct Plan::Instr {
   int32_t target = -1;
   // A scalar, flat or reduction step's output: its buffer (>= 0);
   // kPinnedOutput, the memory its slot points at already
-  // (Step::pinned_output); kFreshOutput, a fresh tensor; below that,
+  // (Step::writes_where_slot_points); kFreshOutput, a fresh tensor; below that,
   // in_place_at(slot): the memory of `slot`, a loop variable it overwrites
   // (an inline loop body's step). (A LoopTest's is its loop's iteration
   // counter, or -1.)
@@ -311,8 +343,10 @@ struct Plan::Instr {
   uint32_t bytes = 0;  // a scalar step's output size
   std::array<int32_t, kMaxScalarInputs> in{};
   ops::ScalarKernelFn kernel = nullptr;
-  ops::FlatKernelFn flat_kernel = nullptr;  // a flat step's
-  const Shape* shape = nullptr;             // a scalar step's static output shape
+  ops::BinaryScalarKernelFn binary_kernel = nullptr;  // Scalar2's, Scalar2Test's, Scalar2Constant's
+  const void* constant = nullptr;                     // Scalar2Constant's second input
+  ops::FlatKernelFn flat_kernel = nullptr;            // a flat step's
+  const Shape* shape = nullptr;                       // a scalar step's static output shape
   const Step* step = nullptr;  // for Branch, Jump and Move: the If; for Loop*: the While
   // The plan the step is of (an If branch, for its steps): a General step
   // runs as its member, which reads that plan's slot types and sources.

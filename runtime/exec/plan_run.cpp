@@ -498,9 +498,10 @@ void Plan::run_steps(Arena& a) const {
   // branch predictor learns per instruction, where one switch's shared jump
   // mispredicts as the program alternates between instruction kinds.
   static const void* const kCode[] = {
-      &&do_Scalar1, &&do_Scalar2,   &&do_Scalar3,  &&do_Scalar2Test, &&do_ScalarToBuffer,
-      &&do_Flat,    &&do_Reduce,    &&do_General,  &&do_Branch,      &&do_Jump,
-      &&do_Move,    &&do_LoopEnter, &&do_LoopTest, &&do_LoopBack,    &&do_End};
+      &&do_Scalar1,         &&do_Scalar2,        &&do_Scalar3,  &&do_Scalar2Test,
+      &&do_Scalar2Constant, &&do_ScalarToBuffer, &&do_Flat,     &&do_Reduce,
+      &&do_General,         &&do_Branch,         &&do_Jump,     &&do_Move,
+      &&do_LoopEnter,       &&do_LoopTest,       &&do_LoopBack, &&do_End};
   static_assert(std::size(kCode) == size_t(Instr::Code::End) + 1, "one label per Instr::Code");
 #define AG_NEXT goto* kCode[size_t(pc->code)]
   try {
@@ -509,21 +510,24 @@ void Plan::run_steps(Arena& a) const {
   // op's own inputs are loaded, and the output is where its slot
   // points already (pinned).
   do_Scalar1: {
-    const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])]};
+    const void* const in[] = {data[size_t(pc->in[0])]};  // (no padding to fill)
     pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
     ++pc;
     AG_NEXT;
   }
-  do_Scalar2: {
-    const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
-    pc->kernel(in, const_cast<void*>(data[size_t(pc->out)]));
+  do_Scalar2:
+    pc->binary_kernel(data[size_t(pc->in[0])], data[size_t(pc->in[1])],
+                      const_cast<void*>(data[size_t(pc->out)]));
     ++pc;
     AG_NEXT;
-  }
+  do_Scalar2Constant:
+    pc->binary_kernel(data[size_t(pc->in[0])], pc->constant,
+                      const_cast<void*>(data[size_t(pc->out)]));
+    ++pc;
+    AG_NEXT;
   do_Scalar2Test: {
-    const void* in[kMaxScalarInputs] = {data[size_t(pc->in[0])], data[size_t(pc->in[1])]};
     void* out = const_cast<void*>(data[size_t(pc->out)]);
-    pc->kernel(in, out);
+    pc->binary_kernel(data[size_t(pc->in[0])], data[size_t(pc->in[1])], out);
     pc = *static_cast<const bool*>(out) ? pc + 2 : begin + pc->target;
     AG_NEXT;
   }
@@ -575,6 +579,10 @@ void Plan::run_steps(Arena& a) const {
     AG_NEXT;
   do_LoopEnter:
     pc->plan->enter_loop(a, *pc->step);
+    for (const Step::SlotInVariable& s : pc->step->slots_in_variables) {
+      data[size_t(s.slot)] = data[size_t(s.var)];
+      shape[size_t(s.slot)] = shape[size_t(s.var)];
+    }
     ++pc;
     AG_NEXT;
   do_LoopTest: {

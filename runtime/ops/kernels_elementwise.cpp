@@ -6,6 +6,8 @@
 // scalar-operand loops split large tensors over the intra-op threads.
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -321,7 +323,12 @@ template <class F, class... In>
 struct ElementKernels {
   using Out = std::invoke_result_t<F, In...>;
   using Indices = std::index_sequence_for<In...>;
+  static constexpr size_t arity = sizeof...(In);
   static void scalar(const void* const* in, void* out) {
+    apply_scalar<Out, In...>(Indices{}, in, out, F{});
+  }
+  static void binary(const void* a, const void* b, void* out) {  // (arity 2 only)
+    const void* const in[] = {a, b};
     apply_scalar<Out, In...>(Indices{}, in, out, F{});
   }
   static void flat(const void* const* in, const uint32_t* strides, int32_t n, void* out) {
@@ -371,6 +378,55 @@ Fn element_kernel(OpId id, DType input_dtype, DType output_dtype, Pick pick) {
 ScalarKernelFn scalar_kernel(OpId id, DType input_dtype, DType output_dtype) {
   return element_kernel<ScalarKernelFn>(id, input_dtype, output_dtype,
                                         []<class K>() { return &K::scalar; });
+}
+
+BinaryScalarKernelFn binary_scalar_kernel(OpId id, DType input_dtype, DType output_dtype) {
+  return element_kernel<BinaryScalarKernelFn>(id, input_dtype, output_dtype,
+                                              []<class K>() -> BinaryScalarKernelFn {
+                                                if constexpr (K::arity == 2) return &K::binary;
+                                                return nullptr;
+                                              });
+}
+
+namespace {
+
+// An int32 mod by a constant divisor d without a division (Lemire, Kaser and
+// Kurz, "Faster remainder by direct computation", 2019): |a| mod |d| is the
+// high half of the low 64 bits of |a| * ceil(2^64 / |d|), times |d|; then
+// a's sign and ModOp's floor rule. Exact for every 32-bit |a| and |d| >= 1
+// (|d| = 1: the magic number wraps to 0, and so do the remainders, as
+// ModOp's are).
+struct Int32Divisor {
+  uint64_t magic;  // ceil(2^64 / |d|), modulo 2^64
+  uint32_t magnitude;
+  int32_t divisor;
+};
+
+uint32_t magnitude(int32_t x) {
+  return x < 0 ? 0u - uint32_t(x) : uint32_t(x);
+}
+
+void mod_int32_by_constant(const void* a, const void* b, void* out) {
+  __extension__ using uint128 = unsigned __int128;
+  Int32Divisor d;
+  std::memcpy(&d, b, sizeof d);
+  const int32_t x = *static_cast<const int32_t*>(a);
+  const uint64_t low = d.magic * magnitude(x);
+  const auto r = int32_t(uint64_t((uint128(low) * d.magnitude) >> 64));
+  *static_cast<int32_t*>(out) = scalar::floor_remainder(x < 0 ? -r : r, d.divisor);
+}
+
+}  // namespace
+
+BinaryScalarKernelFn binary_kernel_by_constant(OpId id, DType dtype, const void* constant,
+                                               PreparedConstant& prepared) {
+  if (id != OpId::Mod || dtype != DType::int32) return nullptr;
+  const int32_t d = *static_cast<const int32_t*>(constant);
+  if (d == 0) return nullptr;  // the binary kernel raises ModOp's error
+  const Int32Divisor divisor{UINT64_MAX / magnitude(d) + 1, magnitude(d), d};
+  static_assert(sizeof divisor <= sizeof prepared.bytes);
+  std::memcpy(prepared.bytes, &divisor, sizeof divisor);
+  return &mod_int32_by_constant;
 }
 
 FlatKernelFn flat_kernel(OpId id, DType input_dtype, DType output_dtype) {

@@ -143,6 +143,21 @@ using ScalarKernelFn = void (*)(const void* const* inputs, void* out);
 // The scalar kernel of an elementwise op for these dtypes (where's is chosen
 // by its output dtype), or null when the op has none.
 ScalarKernelFn scalar_kernel(OpId id, DType input_dtype, DType output_dtype);
+// The same for a two-input op, its inputs passed as arguments (in registers,
+// not through an array): the executor's most common scalar step. Null for
+// other ops.
+using BinaryScalarKernelFn = void (*)(const void* a, const void* b, void* out);
+BinaryScalarKernelFn binary_scalar_kernel(OpId id, DType input_dtype, DType output_dtype);
+// A two-input op's kernel for a second input that is a constant known when
+// the plan is compiled: `prepared` receives what the kernel reads as its b
+// (passed instead of the constant). Null when the op has none for this
+// dtype and value (the binary kernel then runs): so far int32 mod by a
+// non-zero constant, a remainder without a division.
+struct PreparedConstant {
+  alignas(8) unsigned char bytes[16] = {};
+};
+BinaryScalarKernelFn binary_kernel_by_constant(OpId id, DType dtype, const void* constant,
+                                               PreparedConstant& prepared);
 // The same functor over n elements (flat steps: small static vectors):
 // element e of input i at inputs[i] + e * strides[i] bytes (a stride of 0
 // broadcasts one element), of the output at element e of `out`. Each

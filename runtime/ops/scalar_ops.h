@@ -174,6 +174,12 @@ struct FloorDivOp : Numeric {
   }
 };
 
+// The floor remainder (the divisor's sign) from the truncated one, r.
+template <class T>
+T floor_remainder(T r, T b) {
+  return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+}
+
 // The result takes the divisor's sign, matching FloorDivOp.
 struct ModOp : Numeric {
   template <class T>
@@ -181,11 +187,9 @@ struct ModOp : Numeric {
     if constexpr (kIsInt<T>) {
       if (b == 0) integer_division_by_zero(OpId::Mod);
       if (b == T(-1)) return T(0);
-      T r = a % b;
-      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+      return floor_remainder(T(a % b), b);
     } else {
-      T r = std::fmod(a, b);
-      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+      return floor_remainder(T(std::fmod(a, b)), b);
     }
   }
 };

@@ -6,6 +6,7 @@
 // kernel's.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -169,6 +170,84 @@ TEST(FlatKernels, EachElementIsTheScalarKernelsBitForBit) {
       }
     }
   }
+}
+
+// The binary form (the executor's Scalar2) of every two-input op: the
+// scalar kernel's bits and errors, element by element; none for other ops.
+TEST(FlatKernels, BinaryScalarKernelsAreTheScalarKernelsBitForBit) {
+  std::mt19937 rng(23);
+  size_t count = 0;
+  for (const Case& c : all_cases()) {
+    SCOPED_TRACE(describe(c));
+    const ops::BinaryScalarKernelFn binary = ops::binary_scalar_kernel(c.op, c.input, c.output);
+    if (c.arity != 2) {
+      EXPECT_EQ(binary, nullptr);
+      continue;
+    }
+    ASSERT_NE(binary, nullptr);
+    ++count;
+    const ops::ScalarKernelFn scalar = ops::scalar_kernel(c.op, c.input, c.output);
+    const std::vector<unsigned char> a = random_values(c.input, rng);
+    const std::vector<unsigned char> b = random_values(c.input, rng);
+    const size_t in_size = a.size() / kMaxElements, out_size = dtype_size(output_dtype(c));
+    for (int32_t e = 0; e < kMaxElements; ++e) {
+      const void* in[2] = {a.data() + size_t(e) * in_size, b.data() + size_t(e) * in_size};
+      unsigned char expected[16] = {}, actual[16] = {};
+      std::string scalar_error, binary_error;
+      try {
+        scalar(in, expected);
+      } catch (const Error& err) {
+        scalar_error = err.what();
+      }
+      try {
+        binary(in[0], in[1], actual);
+      } catch (const Error& err) {
+        binary_error = err.what();
+      }
+      ASSERT_EQ(binary_error, scalar_error) << "element " << e;
+      ASSERT_EQ(std::memcmp(actual, expected, out_size), 0) << "element " << e;
+    }
+  }
+  EXPECT_GT(count, 40u);  // add, mod, less, ... over several dtypes each
+}
+
+// int32 mod by a constant without a division: ModOp's bits for every sign
+// and magnitude of divisor, at the extremes and on random values; no such
+// kernel for a zero divisor (whose error the binary kernel raises), int64 or
+// another op.
+TEST(FlatKernels, ModByAConstantIsTheModKernelBitForBit) {
+  const ops::BinaryScalarKernelFn mod =
+      ops::binary_scalar_kernel(OpId::Mod, DType::int32, DType::int32);
+  std::mt19937 rng(29);
+  std::vector<int32_t> divisors = {
+      1,  -1,      2,          -2, 3,          -3,        5,         15,           -7,
+      10, 1 << 30, -(1 << 30), 64, 1000000007, INT32_MAX, INT32_MIN, INT32_MIN + 1};
+  for (int k = 0; k < 40; ++k) divisors.push_back(int32_t(rng()) >> (k % 31));
+  std::vector<int32_t> values = {
+      0, 1, -1, 2, -2, 14, 15, -15, 16, INT32_MAX, INT32_MIN, INT32_MIN + 1, INT32_MAX - 1};
+  for (int k = 0; k < 2000; ++k) values.push_back(int32_t(rng()) >> (k % 32));
+  for (int32_t d : divisors) {
+    if (d == 0) continue;
+    SCOPED_TRACE(d);
+    ops::PreparedConstant prepared;
+    const ops::BinaryScalarKernelFn by_constant =
+        ops::binary_kernel_by_constant(OpId::Mod, DType::int32, &d, prepared);
+    ASSERT_NE(by_constant, nullptr);
+    for (int32_t a : {d, -d}) values.push_back(a);
+    for (int32_t a : values) {
+      int32_t expected = 0, actual = 0;
+      mod(&a, &d, &expected);
+      by_constant(&a, prepared.bytes, &actual);
+      ASSERT_EQ(actual, expected) << a << " mod " << d;
+    }
+  }
+  ops::PreparedConstant prepared;
+  const int32_t zero = 0;
+  const int64_t seven = 7;
+  EXPECT_EQ(ops::binary_kernel_by_constant(OpId::Mod, DType::int32, &zero, prepared), nullptr);
+  EXPECT_EQ(ops::binary_kernel_by_constant(OpId::Mod, DType::int64, &seven, prepared), nullptr);
+  EXPECT_EQ(ops::binary_kernel_by_constant(OpId::FloorDiv, DType::int32, &divisors[4], prepared),
+            nullptr);
 }
 
 // A flat step may write over an input of the output's layout (x = x + y in a

@@ -7,6 +7,7 @@
 // updates, and errors that still name the user's line.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -294,6 +295,209 @@ TEST(PlanInlineWhile, TensorArrayWritesInPlace) {
   EXPECT_GE(plan->num_in_place_steps(), 2u);  // the write and x[i] + sum
   expect_eager_values(running_sums,
                       reshape(constant({1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f}), {3, 2}));
+}
+
+// Loop variables' slots (plan_compile.cpp, keep_in_variables): a counter
+// written in place, and an If's output that is a variable's next value when
+// each branch passes the variable through or computes it as the only reader
+// of the variable, are the variable's memory for the whole loop. Each body
+// below takes both branches for n >= 3.
+
+// Both branches compute a; b reads the new a after the If.
+Tensor increment_or_double(Tensor n) {
+  Tensor a = constant(1), b = constant(0), i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               if_stmt(i % 3 == 0, [&] { a = a + 1; }, [&] { a = a * 2; }, state({"a"}, a));
+               b = b * 10 + a;
+               i = i + 1;
+             },
+             state({"a", "b", "i"}, a, b, i));
+  return stack({a, b, i});
+}
+
+// a's old value is read after the If: the If's output is not a's memory.
+Tensor old_value_after_the_if(Tensor n) {
+  Tensor a = constant(1), b = constant(0), i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               Tensor old = a;
+               if_stmt(i % 2 == 0, [&] { a = a + 1; }, [] {}, state({"a"}, a));
+               b = b * 10 + old;
+               i = i + 1;
+             },
+             state({"a", "b", "i"}, a, b, i));
+  return stack({a, b, i});
+}
+
+// A branch passes a to b's output while it computes a: neither is kept.
+Tensor passed_to_another_output(Tensor n) {
+  Tensor a = constant(1), b = constant(0), i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               if_stmt(
+                   i % 2 == 0,
+                   [&] {
+                     b = a;
+                     a = a + 3;
+                   },
+                   [&] { a = a - 1; }, state({"a", "b"}, a, b));
+               i = i + 1;
+             },
+             state({"a", "b", "i"}, a, b, i));
+  return stack({a, b, i});
+}
+
+// b = a * 2 reads a before a + 1 writes it: a is read twice in the branch
+// (not kept), b once (kept); and the other order, which reads the new a.
+Tensor read_before_written(Tensor n) {
+  Tensor a = constant(1), b = constant(0), i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               if_stmt(
+                   i % 3 != 1,
+                   [&] {
+                     b = a * 2;
+                     a = a + 1;
+                   },
+                   [] {}, state({"a", "b"}, a, b));
+               i = i + 1;
+             },
+             state({"a", "b", "i"}, a, b, i));
+  return stack({a, b, i});
+}
+
+Tensor read_after_written(Tensor n) {
+  Tensor a = constant(1), b = constant(0), i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               if_stmt(
+                   i % 3 != 1,
+                   [&] {
+                     a = a + 1;
+                     b = a * 2;
+                   },
+                   [] {}, state({"a", "b"}, a, b));
+               i = i + 1;
+             },
+             state({"a", "b", "i"}, a, b, i));
+  return stack({a, b, i});
+}
+
+// Swapped in one branch, computed in the other: neither is kept.
+Tensor swapped_or_incremented(Tensor n) {
+  Tensor a = constant(1), b = constant(10), total = constant(0), i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               if_stmt(
+                   i % 3 == 0,
+                   [&] {
+                     Tensor old_a = a;
+                     a = b;
+                     b = old_a;
+                   },
+                   [&] { a = a + 1; }, state({"a", "b"}, a, b));
+               total = total * 7 + a * 100 + b;
+               i = i + 1;
+             },
+             state({"a", "b", "total", "i"}, a, b, total, i));
+  return stack({a, b, total, i});
+}
+
+// A nested If computes a in the outer branch, which then reads a's old
+// value: a is not kept; b, computed last, is.
+Tensor nested_if_then_old_value(Tensor n) {
+  Tensor a = constant(1), b = constant(0), i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               if_stmt(
+                   i % 2 == 0,
+                   [&] {
+                     Tensor old = a;
+                     if_stmt(i % 4 == 0, [&] { a = a + 5; }, [] {}, state({"a"}, a));
+                     b = old * 3 + b;
+                   },
+                   [] {}, state({"a", "b"}, a, b));
+               i = i + 1;
+             },
+             state({"a", "b", "i"}, a, b, i));
+  return stack({a, b, i});
+}
+
+// A vector variable computed in a branch (a flat step) is not kept.
+Tensor vector_in_a_branch(Tensor n) {
+  Tensor v = constant({1, -2}), i = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               if_stmt(i % 2 == 0, [&] { v = v * 3 + 1; }, [] {}, state({"v"}, v));
+               i = i + 1;
+             },
+             state({"v", "i"}, v, i));
+  return concat({v, reshape(i, {1})}, 0);
+}
+
+TEST(PlanInlineWhile, IfOutputsAndCountersAreTheirVariablesMemory) {
+  const struct {
+    const char* name;
+    Tensor (*fn)(Tensor);
+    size_t slots_in_variables;
+  } cases[] = {
+      {"sum_below", sum_below, 2},  // total + i, i + 1 in place
+      {"fizzbuzz", fizzbuzz, 5},    // the four counts (nested Ifs) and the range's counter
+      {"increment_or_double", increment_or_double, 3},            // a, and b, i in place
+      {"old_value_after_the_if", old_value_after_the_if, 2},      // b, i
+      {"passed_to_another_output", passed_to_another_output, 1},  // i
+      {"read_before_written", read_before_written, 2},            // b, i
+      {"read_after_written", read_after_written, 3},              // a, b, i
+      {"swapped_or_incremented", swapped_or_incremented, 2},      // total, i
+      // b (i + 1 is not in place: i is an input of the If, alive as long as
+      // its outputs)
+      {"nested_if_then_old_value", nested_if_then_old_value, 1},
+      {"vector_in_a_branch", vector_in_a_branch, 1},  // i
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto plan = traced_plan_of(c.fn, kInt32Scalar);
+    EXPECT_EQ(plan->num_inline_loops(), 1u);
+    EXPECT_EQ(plan->num_slots_in_variables(), c.slots_in_variables);
+    for (int n : {0, 1, 2, 3, 4, 9, 16}) {
+      SCOPED_TRACE(n);
+      expect_eager_values(c.fn, constant(n));
+    }
+  }
+  auto staged = ag::function(increment_or_double);
+  // a: 2, 4, 8, 9, 18; b: 2, 24, 248, 2489, 24908.
+  EXPECT_EQ(staged(constant(5)).to_vector<int32_t>(), (std::vector<int32_t>{18, 24908, 5}));
+}
+
+// A mod by a constant of the body (a remainder without a division, see
+// ops::binary_kernel_by_constant) on values of both signs up to the
+// extremes, for divisors of each sign, 1, -1 and INT32_MIN; and by a zero
+// constant, whose error names the line.
+template <int32_t D>
+Tensor sum_of_remainders(Tensor n) {
+  Tensor i = constant(0), total = constant(0);
+  while_stmt([&] { return i < n; },
+             [&] {
+               total = total * 31 + (i * 1103515245 + 12345) % D;
+               i = i + 1;
+             },
+             state({"i", "total"}, i, total));
+  return stack({i, total});
+}
+
+TEST(PlanInlineWhile, ModByAConstantGivesEagerValues) {
+  for (int n : {0, 1, 50}) {
+    SCOPED_TRACE(n);
+    expect_eager_values(sum_of_remainders<15>, constant(n));
+    expect_eager_values(sum_of_remainders<-7>, constant(n));
+    expect_eager_values(sum_of_remainders<1>, constant(n));
+    expect_eager_values(sum_of_remainders<-1>, constant(n));
+    expect_eager_values(sum_of_remainders<1 << 20>, constant(n));
+    expect_eager_values(sum_of_remainders<INT32_MIN>, constant(n));
+  }
+  auto staged = ag::function(sum_of_remainders<0>);
+  EXPECT_CONTAINS(error_of([&] { staged(constant(1)); }), "division by zero");
 }
 
 TEST(PlanInlineWhile, AnErrorInAnInlineLoopNamesItsLine) {
