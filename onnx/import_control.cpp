@@ -7,7 +7,9 @@
 // TensorArray at row i and stacked after the loop. The iteration count i is
 // loop state only where something reads it (the trip count, scan outputs,
 // the body); a trip count known at load time that only bounds the loop is
-// the while's maximum_iterations.
+// the while's maximum_iterations. The condition is loop state only where
+// the body computes it: a body that passes it on (cond_out = cond_in, the
+// usual for loop) leaves it as it was.
 //
 // The exporter writes our while as a Loop whose first condition is computed
 // before it, from the loop variables' initial values, and whose body ends by
@@ -52,6 +54,24 @@ bool reads(const ::onnx::GraphProto& graph, const std::string& name) {
     }
   }
   return false;
+}
+
+// Whether the body's condition output is its condition input, past Identity
+// nodes: the condition never changes.
+bool passes_on_condition(const ::onnx::GraphProto& body) {
+  if (body.input_size() < 2) return false;
+  std::string name = body.output(0).name();
+  for (bool forwarded = true; forwarded;) {
+    forwarded = false;
+    for (const auto& node : body.node()) {
+      if (node.op_type() == "Identity" && node.output(0) == name) {
+        name = node.input(0);
+        forwarded = true;
+        break;
+      }
+    }
+  }
+  return name == body.input(1).name();
 }
 
 // A tensor known at load time with the same dtype, shape and bits as `b`.
@@ -224,8 +244,16 @@ std::vector<Tensor> import_loop(NodeContext& ctx) {
   if (!ctx.has_input(0) && !ctx.has_input(1))
     ctx.unsupported("a Loop without a trip count and without a condition never ends");
 
+  // The condition is loop state unless it is a function of the variables
+  // (the exporter's while) or the body passes it on unchanged (ONNX's usual
+  // for loop): then it is the Loop's first one throughout, or always true
+  // (undefined here) without one.
   const std::optional<ConditionOfVariables> condition =
       ConditionOfVariables::find(ctx, body, num_vars);
+  const Tensor first_condition = ctx.has_input(1) ? scalar(ctx.input(1)) : Tensor();
+  std::vector<Tensor> carried_condition;
+  if (!condition && !passes_on_condition(body))
+    carried_condition.push_back(first_condition.defined() ? first_condition : Tensor(true));
   const bool reads_count =
       num_scans > 0 || (body.input_size() > 0 && reads(body, body.input(0).name()));
   WhileOptions options;
@@ -238,12 +266,8 @@ std::vector<Tensor> import_loop(NodeContext& ctx) {
       trip_count = Tensor();
     }
   }
-  // Loop state, each only where needed: the iteration count, and the
-  // condition when it is not a function of the variables.
-  std::vector<Tensor> count, carried_condition;
+  std::vector<Tensor> count;
   if (reads_count || trip_count.defined()) count.push_back(Tensor(int64_t{0}));
-  if (!condition)
-    carried_condition.push_back(ctx.has_input(1) ? scalar(ctx.input(1)) : Tensor(true));
   std::vector<Tensor> vars(ctx.inputs().begin() + 2, ctx.inputs().end());
   std::vector<TensorArray> scans;
   for (size_t k = 0; k < num_scans; ++k) {
@@ -254,16 +278,23 @@ std::vector<Tensor> import_loop(NodeContext& ctx) {
   }
 
   auto test = [&] {
-    Tensor go = condition ? (*condition)(vars) : carried_condition[0];
-    return trip_count.defined() ? logical_and(less(count[0], trip_count), go) : go;
+    const Tensor go = condition                   ? (*condition)(vars)
+                      : carried_condition.empty() ? first_condition
+                                                  : carried_condition[0];
+    if (!trip_count.defined()) return go.defined() ? go : Tensor(true);
+    const Tensor below = less(count[0], trip_count);
+    return go.defined() ? logical_and(below, go) : below;
   };
   auto step = [&] {
-    // The body reads neither input where it is not loop state.
+    // The body does not read the iteration count where it is not loop state,
+    // nor the condition where it is a function of the variables.
     std::vector<Tensor> in{count.empty() ? Tensor(int64_t{0}) : count[0],
-                           condition ? Tensor(true) : carried_condition[0]};
+                           !carried_condition.empty()  ? carried_condition[0]
+                           : first_condition.defined() ? first_condition
+                                                       : Tensor(true)};
     in.insert(in.end(), vars.begin(), vars.end());
     std::vector<Tensor> out = run_graph(body, in, &ctx.scope(), ctx.opset());
-    if (!condition) carried_condition[0] = scalar(out[0]);
+    if (!carried_condition.empty()) carried_condition[0] = scalar(out[0]);
     for (size_t k = 0; k < num_vars; ++k) vars[k] = out[1 + k];
     for (size_t k = 0; k < num_scans; ++k)
       scans[k] = scans[k].write(count[0], out[1 + num_vars + k]);
