@@ -58,6 +58,15 @@ std::vector<Tensor> import_neg(NodeContext& ctx) {
   return {neg(ctx.input(0))};
 }
 std::vector<Tensor> import_not(NodeContext& ctx) {
+  // Not(Equal(a, b)) is how the exporter writes not_equal (ONNX has none):
+  // one op again. (An Equal with attributes broadcasts as before opset 7.)
+  const ::onnx::NodeProto* equal = ctx.producer(0);
+  if (equal && equal->op_type() == "Equal" && equal->input_size() == 2 &&
+      equal->attribute_size() == 0) {
+    const Tensor* a = ctx.scope().find(equal->input(0));
+    const Tensor* b = ctx.scope().find(equal->input(1));
+    if (a && b) return {not_equal(*a, *b)};
+  }
   return {logical_not(ctx.input(0))};
 }
 std::vector<Tensor> import_relu(NodeContext& ctx) {

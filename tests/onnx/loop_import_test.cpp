@@ -134,6 +134,21 @@ TEST(OnnxLoopImport, AConditionThatIsALoopVariable) {
   expect_loads_as_traced(f, {ag::constant({0.5f, -1.0f, 2.0f}), ag::constant({6.0f, 1.0f, 0.0f})});
 }
 
+TEST(OnnxLoopImport, NotEqualLoadsAsOneOp) {
+  // The exporter writes not_equal as Not(Equal).
+  auto f = ag::function([](Tensor n) {
+    Tensor steps = ag::constant(0);
+    ag::while_stmt([&] { return n != 1; },
+                   [&] {
+                     n = n - 1;
+                     steps = steps + 2;
+                   },
+                   ag::state({"n", "steps"}, n, steps));
+    return steps;
+  });
+  expect_loads_as_traced(f, {ag::constant(5), ag::constant(1), ag::constant(30)});
+}
+
 TEST(OnnxLoopImport, MaximumIterationsIsNotAnIterationCount) {
   // The trip count the exporter writes for maximum_iterations is a constant:
   // the loaded while has the same maximum_iterations and no counter.
