@@ -4,7 +4,8 @@
 // recognises that and makes the condition the while's test instead of a loop
 // variable (onnx/import_control.cpp), so the loaded model's optimised graph
 // and plan are the traced function's, and its values are the traced
-// function's bit for bit.
+// function's bit for bit. So do not_equal and integer floordiv, which the
+// exporter writes in ONNX's ops (onnx/import_elementwise.cpp).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -147,6 +148,33 @@ TEST(OnnxLoopImport, NotEqualLoadsAsOneOp) {
     return steps;
   });
   expect_loads_as_traced(f, {ag::constant(5), ag::constant(1), ag::constant(30)});
+}
+
+TEST(OnnxLoopImport, TheCollatzLoopLoadsAsTraced) {
+  // The seed's collatz: not_equal and an integer floordiv, which the
+  // exporter writes in ONNX's ops (Not(Equal); Div, lowered where the
+  // remainder's sign is not the divisor's), each load back as one op.
+  auto f = ag::function([](Tensor a) {
+    Tensor steps = ag::constant(0);
+    ag::while_stmt([&] { return a != 1; },
+                   [&] {
+                     a = ag::where(a % 2 == 0, ag::floordiv(a, 2), 3 * a + 1);
+                     steps = steps + 1;
+                   },
+                   ag::state({"a", "steps"}, a, steps));
+    return steps;
+  });
+  expect_loads_as_traced(f, {ag::constant(27), ag::constant(1), ag::constant(6)});
+}
+
+TEST(OnnxLoopImport, FloorDivisionLoadsAsOneOpWithItsValues) {
+  auto f =
+      ag::function([](Tensor a) { return ag::floordiv(a, ag::constant({3, -3, 7, -7, 1, -1})); });
+  expect_loads_as_traced(
+      f, {ag::constant({7, 7, -7, -7, 0, -5}), ag::constant({-8, 9, 14, -13, 5, 3})});
+  auto int64 = ag::function([](Tensor a) { return ag::floordiv(a, ag::Tensor(int64_t{-4})); });
+  expect_loads_as_traced(int64,
+                         {ag::constant(std::vector<int64_t>{9, -9, 8, -8, 0, 3}, ag::Shape{6})});
 }
 
 TEST(OnnxLoopImport, MaximumIterationsIsNotAnIterationCount) {
