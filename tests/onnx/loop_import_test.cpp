@@ -177,6 +177,18 @@ TEST(OnnxLoopImport, FloorDivisionLoadsAsOneOpWithItsValues) {
                          {ag::constant(std::vector<int64_t>{9, -9, 8, -8, 0, 3}, ag::Shape{6})});
 }
 
+TEST(OnnxLoopImport, StackLoadsAsOneOp) {
+  // The exporter writes stack as an Unsqueeze of each input and a Concat.
+  auto f = ag::function([](Tensor x) {
+    return ag::concat({ag::stack({x, x * 2.0f, -x}, 1), ag::stack({x, x}, -1)}, 1);
+  });
+  expect_loads_as_traced(f, {ag::constant({{1.0f, 2.0f}, {3.0f, 4.0f}})});
+  // Not a stack: one of the tensors is unsqueezed at another axis.
+  auto g = ag::function(
+      [](Tensor x) { return ag::concat({ag::expand_dims(x, 1), ag::expand_dims(x, 0)}, 1); });
+  expect_loads_as_traced(g, {ag::constant({{1.0f, 2.0f}})});
+}
+
 TEST(OnnxLoopImport, MaximumIterationsIsNotAnIterationCount) {
   // The trip count the exporter writes for maximum_iterations is a constant:
   // the loaded while has the same maximum_iterations and no counter.
