@@ -4,8 +4,9 @@
 // recognises that and makes the condition the while's test instead of a loop
 // variable (onnx/import_control.cpp), so the loaded model's optimised graph
 // and plan are the traced function's, and its values are the traced
-// function's bit for bit. So do not_equal and integer floordiv, which the
-// exporter writes in ONNX's ops (onnx/import_elementwise.cpp).
+// function's bit for bit. So do not_equal, integer floordiv and stack, which
+// the exporter writes in several ONNX ops (onnx/import_elementwise.cpp,
+// import_layout.cpp).
 #include <gtest/gtest.h>
 
 #include <memory>
