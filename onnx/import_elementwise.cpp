@@ -8,6 +8,10 @@
 //     r = mod(a, b); where(r != 0 and (r < 0) != (a < 0), r - b, r)
 //   Pow with a base and exponent of different types keeps the base's type:
 //     computed in float64, then cast back.
+// What ag::onnx::save writes for our not_equal (Not(Equal)) and integer
+// floordiv (Div, then lowered by one where the remainder's sign is not the
+// divisor's) loads back as that one op.
+#include <optional>
 #include <utility>
 
 #include "ag/ops.h"
@@ -58,6 +62,15 @@ std::vector<Tensor> import_neg(NodeContext& ctx) {
   return {neg(ctx.input(0))};
 }
 std::vector<Tensor> import_not(NodeContext& ctx) {
+  // Not(Equal(a, b)) is how the exporter writes not_equal (ONNX has none):
+  // one op again. (An Equal with attributes broadcasts as before opset 7.)
+  const ::onnx::NodeProto* equal = ctx.producer(0);
+  if (equal && equal->op_type() == "Equal" && equal->input_size() == 2 &&
+      equal->attribute_size() == 0) {
+    const Tensor* a = ctx.scope().find(equal->input(0));
+    const Tensor* b = ctx.scope().find(equal->input(1));
+    if (a && b) return {not_equal(*a, *b)};
+  }
   return {logical_not(ctx.input(0))};
 }
 std::vector<Tensor> import_relu(NodeContext& ctx) {
@@ -95,7 +108,55 @@ std::vector<Tensor> import_add(NodeContext& ctx) {
   auto [a, b] = operands(ctx);
   return {add(a, b)};
 }
+namespace {
+
+// The operands a and b when the Sub node is the last of the exporter's
+// integer floordiv (onnx/export_ops.cpp): Sub(q, Cast(And(Not(Equal(r, 0)),
+// Xor(Less(r, 0), Less(b, 0))))), r = Sub(a, Mul(q, b)), q = Div(a, b).
+std::optional<std::pair<Tensor, Tensor>> exported_floordiv(const NodeContext& ctx) {
+  const Scope& scope = ctx.scope();
+  // The node of this graph that computed `name`, when it is a `type` with
+  // two inputs (one for Not and Cast) and no broadcast attributes.
+  auto made_by = [&](const std::string& name, const std::string& type) {
+    const ::onnx::NodeProto* node = scope.producer(name);
+    const int inputs = type == "Not" || type == "Cast" ? 1 : 2;
+    const bool plain = node && node->op_type() == type && node->input_size() == inputs &&
+                       (type == "Cast" || node->attribute_size() == 0);
+    return plain ? node : nullptr;
+  };
+  auto is_zero = [&](const std::string& name) {
+    const Tensor* t = scope.find(name);
+    return t && !t->is_symbolic() && t->num_elements() == 1 && t->item<double>() == 0;
+  };
+  const ::onnx::NodeProto& last = ctx.node();
+  if (last.input_size() != 2 || last.attribute_size() != 0) return std::nullopt;
+  const ::onnx::NodeProto* div = made_by(last.input(0), "Div");
+  const ::onnx::NodeProto* cast = made_by(last.input(1), "Cast");
+  const ::onnx::NodeProto* both = cast ? made_by(cast->input(0), "And") : nullptr;
+  const ::onnx::NodeProto* nonzero = both ? made_by(both->input(0), "Not") : nullptr;
+  const ::onnx::NodeProto* zero = nonzero ? made_by(nonzero->input(0), "Equal") : nullptr;
+  const ::onnx::NodeProto* signs = both ? made_by(both->input(1), "Xor") : nullptr;
+  const ::onnx::NodeProto* r_negative = signs ? made_by(signs->input(0), "Less") : nullptr;
+  const ::onnx::NodeProto* b_negative = signs ? made_by(signs->input(1), "Less") : nullptr;
+  if (!div || !zero || !r_negative || !b_negative) return std::nullopt;
+  const std::string &a = div->input(0), &b = div->input(1), &r = zero->input(0);
+  const ::onnx::NodeProto* remainder = made_by(r, "Sub");
+  const ::onnx::NodeProto* product = remainder ? made_by(remainder->input(1), "Mul") : nullptr;
+  if (!product || remainder->input(0) != a || product->input(0) != last.input(0) ||
+      product->input(1) != b || r_negative->input(0) != r || b_negative->input(0) != b ||
+      !is_zero(zero->input(1)) || !is_zero(r_negative->input(1)) || !is_zero(b_negative->input(1)))
+    return std::nullopt;
+  const Tensor *a_value = scope.find(a), *b_value = scope.find(b);
+  if (!a_value || !b_value || is_floating(a_value->dtype())) return std::nullopt;
+  return std::pair{*a_value, *b_value};
+}
+
+}  // namespace
+
 std::vector<Tensor> import_sub(NodeContext& ctx) {
+  // floordiv again, one op, where the exporter wrote it in ONNX's ops.
+  if (auto floordiv_operands = exported_floordiv(ctx))
+    return {floordiv(floordiv_operands->first, floordiv_operands->second)};
   auto [a, b] = operands(ctx);
   return {sub(a, b)};
 }

@@ -173,8 +173,38 @@ std::vector<Tensor> import_unsqueeze(NodeContext& ctx) {
   return {y};
 }
 
+namespace {
+
+// The tensor that `unsqueeze`, an Unsqueeze node, gave one axis at `axis` of
+// its result; null for another node.
+const Tensor* unsqueezed_at(const ::onnx::NodeProto* unsqueeze, const Scope& scope, int64_t axis) {
+  if (!unsqueeze || unsqueeze->op_type() != "Unsqueeze") return nullptr;
+  const Tensor* x = scope.find(unsqueeze->input(0));
+  std::vector<int64_t> axes;
+  if (unsqueeze->input_size() > 1) {
+    const Tensor* given = scope.find(unsqueeze->input(1));
+    if (!given || given->is_symbolic()) return nullptr;
+    axes = given->to_vector<int64_t>();
+  }
+  for (const auto& attr : unsqueeze->attribute())
+    if (attr.name() == "axes") axes.assign(attr.ints().begin(), attr.ints().end());
+  if (!x || axes.size() != 1) return nullptr;
+  return axes[0] == axis || axes[0] + x->rank() + 1 == axis ? x : nullptr;
+}
+
+}  // namespace
+
 std::vector<Tensor> import_concat(NodeContext& ctx) {
   const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis"), ctx.input(0).rank(), "axis");
+  // Inputs that are all unsqueezed at the axis: a stack, how the exporter
+  // writes one, and one op again.
+  std::vector<Tensor> stacked;
+  for (size_t k = 0; k < ctx.num_inputs(); ++k) {
+    const Tensor* x = unsqueezed_at(ctx.producer(k), ctx.scope(), axis);
+    if (!x) break;
+    stacked.push_back(*x);
+  }
+  if (stacked.size() == ctx.num_inputs()) return {stack(stacked, axis)};
   return {concat(ctx.inputs(), axis)};
 }
 

@@ -187,6 +187,15 @@ std::vector<Tensor> import_node(const ::onnx::NodeProto& node, const Scope& scop
 
 }  // namespace
 
+namespace {
+
+bool is_initializer(const ::onnx::GraphProto& graph, const std::string& name) {
+  return std::any_of(graph.initializer().begin(), graph.initializer().end(),
+                     [&](const auto& init) { return init.name() == name; });
+}
+
+}  // namespace
+
 ImportFn find_importer(std::string_view op_type) {
   for (const Entry& e : kImporters)
     if (e.op_type == op_type) return e.fn;
@@ -200,17 +209,31 @@ std::vector<std::string> supported_op_types() {
   return out;
 }
 
+void bind_initializers(const ::onnx::GraphProto& graph, Scope& scope) {
+  for (const auto& init : graph.initializer())
+    scope.bind(init.name(), tensor_from_proto(init, "initializer '" + init.name() + "'"));
+}
+
+void run_node(const ::onnx::NodeProto& node, Scope& scope, int64_t opset) {
+  std::vector<Tensor> outputs = import_node(node, scope, opset);
+  if (outputs.size() < size_t(node.output_size())) {
+    throw UnimplementedError(node.op_type() + " node '" + node.name() + "': output " +
+                             std::to_string(outputs.size()) + " is not supported");
+  }
+  for (int k = 0; k < node.output_size(); ++k) {
+    if (node.output(k).empty()) continue;
+    scope.bind(node.output(k), outputs[size_t(k)]);
+    scope.set_producer(node.output(k), node);
+  }
+}
+
 std::vector<Tensor> run_graph(const ::onnx::GraphProto& graph, const std::vector<Tensor>& inputs,
                               const Scope* outer, int64_t opset) {
   Scope scope(outer);
-  std::vector<std::string> initialized;
-  for (const auto& init : graph.initializer()) {
-    scope.bind(init.name(), tensor_from_proto(init, "initializer '" + init.name() + "'"));
-    initialized.push_back(init.name());
-  }
+  bind_initializers(graph, scope);
   size_t next = 0;
   for (const auto& in : graph.input()) {
-    if (std::find(initialized.begin(), initialized.end(), in.name()) != initialized.end()) continue;
+    if (is_initializer(graph, in.name())) continue;
     if (next == inputs.size()) {
       throw InvalidArgumentError("graph '" + graph.name() + "' has more inputs than the " +
                                  std::to_string(inputs.size()) + " given");
@@ -221,18 +244,7 @@ std::vector<Tensor> run_graph(const ::onnx::GraphProto& graph, const std::vector
     throw InvalidArgumentError("graph '" + graph.name() + "' takes " + std::to_string(next) +
                                " inputs, but " + std::to_string(inputs.size()) + " were given");
   }
-  for (const auto& node : graph.node()) {
-    std::vector<Tensor> outputs = import_node(node, scope, opset);
-    if (outputs.size() < size_t(node.output_size())) {
-      throw UnimplementedError(node.op_type() + " node '" + node.name() + "': output " +
-                               std::to_string(outputs.size()) + " is not supported");
-    }
-    for (int k = 0; k < node.output_size(); ++k) {
-      if (node.output(k).empty()) continue;
-      scope.bind(node.output(k), outputs[size_t(k)]);
-      scope.set_producer(node.output(k), node);
-    }
-  }
+  for (const auto& node : graph.node()) run_node(node, scope, opset);
   std::vector<Tensor> results;
   for (const auto& out : graph.output()) {
     const Tensor* value = scope.find(out.name());

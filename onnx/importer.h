@@ -115,6 +115,12 @@ std::vector<std::string> supported_op_types();
 // unless the message starts with it already.
 [[noreturn]] void rethrow_at(const Error& e, const std::string& where);
 
+// Binds the initializers of `graph` in `scope`.
+void bind_initializers(const ::onnx::GraphProto& graph, Scope& scope);
+// Imports `node`, a node of the graph whose values `scope` holds, and binds
+// its outputs there.
+void run_node(const ::onnx::NodeProto& node, Scope& scope, int64_t opset);
+
 // Runs `graph`: binds its initializers, then `inputs` to its graph inputs
 // that are not initializers, in order, then imports each node. Returns the
 // graph outputs, in order.

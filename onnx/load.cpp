@@ -48,6 +48,9 @@ struct Model::Impl {
   // Entries are never removed, so pointers to them stay valid.
   mutable std::map<Key, Trace> traces;
   mutable const Trace* last = nullptr;
+  // The trace made at load, when it needs the value of no input: then it is
+  // the only one, and a call runs it without the lock and the lookup.
+  const Trace* unspecialised = nullptr;
 
   Key key_of(const std::vector<Tensor>& inputs) const;
   // Traces for `inputs` (null at load: no values known). Empty when the trace
@@ -162,8 +165,10 @@ std::shared_ptr<const Model::Impl> load_model(std::shared_ptr<const ::onnx::Mode
   impl->by_value.assign(impl->input_specs.size(), false);
   // Trace now, so that errors show at load; a model specialised on input
   // values is traced at its first call.
-  if (auto traced = impl->trace(nullptr))
+  if (auto traced = impl->trace(nullptr)) {
     impl->last = &impl->traces.emplace(Model::Impl::Key{}, std::move(*traced)).first->second;
+    impl->unspecialised = impl->last;
+  }
   return impl;
 }
 
@@ -199,10 +204,12 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const {
                       (inputs[k].defined() ? inputs[k].spec().to_string() : "an undefined tensor"));
     }
   }
-  const Impl::Trace* traced;
-  std::vector<const Tensor*> dynamic;
-  dynamic.reserve(inputs.size());
-  {
+  const Impl::Trace* traced = m.unspecialised;
+  // The inputs the trace takes; a few without allocating.
+  graph::SmallVector<const Tensor*, 4> dynamic;
+  if (traced) {
+    for (const Tensor& input : inputs) dynamic.push_back(&input);
+  } else {
     std::lock_guard lock(m.mu);
     auto it = m.traces.find(m.key_of(inputs));
     if (it == m.traces.end()) {

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <optional>
+
 #include "ag/ag.h"
 #include "ag/onnx.h"
+#include "graph/graph.h"
 
 namespace {
 
@@ -209,6 +212,147 @@ TEST(OnnxLoad, LoopCarriesValuesAndStacksScanOutputs) {
   EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{1, 102, 2, 104, 3, 106}));
   auto ops = m.graph().ops();
   EXPECT_NE(std::find(ops.begin(), ops.end(), "While"), ops.end());
+}
+
+TensorProto scalar_initializer(const std::string& name, float value) {
+  TensorProto t;
+  t.set_name(name);
+  t.set_data_type(TensorProto::FLOAT);
+  t.add_float_data(value);
+  return t;
+}
+
+TensorProto scalar_initializer(const std::string& name, int64_t value) {
+  TensorProto t;
+  t.set_name(name);
+  t.set_data_type(TensorProto::INT64);
+  t.add_int64_data(value);
+  return t;
+}
+
+// x = x + 1 in a Loop, the float scalar x its only variable.
+struct LoopModel {
+  // The Loop's condition input: "computed" before the Loop as x < `limit`,
+  // by its own Less on its own initializer (the exporter's form of a while,
+  // onnx/exporter.cpp, emit_while), the graph input "c" ("input"), or none ("").
+  std::string first_test = "computed";
+  float limit = 10.0f;
+  // The body's condition output: x < 10 of the new x, or its condition
+  // input passed on (the usual for loop).
+  bool passes_on = false;
+  // The trip count: none (""), the graph input "M" ("input"), or the
+  // initializer "M" holding `m` ("initializer").
+  std::string trip_count;
+  int64_t m = 0;
+
+  ag::onnx::Model load() const {
+    ModelBuilder b;
+    b.input("x", TensorProto::FLOAT, {});
+    if (trip_count == "input") b.input("M", TensorProto::INT64, {});
+    if (trip_count == "initializer") *b.graph().add_initializer() = scalar_initializer("M", m);
+    if (first_test == "input") b.input("c", TensorProto::BOOL, {});
+    b.output("x_final", TensorProto::FLOAT, {});
+    *b.graph().add_initializer() = scalar_initializer("limit", limit);
+    *b.graph().add_initializer() = scalar_initializer("ten", 10.0f);
+    *b.graph().add_initializer() = scalar_initializer("one", 1.0f);
+    if (first_test == "computed") b.node("Less", {"x", "limit"}, {"c"});
+    auto* loop = b.node("Loop", {trip_count.empty() ? "" : "M", first_test.empty() ? "" : "c", "x"},
+                        {"x_final"});
+    auto* attr = loop->add_attribute();
+    attr->set_name("body");
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* g = attr->mutable_g();
+    g->set_name("body");
+    ModelBuilder::set_type(g->add_input(), "i", TensorProto::INT64, {});
+    ModelBuilder::set_type(g->add_input(), "cond_in", TensorProto::BOOL, {});
+    ModelBuilder::set_type(g->add_input(), "x_in", TensorProto::FLOAT, {});
+    ModelBuilder::add_node(*g, "Add", {"x_in", "one"}, {"x_new"});
+    if (passes_on) {
+      ModelBuilder::add_node(*g, "Identity", {"cond_in"}, {"cond_out"});
+    } else {
+      ModelBuilder::add_node(*g, "Less", {"x_new", "ten"}, {"next_test"});
+      ModelBuilder::add_node(*g, "Identity", {"next_test"}, {"cond_out"});
+    }
+    ModelBuilder::add_node(*g, "Identity", {"x_new"}, {"x_out"});
+    ModelBuilder::set_type(g->add_output(), "cond_out", TensorProto::BOOL, {});
+    ModelBuilder::set_type(g->add_output(), "x_out", TensorProto::FLOAT, {});
+    return b.load();
+  }
+};
+
+// How many values the While of `m`'s graph carries.
+size_t loop_state_size(const ag::onnx::Model& m) {
+  for (const auto& n : m.graph().body().nodes)
+    if (n.kind == ag::graph::NodeKind::While) return n.outputs.size();
+  ADD_FAILURE() << "no While in\n" << m.graph().body().to_string();
+  return 0;
+}
+
+// The model's x_final for the inputs x, then M and c where it has them.
+float run_loop(const ag::onnx::Model& m, float x, std::optional<int64_t> trip_count = {},
+               std::optional<bool> first_test = {}) {
+  std::vector<ag::Tensor> inputs{ag::Tensor(x)};
+  if (trip_count) inputs.push_back(ag::Tensor(*trip_count));
+  if (first_test) inputs.push_back(ag::Tensor(*first_test));
+  return m(inputs)[0].item<float>();
+}
+
+TEST(OnnxLoad, AConditionComputedByTheSameNodesBeforeAndInTheLoopIsItsTest) {
+  // The limits are equal constants of different initializers: x alone is
+  // loop state, and the while tests x < 10.
+  ag::onnx::Model m = LoopModel{}.load();
+  EXPECT_EQ(loop_state_size(m), 1u);
+  EXPECT_EQ(run_loop(m, 0.0f), 10.0f);
+  EXPECT_EQ(run_loop(m, 9.5f), 10.5f);
+  EXPECT_EQ(run_loop(m, 12.0f), 12.0f);
+}
+
+TEST(OnnxLoad, AFirstConditionThatIsNotTheBodysStaysLoopState) {
+  // x < 5 first, x < 10 after: from 7, no iteration (the body's condition
+  // would run three).
+  ag::onnx::Model m = LoopModel{.limit = 5.0f}.load();
+  EXPECT_EQ(loop_state_size(m), 2u);
+  EXPECT_EQ(run_loop(m, 7.0f), 7.0f);
+  EXPECT_EQ(run_loop(m, 0.0f), 10.0f);
+}
+
+TEST(OnnxLoad, ATripCountAndAConditionBothEndTheLoop) {
+  // A trip count known only when the model runs: the iteration count is
+  // loop state, the condition is not.
+  ag::onnx::Model counted = LoopModel{.trip_count = "input"}.load();
+  EXPECT_EQ(loop_state_size(counted), 2u);
+  EXPECT_EQ(run_loop(counted, 0.0f, 3), 3.0f);
+  EXPECT_EQ(run_loop(counted, 0.0f, 20), 10.0f);
+  EXPECT_EQ(run_loop(counted, 7.0f, 20), 10.0f);
+  EXPECT_EQ(run_loop(counted, 0.0f, 0), 0.0f);
+  EXPECT_EQ(run_loop(counted, 0.0f, -1), 0.0f);
+  // The condition carried too.
+  ag::onnx::Model both_carried = LoopModel{.limit = 5.0f, .trip_count = "input"}.load();
+  EXPECT_EQ(loop_state_size(both_carried), 3u);
+  EXPECT_EQ(run_loop(both_carried, 7.0f, 20), 7.0f);
+  EXPECT_EQ(run_loop(both_carried, 0.0f, 3), 3.0f);
+  // A trip count known at load time is the while's maximum_iterations, no
+  // iteration at all when negative.
+  for (auto [m, want] : {std::pair{int64_t{3}, 3.0f}, {int64_t{20}, 10.0f}, {int64_t{-1}, 0.0f}}) {
+    ag::onnx::Model bounded = LoopModel{.trip_count = "initializer", .m = m}.load();
+    EXPECT_EQ(loop_state_size(bounded), 1u);
+    EXPECT_EQ(run_loop(bounded, 0.0f), want) << "M = " << m;
+  }
+}
+
+TEST(OnnxLoad, AConditionTheBodyPassesOnIsNotLoopState) {
+  // for i in range(M) if c: the condition stays what it was.
+  ag::onnx::Model m =
+      LoopModel{.first_test = "input", .passes_on = true, .trip_count = "input"}.load();
+  EXPECT_EQ(loop_state_size(m), 2u);  // i and x
+  EXPECT_EQ(run_loop(m, 0.5f, 3, true), 3.5f);
+  EXPECT_EQ(run_loop(m, 0.5f, 3, false), 0.5f);
+  EXPECT_EQ(run_loop(m, 0.5f, 0, true), 0.5f);
+  // Without a condition, and with a trip count known at load time: x alone.
+  ag::onnx::Model bounded =
+      LoopModel{.first_test = "", .passes_on = true, .trip_count = "initializer", .m = 4}.load();
+  EXPECT_EQ(loop_state_size(bounded), 1u);
+  EXPECT_EQ(run_loop(bounded, 0.5f), 4.5f);
 }
 
 TEST(OnnxLoad, SequenceOpsWorkOnTheStackedRowsWithPositionsFromTheEnd) {

@@ -1,0 +1,209 @@
+// Exported while loops load back as the while the trace had. ag::onnx::save
+// writes a while as a Loop whose condition is computed before it and again
+// at the end of its body (onnx/exporter.cpp, emit_while); the importer
+// recognises that and makes the condition the while's test instead of a loop
+// variable (onnx/import_control.cpp), so the loaded model's optimised graph
+// and plan are the traced function's, and its values are the traced
+// function's bit for bit. So do not_equal, integer floordiv and stack, which
+// the exporter writes in several ONNX ops (onnx/import_elementwise.cpp,
+// import_layout.cpp).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ag/ag.h"
+#include "ag/onnx.h"
+#include "exec/plan.h"
+#include "graph/graph.h"
+#include "passes/passes.h"
+
+namespace {
+
+using ag::Tensor;
+using ag::graph::Body;
+using ag::graph::Node;
+using ag::graph::NodeKind;
+
+// A body without its names: one line per node, its op and the nodes it
+// reads; the subgraphs of If, While and Fused nodes follow it, indented.
+void write_structure(const Body& body, const std::string& indent, std::ostringstream& out) {
+  for (const Node& n : body.nodes) {
+    out << indent << n.op_name() << " " << n.member_names() << "(";
+    for (auto in : n.inputs) out << " " << in.node << ":" << in.output;
+    out << " ) -> " << n.outputs.size() << "\n";
+    for (const auto& sub : n.subgraphs) write_structure(*sub, indent + "  ", out);
+  }
+  out << indent << "outputs";
+  for (auto v : body.outputs) out << " " << v.node << ":" << v.output;
+  out << "\n";
+}
+
+std::string structure(const Body& body) {
+  std::ostringstream out;
+  write_structure(body, "", out);
+  return out.str();
+}
+
+// The plan's counters that tell two plans apart.
+std::string counters(const ag::exec::Plan& plan) {
+  std::ostringstream out;
+  out << "steps " << plan.num_steps() << ", scalar steps " << plan.num_scalar_steps_in_all_plans()
+      << ", flat steps " << plan.num_flat_steps() << ", buffers " << plan.num_buffers_in_all_plans()
+      << ", in place " << plan.num_in_place_steps() << ", inline loops " << plan.num_inline_loops()
+      << ", child arena loops " << plan.num_child_arena_loops();
+  return out.str();
+}
+
+std::shared_ptr<Body> optimized(const ag::Graph& graph) {
+  auto body = std::make_shared<Body>(graph.body());
+  ag::passes::optimize(*body);
+  return body;
+}
+
+// How many values the While nodes of `body` carry, outermost first.
+std::vector<size_t> loop_state_sizes(const Body& body) {
+  std::vector<size_t> sizes;
+  for (const Node& n : body.nodes)
+    if (n.kind == NodeKind::While) sizes.push_back(n.outputs.size());
+  return sizes;
+}
+
+// Exports the trace of `fn` (a function of one tensor) for `inputs[0]`, loads
+// it, and expects the traced function's loop state, optimised graph and
+// plan, and its values on every one of `inputs`, bit for bit.
+template <class F>
+void expect_loads_as_traced(const F& fn, const std::vector<Tensor>& inputs) {
+  const ag::Graph traced = fn.get_concrete_function(inputs[0]).graph();
+  const ag::onnx::Model loaded = ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(traced));
+  EXPECT_EQ(loop_state_sizes(loaded.graph().body()), loop_state_sizes(traced.body()));
+  const auto traced_body = optimized(traced), loaded_body = optimized(loaded.graph());
+  EXPECT_EQ(structure(*loaded_body), structure(*traced_body))
+      << "loaded:\n"
+      << loaded_body->to_string() << "traced:\n"
+      << traced_body->to_string();
+  EXPECT_EQ(counters(ag::exec::Plan(loaded_body)), counters(ag::exec::Plan(traced_body)));
+  for (const Tensor& x : inputs) {
+    const Tensor want = fn(x), got = loaded({x})[0];
+    EXPECT_EQ(got.spec().to_string(), want.spec().to_string());
+    EXPECT_EQ(got.to_vector<double>(), want.to_vector<double>()) << "for " << x;
+  }
+}
+
+TEST(OnnxLoopImport, TheTanhLoopLoadsAsTheTracedWhile) {
+  // onnx_bench's tanh_loop: 18 iterations on the first input, none on zeros.
+  auto f = ag::function([](Tensor x) {
+    ag::while_stmt([&] { return ag::reduce_sum(x) > 1; }, [&] { x = ag::tanh(x); },
+                   ag::state({"x"}, x));
+    return x;
+  });
+  expect_loads_as_traced(f, {ag::random_uniform({5}, 0.0, 1.0, ag::float32, 7),
+                             ag::zeros({5}, ag::float32), ag::fill({5}, 30.0)});
+}
+
+TEST(OnnxLoopImport, AConditionOnACountAndACapturedBound) {
+  // The condition reads a loop variable and the function's argument (a value
+  // of the graph around the Loop); the body reads the argument too.
+  auto f = ag::function([](Tensor n) {
+    Tensor i = Tensor(int64_t{0}), s = Tensor(int64_t{1});
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     s = s * 3 + n;
+                     i = i + 1;
+                   },
+                   ag::state({"i", "s"}, i, s));
+    return s - i;
+  });
+  expect_loads_as_traced(f, {ag::Tensor(int64_t{4}), ag::Tensor(int64_t{0}),
+                             ag::Tensor(int64_t{-2}), ag::Tensor(int64_t{30})});
+}
+
+TEST(OnnxLoopImport, AConditionThatIsALoopVariable) {
+  // The exporter's condition is then the variable's initial value itself,
+  // and the body's an Identity of its new value.
+  auto f = ag::function([](Tensor x) {
+    Tensor go = ag::reduce_max(x) < 5.0f;
+    ag::while_stmt([&] { return go; },
+                   [&] {
+                     x = x * 1.5f + 0.25f;
+                     go = ag::reduce_max(x) < 5.0f;
+                   },
+                   ag::state({"x", "go"}, x, go));
+    return x;
+  });
+  expect_loads_as_traced(f, {ag::constant({0.5f, -1.0f, 2.0f}), ag::constant({6.0f, 1.0f, 0.0f})});
+}
+
+TEST(OnnxLoopImport, NotEqualLoadsAsOneOp) {
+  // The exporter writes not_equal as Not(Equal).
+  auto f = ag::function([](Tensor n) {
+    Tensor steps = ag::constant(0);
+    ag::while_stmt([&] { return n != 1; },
+                   [&] {
+                     n = n - 1;
+                     steps = steps + 2;
+                   },
+                   ag::state({"n", "steps"}, n, steps));
+    return steps;
+  });
+  expect_loads_as_traced(f, {ag::constant(5), ag::constant(1), ag::constant(30)});
+}
+
+TEST(OnnxLoopImport, TheCollatzLoopLoadsAsTraced) {
+  // The seed's collatz: not_equal and an integer floordiv, which the
+  // exporter writes in ONNX's ops (Not(Equal); Div, lowered where the
+  // remainder's sign is not the divisor's), each load back as one op.
+  auto f = ag::function([](Tensor a) {
+    Tensor steps = ag::constant(0);
+    ag::while_stmt([&] { return a != 1; },
+                   [&] {
+                     a = ag::where(a % 2 == 0, ag::floordiv(a, 2), 3 * a + 1);
+                     steps = steps + 1;
+                   },
+                   ag::state({"a", "steps"}, a, steps));
+    return steps;
+  });
+  expect_loads_as_traced(f, {ag::constant(27), ag::constant(1), ag::constant(6)});
+}
+
+TEST(OnnxLoopImport, FloorDivisionLoadsAsOneOpWithItsValues) {
+  auto f =
+      ag::function([](Tensor a) { return ag::floordiv(a, ag::constant({3, -3, 7, -7, 1, -1})); });
+  expect_loads_as_traced(
+      f, {ag::constant({7, 7, -7, -7, 0, -5}), ag::constant({-8, 9, 14, -13, 5, 3})});
+  auto int64 = ag::function([](Tensor a) { return ag::floordiv(a, ag::Tensor(int64_t{-4})); });
+  expect_loads_as_traced(int64,
+                         {ag::constant(std::vector<int64_t>{9, -9, 8, -8, 0, 3}, ag::Shape{6})});
+}
+
+TEST(OnnxLoopImport, StackLoadsAsOneOp) {
+  // The exporter writes stack as an Unsqueeze of each input and a Concat.
+  auto f = ag::function([](Tensor x) {
+    return ag::concat({ag::stack({x, x * 2.0f, -x}, 1), ag::stack({x, x}, -1)}, 1);
+  });
+  expect_loads_as_traced(f, {ag::constant({{1.0f, 2.0f}, {3.0f, 4.0f}})});
+  // Not a stack: one of the tensors is unsqueezed at another axis.
+  auto g = ag::function(
+      [](Tensor x) { return ag::concat({ag::expand_dims(x, 1), ag::expand_dims(x, 0)}, 1); });
+  expect_loads_as_traced(g, {ag::constant({{1.0f, 2.0f}})});
+}
+
+TEST(OnnxLoopImport, MaximumIterationsIsNotAnIterationCount) {
+  // The trip count the exporter writes for maximum_iterations is a constant:
+  // the loaded while has the same maximum_iterations and no counter.
+  auto f = ag::function([](Tensor x) {
+    return ag::while_loop([](Tensor v) { return ag::reduce_sum(v) < 100.0f; },
+                          [](Tensor v) { return v * 2.0f; }, x, {.maximum_iterations = 4});
+  });
+  // Four iterations (the maximum), two (the condition), none.
+  expect_loads_as_traced(
+      f, {ag::constant({1.0f, 2.0f}), ag::constant({20.0f, 30.0f}), ag::constant({200.0f, 0.0f})});
+  const ag::onnx::Model loaded = ag::onnx::load_from_bytes(
+      ag::onnx::save_to_bytes(f.get_concrete_function(ag::constant({1.0f, 2.0f})).graph()));
+  for (const Node& n : loaded.graph().body().nodes)
+    if (n.kind == NodeKind::While) EXPECT_EQ(n.attrs.ints, (std::vector<int64_t>{4}));
+}
+
+}  // namespace
