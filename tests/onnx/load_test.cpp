@@ -61,6 +61,15 @@ class ModelBuilder {
                         std::vector<std::string> out, const std::string& name = "") {
     return add_node(graph(), op, std::move(in), std::move(out), name);
   }
+  // A Loop or If node's graph attribute `body`, empty, to fill.
+  static onnx::GraphProto* add_body(onnx::NodeProto* node) {
+    auto* attr = node->add_attribute();
+    attr->set_name("body");
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* g = attr->mutable_g();
+    g->set_name("body");
+    return g;
+  }
   ag::onnx::Model load() const {
     return ag::onnx::load_from_bytes(model_.SerializeAsString(), "test.onnx");
   }
@@ -191,11 +200,7 @@ TEST(OnnxLoad, LoopCarriesValuesAndStacksScanOutputs) {
     return t;
   }());
   auto* node = b.node("Loop", {"M", "", "s0"}, {"s_final", "s_all"}, "accumulate");
-  auto* attr = node->add_attribute();
-  attr->set_name("body");
-  attr->set_type(onnx::AttributeProto::GRAPH);
-  onnx::GraphProto* g = attr->mutable_g();
-  g->set_name("body");
+  onnx::GraphProto* g = ModelBuilder::add_body(node);
   ModelBuilder::set_type(g->add_input(), "i", TensorProto::INT64, {});
   ModelBuilder::set_type(g->add_input(), "cond_in", TensorProto::BOOL, {});
   ModelBuilder::set_type(g->add_input(), "s_in", TensorProto::FLOAT, {"2"});
@@ -258,11 +263,7 @@ struct LoopModel {
     if (first_test == "computed") b.node("Less", {"x", "limit"}, {"c"});
     auto* loop = b.node("Loop", {trip_count.empty() ? "" : "M", first_test.empty() ? "" : "c", "x"},
                         {"x_final"});
-    auto* attr = loop->add_attribute();
-    attr->set_name("body");
-    attr->set_type(onnx::AttributeProto::GRAPH);
-    onnx::GraphProto* g = attr->mutable_g();
-    g->set_name("body");
+    onnx::GraphProto* g = ModelBuilder::add_body(loop);
     ModelBuilder::set_type(g->add_input(), "i", TensorProto::INT64, {});
     ModelBuilder::set_type(g->add_input(), "cond_in", TensorProto::BOOL, {});
     ModelBuilder::set_type(g->add_input(), "x_in", TensorProto::FLOAT, {});

@@ -233,7 +233,7 @@ TEST(FlatKernels, ModByAConstantIsTheModKernelBitForBit) {
     const ops::BinaryScalarKernelFn by_constant =
         ops::binary_kernel_by_constant(OpId::Mod, DType::int32, &d, prepared);
     ASSERT_NE(by_constant, nullptr);
-    for (int32_t a : {d, -d}) values.push_back(a);
+    for (int32_t a : {d, int32_t(0u - uint32_t(d))}) values.push_back(a);  // -d, wrapping
     for (int32_t a : values) {
       int32_t expected = 0, actual = 0;
       mod(&a, &d, &expected);

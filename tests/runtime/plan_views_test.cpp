@@ -337,29 +337,44 @@ TEST(PlanViews, ALoopVariableReadOtherwiseKeepsItsBuffer) {
 // A loop longer than its array: the write past the end fails with its own
 // error, as eagerly, after the op wrote over the variable; over an int64
 // range and an int32 one.
+// A running sum over x's rows written into an array of 3 rows by a loop of
+// `length` (4) iterations, its state of shape `state`: the staged write past
+// the end fails with the eager message, in tensor_array_write. Returns the
+// plan's counters.
+struct PlanCounts {
+  size_t num_row_outputs, num_static_copies;
+};
+PlanCounts expect_write_past_the_end_fails(Tensor length, ag::Shape state_shape) {
+  auto too_long = [length, state_shape](Tensor x) {
+    ag::TensorArray rows(ag::float32, 3);
+    Tensor state = ag::zeros(state_shape, ag::float32);
+    ag::for_stmt(
+        ag::range(length), ag::no_extra_test,
+        [&](Tensor i) {
+          state = x[i] + state;
+          rows.write(i, state);
+        },
+        ag::state({"state", "rows"}, state, rows));
+    return rows.stack();
+  };
+  auto f = ag::function(too_long);
+  ag::Shape x_shape{4};
+  for (int64_t d : state_shape) x_shape.push_back(d);
+  Tensor x = ag::random_uniform(x_shape, -2.0, 2.0, ag::float32, 4);
+  const std::string message = "TensorArray.write: index 3 is out of range for size 3";
+  EXPECT_CONTAINS(ag_test::error_of([&] { too_long(x); }), message);
+  const std::string err = ag_test::error_of([&] { f(x); });
+  EXPECT_CONTAINS(err, message);
+  EXPECT_CONTAINS(err, "in op tensor_array_write");
+  const ag::exec::Plan& plan = plan_for(f, x);
+  return {plan.num_row_outputs(), plan.num_static_copies()};
+}
+
 TEST(PlanViews, ALoopVariableInTheRowsOfAnArrayTooShortFailsAsEagerly) {
   for (Tensor length : {Tensor(int64_t{4}), Tensor(int32_t{4})}) {
     SCOPED_TRACE(ag::dtype_name(length.dtype()));
-    auto too_long = [length](Tensor x) {
-      ag::TensorArray rows(ag::float32, 3);
-      Tensor state = ag::zeros({4, 5}, ag::float32);
-      ag::for_stmt(
-          ag::range(length), ag::no_extra_test,
-          [&](Tensor i) {
-            state = x[i] + state;
-            rows.write(i, state);
-          },
-          ag::state({"state", "rows"}, state, rows));
-      return rows.stack();
-    };
-    auto f = ag::function(too_long);
-    Tensor x = ag::random_uniform({4, 4, 5}, -2.0, 2.0, ag::float32, 4);
-    const std::string message = "TensorArray.write: index 3 is out of range for size 3";
-    EXPECT_CONTAINS(ag_test::error_of([&] { too_long(x); }), message);
-    const std::string err = ag_test::error_of([&] { f(x); });
-    EXPECT_CONTAINS(err, message);
-    EXPECT_CONTAINS(err, "in op tensor_array_write");
-    EXPECT_EQ(plan_for(f, x).num_row_outputs(), 1u);
+    const PlanCounts counts = expect_write_past_the_end_fails(length, {4, 5});
+    EXPECT_EQ(counts.num_row_outputs, 1u);
   }
 }
 
@@ -447,27 +462,9 @@ TEST(PlanStaticCopies, TensorArrayWritesCopyTheirRowsInPlace) {
       }
     }
   }
-  auto too_long = [](Tensor x) {
-    ag::TensorArray rows(ag::float32, 3);
-    Tensor state = ag::zeros({2, 3}, ag::float32);
-    ag::for_stmt(
-        ag::range(Tensor(int64_t{4})), ag::no_extra_test,
-        [&](Tensor i) {
-          state = x[i] + state;
-          rows.write(i, state);
-        },
-        ag::state({"state", "rows"}, state, rows));
-    return rows.stack();
-  };
-  auto f = ag::function(too_long);
-  Tensor x = ag::random_uniform({4, 2, 3}, -2.0, 2.0, ag::float32, 4);
-  const std::string message = "TensorArray.write: index 3 is out of range for size 3";
-  EXPECT_CONTAINS(ag_test::error_of([&] { too_long(x); }), message);
-  const std::string err = ag_test::error_of([&] { f(x); });
-  EXPECT_CONTAINS(err, message);
-  EXPECT_CONTAINS(err, "in op tensor_array_write");
-  EXPECT_EQ(plan_for(f, x).num_static_copies(), 1u);
-  EXPECT_EQ(plan_for(f, x).num_row_outputs(), 0u);
+  const PlanCounts counts = expect_write_past_the_end_fails(Tensor(int64_t{4}), {2, 3});
+  EXPECT_EQ(counts.num_static_copies, 1u);
+  EXPECT_EQ(counts.num_row_outputs, 0u);
 }
 
 }  // namespace
