@@ -66,8 +66,10 @@ void fold_constants(graph::Body& body) {
     const bool constant = all_inputs_constant(body, node);
     if (!constant && !shapes_static(body, node)) continue;
     const ops::ValueType& declared = node.outputs[0];
-    const bool any_size = constant && replaces_its_input(body, node);
-    if (!any_size && too_large(declared.shape)) continue;
+    // (replaces_its_input walks the body: asked only of the rare huge node.)
+    const bool huge = too_large(declared.shape);
+    const bool any_size = huge && constant && replaces_its_input(body, node);
+    if (huge && !any_size) continue;
     Tensor result;
     try {
       if (constant) {

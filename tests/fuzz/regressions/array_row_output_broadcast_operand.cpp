@@ -55,7 +55,15 @@ AG_FUNCTION ag::Tensor f_2401_49(ag::Tensor x, ag::Tensor n, int m) {
 // fz-end f_2401_49
 
 static const FzCase fz_cases[] = {
-    {"f_2401_49", &f_2401_49, 3, {{ag::int32, {}, {3}, 1, 1}, {ag::float64, {2, 3}, {-4, 2, 0, 1, 3, -1}, 2, 1}, {ag::int32, {3}, {1, -2, 4}, 0, 1}, {ag::int32, {}, {3}, 1, 1}}},
+    {"f_2401_49",
+     &f_2401_49,
+     3,
+     {{ag::int32, {}, {3}, 1, 1},
+      {ag::float64, {2, 3}, {-4, 2, 0, 1, 3, -1}, 2, 1},
+      {ag::int32, {3}, {1, -2, 4}, 0, 1},
+      {ag::int32, {}, {3}, 1, 1}}},
 };
 
-int main(int argc, char** argv) { return fz_run(fz_cases, argc, argv); }
+int main(int argc, char** argv) {
+  return fz_run(fz_cases, argc, argv);
+}
