@@ -23,7 +23,10 @@
 // broadcast power of two or sum of two as shifts), and a comparison into the
 // where it is the condition of (no bool block), with an integer mod by a
 // broadcast scalar that the comparison reads (x % 2 == 0), and the quotient
-// of that division if the where selects it (x // 2). The same functors
+// of that division if the where selects it (x // 2); and a where that
+// guards such a division step of one vector with scalars, collatz's
+// where(x > 1, where(x % 2 == 0, x // 2, 3 * x + 1), x), all nine members
+// in one loop that reads x once. The same functors
 // in the same order per element, so a composed stage gives the
 // member-by-member bits. A where that gives the value an integer max or min
 // reduces (a loop condition's maximum, the node's second output) folds each
@@ -35,6 +38,7 @@
 #include <bit>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -96,7 +100,7 @@ enum class SecondForm { kBoth, kLeft, kRight };
 // v = F(a[i], b[i]), then G on v, v in a register: per block, written to
 // `out`, or (kSum) summed into *out in sum_block's lanes and order.
 template <class T, class F, class G, SecondForm kForm, bool kSum>
-void arithmetic_pair(const void* const* operands, int64_t n, void* out, void*) {
+void arithmetic_pair(const void* const* operands, int64_t n, void* out, void*, uint32_t) {
   const T* a = static_cast<const T*>(operands[0]);
   const T* b = static_cast<const T*>(operands[1]);
   const T* e = static_cast<const T*>(operands[2]);
@@ -118,18 +122,37 @@ void arithmetic_pair(const void* const* operands, int64_t n, void* out, void*) {
   }
 }
 
-// v = a[i] * s for integers, s a broadcast scalar, then G on v as in
-// arithmetic_pair. When s is 2^p or 2^p + 2^q, the product is shifts and an
-// add in the unsigned type (wrapping as MulOp wraps, so the same bits):
-// SSE2 has no 32-bit multiply, which costs six instructions per vector
-// (3 * x + 1: 3 = 2 + 1). Other scalars multiply.
+// Calls run(product) with x -> x * s for integers as MulOp computes it
+// (wrapping): when s is 2^p or 2^p + 2^q, shifts and an add in the unsigned
+// type, as SSE2 has no 32-bit multiply, which costs six instructions per
+// vector (3 * x + 1: 3 = 2 + 1); other scalars multiply.
+template <class T, class Run>
+void with_scaled_product(T s, Run run) {
+  using U = std::make_unsigned_t<T>;
+  const auto bits = U(s);
+  const U rest = bits & U(bits - 1);  // without the lowest set bit
+  const int p = s > 0 ? std::countr_zero(bits) : 0;
+  const int q = rest ? std::countr_zero(rest) : 0;
+  if (s > 0 && rest == 0) {
+    run([p](T x) { return T(U(x) << p); });
+  } else if (s > 0 && p == 0 && (rest & U(rest - 1)) == 0) {  // 2^q + 1: one shift
+    run([q](T x) { return T(U(x) + U(U(x) << q)); });
+  } else if (s > 0 && (rest & U(rest - 1)) == 0) {
+    run([p, q](T x) { return T(U(U(x) << p) + U(U(x) << q)); });
+  } else {
+    run([s](T x) { return ops::scalar::MulOp{}(x, s); });
+  }
+}
+
+// v = a[i] * s for integers, s a broadcast scalar (with_scaled_product),
+// then G on v as in arithmetic_pair.
 template <class T, class G, SecondForm kForm>
-void scaled_pair(const void* const* operands, int64_t n, void* out, void*) {
+void scaled_pair(const void* const* operands, int64_t n, void* out, void*, uint32_t) {
   const T* a = static_cast<const T*>(operands[0]);
   const T s = *static_cast<const T*>(operands[1]);
   const T* e = static_cast<const T*>(operands[2]);
   T* o = static_cast<T*>(out);
-  auto run = [&](auto product) {
+  with_scaled_product(s, [&](auto product) {
     for (int64_t i = 0; i < n; ++i) {
       const T v = product(a[i]);
       if constexpr (kForm == SecondForm::kBoth) {
@@ -140,19 +163,7 @@ void scaled_pair(const void* const* operands, int64_t n, void* out, void*) {
         o[i] = G{}(e[i], v);
       }
     }
-  };
-  using U = std::make_unsigned_t<T>;
-  const auto bits = U(s);
-  const U rest = bits & U(bits - 1);  // without the lowest set bit
-  const int p = s > 0 ? std::countr_zero(bits) : 0;
-  const int q = rest ? std::countr_zero(rest) : 0;
-  if (s > 0 && rest == 0) {
-    run([p](T x) { return T(U(x) << p); });
-  } else if (s > 0 && (rest & U(rest - 1)) == 0) {
-    run([p, q](T x) { return T(U(U(x) << p) + U(U(x) << q)); });
-  } else {
-    run([s](T x) { return ops::scalar::MulOp{}(x, s); });
-  }
+  });
 }
 
 // o[i] = value(i) for the block; with a Fold (the reducer of an integer
@@ -179,7 +190,7 @@ void store_block(int64_t n, T* o, void* reduced, Value value) {
 // only as a where's condition runs in the where's loop, so no bool block is
 // written and widened again.
 template <class T, class Cmp, class Fold>
-void compare_select(const void* const* operands, int64_t n, void* out, void* reduced) {
+void compare_select(const void* const* operands, int64_t n, void* out, void* reduced, uint32_t) {
   const T* p = static_cast<const T*>(operands[0]);
   const T* q = static_cast<const T*>(operands[1]);
   const T* a = static_cast<const T*>(operands[2]);
@@ -191,13 +202,31 @@ void compare_select(const void* const* operands, int64_t n, void* out, void* red
   });
 }
 
+// Calls run(quotient, remainder, vectorises) with x -> x // s and
+// x -> x mod s for integers as their kernels compute them: a shift and a
+// mask when s is a positive power of two (vectorises: std::true_type), else
+// FloorDivOp and ModOp per element (std::false_type).
+template <class T, class Run>
+void with_division(T s, Run run) {
+  if (s > 0 && (s & (s - 1)) == 0) {
+    const int shift = std::countr_zero(std::make_unsigned_t<T>(s));
+    const T mask = T(s - 1);
+    run([shift](T v) { return T(v >> shift); }, [mask](T v) { return T(v & mask); },
+        std::true_type{});
+  } else {
+    run([s](T v) { return ops::scalar::FloorDivOp{}(v, s); },
+        [s](T v) { return ops::scalar::ModOp{}(v, s); }, std::false_type{});
+  }
+}
+
 // where(Cmp(a mod s, q), x, y) (kModLeft; else Cmp(q, a mod s)) for integers,
 // with a broadcast divisor s: the mod runs in the where's loop too, as its
-// kernel runs it (a mask when s is a positive power of two; otherwise ModOp
-// per element, which also raises its division by zero before anything is
-// written), so neither the remainder nor the comparison is stored.
+// kernel runs it (with_division; ModOp per element also raises its division
+// by zero before anything is written), so neither the remainder nor the
+// comparison is stored.
 template <class T, class Cmp, bool kModLeft, class Fold>
-void mod_compare_select(const void* const* operands, int64_t n, void* out, void* reduced) {
+void mod_compare_select(const void* const* operands, int64_t n, void* out, void* reduced,
+                        uint32_t) {
   const T* a = static_cast<const T*>(operands[0]);
   const T s = *static_cast<const T*>(operands[1]);
   const T* q = static_cast<const T*>(operands[2]);
@@ -214,28 +243,23 @@ void mod_compare_select(const void* const* operands, int64_t n, void* out, void*
       }
     });
   };
-  if (s > 0 && (s & (s - 1)) == 0) {
-    const T mask = T(s - 1);
-    select([mask](T v) { return T(v & mask); });
-  } else {
-    select([s](T v) { return ops::scalar::ModOp{}(v, s); });
-  }
+  with_division(s, [&](auto, auto remainder, auto) { select(remainder); });
 }
 
 // where(Cmp(a mod s, q), a // s, y) (kQuotientThen; else the quotient is
 // the where's y) for integers, Cmp equal or not equal (symmetric), with a
 // broadcast divisor s: the quotient and remainder of one division, in the
-// where's loop, as their kernels compute them (a shift and a mask when s is
-// a positive power of two; otherwise FloorDivOp and ModOp per element, in
-// the members' order, kQuotientFirst, so that a zero divisor raises the
+// where's loop, as their kernels compute them (with_division; per element
+// in the members' order, kQuotientFirst, so that a zero divisor raises the
 // first one's error before anything is written).
 template <class T, class Cmp, bool kQuotientThen, bool kQuotientFirst, class Fold>
-void divmod_compare_select(const void* const* operands, int64_t n, void* out, void* reduced) {
+void divmod_compare_select(const void* const* operands, int64_t n, void* out, void* reduced,
+                           uint32_t) {
   const T* a = static_cast<const T*>(operands[0]);
   const T s = *static_cast<const T*>(operands[1]);
   const T* q = static_cast<const T*>(operands[2]);
   const T* y = static_cast<const T*>(operands[3]);
-  auto select = [&](auto quotient, auto remainder) {
+  auto select = [&](auto quotient, auto remainder, auto) {
     store_block<T, Fold>(n, static_cast<T*>(out), reduced, [&](int64_t i) {
       T d, r;
       if constexpr (kQuotientFirst) {
@@ -254,14 +278,79 @@ void divmod_compare_select(const void* const* operands, int64_t n, void* out, vo
       }
     });
   };
-  if (s > 0 && (s & (s - 1)) == 0) {
-    const int shift = std::countr_zero(std::make_unsigned_t<T>(s));
-    const T mask = T(s - 1);
-    select([shift](T v) { return T(v >> shift); }, [mask](T v) { return T(v & mask); });
-  } else {
-    select([s](T v) { return ops::scalar::FloorDivOp{}(v, s); },
-           [s](T v) { return ops::scalar::ModOp{}(v, s); });
+  with_division(s, select);
+}
+
+// The flags of a guarded_division_step (FusedProgram::Stage::flags).
+// where(guard, x, step): the step where the guard is false.
+constexpr uint32_t kStepWhereGuardFails = 1;
+constexpr uint32_t kQuotientWhereUnequal = 2;  // the quotient where x mod s != r
+// floordiv before mod: a zero divisor raises its error.
+constexpr uint32_t kQuotientFirst = 4;
+constexpr uint32_t kProductMinusAddend = 8;   // x * t - e instead of x * t + e
+constexpr uint32_t kAddendMinusProduct = 16;  // e - x * t
+
+// where(Cmp(x, g), where(x mod s == r, x // s, x * t + e), x) for integers,
+// g, s, r, t and e broadcast scalars: collatz's step, 9 members in one loop
+// that reads x once and keeps the scalars in registers, with the fold of
+// the program's max or min when it is the last stage. Cmp is greater, less
+// or equal; the flags negate the tests (so every comparison and either
+// branch order) and pick the other forms of the addend. Per element the
+// members' own arithmetic, so their bits: the product as
+// with_scaled_product, the division as with_division, the sum or
+// difference with e wrapping as AddOp and SubOp do. A zero divisor raises
+// the error of the division member eager execution runs first, before
+// anything is written.
+template <class T, class Cmp, class Fold>
+void guarded_division_step(const void* const* operands, int64_t n, void* out, void* reduced,
+                           uint32_t flags) {
+  using U = std::make_unsigned_t<T>;
+  const T* x = static_cast<const T*>(operands[0]);
+  auto scalar = [operands](int k) { return *static_cast<const T*>(operands[k]); };
+  const T g = scalar(1), s = scalar(2), r = scalar(3), t = scalar(4), e = scalar(5);
+  if (s == 0 && n > 0) {
+    if (flags & kQuotientFirst) ops::scalar::FloorDivOp{}(T(0), s);
+    ops::scalar::ModOp{}(T(0), s);
   }
+  // v - e = v + (-e) and e - v = ~v + (e + 1) in the unsigned type: the
+  // addend's three forms are (v ^ flip) + k.
+  const U flip = flags & kAddendMinusProduct ? U(-1) : U(0);
+  const U k = flags & kAddendMinusProduct   ? U(U(e) + 1)
+              : flags & kProductMinusAddend ? U(-U(e))
+                                            : U(e);
+  // The tests as masks (all ones where true), negated by a flag: so the
+  // selects vectorise without widening bools.
+  const U guard_flip = flags & kStepWhereGuardFails ? U(-1) : U(0);
+  const U quotient_flip = flags & kQuotientWhereUnequal ? U(-1) : U(0);
+  auto select = [](U mask, T yes, T no) { return T((U(yes) & mask) | (U(no) & ~mask)); };
+  // The flips as arguments: zero constants in the loop that runs without
+  // them (collatz's), which then has no instruction for them.
+  auto run = [&](auto quotient, auto remainder, auto product, auto product_flip, auto quotient_flip,
+                 auto guard_flip) {
+    store_block<T, Fold>(n, static_cast<T*>(out), reduced, [&](int64_t i) {
+      const T v = x[i];
+      const T other = T(U(U(product(v)) ^ U(product_flip)) + k);
+      const U quotient_mask = U(-U(remainder(v) == r)) ^ U(quotient_flip);
+      const T stepped = select(quotient_mask, quotient(v), other);
+      return select(U(-U(Cmp{}(v, g))) ^ U(guard_flip), stepped, v);
+    });
+  };
+  with_division(s, [&](auto quotient, auto remainder, auto vectorises) {
+    if constexpr (vectorises) {
+      with_scaled_product(t, [&](auto product) {
+        if ((flip | quotient_flip | guard_flip) == 0) {
+          constexpr std::integral_constant<U, 0> kNone;
+          run(quotient, remainder, product, kNone, kNone, kNone);
+        } else {
+          run(quotient, remainder, product, flip, quotient_flip, guard_flip);
+        }
+      });
+    } else {  // element by element anyway: one loop
+      run(
+          quotient, remainder, [t](T v) { return ops::scalar::MulOp{}(v, t); }, flip, quotient_flip,
+          guard_flip);
+    }
+  });
 }
 
 // Calls then(T{}) for the dtypes composed loops cover; null for bool.
@@ -423,6 +512,28 @@ FusedProgram::ComposedFn divmod_compare_select_for(DType dtype, ops::OpId compar
   });
 }
 
+FusedProgram::ComposedFn guarded_division_step_for(DType dtype, ops::OpId guard, ops::OpId fold) {
+  return with_number(dtype, [&](auto t) {
+    return with_fold(fold, [&](auto f) -> FusedProgram::ComposedFn {
+      using T = std::remove_cvref_t<decltype(t)>;
+      using Fold = FoldOf<decltype(f)>;
+      if constexpr (std::is_integral_v<T>) {
+        switch (guard) {
+          case ops::OpId::Greater:
+            return &guarded_division_step<T, ops::scalar::GreaterOp, Fold>;
+          case ops::OpId::Less:
+            return &guarded_division_step<T, ops::scalar::LessOp, Fold>;
+          case ops::OpId::Equal:
+            return &guarded_division_step<T, ops::scalar::EqualOp, Fold>;
+          default:
+            break;
+        }
+      }
+      return nullptr;
+    });
+  });
+}
+
 FusedProgram::ComposedFn mod_compare_select_for(DType dtype, ops::OpId comparison, bool mod_left,
                                                 ops::OpId fold) {
   return with_number(dtype, [&](auto t) {
@@ -441,6 +552,141 @@ FusedProgram::ComposedFn mod_compare_select_for(DType dtype, ops::OpId compariso
   });
 }
 
+bool same_operand(const FusedProgram::Operand& p, const FusedProgram::Operand& q) {
+  return p.external == q.external && p.scalar == q.scalar && p.index == q.index;
+}
+
+// A where of the program that guarded_division_step runs with its step.
+struct GuardedStep {
+  ops::OpId guard;  // greater, less or equal, x on the left
+  uint32_t flags = 0;
+  std::vector<FusedProgram::Operand> operands;  // x, g, s, r, t, e
+  std::vector<int32_t> joined;                  // the members it takes in
+  int32_t error_member = -1;
+};
+
+// Whether the where member m is the root of a guarded_division_step: every
+// other member in it read only by the next one in, x one operand that is
+// not a scalar, the others broadcast scalars, all of the where's integer
+// dtype. `dtype_of` gives an operand's dtype.
+template <class DTypeOf>
+std::optional<GuardedStep> match_guarded_step(const FusedProgram& program,
+                                              std::span<const int32_t> reads, int32_t m,
+                                              DTypeOf dtype_of) {
+  using Operand = FusedProgram::Operand;
+  using Member = FusedProgram::Member;
+  using ops::OpId;
+  const std::vector<Member>& members = program.members;
+  const Member& where = members[size_t(m)];
+  if (where.op->id != OpId::Where || !is_integer(where.dtype)) return std::nullopt;
+  const DType dtype = where.dtype;
+  GuardedStep step;
+  // The member `op` names if `reader` makes all its reads and it is one of
+  // `ids` (a member of the step).
+  auto only_for = [&](const Operand& op, const Member& reader,
+                      std::initializer_list<OpId> ids) -> const Member* {
+    if (op.external) return nullptr;
+    int32_t by_reader = 0;
+    for (const Operand& o : reader.operands) by_reader += !o.external && o.index == op.index;
+    const Member& member = members[size_t(op.index)];
+    if (reads[size_t(op.index)] != by_reader ||
+        std::find(ids.begin(), ids.end(), member.op->id) == ids.end()) {
+      return nullptr;
+    }
+    step.joined.push_back(op.index);
+    return &member;
+  };
+  auto scalar = [&](const Operand& op) {
+    return op.external && op.scalar && dtype_of(op) == dtype;
+  };
+  // The non-scalar operand of a binary member whose other operand is a
+  // scalar, and that scalar; side 0 when x is on the left.
+  auto split = [&](const Member& binary, Operand& x, Operand& other) {
+    for (int side = 0; side < 2; ++side) {
+      const Operand& a = binary.operands[size_t(side)];
+      const Operand& b = binary.operands[size_t(1 - side)];
+      if (!scalar(a) && scalar(b) && dtype_of(a) == dtype) {
+        x = a;
+        other = b;
+        return side;
+      }
+    }
+    return -1;
+  };
+
+  const Member* guard = only_for(where.operands[0], where,
+                                 {OpId::Greater, OpId::Less, OpId::GreaterEqual, OpId::LessEqual,
+                                  OpId::Equal, OpId::NotEqual});
+  Operand x, g;
+  const int x_side = guard ? split(*guard, x, g) : -1;
+  if (x_side < 0) return std::nullopt;
+  // Cmp(x, g) with x on the left, then negated: x >= g is !(x < g).
+  OpId cmp = guard->op->id;
+  if (x_side == 1) {
+    constexpr std::pair<OpId, OpId> kMirrored[] = {{OpId::Greater, OpId::Less},
+                                                   {OpId::Less, OpId::Greater},
+                                                   {OpId::GreaterEqual, OpId::LessEqual},
+                                                   {OpId::LessEqual, OpId::GreaterEqual}};
+    for (auto [from, to] : kMirrored) {
+      if (cmp == from) {
+        cmp = to;
+        break;
+      }
+    }
+  }
+  bool negated = cmp == OpId::GreaterEqual || cmp == OpId::LessEqual || cmp == OpId::NotEqual;
+  step.guard = cmp == OpId::GreaterEqual ? OpId::Less
+               : cmp == OpId::LessEqual  ? OpId::Greater
+               : cmp == OpId::NotEqual   ? OpId::Equal
+                                         : cmp;
+  // The where keeps x on one branch and steps on the other.
+  int step_branch = same_operand(where.operands[2], x)   ? 1
+                    : same_operand(where.operands[1], x) ? 2
+                                                         : 0;
+  if (step_branch == 0) return std::nullopt;
+  negated = negated != (step_branch == 2);
+  const Member* inner = only_for(where.operands[size_t(step_branch)], where, {OpId::Where});
+  const Member* test =
+      inner ? only_for(inner->operands[0], *inner, {OpId::Equal, OpId::NotEqual}) : nullptr;
+  if (!test) return std::nullopt;
+  // x mod s == r, either side.
+  const int mod_side = test->operands[0].external ? 1 : 0;
+  const Operand& r = test->operands[size_t(1 - mod_side)];
+  const Member* mod =
+      scalar(r) ? only_for(test->operands[size_t(mod_side)], *test, {OpId::Mod}) : nullptr;
+  Operand mod_x, s;
+  if (!mod || split(*mod, mod_x, s) != 0 || !same_operand(mod_x, x)) return std::nullopt;
+  // The quotient x // s on one branch of the inner where, x * t +- e on the other.
+  const Member* div = nullptr;
+  int div_branch = 0;
+  for (int branch = 1; branch <= 2 && !div; ++branch) {
+    div = only_for(inner->operands[size_t(branch)], *inner, {OpId::FloorDiv});
+    div_branch = branch;
+  }
+  if (!div || !same_operand(div->operands[0], x) || !same_operand(div->operands[1], s)) {
+    return std::nullopt;
+  }
+  const Member* sum =
+      only_for(inner->operands[size_t(3 - div_branch)], *inner, {OpId::Add, OpId::Sub});
+  Operand product_operand, e;
+  const int product_side = sum ? split(*sum, product_operand, e) : -1;
+  const Member* product =
+      product_side >= 0 ? only_for(product_operand, *sum, {OpId::Mul}) : nullptr;
+  Operand product_x, t;
+  if (!product || split(*product, product_x, t) < 0 || !same_operand(product_x, x)) {
+    return std::nullopt;
+  }
+  const bool quotient_where_unequal = (test->op->id == OpId::NotEqual) != (div_branch == 2);
+  step.flags =
+      (negated ? kStepWhereGuardFails : 0) | (quotient_where_unequal ? kQuotientWhereUnequal : 0) |
+      (div - members.data() < mod - members.data() ? kQuotientFirst : 0) |
+      (sum->op->id == OpId::Sub ? product_side == 0 ? kProductMinusAddend : kAddendMinusProduct
+                                : 0);
+  step.error_member = int32_t(std::min(div - members.data(), mod - members.data()));
+  step.operands = {x, g, s, r, t, e};
+  return step;
+}
+
 // Groups the members into stages (FusedProgram::Stage). A member whose
 // every read is by the next stage's member m, and which runs alone, joins
 // m's loop when the pair is one the composed loops cover: an add, sub or
@@ -451,7 +697,9 @@ FusedProgram::ComposedFn mod_compare_select_for(DType dtype, ops::OpId compariso
 // the mod by a broadcast integer that only the comparison reads, if one is
 // its operand (collatz's where(x % 2 == 0, ...): three members in one loop),
 // and with the quotient of the same division if the where selects it and
-// the comparison is an equality (x // 2: four members in one loop).
+// the comparison is an equality (x // 2: four members in one loop). A where
+// that match_guarded_step finds takes in its whole step (the stages the
+// step's members formed until then): nine members in one loop.
 // Every other member is a stage of its own, run by its kernel.
 void compose(FusedProgram& program, std::span<const ops::ValueType* const> input_types) {
   using Member = FusedProgram::Member;
@@ -487,7 +735,7 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
   };
   for (int32_t m = 0; m <= last; ++m) {
     const Member& member = members[size_t(m)];
-    FusedProgram::Stage stage{m, nullptr, {}, false, false, m};
+    FusedProgram::Stage stage{m, nullptr, {}, false, false, m, 0};
     std::vector<int32_t> joined;  // the members whose stages this one takes in
     if (member.op->id == ops::OpId::Where) {
       // The last member's where folds an integer max or min of its values.
@@ -498,9 +746,17 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
               ? reduction
               : ops::OpId::kCount;
       stage.folds = fold != ops::OpId::kCount;
+      if (auto guarded = match_guarded_step(program, reads, m, dtype_of)) {
+        stage.composed = guarded_division_step_for(member.dtype, guarded->guard, fold);
+        stage.operands = std::move(guarded->operands);
+        stage.flags = guarded->flags;
+        stage.error_member = guarded->error_member;
+        joined = std::move(guarded->joined);
+      }
       const Operand& condition = member.operands[0];
-      const Member* first =
-          joinable(condition, member) ? &members[size_t(condition.index)] : nullptr;
+      const Member* first = !stage.composed && joinable(condition, member)
+                                ? &members[size_t(condition.index)]
+                                : nullptr;
       if (first && first->operands.size() == 2 && dtype_of(first->operands[0]) == member.dtype) {
         // A comparison of a mod by a broadcast scalar that only it reads:
         // all three in one loop.
@@ -517,12 +773,10 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
           for (int branch = 1; branch <= 2 && !stage.composed; ++branch) {
             const Operand& selected = member.operands[size_t(branch)];
             if (!joinable(selected, member)) continue;
-            const auto same = [](const Operand& p, const Operand& q) {
-              return p.external == q.external && p.scalar == q.scalar && p.index == q.index;
-            };
             const Member& div = members[size_t(selected.index)];
-            if (div.op->id != ops::OpId::FloorDiv || !same(div.operands[0], mod.operands[0]) ||
-                !same(div.operands[1], mod.operands[1])) {
+            if (div.op->id != ops::OpId::FloorDiv ||
+                !same_operand(div.operands[0], mod.operands[0]) ||
+                !same_operand(div.operands[1], mod.operands[1])) {
               continue;
             }
             stage.composed = divmod_compare_select_for(member.dtype, first->op->id, branch == 1,
@@ -594,6 +848,7 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
       stage.operands.clear();
       stage.sums = false;
       stage.folds = false;
+      stage.flags = 0;
     }
     stages.push_back(std::move(stage));
   }
@@ -698,7 +953,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   // A flat program runs member by member.
   if (program->flat) {
     for (size_t m = 0; m < members.size(); ++m)
-      program->stages.push_back({int32_t(m), nullptr, {}, false, false, int32_t(m)});
+      program->stages.push_back({int32_t(m), nullptr, {}, false, false, int32_t(m), 0});
   } else {
     compose(*program, input_types);
   }
@@ -831,7 +1086,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
 
   auto run_blocks = [&](int64_t chunk, int64_t begin, int64_t end) {
     char* blocks = scratch + broadcast_bytes + size_t(chunk) * chunk_bytes;
-    constexpr size_t kMaxOperands = 5;
+    constexpr size_t kMaxOperands = 6;
     ops::KernelInput in[kMaxOperands];
     const void* composed_in[kMaxOperands];
     const FusedProgram::Member* current = nullptr;
@@ -861,7 +1116,7 @@ void Plan::run_fused(Arena& a, const Step& step) const {
                     blocks + size_t(program.members[size_t(op.index)].block) * program.block_bytes;
               }
             }
-            stage.composed(composed_in, block_shape[0], block_out, partial);
+            stage.composed(composed_in, block_shape[0], block_out, partial, stage.flags);
             continue;
           }
           for (size_t i = 0; i < m.operands.size(); ++i) {

@@ -85,8 +85,10 @@ struct FusedProgram {
   // stage runs one member with its kernel, or several members composed into
   // one loop over the block's operands that writes the value of `member`
   // (with `sums`, the block's float sum: its partial result).
-  // `reduced`: where a stage that folds writes the block's partial result.
-  using ComposedFn = void (*)(const void* const* operands, int64_t n, void* out, void* reduced);
+  // `reduced`: where a stage that folds writes the block's partial result;
+  // `flags`: the stage's, for the choices its loop makes at run time.
+  using ComposedFn = void (*)(const void* const* operands, int64_t n, void* out, void* reduced,
+                              uint32_t flags);
   struct Stage {
     int32_t member;
     ComposedFn composed = nullptr;  // null: the member's kernel
@@ -100,6 +102,7 @@ struct FusedProgram {
     // Whose "defined at" the stage's errors carry: `member`, or in a composed
     // loop the one member in it that can fail (a mod's division by zero).
     int32_t error_member = -1;
+    uint32_t flags = 0;  // passed to `composed`
   };
   std::vector<Stage> stages;
   // The external scalars composed loops read, broadcast over a block each

@@ -273,6 +273,56 @@ void add_collatz_step(BodyBuilder& b, Shape shape) {
   b.output(b.op(OpId::Where, {b.op(OpId::Greater, {x, b.constant(constant(1))}), next, x}));
 }
 
+// One form of the guarded step where(guard, where(test, x // s, addend), x)
+// (guarded_division_step in exec/plan_fused.cpp); the defaults are
+// collatz's where(x > g, where(x % s == r, x // s, x * t + e), x).
+struct GuardedForm {
+  OpId guard = OpId::Greater;
+  bool scalar_left = false;       // g guard x
+  bool step_on_else = false;      // where(guard, x, step)
+  OpId test = OpId::Equal;        // or NotEqual
+  bool quotient_on_else = false;  // where(test, addend, x // s)
+  OpId addend = OpId::Add;        // or Sub
+  bool product_left = true;       // x * t before e
+  bool quotient_first = true;     // floordiv before mod
+};
+
+// What keeps a body from being a guarded step.
+enum class GuardedBreak {
+  kNone,
+  kKeptBranch,     // where(guard, step, y), y another vector (placeholder 6)
+  kTensorDivisor,  // s of n elements
+  kProductOutput,  // x * t also an output
+};
+
+// b's output: the form over placeholders x (`n` elements) and scalars g,
+// s, r, t and e, in that order.
+void add_guarded_step(BodyBuilder& b, const GuardedForm& f, DType dtype, int64_t n,
+                      GuardedBreak broken = GuardedBreak::kNone) {
+  ValueRef x = b.placeholder("x", dtype, {n});
+  ValueRef g = b.placeholder("g", dtype, {});
+  ValueRef s =
+      b.placeholder("s", dtype, broken == GuardedBreak::kTensorDivisor ? Shape{n} : Shape{});
+  ValueRef r = b.placeholder("r", dtype, {});
+  ValueRef t = b.placeholder("t", dtype, {});
+  ValueRef e = b.placeholder("e", dtype, {});
+  ValueRef quotient, remainder;
+  if (f.quotient_first) quotient = b.op(OpId::FloorDiv, {x, s});
+  remainder = b.op(OpId::Mod, {x, s});
+  if (!f.quotient_first) quotient = b.op(OpId::FloorDiv, {x, s});
+  ValueRef product = b.op(OpId::Mul, {t, x});
+  ValueRef addend =
+      b.op(f.addend, f.product_left ? std::vector{product, e} : std::vector{e, product});
+  ValueRef test = b.op(f.test, {remainder, r});
+  ValueRef step = b.op(OpId::Where, f.quotient_on_else ? std::vector{test, addend, quotient}
+                                                       : std::vector{test, quotient, addend});
+  ValueRef guard = b.op(f.guard, f.scalar_left ? std::vector{g, x} : std::vector{x, g});
+  ValueRef kept = broken == GuardedBreak::kKeptBranch ? b.placeholder("y", dtype, {n}) : x;
+  b.output(b.op(OpId::Where,
+                f.step_on_else ? std::vector{guard, kept, step} : std::vector{guard, step, kept}));
+  if (broken == GuardedBreak::kProductOutput) b.output(product);
+}
+
 // The compiled program of a Fused node of `body` (its inputs in slots 0, 1, ...).
 std::unique_ptr<exec::FusedProgram> compile_fused_node(const Body& body, const Node& node) {
   std::vector<const ops::ValueType*> types;
@@ -381,12 +431,13 @@ TEST(FusedKernel, ArithmeticPairsCompose) {
   EXPECT_NE(two_readers->stages[1].composed, nullptr);
 }
 
-// Collatz's step: 8 members in 3 stages: the two comparisons run in the
-// wheres they select for (x % 2 and x // 2 with the first), 3 * x + 1 is
-// one loop; no bool block is written.
+// Collatz's step keeping another vector than x (no guarded step): 8
+// members in 3 stages: the two comparisons run in the wheres they select
+// for (x % s and x // s with the first), x * t + e is one loop; no bool
+// block is written.
 TEST(FusedKernel, ComparisonsRunInTheirWhere) {
   BodyBuilder b;
-  add_collatz_step(b, {5000});
+  add_guarded_step(b, {}, int32, 5000, GuardedBreak::kKeptBranch);
   auto program = fused_program_of(b);
   ASSERT_NE(program, nullptr);
   EXPECT_EQ(program->members.size(), 8u);
@@ -556,6 +607,129 @@ TEST(FusedKernel, ComposedQuotientErrorsNameTheFirstMember) {
           << message;
     }
     EXPECT_EQ(fn(x, ag::constant(2)).shape(), x.shape());
+  }
+}
+
+// Every comparison on either side, either branch of each where, both
+// tests, the addend's forms and both division orders run as one composed
+// stage; against eager, bit for bit, over int32 and int64 values from the
+// whole range, with divisors of each kind (for_each_division), scales that
+// shift, shift twice or multiply, and extreme scalars.
+TEST(FusedKernel, GuardedStepsAreOneLoopAndBitIdentical) {
+  std::vector<GuardedForm> forms;
+  for (OpId guard : {OpId::Greater, OpId::Less, OpId::GreaterEqual, OpId::LessEqual, OpId::Equal,
+                     OpId::NotEqual}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      forms.push_back(
+          {.guard = guard, .scalar_left = bool(variant & 1), .step_on_else = bool(variant & 2)});
+    }
+  }
+  for (int variant = 0; variant < 16; ++variant) {
+    forms.push_back({.test = variant & 1 ? OpId::NotEqual : OpId::Equal,
+                     .quotient_on_else = bool(variant & 2),
+                     .addend = variant & 4 ? OpId::Sub : OpId::Add,
+                     .product_left = bool(variant & 8),
+                     .quotient_first = variant % 3 == 0});
+  }
+  std::mt19937_64 random(84);
+  const std::vector<int64_t> scalars = {0, 1, -1, 2, 3, 5, 6, -3, 7, INT32_MAX, INT32_MIN};
+  for (const GuardedForm& form : forms) {
+    for (DType dtype : {int32, int64}) {
+      BodyBuilder b;
+      add_guarded_step(b, form, dtype, 3000);
+      auto traced = std::make_shared<Body>(b.body);
+      auto program = fused_program_of(b);
+      ASSERT_NE(program, nullptr);
+      ASSERT_EQ(program->stages.size(), 1u);
+      ASSERT_NE(program->stages[0].composed, nullptr);
+      EXPECT_EQ(program->members[size_t(program->stages[0].error_member)].op->id,
+                form.quotient_first ? OpId::FloorDiv : OpId::Mod);
+      auto plan = plan_of(std::make_shared<Body>(b.body));
+      for_each_division(
+          85, "guarded", [&](const std::string& what, const Tensor& x, const Tensor& s) {
+            if (x.dtype() != dtype) return;
+            auto scalar = [&] {
+              return ag::cast(
+                  constant(std::vector<int64_t>{scalars[random() % scalars.size()]}, Shape{}),
+                  dtype);
+            };
+            // Values and scalars of the random draw, and collatz's 1, 0, 3, 1.
+            for (const std::vector<Tensor>& inputs :
+                 {std::vector<Tensor>{ag::slice(x, {0}, {3000}), scalar(), s, scalar(), scalar(),
+                                      scalar()},
+                  std::vector<Tensor>{ag::slice(x, {1000}, {3000}), ag::cast(constant(1), dtype), s,
+                                      ag::cast(constant(0), dtype), ag::cast(constant(3), dtype),
+                                      ag::cast(constant(1), dtype)}}) {
+              const Tensor staged = run(*plan, inputs)[0];
+              const Tensor eager = run_eagerly(*traced, inputs)[0];
+              ASSERT_EQ(staged.shape(), eager.shape()) << what;
+              EXPECT_EQ(std::memcmp(staged.raw_data(), eager.raw_data(),
+                                    size_t(eager.num_elements()) * dtype_size(dtype)),
+                        0)
+                  << what << " guard " << op_def(form.guard).name;
+            }
+          });
+    }
+  }
+}
+
+// Without one vector and scalars the members run in the stages they ran
+// in before (collatz's three), still as eager computes them.
+TEST(FusedKernel, GuardedStepsNeedOneVectorAndScalars) {
+  const int64_t n = 3000;
+  Tensor x = ag::range(ag::constant(-1500), ag::constant(1500));
+  Tensor scalar = ag::constant(3);
+  for (GuardedBreak broken :
+       {GuardedBreak::kKeptBranch, GuardedBreak::kTensorDivisor, GuardedBreak::kProductOutput}) {
+    BodyBuilder b;
+    add_guarded_step(b, {}, int32, n, broken);
+    auto traced = std::make_shared<Body>(b.body);
+    auto program = fused_program_of(b);
+    ASSERT_NE(program, nullptr);
+    EXPECT_GE(program->stages.size(), 2u) << int(broken);
+    std::vector<Tensor> inputs = {x,      ag::constant(1), ag::constant(2), ag::constant(0),
+                                  scalar, ag::constant(1)};
+    if (broken == GuardedBreak::kTensorDivisor) inputs[2] = ag::fill({n}, 2.0, int32);
+    if (broken == GuardedBreak::kKeptBranch) inputs.push_back(-x);
+    auto plan = plan_of(std::make_shared<Body>(b.body));
+    const std::vector<Tensor> staged = run(*plan, inputs);
+    const std::vector<Tensor> eager = run_eagerly(*traced, inputs);
+    ASSERT_EQ(staged.size(), eager.size());
+    for (size_t k = 0; k < staged.size(); ++k) {
+      EXPECT_TRUE(ag::reduce_all(staged[k] == eager[k]).item<bool>()) << int(broken);
+    }
+  }
+}
+
+// A zero divisor in a guarded step: the error of the division's first
+// member, at its line.
+TEST(FusedKernel, GuardedStepErrorsNameTheFirstDivision) {
+  Tensor x = ag::range(ag::constant(0), ag::constant(5000));
+  for (bool quotient_first : {true, false}) {
+    auto step = [quotient_first](Tensor v, Tensor k) {
+      Tensor quotient, remainder;
+      if (quotient_first) {
+        quotient = ag::floordiv(v, k);
+        remainder = v % k;
+      } else {
+        remainder = v % k;
+        quotient = ag::floordiv(v, k);
+      }
+      return ag::where(v > 1, ag::where(remainder == 0, quotient, 3 * v + 1), v);
+    };
+    auto fn = ag::function(step, {.name = "collatz"});
+    const std::string first = quotient_first ? "floordiv" : "mod";
+    try {
+      fn(x, ag::constant(0));
+      FAIL() << "no error";
+    } catch (const ag::InvalidArgumentError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(first + ": integer division by zero"), std::string::npos) << message;
+      EXPECT_NE(message.find("in op " + first + " (node '" + first + "') of function 'collatz'"),
+                std::string::npos)
+          << message;
+    }
+    EXPECT_TRUE(ag::reduce_all(fn(x, ag::constant(2)) == step(x, ag::constant(2))).item<bool>());
   }
 }
 
@@ -735,8 +909,8 @@ TEST(FusedKernel, ASecondReducedOutputIsBitIdentical) {
 }
 
 // The where that gives the value folds an integer max or min of it in its
-// loop: collatz's step and its maximum (the loop's condition) in 4 stages;
-// not a float maximum, nor a sum.
+// loop: collatz's step and its maximum (the loop's condition) in one stage
+// (a guarded step), against eager; not a float maximum, nor a sum.
 TEST(FusedKernel, TheLastWhereFoldsAnIntegerMaximum) {
   auto last_stage_folds = [](DType dtype, OpId reduction) {
     BodyBuilder b;
@@ -757,9 +931,13 @@ TEST(FusedKernel, TheLastWhereFoldsAnIntegerMaximum) {
   BodyBuilder collatz;
   add_collatz_step(collatz, {5000});
   collatz.output(collatz.op(OpId::ReduceMax, {collatz.body.outputs[0]}));
+  auto traced = std::make_shared<Body>(collatz.body);
   auto program = fused_program_of(collatz);
-  EXPECT_EQ(program->stages.size(), 3u);
+  EXPECT_EQ(program->stages.size(), 1u);
   EXPECT_TRUE(program->stages.back().folds);
+  Tensor x = ag::range(ag::constant(-2000), ag::constant(3000));
+  expect_eager_values(*plan_of(std::make_shared<Body>(collatz.body)), *traced, {x});
+  expect_eager_values(*plan_of(std::make_shared<Body>(collatz.body)), *traced, {-x});
 }
 
 TEST(FusedKernel, PlanRunsTheChainAsOneStep) {
