@@ -59,8 +59,10 @@ METHOD_FORMS = ["in_class", "in_class_const", "out_of_class", "out_of_class_cons
                 "static_in_class", "static_out_of_class"]
 
 # (dtype, shape) of the inputs; each function is called with a sample.
+# int32 [24]: more elements than a flat step takes, so fused groups run their
+# block loops (composed stages, guarded steps).
 INPUT_KINDS = [("float32", ()), ("int32", (3,)), ("float64", (2, 3)), ("float32", (3,)),
-               ("int32", ()), ("float64", (3,))]
+               ("int32", ()), ("float64", (3,)), ("int32", (24,))]
 
 PARAMS = "ag::Tensor x, ag::Tensor n, int m"
 CLIP = 32           # fz_clip keeps values in [-CLIP, CLIP]
@@ -163,7 +165,9 @@ class FunctionGen:
         if depth >= 2 or r.random() < 0.3:
             return self.data_atom(sc)
         form = r.choice(["add", "sub", "mul", "scalar", "scalar", "max", "min", "abs", "neg",
-                         "floordiv", "mod", "where"])
+                         "floordiv", "mod", "where", "guarded"])
+        if form == "guarded" and self.on("where"):
+            return self.guarded_step(sc)
         a, ba = self.expr(sc, depth + 1)
         if form in ("add", "sub", "mul", "max", "min"):
             b, bb = self.expr(sc, depth + 1) if r.random() < 0.6 else self.scalar_atom(sc)
@@ -197,6 +201,23 @@ class FunctionGen:
         c1, _ = self.data_atom(sc)
         c2, _ = self.expr(sc, depth + 1)
         return f"ag::where({c1} {r.choice(['>', '<', '>=', '=='])} {c2}, {a}, {b})", max(ba, bb)
+
+    def guarded_step(self, sc):
+        """Collatz's step of a variable, one of its forms: (code, bound)."""
+        r = self.rng
+        v, bv = self.data_atom(sc)
+        s, t, e = r.randint(2, 3), r.randint(1, 3), r.randint(-2, 2)
+        if bv * t + abs(e) > MAX_BOUND:
+            t = 1
+        addend = r.choice([f"{v} * {t} + {e}", f"{e} - {t} * {v}", f"{v} * {t} - {e}"])
+        inner = [f"ag::floordiv({v}, {s})", addend]
+        if r.random() < 0.5:
+            inner.reverse()
+        test = f"{v} % {s} {r.choice(['==', '!='])} {r.randint(0, 1)}"
+        step = f"ag::where({test}, {inner[0]}, {inner[1]})"
+        guard = f"{v} {r.choice(['>', '<', '>=', '<=', '==', '!='])} {r.randint(-1, 2)}"
+        branches = [step, v] if r.random() < 0.5 else [v, step]
+        return f"ag::where({guard}, {branches[0]}, {branches[1]})", bv * t + abs(e)
 
     def cond(self, sc, depth=0):
         """A scalar bool tensor."""
