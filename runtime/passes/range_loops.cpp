@@ -19,7 +19,9 @@
 // for bit; and the body reads the range only as gather(range, k, axis 0),
 // none of them a body output, and the condition does not read it. Then for
 // a range node, input p becomes `start` and `delta` is appended as a new
-// last input (a new last placeholder of the condition and the body); for a
+// last input (a new last placeholder of the condition and the body), or,
+// when both are constants, input p becomes `start` and both become
+// constants of the body (which p's placeholder no longer reads); for a
 // constant, start and delta become constants of the body. Each gather is
 // replaced by add(start, mul(cast(k), delta)) (no cast for an int64 range),
 // the add taking the gather's name and site. Results are bit for bit those
@@ -291,6 +293,20 @@ void rewrite_captured(Body& body, Node& w, int32_t p, int32_t k, ValueRef bound,
   Body& loop = *w.subgraphs[1];
   if (!is_range) {
     rewrite_body(loop, loop.placeholders[size_t(p)], k, *progression);
+    return;
+  }
+  const Node& start = body.nodes[size_t(through_identity(body, range.inputs[0]).node)];
+  const Node& delta = body.nodes[size_t(through_identity(body, range.inputs[2]).node)];
+  if (is_constant(start) && is_constant(delta)) {
+    // range(1, n + 1): start and delta become constants of the body, so
+    // that its simplification sees them (1 + k * 1 is k + 1). Input p, read
+    // by neither body now, passes the scalar start instead of the range.
+    for (const auto& sub : w.subgraphs) {
+      sub->nodes[size_t(sub->placeholders[size_t(p)])].outputs = {progression->start_type};
+    }
+    rewrite_body(loop, loop.placeholders[size_t(p)], k,
+                 {progression->start_type, progression->delta_type, start.value, delta.value});
+    w.inputs[size_t(p)] = range.inputs[0];
     return;
   }
   rewrite_body(*w.subgraphs[0], w.subgraphs[0]->placeholders[size_t(p)], -1, *progression);

@@ -24,6 +24,7 @@ using ag_test::count_ops;
 using graph::Body;
 using graph::Node;
 using graph::NodeKind;
+using graph::ValueRef;
 using ops::OpId;
 
 // The traced body of `fn` for `specs`, optimised.
@@ -70,7 +71,11 @@ TEST(RangeLoops, TheLoopComputesElementsAndTheRangeOnlyGivesItsLength) {
   auto body = optimized_body(sum_multiples_of_three, TensorSpec({}, int32));
   const Node& loop = only_while(*body);
   EXPECT_EQ(count_ops(*loop.subgraphs[1], OpId::Gather), 0u) << loop.subgraphs[1]->to_string();
-  EXPECT_EQ(count_ops(*loop.subgraphs[1], OpId::Mul), 1u) << loop.subgraphs[1]->to_string();
+  // range(1, n + 1)'s start and delta are constants of the body: 1 + k * 1
+  // simplifies to one add, and the While has no delta input.
+  EXPECT_EQ(count_ops(*loop.subgraphs[1], OpId::Mul), 0u) << loop.subgraphs[1]->to_string();
+  EXPECT_EQ(loop.inputs.size(), loop.subgraphs[1]->placeholders.size());
+  for (ValueRef in : loop.inputs) EXPECT_FALSE(body->nodes[size_t(in.node)].is_op(OpId::Range));
   // The range is read only by dim (the loop's length).
   ASSERT_EQ(count_ops(*body, OpId::Range), 1u);
   EXPECT_EQ(count_ops(*body, OpId::Dim), 1u);
@@ -85,6 +90,32 @@ TEST(RangeLoops, TheLoopComputesElementsAndTheRangeOnlyGivesItsLength) {
   // An empty range (limit below start) runs no iteration; its length comes
   // from range's shape rule.
   EXPECT_EQ(ag_test::run(*plan, {constant(-5)})[0].values_string(), "[0 0]");
+}
+
+// A start that is an argument reaches the body as the While's input, and
+// delta as a new last input: the body computes start + k * delta.
+TEST(RangeLoops, ComputedStartsAreCapturedWithTheirDelta) {
+  auto f = [](const Tensor& start, const Tensor& limit) {
+    Tensor acc = constant(0);
+    for_stmt(
+        range(start, limit, constant(3)), no_extra_test, [&](Tensor i) { acc = acc * 2 - i; },
+        state({"acc"}, acc));
+    return acc;
+  };
+  auto body = optimized_body(f, TensorSpec({}, int32), TensorSpec({}, int32));
+  const Node& loop = only_while(*body);
+  EXPECT_EQ(count_ops(*loop.subgraphs[1], OpId::Gather), 0u);
+  // k * delta and acc * 2.
+  EXPECT_EQ(count_ops(*loop.subgraphs[1], OpId::Mul), 2u) << loop.subgraphs[1]->to_string();
+  const ValueRef delta = loop.inputs.back();
+  ASSERT_EQ(body->nodes[size_t(delta.node)].kind, NodeKind::Const);
+  EXPECT_EQ(body->nodes[size_t(delta.node)].value.item<int32_t>(), 3);
+  auto fn = ag::function(f);
+  for (auto [start, limit] : {std::pair{-7, 20}, {5, 5}, {4, -3}, {0, 1}}) {
+    EXPECT_EQ(fn(constant(start), constant(limit)).item<int32_t>(),
+              f(constant(start), constant(limit)).item<int32_t>())
+        << start << " to " << limit;
+  }
 }
 
 TEST(RangeLoops, FloatRangesWithNegativeStepsAreBitIdentical) {
