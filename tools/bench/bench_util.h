@@ -68,49 +68,63 @@ inline void check_same(const std::string& what, const ag::Tensor& eager, const a
 // (hand_loops, hand_eigen, ...), then eager and graph. Each row that is not
 // a hand variant gets the counters x_hand (its median over the fastest hand
 // variant's) and, unless it is eager, x_eager; a row with the counter
-// `iters` (loop iterations per call) gets ns_per_iter. Hand rows must run
-// before the others of their workload. With repetitions, only the medians
-// are annotated.
+// `iters` (loop iterations per call) gets ns_per_iter. With repetitions,
+// only the medians are annotated. The rows are printed when the binary
+// ends, so that the ratios hold in any order (run.sh interleaves the
+// repetitions of all rows at random).
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
   RatioReporter() : ConsoleReporter(OO_None) {}
 
   void ReportRuns(const std::vector<Run>& runs) override {
-    std::vector<Run> annotated = runs;
-    for (Run& run : annotated) {
-      bool repeated_iteration = run.run_type == Run::RT_Iteration && run.repetitions > 1;
-      if (repeated_iteration ||
-          (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median")) {
-        continue;
+    runs_.insert(runs_.end(), runs.begin(), runs.end());
+  }
+
+  void Finalize() override {
+    std::map<std::string, double> medians;    // ns, by full name
+    std::map<std::string, double> best_hand;  // ns, by workload
+    auto annotated = [](const Run& run) {
+      return !(run.run_type == Run::RT_Iteration && run.repetitions > 1) &&
+             !(run.run_type == Run::RT_Aggregate && run.aggregate_name != "median");
+    };
+    auto ns_of = [](const Run& run) {
+      return run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
+    };
+    for (const Run& run : runs_) {
+      if (!annotated(run)) continue;
+      const std::string name = run.run_name.function_name;
+      const double ns = ns_of(run);
+      medians[name] = ns;
+      const size_t slash = name.find('/');
+      if (slash != std::string::npos && name.compare(slash + 1, 4, "hand") == 0) {
+        auto [it, inserted] = best_hand.try_emplace(name.substr(0, slash), ns);
+        it->second = std::min(it->second, ns);
       }
+    }
+    for (Run& run : runs_) {
+      if (!annotated(run)) continue;
       const std::string name = run.run_name.function_name;
       const size_t slash = name.find('/');
       const std::string workload = name.substr(0, slash);
       const std::string variant = slash == std::string::npos ? "" : name.substr(slash + 1);
-      double ns = run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
-      medians_[name] = ns;
+      const double ns = ns_of(run);
       if (auto it = run.counters.find("iters"); it != run.counters.end() && it->second.value > 0) {
         run.counters["ns_per_iter"] = ns / it->second.value;
       }
-      if (variant.rfind("hand", 0) == 0) {
-        auto [it, inserted] = best_hand_.try_emplace(workload, ns);
-        it->second = std::min(it->second, ns);
-        continue;
-      }
-      if (auto it = best_hand_.find(workload); it != best_hand_.end()) {
+      if (variant.rfind("hand", 0) == 0) continue;
+      if (auto it = best_hand.find(workload); it != best_hand.end()) {
         run.counters["x_hand"] = ns / it->second;
       }
-      if (auto it = medians_.find(workload + "/eager");
-          variant != "eager" && it != medians_.end()) {
+      if (auto it = medians.find(workload + "/eager"); variant != "eager" && it != medians.end()) {
         run.counters["x_eager"] = ns / it->second;
       }
     }
-    ConsoleReporter::ReportRuns(annotated);
+    ConsoleReporter::ReportRuns(runs_);
+    ConsoleReporter::Finalize();
   }
 
  private:
-  std::map<std::string, double> medians_;    // ns, by full name
-  std::map<std::string, double> best_hand_;  // ns, by workload
+  std::vector<Run> runs_;
 };
 
 // The hand-written MSE's loop: the sum of squared differences with 16

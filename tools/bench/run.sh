@@ -41,7 +41,9 @@ status=0
 outputs=()
 for binary in "${binaries[@]}"; do
   rm -f "$results/$binary.json"
-  "$build/tools/bench/$binary" --benchmark_repetitions=5 \
+  # Repetitions interleaved at random: a slow spell of the machine falls on
+  # every row of a workload alike, not on the one then running.
+  "$build/tools/bench/$binary" --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true \
     --benchmark_out="$results/$binary.json" --benchmark_out_format=json "$@" || status=$?
   if [ -s "$results/$binary.json" ]; then outputs+=("$results/$binary.json"); fi
