@@ -93,6 +93,9 @@ T sum_block(const T* x, int64_t n) {
 
 // ---- Composed loops -----------------------------------------------------------
 
+// The most operands a composed loop reads (a guarded step's x, g, s, r, t, e).
+constexpr size_t kMaxComposedOperands = 6;
+
 // Where the second member of an arithmetic pair reads the first's value v:
 // G(v, v), G(v, e) or G(e, v), e another value.
 enum class SecondForm { kBoth, kLeft, kRight };
@@ -700,8 +703,10 @@ std::optional<GuardedStep> match_guarded_step(const FusedProgram& program,
 // the comparison is an equality (x // 2: four members in one loop). A where
 // that match_guarded_step finds takes in its whole step (the stages the
 // step's members formed until then): nine members in one loop.
-// Every other member is a stage of its own, run by its kernel.
-void compose(FusedProgram& program, std::span<const ops::ValueType* const> input_types) {
+// Every other member is a stage of its own, run by its kernel. A `flat`
+// program (run_flat_members) composes only guarded steps, which read their
+// scalars in place; its other members run as flat steps.
+void compose(FusedProgram& program, std::span<const ops::ValueType* const> input_types, bool flat) {
   using Member = FusedProgram::Member;
   using Operand = FusedProgram::Operand;
   std::vector<Member>& members = program.members;
@@ -735,7 +740,7 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
   };
   for (int32_t m = 0; m <= last; ++m) {
     const Member& member = members[size_t(m)];
-    FusedProgram::Stage stage{m, nullptr, {}, false, false, m, 0};
+    FusedProgram::Stage stage{m, nullptr, {}, false, false, m, 0, false};
     std::vector<int32_t> joined;  // the members whose stages this one takes in
     if (member.op->id == ops::OpId::Where) {
       // The last member's where folds an integer max or min of its values.
@@ -751,10 +756,11 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
         stage.operands = std::move(guarded->operands);
         stage.flags = guarded->flags;
         stage.error_member = guarded->error_member;
+        stage.scalars_in_place = true;
         joined = std::move(guarded->joined);
       }
       const Operand& condition = member.operands[0];
-      const Member* first = !stage.composed && joinable(condition, member)
+      const Member* first = !flat && !stage.composed && joinable(condition, member)
                                 ? &members[size_t(condition.index)]
                                 : nullptr;
       if (first && first->operands.size() == 2 && dtype_of(first->operands[0]) == member.dtype) {
@@ -803,7 +809,8 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
           joined = {condition.index};
         }
       }
-    } else if (member.operands.size() == 2 && dtype_of(member.operands[0]) == member.dtype) {
+    } else if (!flat && member.operands.size() == 2 &&
+               dtype_of(member.operands[0]) == member.dtype) {
       const bool left = joinable(member.operands[0], member);
       const Operand* read = left                                   ? &member.operands[0]
                             : joinable(member.operands[1], member) ? &member.operands[1]
@@ -843,7 +850,6 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
       std::erase_if(stages, [&](const FusedProgram::Stage& s) {
         return std::find(joined.begin(), joined.end(), s.member) != joined.end();
       });
-      for (Operand& op : stage.operands) op = stage_operand(op);
     } else {
       stage.operands.clear();
       stage.sums = false;
@@ -852,23 +858,41 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
     }
     stages.push_back(std::move(stage));
   }
+  // The scalars the final stages read broadcast (not those of stages a
+  // guarded step took in).
+  for (FusedProgram::Stage& stage : stages) {
+    if (!stage.composed || stage.scalars_in_place) continue;
+    for (Operand& op : stage.operands) op = stage_operand(op);
+  }
 }
 
-// A flat program (a few elements, no reduction): each member as a flat
-// step, member after member over all elements (they fit one block).
-// `current` is the member running, for its errors.
+// A flat program (a few elements, no reduction): each stage over all
+// elements (they fit one block), a member as its flat step or a guarded
+// step's composed loop. `current` is the member whose errors it raises.
 void run_flat_members(const Plan::Arena& a, const Plan::Step& step, char* scratch, void* out,
                       const FusedProgram::Member*& current) {
   const FusedProgram& program = *step.fused;
   const auto n = int32_t(program.num_elements);
   const void* const* const data = a.data.data();
-  for (const FusedProgram::Member& m : program.members) {
-    current = &m;
+  for (const FusedProgram::Stage& stage : program.stages) {
+    const FusedProgram::Member& m = program.members[size_t(stage.member)];
+    current = &program.members[size_t(stage.error_member)];
+    void* block_out = m.flat_out_offset >= 0 ? scratch + m.flat_out_offset : out;
+    if (stage.composed) {
+      const void* in[kMaxComposedOperands];
+      for (size_t i = 0; i < stage.operands.size(); ++i) {
+        const FusedProgram::Operand& op = stage.operands[i];
+        in[i] = op.external ? data[size_t(step.inputs[size_t(op.index)])]
+                            : scratch + size_t(program.members[size_t(op.index)].block) *
+                                            program.block_bytes;
+      }
+      stage.composed(in, n, block_out, nullptr, stage.flags);
+      continue;
+    }
     const void* in[kMaxScalarInputs];
     for (size_t i = 0; i < kMaxScalarInputs; ++i) {
       in[i] = m.flat_slots[i] >= 0 ? data[size_t(m.flat_slots[i])] : scratch + m.flat_offsets[i];
     }
-    void* block_out = m.flat_out_offset >= 0 ? scratch + m.flat_out_offset : out;
     m.flat_kernel(in, m.flat_strides.data(), n, block_out);
   }
   current = nullptr;
@@ -950,13 +974,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
       program->flat = program->flat && m.flat_kernel;
     }
   }
-  // A flat program runs member by member.
-  if (program->flat) {
-    for (size_t m = 0; m < members.size(); ++m)
-      program->stages.push_back({int32_t(m), nullptr, {}, false, false, int32_t(m), 0});
-  } else {
-    compose(*program, input_types);
-  }
+  compose(*program, input_types, program->flat);
 
   // Scratch blocks: every stage but an unreduced last one (or one that sums
   // its block) writes its member's block, which is free again after the
@@ -1086,9 +1104,8 @@ void Plan::run_fused(Arena& a, const Step& step) const {
 
   auto run_blocks = [&](int64_t chunk, int64_t begin, int64_t end) {
     char* blocks = scratch + broadcast_bytes + size_t(chunk) * chunk_bytes;
-    constexpr size_t kMaxOperands = 6;
-    ops::KernelInput in[kMaxOperands];
-    const void* composed_in[kMaxOperands];
+    ops::KernelInput in[kMaxComposedOperands];
+    const void* composed_in[kMaxComposedOperands];
     const FusedProgram::Member* current = nullptr;
     try {
       for (int64_t block_index = begin; block_index < end; ++block_index) {
@@ -1106,7 +1123,9 @@ void Plan::run_fused(Arena& a, const Step& step) const {
             for (size_t i = 0; i < stage.operands.size(); ++i) {
               const FusedProgram::Operand& op = stage.operands[i];
               if (op.external && op.scalar) {
-                composed_in[i] = scratch + size_t(op.index) * program.block_bytes;
+                composed_in[i] = stage.scalars_in_place
+                                     ? a.data[size_t(step.inputs[size_t(op.index)])]
+                                     : scratch + size_t(op.index) * program.block_bytes;
               } else if (op.external) {
                 int32_t slot = step.inputs[size_t(op.index)];
                 composed_in[i] = static_cast<const char*>(a.data[size_t(slot)]) +

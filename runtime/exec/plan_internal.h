@@ -103,6 +103,10 @@ struct FusedProgram {
     // loop the one member in it that can fail (a mod's division by zero).
     int32_t error_member = -1;
     uint32_t flags = 0;  // passed to `composed`
+    // Reads its external scalar operands where their slots hold them (one
+    // element), not broadcast over a block: a guarded step, which a flat
+    // program runs too.
+    bool scalars_in_place = false;
   };
   std::vector<Stage> stages;
   // The external scalars composed loops read, broadcast over a block each

@@ -633,42 +633,49 @@ TEST(FusedKernel, GuardedStepsAreOneLoopAndBitIdentical) {
   }
   std::mt19937_64 random(84);
   const std::vector<int64_t> scalars = {0, 1, -1, 2, 3, 5, 6, -3, 7, INT32_MAX, INT32_MIN};
-  for (const GuardedForm& form : forms) {
-    for (DType dtype : {int32, int64}) {
-      BodyBuilder b;
-      add_guarded_step(b, form, dtype, 3000);
-      auto traced = std::make_shared<Body>(b.body);
-      auto program = fused_program_of(b);
-      ASSERT_NE(program, nullptr);
-      ASSERT_EQ(program->stages.size(), 1u);
-      ASSERT_NE(program->stages[0].composed, nullptr);
-      EXPECT_EQ(program->members[size_t(program->stages[0].error_member)].op->id,
-                form.quotient_first ? OpId::FloorDiv : OpId::Mod);
-      auto plan = plan_of(std::make_shared<Body>(b.body));
-      for_each_division(
-          85, "guarded", [&](const std::string& what, const Tensor& x, const Tensor& s) {
-            if (x.dtype() != dtype) return;
-            auto scalar = [&] {
-              return ag::cast(
-                  constant(std::vector<int64_t>{scalars[random() % scalars.size()]}, Shape{}),
-                  dtype);
-            };
-            // Values and scalars of the random draw, and collatz's 1, 0, 3, 1.
-            for (const std::vector<Tensor>& inputs :
-                 {std::vector<Tensor>{ag::slice(x, {0}, {3000}), scalar(), s, scalar(), scalar(),
-                                      scalar()},
-                  std::vector<Tensor>{ag::slice(x, {1000}, {3000}), ag::cast(constant(1), dtype), s,
-                                      ag::cast(constant(0), dtype), ag::cast(constant(3), dtype),
-                                      ag::cast(constant(1), dtype)}}) {
-              const Tensor staged = run(*plan, inputs)[0];
-              const Tensor eager = run_eagerly(*traced, inputs)[0];
-              ASSERT_EQ(staged.shape(), eager.shape()) << what;
-              EXPECT_EQ(std::memcmp(staged.raw_data(), eager.raw_data(),
-                                    size_t(eager.num_elements()) * dtype_size(dtype)),
-                        0)
-                  << what << " guard " << op_def(form.guard).name;
-            }
-          });
+  // Blocks, and a flat program (7 elements): one stage either way, which
+  // reads its scalars in place (no broadcast blocks: the blocks stream).
+  for (const int64_t n : {int64_t(3000), int64_t(7)}) {
+    for (const GuardedForm& form : forms) {
+      for (DType dtype : {int32, int64}) {
+        BodyBuilder b;
+        add_guarded_step(b, form, dtype, n);
+        auto traced = std::make_shared<Body>(b.body);
+        auto program = fused_program_of(b);
+        ASSERT_NE(program, nullptr);
+        EXPECT_EQ(program->flat, n <= ops::kMaxFlatElements);
+        ASSERT_EQ(program->stages.size(), 1u);
+        ASSERT_NE(program->stages[0].composed, nullptr);
+        EXPECT_TRUE(program->stages[0].scalars_in_place);
+        EXPECT_TRUE(program->broadcasts.empty());
+        EXPECT_EQ(program->members[size_t(program->stages[0].error_member)].op->id,
+                  form.quotient_first ? OpId::FloorDiv : OpId::Mod);
+        auto plan = plan_of(std::make_shared<Body>(b.body));
+        for_each_division(
+            85, "guarded", [&](const std::string& what, const Tensor& x, const Tensor& s) {
+              if (x.dtype() != dtype) return;
+              auto scalar = [&] {
+                return ag::cast(
+                    constant(std::vector<int64_t>{scalars[random() % scalars.size()]}, Shape{}),
+                    dtype);
+              };
+              // Values and scalars of the random draw, and collatz's 1, 0, 3, 1.
+              for (const std::vector<Tensor>& inputs :
+                   {std::vector<Tensor>{ag::slice(x, {0}, {n}), scalar(), s, scalar(), scalar(),
+                                        scalar()},
+                    std::vector<Tensor>{ag::slice(x, {1000}, {n}), ag::cast(constant(1), dtype), s,
+                                        ag::cast(constant(0), dtype), ag::cast(constant(3), dtype),
+                                        ag::cast(constant(1), dtype)}}) {
+                const Tensor staged = run(*plan, inputs)[0];
+                const Tensor eager = run_eagerly(*traced, inputs)[0];
+                ASSERT_EQ(staged.shape(), eager.shape()) << what;
+                EXPECT_EQ(std::memcmp(staged.raw_data(), eager.raw_data(),
+                                      size_t(eager.num_elements()) * dtype_size(dtype)),
+                          0)
+                    << what << " guard " << op_def(form.guard).name << " n " << n;
+              }
+            });
+      }
     }
   }
 }
@@ -856,7 +863,8 @@ TEST(FusedKernel, MemberErrorsNameTheMember) {
 }
 
 // A fused group of a few elements without a reduction (collatz on two
-// values) runs flat: each member's scalar kernel per element.
+// values) runs flat: each member's flat kernel over the elements, or a
+// guarded step's loop (collatz's step is one).
 TEST(FusedKernel, SmallGroupsRunFlatAndBitIdentical) {
   BodyBuilder b;
   add_collatz_step(b, {2});
@@ -866,6 +874,13 @@ TEST(FusedKernel, SmallGroupsRunFlatAndBitIdentical) {
   auto plan = plan_of(optimized);
   EXPECT_EQ(plan->num_steps(), 1u);
   EXPECT_EQ(plan->num_flat_steps(), 1u);
+  for (const Node& node : optimized->nodes) {
+    if (node.kind != NodeKind::Fused) continue;
+    auto program = compile_fused_node(*optimized, node);
+    EXPECT_TRUE(program->flat);
+    ASSERT_EQ(program->stages.size(), 1u);
+    EXPECT_NE(program->stages[0].composed, nullptr);
+  }
   for (auto values : {std::vector<int32_t>{27, 97}, {1, -6}, {-7, 2}, {1 << 30, 0}}) {
     expect_eager_values(*plan, *traced, {constant(values, Shape{2})});
   }
