@@ -287,25 +287,27 @@ struct GuardedForm {
   bool quotient_first = true;     // floordiv before mod
 };
 
-// What keeps a body from being a guarded step.
-enum class GuardedBreak {
-  kNone,
-  kKeptBranch,     // where(guard, step, y), y another vector (placeholder 6)
-  kTensorDivisor,  // s of n elements
-  kProductOutput,  // x * t also an output
+// Variants of the body: the last three keep it from being a guarded step.
+enum class GuardedVariant {
+  kPlain,
+  kComputedVector,  // x + x stepped (a member of the program, not an input)
+  kKeptBranch,      // where(guard, step, y), y another vector (placeholder 6)
+  kTensorDivisor,   // s of n elements
+  kProductOutput,   // x * t also an output
 };
 
 // b's output: the form over placeholders x (`n` elements) and scalars g,
 // s, r, t and e, in that order.
 void add_guarded_step(BodyBuilder& b, const GuardedForm& f, DType dtype, int64_t n,
-                      GuardedBreak broken = GuardedBreak::kNone) {
+                      GuardedVariant variant = GuardedVariant::kPlain) {
   ValueRef x = b.placeholder("x", dtype, {n});
   ValueRef g = b.placeholder("g", dtype, {});
   ValueRef s =
-      b.placeholder("s", dtype, broken == GuardedBreak::kTensorDivisor ? Shape{n} : Shape{});
+      b.placeholder("s", dtype, variant == GuardedVariant::kTensorDivisor ? Shape{n} : Shape{});
   ValueRef r = b.placeholder("r", dtype, {});
   ValueRef t = b.placeholder("t", dtype, {});
   ValueRef e = b.placeholder("e", dtype, {});
+  if (variant == GuardedVariant::kComputedVector) x = b.op(OpId::Add, {x, x});
   ValueRef quotient, remainder;
   if (f.quotient_first) quotient = b.op(OpId::FloorDiv, {x, s});
   remainder = b.op(OpId::Mod, {x, s});
@@ -317,10 +319,10 @@ void add_guarded_step(BodyBuilder& b, const GuardedForm& f, DType dtype, int64_t
   ValueRef step = b.op(OpId::Where, f.quotient_on_else ? std::vector{test, addend, quotient}
                                                        : std::vector{test, quotient, addend});
   ValueRef guard = b.op(f.guard, f.scalar_left ? std::vector{g, x} : std::vector{x, g});
-  ValueRef kept = broken == GuardedBreak::kKeptBranch ? b.placeholder("y", dtype, {n}) : x;
+  ValueRef kept = variant == GuardedVariant::kKeptBranch ? b.placeholder("y", dtype, {n}) : x;
   b.output(b.op(OpId::Where,
                 f.step_on_else ? std::vector{guard, kept, step} : std::vector{guard, step, kept}));
-  if (broken == GuardedBreak::kProductOutput) b.output(product);
+  if (variant == GuardedVariant::kProductOutput) b.output(product);
 }
 
 // The compiled program of a Fused node of `body` (its inputs in slots 0, 1, ...).
@@ -437,7 +439,7 @@ TEST(FusedKernel, ArithmeticPairsCompose) {
 // block is written.
 TEST(FusedKernel, ComparisonsRunInTheirWhere) {
   BodyBuilder b;
-  add_guarded_step(b, {}, int32, 5000, GuardedBreak::kKeptBranch);
+  add_guarded_step(b, {}, int32, 5000, GuardedVariant::kKeptBranch);
   auto program = fused_program_of(b);
   ASSERT_NE(program, nullptr);
   EXPECT_EQ(program->members.size(), 8u);
@@ -681,29 +683,36 @@ TEST(FusedKernel, GuardedStepsAreOneLoopAndBitIdentical) {
 }
 
 // Without one vector and scalars the members run in the stages they ran
-// in before (collatz's three), still as eager computes them.
+// in before (collatz's three), still as eager computes them; a vector the
+// program computes is stepped in its block (two stages).
 TEST(FusedKernel, GuardedStepsNeedOneVectorAndScalars) {
   const int64_t n = 3000;
   Tensor x = ag::range(ag::constant(-1500), ag::constant(1500));
   Tensor scalar = ag::constant(3);
-  for (GuardedBreak broken :
-       {GuardedBreak::kKeptBranch, GuardedBreak::kTensorDivisor, GuardedBreak::kProductOutput}) {
+  for (GuardedVariant variant : {GuardedVariant::kComputedVector, GuardedVariant::kKeptBranch,
+                                 GuardedVariant::kTensorDivisor, GuardedVariant::kProductOutput}) {
     BodyBuilder b;
-    add_guarded_step(b, {}, int32, n, broken);
+    add_guarded_step(b, {}, int32, n, variant);
     auto traced = std::make_shared<Body>(b.body);
     auto program = fused_program_of(b);
     ASSERT_NE(program, nullptr);
-    EXPECT_GE(program->stages.size(), 2u) << int(broken);
+    if (variant == GuardedVariant::kComputedVector) {
+      ASSERT_EQ(program->stages.size(), 2u);
+      EXPECT_TRUE(program->stages[1].scalars_in_place);
+    } else {
+      EXPECT_GE(program->stages.size(), 2u) << int(variant);
+      EXPECT_FALSE(program->stages.back().scalars_in_place) << int(variant);
+    }
     std::vector<Tensor> inputs = {x,      ag::constant(1), ag::constant(2), ag::constant(0),
                                   scalar, ag::constant(1)};
-    if (broken == GuardedBreak::kTensorDivisor) inputs[2] = ag::fill({n}, 2.0, int32);
-    if (broken == GuardedBreak::kKeptBranch) inputs.push_back(-x);
+    if (variant == GuardedVariant::kTensorDivisor) inputs[2] = ag::fill({n}, 2.0, int32);
+    if (variant == GuardedVariant::kKeptBranch) inputs.push_back(-x);
     auto plan = plan_of(std::make_shared<Body>(b.body));
     const std::vector<Tensor> staged = run(*plan, inputs);
     const std::vector<Tensor> eager = run_eagerly(*traced, inputs);
     ASSERT_EQ(staged.size(), eager.size());
     for (size_t k = 0; k < staged.size(); ++k) {
-      EXPECT_TRUE(ag::reduce_all(staged[k] == eager[k]).item<bool>()) << int(broken);
+      EXPECT_TRUE(ag::reduce_all(staged[k] == eager[k]).item<bool>()) << int(variant);
     }
   }
 }
