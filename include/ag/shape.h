@@ -53,7 +53,14 @@ class Shape {
   // The spelling of TF's C++ error messages: "[2,3]", "[?,3]".
   std::string to_list_string() const;
 
-  friend bool operator==(const Shape& a, const Shape& b);
+  // Inline: the signature cache compares every argument's shape per call.
+  friend bool operator==(const Shape& a, const Shape& b) {
+    if (a.rank_ != b.rank_) return false;
+    for (int i = 0; i < a.rank_; ++i) {
+      if (a.dims_[i] != b.dims_[i]) return false;
+    }
+    return true;
+  }
   // True when every value of this shape is also a value of `other`:
   // [2,3] <: [None,3] <: [None,None] <: <unknown>.
   bool is_subtype_of(const Shape& other) const;

@@ -67,14 +67,6 @@ std::string Shape::to_list_string() const {
   return s + "]";
 }
 
-bool operator==(const Shape& a, const Shape& b) {
-  if (a.rank_ != b.rank_) return false;
-  for (int i = 0; i < a.rank_; ++i) {
-    if (a.dims_[i] != b.dims_[i]) return false;
-  }
-  return true;
-}
-
 bool Shape::is_subtype_of(const Shape& other) const {
   if (other.rank_ < 0) return true;
   if (rank_ != other.rank_) return false;
