@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "ag/control_flow.h"
 #include "ag/ops.h"
 #include "ag/tensor_array.h"
 #include "import_ops.h"
@@ -155,9 +156,33 @@ std::vector<Tensor> import_transpose(NodeContext& ctx) {
                     ctx.has_attr("perm") ? ctx.attr_ints("perm") : std::vector<int64_t>{})};
 }
 
+namespace {
+
+// The tensor x of `node` when it is Shape(x, start = 0, end = 1): the
+// length of x's first axis as a vector of one element; null otherwise.
+const Tensor* first_dim_shape_of(const ::onnx::NodeProto* node, const Scope& scope) {
+  if (!node || node->op_type() != "Shape") return nullptr;
+  const Tensor* x = scope.find(node->input(0));
+  if (!x || x->rank() < 1) return nullptr;
+  int64_t start = 0, end = x->rank();
+  for (const auto& attr : node->attribute()) {
+    if (attr.name() == "start") start = attr.i() < 0 ? attr.i() + x->rank() : attr.i();
+    if (attr.name() == "end") end = attr.i() < 0 ? attr.i() + x->rank() : attr.i();
+  }
+  return start == 0 && end == 1 ? x : nullptr;
+}
+
+}  // namespace
+
 std::vector<Tensor> import_squeeze(NodeContext& ctx) {
   std::vector<int64_t> axes = axes_of(ctx, 1);
   for (int64_t& a : axes) a = ctx.normalize_axis(a, ctx.input(0).rank(), "axis");
+  // How the exporter writes the length of a for loop (our dim(x, 0)): one
+  // op again, as traced.
+  if (const Tensor* x = first_dim_shape_of(ctx.producer(0), ctx.scope());
+      x && axes == std::vector<int64_t>{0}) {
+    return {detail::first_dim(*x)};
+  }
   return {squeeze(ctx.input(0), axes)};
 }
 

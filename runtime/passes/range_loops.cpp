@@ -20,9 +20,9 @@
 // none of them a body output, and the condition does not read it. Then for
 // a range node, input p becomes `start` and `delta` is appended as a new
 // last input (a new last placeholder of the condition and the body), or,
-// when both are constants, input p becomes `start` and both become
-// constants of the body (which p's placeholder no longer reads); for a
-// constant, start and delta become constants of the body. Each gather is
+// when both are constants of the parent, they become constants of the body
+// and input p is removed (neither body reads it then); for a constant,
+// start and delta become constants of the body. Each gather is
 // replaced by add(start, mul(cast(k), delta)) (no cast for an int64 range),
 // the add taking the gather's name and site. Results are bit for bit those
 // of the gather: k < the range's length on every iteration. Nested bodies
@@ -137,36 +137,33 @@ struct Progression {
 // Rebuilds `body`, and when `index` >= 0 replaces each gather of node
 // `range` by start + cast(input `index`) * delta. For a range node's
 // placeholder, it is retyped to start and a new last placeholder holds
-// delta; for a constant progression, start and delta are new constants.
+// delta; for a constant progression, start and delta are new constants,
+// placed after the cast (where the importer of an exported loop puts its
+// constant, so that both optimise to the same body).
 void rewrite_body(Body& body, int32_t range, int32_t index, const Progression& progression) {
   const DType dtype = progression.start_type.dtype;
   const bool constant = progression.start_value.defined();
   // The new nodes' names, taken while every old name is in place.
   std::vector<Node> nodes;
-  if (constant) {
-    for (const Tensor* value : {&progression.start_value, &progression.delta_value}) {
-      Node c;
-      c.kind = NodeKind::Const;
-      c.name = body.unique_name(value == &progression.start_value ? "range_start" : "range_delta");
-      c.value = *value;
-      c.outputs = {{dtype, Shape{}}};
-      nodes.push_back(std::move(c));
-    }
-  } else {
+  if (!constant) {
     Node delta;
     delta.kind = NodeKind::Placeholder;
     delta.name = body.unique_name("range_delta");
     delta.outputs = {progression.delta_type};
     nodes.push_back(std::move(delta));
   }
-  const ValueRef delta_ref{constant ? 1 : 0, 0};
-  std::vector<std::string> cast_names, mul_names;
+  struct Names {
+    std::string cast, start, delta, mul;
+  };
+  std::vector<Names> names;
   for (const Node& n : body.nodes) {
     if (index < 0 || n.kind != NodeKind::Op || n.op != OpId::Gather || n.inputs[0].node != range) {
       continue;
     }
-    cast_names.push_back(body.unique_name("range_index"));
-    mul_names.push_back(body.unique_name("range_offset"));
+    names.push_back({body.unique_name("range_index"),
+                     constant ? body.unique_name("range_start") : std::string(),
+                     constant ? body.unique_name("range_delta") : std::string(),
+                     body.unique_name("range_offset")});
   }
   size_t gathers = 0;
   std::vector<int32_t> moved(body.nodes.size(), -1);  // old node -> new node
@@ -182,24 +179,37 @@ void rewrite_body(Body& body, int32_t range, int32_t index, const Progression& p
       nodes.push_back(std::move(n));
       continue;
     }
-    auto op_node = [&](OpId op, std::vector<ValueRef> inputs, const std::string& name) {
-      Node m;
-      m.op = op;
+    auto push = [&](Node m, const std::string& name) {
       m.name = name;
-      m.inputs = std::move(inputs);
       m.outputs = {{dtype, Shape{}}};
       m.site = n.site;
       m.function = n.function;
       nodes.push_back(std::move(m));
       return ValueRef{int32_t(nodes.size() - 1), 0};
     };
+    auto op_node = [&](OpId op, std::vector<ValueRef> inputs, const std::string& name) {
+      Node m;
+      m.op = op;
+      m.inputs = std::move(inputs);
+      return push(std::move(m), name);
+    };
+    auto constant_node = [&](const Tensor& value, const std::string& name) {
+      Node c;
+      c.kind = NodeKind::Const;
+      c.value = value;
+      return push(std::move(c), name);
+    };
+    const Names& name = names[gathers];
     ValueRef k = n.inputs[1];
     if (nodes[size_t(k.node)].outputs[size_t(k.output)].dtype != dtype) {
-      k = op_node(OpId::Cast, {k}, cast_names[gathers]);
+      k = op_node(OpId::Cast, {k}, name.cast);
       nodes.back().attrs.dtype = dtype;
     }
-    ValueRef offset = op_node(OpId::Mul, {k, delta_ref}, mul_names[gathers]);
-    const ValueRef start = constant ? ValueRef{0, 0} : n.inputs[0];
+    const ValueRef start =
+        constant ? constant_node(progression.start_value, name.start) : n.inputs[0];
+    const ValueRef delta =
+        constant ? constant_node(progression.delta_value, name.delta) : ValueRef{0, 0};
+    ValueRef offset = op_node(OpId::Mul, {k, delta}, name.mul);
     op_node(OpId::Add, {start, offset}, n.name);
     ++gathers;
     moved[i] = int32_t(nodes.size() - 1);
@@ -270,49 +280,61 @@ void copy_shared_subgraphs(Node& w) {
   }
 }
 
+// Removes captured input p of While `w`, which neither of its bodies reads.
+void drop_input(Node& w, int32_t p) {
+  for (const std::shared_ptr<Body>& sub : w.subgraphs) {
+    std::vector<bool> keep(sub->nodes.size(), true);
+    keep[size_t(sub->placeholders[size_t(p)])] = false;
+    sub->placeholders.erase(sub->placeholders.begin() + p);
+    graph::compact(*sub, keep);
+  }
+  w.inputs.erase(w.inputs.begin() + p);
+}
+
 // Rewrites the gathers of While `w` from its captured input p, if that is a
-// range node or a constant progression as long as the loop runs.
-void rewrite_captured(Body& body, Node& w, int32_t p, int32_t k, ValueRef bound, int64_t length) {
+// range node or a constant progression as long as the loop runs. Returns
+// whether input p is gone.
+bool rewrite_captured(Body& body, Node& w, int32_t p, int32_t k, ValueRef bound, int64_t length) {
   const Node& range = body.nodes[size_t(w.inputs[size_t(p)].node)];
   const bool is_range = is_op(body, w.inputs[size_t(p)], OpId::Range);
-  if (!is_range && !is_constant(range)) return;
+  if (!is_range && !is_constant(range)) return false;
   const Shape& shape = range.outputs[0].shape;
   const bool dim_of_range = is_range && bound.node >= 0 && is_op(body, bound, OpId::Dim) &&
                             body.nodes[size_t(bound.node)].attrs.axis == 0 &&
                             body.nodes[size_t(bound.node)].inputs[0] == w.inputs[size_t(p)];
   const bool known_length = shape.rank() == 1 && shape.is_fully_defined() && length == shape[0];
-  if (!(dim_of_range || known_length)) return;
+  if (!(dim_of_range || known_length)) return false;
   const Body& cond = *w.subgraphs[0];
   for (const Node& n : cond.nodes) {
-    if (reads(n, cond.placeholders[size_t(p)])) return;
+    if (reads(n, cond.placeholders[size_t(p)])) return false;
   }
-  if (!gathers_only_at_index(*w.subgraphs[1], w.subgraphs[1]->placeholders[size_t(p)], k)) return;
+  if (!gathers_only_at_index(*w.subgraphs[1], w.subgraphs[1]->placeholders[size_t(p)], k)) {
+    return false;
+  }
   const std::optional<Progression> progression = progression_of(body, range);
-  if (!progression) return;
+  if (!progression) return false;
   copy_shared_subgraphs(w);
   Body& loop = *w.subgraphs[1];
   if (!is_range) {
     rewrite_body(loop, loop.placeholders[size_t(p)], k, *progression);
-    return;
+    return false;
   }
   const Node& start = body.nodes[size_t(through_identity(body, range.inputs[0]).node)];
   const Node& delta = body.nodes[size_t(through_identity(body, range.inputs[2]).node)];
   if (is_constant(start) && is_constant(delta)) {
     // range(1, n + 1): start and delta become constants of the body, so
-    // that its simplification sees them (1 + k * 1 is k + 1). Input p, read
-    // by neither body now, passes the scalar start instead of the range.
-    for (const auto& sub : w.subgraphs) {
-      sub->nodes[size_t(sub->placeholders[size_t(p)])].outputs = {progression->start_type};
-    }
+    // that its simplification sees them (1 + k * 1 is k + 1); input p, read
+    // by neither body now, goes.
     rewrite_body(loop, loop.placeholders[size_t(p)], k,
                  {progression->start_type, progression->delta_type, start.value, delta.value});
-    w.inputs[size_t(p)] = range.inputs[0];
-    return;
+    drop_input(w, p);
+    return true;
   }
   rewrite_body(*w.subgraphs[0], w.subgraphs[0]->placeholders[size_t(p)], -1, *progression);
   rewrite_body(loop, loop.placeholders[size_t(p)], k, *progression);
   w.inputs[size_t(p)] = range.inputs[0];
   w.inputs.push_back(range.inputs[2]);
+  return false;
 }
 
 // Rewrites the gathers of While `w`'s body from a constant of the body (an
@@ -347,9 +369,14 @@ void index_ranges_directly(Body& body) {
     int64_t length = -1;
     const int32_t k = iteration_counter(body, w, bound, length);
     if (k < 0) continue;
-    const size_t num_inputs = w.inputs.size();
-    for (size_t p = w.outputs.size(); p < num_inputs; ++p) {
-      rewrite_captured(body, w, int32_t(p), k, bound, length);
+    // The inputs as captured (not a delta this appends).
+    size_t end = w.inputs.size();
+    for (size_t p = w.outputs.size(); p < end;) {
+      if (rewrite_captured(body, w, int32_t(p), k, bound, length)) {
+        --end;
+      } else {
+        ++p;
+      }
     }
     rewrite_body_constants(w, k, length);
   }

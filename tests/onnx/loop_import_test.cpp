@@ -4,11 +4,12 @@
 // recognises that and makes the condition the while's test instead of a loop
 // variable (onnx/import_control.cpp), so the loaded model's optimised graph
 // and plan are the traced function's, and its values are the traced
-// function's bit for bit. So do not_equal, integer floordiv and stack, which
-// the exporter writes in several ONNX ops (onnx/import_elementwise.cpp,
-// import_layout.cpp).
+// function's bit for bit. So do not_equal, integer floordiv, stack and a
+// for loop's length (dim), which the exporter writes in several ONNX ops
+// (onnx/import_elementwise.cpp, import_layout.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -101,6 +102,44 @@ TEST(OnnxLoopImport, TheTanhLoopLoadsAsTheTracedWhile) {
   });
   expect_loads_as_traced(f, {ag::random_uniform({5}, 0.0, 1.0, ag::float32, 7),
                              ag::zeros({5}, ag::float32), ag::fill({5}, 30.0)});
+}
+
+TEST(OnnxLoopImport, AForLoopsLengthLoadsAsOneOp) {
+  // The exporter writes the loop's length, dim(range, 0), as
+  // Squeeze(Shape(range, start = 0, end = 1)); fizzbuzz's loop is one.
+  auto f = ag::function([](Tensor n) {
+    Tensor odd = ag::constant(0), sum = ag::constant(0);
+    ag::for_stmt(
+        ag::range(ag::constant(1), n + 1), ag::no_extra_test,
+        [&](Tensor i) {
+          ag::if_stmt(
+              i % 2 == 1, [&] { odd = odd + 1; }, [&] { sum = sum + i; },
+              ag::state({"odd", "sum"}, odd, sum));
+        },
+        ag::state({"odd", "sum"}, odd, sum));
+    return ag::stack({odd, sum});
+  });
+  // The loaded body's constants come in another order (the loop counter's
+  // zero first), so its structure is compared without them.
+  const std::vector<Tensor> inputs = {ag::constant(15), ag::constant(0), ag::constant(-3),
+                                      ag::constant(1)};
+  const ag::Graph traced = f.get_concrete_function(inputs[0]).graph();
+  const ag::onnx::Model loaded = ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(traced));
+  const auto traced_body = optimized(traced), loaded_body = optimized(loaded.graph());
+  auto ops_of = [](const Body& body) {
+    std::vector<std::string> ops;
+    for (const Node& n : body.nodes) {
+      if (n.kind != NodeKind::Const) ops.push_back(n.op_name());
+    }
+    return ops;
+  };
+  const std::vector<std::string> loaded_ops = ops_of(*loaded_body);
+  EXPECT_EQ(loaded_ops, ops_of(*traced_body)) << loaded_body->to_string();
+  EXPECT_EQ(std::count(loaded_ops.begin(), loaded_ops.end(), "dim"), 1);
+  EXPECT_EQ(counters(ag::exec::Plan(loaded_body)), counters(ag::exec::Plan(traced_body)));
+  for (const Tensor& x : inputs) {
+    EXPECT_EQ(loaded({x})[0].to_vector<double>(), f(x).to_vector<double>()) << "for " << x;
+  }
 }
 
 TEST(OnnxLoopImport, AConditionOnACountAndACapturedBound) {
