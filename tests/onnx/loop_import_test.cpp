@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/staged_test_util.h"
 #include "ag/ag.h"
 #include "ag/onnx.h"
 #include "exec/plan.h"
@@ -149,31 +150,8 @@ TEST(OnnxLoopImport, AForLoopsLengthLoadsAsOneOp) {
 }
 
 TEST(OnnxLoopImport, FizzbuzzLoadsWithTheTracedPlan) {
-  // control_bench's fizzbuzz_count: three nested ifs in a for loop.
-  auto f = ag::function([](Tensor n) {
-    Tensor fizzbuzz = ag::constant(0), fizz = ag::constant(0), buzz = ag::constant(0),
-           other = ag::constant(0);
-    ag::for_stmt(
-        ag::range(1, n + 1), ag::no_extra_test,
-        [&](Tensor i) {
-          ag::if_stmt(
-              i % 15 == 0, [&] { fizzbuzz = fizzbuzz + 1; },
-              [&] {
-                ag::if_stmt(
-                    i % 3 == 0, [&] { fizz = fizz + 1; },
-                    [&] {
-                      ag::if_stmt(
-                          i % 5 == 0, [&] { buzz = buzz + 1; }, [&] { other = other + 1; },
-                          ag::state({"buzz", "other"}, buzz, other));
-                    },
-                    ag::state({"fizz", "buzz", "other"}, fizz, buzz, other));
-              },
-              ag::state({"fizzbuzz", "fizz", "buzz", "other"}, fizzbuzz, fizz, buzz, other));
-        },
-        ag::state({"fizzbuzz", "fizz", "buzz", "other"}, fizzbuzz, fizz, buzz, other));
-    return ag::stack({fizzbuzz, fizz, buzz, other});
-  });
-  expect_loads_with_the_traced_plan(f, {ag::constant(100), ag::constant(15), ag::constant(0)});
+  expect_loads_with_the_traced_plan(ag::function(ag_test::fizzbuzz_count),
+                                    {ag::constant(100), ag::constant(15), ag::constant(0)});
 }
 
 TEST(OnnxLoopImport, AConditionOnACountAndACapturedBound) {
@@ -276,7 +254,9 @@ TEST(OnnxLoopImport, MaximumIterationsIsNotAnIterationCount) {
   const ag::onnx::Model loaded = ag::onnx::load_from_bytes(
       ag::onnx::save_to_bytes(f.get_concrete_function(ag::constant({1.0f, 2.0f})).graph()));
   for (const Node& n : loaded.graph().body().nodes)
-    if (n.kind == NodeKind::While) EXPECT_EQ(n.attrs.ints, (std::vector<int64_t>{4}));
+    if (n.kind == NodeKind::While) {
+      EXPECT_EQ(n.attrs.ints, (std::vector<int64_t>{4}));
+    }
 }
 
 }  // namespace

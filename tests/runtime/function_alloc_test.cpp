@@ -23,6 +23,7 @@
 #include "core/block_cache.h"
 #include "core/object_pool.h"
 #include "function_cache_util.h"
+#include "staged_test_util.h"
 
 namespace {
 
@@ -304,25 +305,9 @@ TEST(FunctionAlloc, StagedForLoopIterationsAllocateNothing) {
   EXPECT_EQ(f.tracing_count(), 1);
 }
 
-// Branches in the body (fizzbuzz counting by class): If steps per iteration.
+// Branches in the body (fizzbuzz counting): If steps per iteration.
 TEST(FunctionAlloc, StagedIfInsideALoopAllocatesNothingPerIteration) {
-  auto f = ag::function([](Tensor n) {
-    Tensor fizz = ag::constant(0), buzz = ag::constant(0), other = ag::constant(0);
-    ag::for_stmt(
-        ag::range(1, n + 1), ag::no_extra_test,
-        [&](Tensor i) {
-          ag::if_stmt(
-              i % 3 == 0, [&] { fizz = fizz + 1; },
-              [&] {
-                ag::if_stmt(
-                    i % 5 == 0, [&] { buzz = buzz + 1; }, [&] { other = other + 1; },
-                    ag::state({"buzz", "other"}, buzz, other));
-              },
-              ag::state({"fizz", "buzz", "other"}, fizz, buzz, other));
-        },
-        ag::state({"fizz", "buzz", "other"}, fizz, buzz, other));
-    return ag::stack({fizz, buzz, other});
-  });
+  auto f = ag::function(ag_test::fizzbuzz_count);
   expect_iterations_allocate_nothing(f, 3, 1000);
   EXPECT_EQ(f.tracing_count(), 1);
 }

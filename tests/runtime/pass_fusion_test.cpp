@@ -580,36 +580,48 @@ TEST(FusedKernel, ComposedQuotientsAreBitIdentical) {
   });
 }
 
-// A zero divisor: the error of the division's first member, at its line.
-TEST(FusedKernel, ComposedQuotientErrorsNameTheFirstMember) {
+// Calls the function `name` that `select(v, quotient, remainder)` gives,
+// with v // k and v % k computed in either order, with a zero divisor: the
+// error of the division's first member, at its line; then with k = 2,
+// against eager.
+template <class Select>
+void expect_first_division_fails(const std::string& name, Select select) {
   Tensor x = ag::range(ag::constant(0), ag::constant(5000));
   for (bool quotient_first : {true, false}) {
-    auto fn = ag::function(
-        [quotient_first](Tensor v, Tensor k) {
-          Tensor quotient, remainder;
-          if (quotient_first) {
-            quotient = ag::floordiv(v, k);
-            remainder = v % k;
-          } else {
-            remainder = v % k;
-            quotient = ag::floordiv(v, k);
-          }
-          return ag::where(remainder == 0, quotient, v);
-        },
-        {.name = "halve"});
+    auto step = [quotient_first, select](Tensor v, Tensor k) {
+      Tensor quotient, remainder;
+      if (quotient_first) {
+        quotient = ag::floordiv(v, k);
+        remainder = v % k;
+      } else {
+        remainder = v % k;
+        quotient = ag::floordiv(v, k);
+      }
+      return select(v, quotient, remainder);
+    };
+    auto fn = ag::function(step, {.name = name});
     const std::string first = quotient_first ? "floordiv" : "mod";
     try {
       fn(x, ag::constant(0));
-      FAIL() << "no error";
+      ADD_FAILURE() << name << ": no error";
     } catch (const ag::InvalidArgumentError& e) {
       const std::string message = e.what();
       EXPECT_NE(message.find(first + ": integer division by zero"), std::string::npos) << message;
-      EXPECT_NE(message.find("in op " + first + " (node '" + first + "') of function 'halve'"),
-                std::string::npos)
+      EXPECT_NE(
+          message.find("in op " + first + " (node '" + first + "') of function '" + name + "'"),
+          std::string::npos)
           << message;
     }
-    EXPECT_EQ(fn(x, ag::constant(2)).shape(), x.shape());
+    const Tensor got = fn(x, ag::constant(2)), want = step(x, ag::constant(2));
+    EXPECT_TRUE(ag::reduce_all(got == want).item<bool>());
   }
+}
+
+// A zero divisor in a composed quotient: the first member's error.
+TEST(FusedKernel, ComposedQuotientErrorsNameTheFirstMember) {
+  expect_first_division_fails("halve", [](Tensor v, Tensor quotient, Tensor remainder) {
+    return ag::where(remainder == 0, quotient, v);
+  });
 }
 
 // Every comparison on either side, either branch of each where, both
@@ -717,36 +729,11 @@ TEST(FusedKernel, GuardedStepsNeedOneVectorAndScalars) {
   }
 }
 
-// A zero divisor in a guarded step: the error of the division's first
-// member, at its line.
+// A zero divisor in a guarded step: the first member's error.
 TEST(FusedKernel, GuardedStepErrorsNameTheFirstDivision) {
-  Tensor x = ag::range(ag::constant(0), ag::constant(5000));
-  for (bool quotient_first : {true, false}) {
-    auto step = [quotient_first](Tensor v, Tensor k) {
-      Tensor quotient, remainder;
-      if (quotient_first) {
-        quotient = ag::floordiv(v, k);
-        remainder = v % k;
-      } else {
-        remainder = v % k;
-        quotient = ag::floordiv(v, k);
-      }
-      return ag::where(v > 1, ag::where(remainder == 0, quotient, 3 * v + 1), v);
-    };
-    auto fn = ag::function(step, {.name = "collatz"});
-    const std::string first = quotient_first ? "floordiv" : "mod";
-    try {
-      fn(x, ag::constant(0));
-      FAIL() << "no error";
-    } catch (const ag::InvalidArgumentError& e) {
-      const std::string message = e.what();
-      EXPECT_NE(message.find(first + ": integer division by zero"), std::string::npos) << message;
-      EXPECT_NE(message.find("in op " + first + " (node '" + first + "') of function 'collatz'"),
-                std::string::npos)
-          << message;
-    }
-    EXPECT_TRUE(ag::reduce_all(fn(x, ag::constant(2)) == step(x, ag::constant(2))).item<bool>());
-  }
+  expect_first_division_fails("collatz", [](Tensor v, Tensor quotient, Tensor remainder) {
+    return ag::where(v > 1, ag::where(remainder == 0, quotient, 3 * v + 1), v);
+  });
 }
 
 TEST(FusedKernel, ComposedModErrorsNameTheMod) {

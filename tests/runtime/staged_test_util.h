@@ -1,5 +1,6 @@
 // Workloads and helpers shared by the tests of traced functions: the seed's
-// dynamic_rnn, and the optimised body of a staged function's trace.
+// dynamic_rnn and fizzbuzz, and the optimised body of a staged function's
+// trace.
 #pragma once
 
 #include <memory>
@@ -28,6 +29,32 @@ inline ag::Tensor dynamic_rnn(ag::Tensor input_data, ag::Tensor initial_state) {
       },
       ag::state({"state", "states"}, state, states));
   return ag::transpose(states.stack(), {1, 0, 2});
+}
+
+// The seed's fizzbuzz counting (tools/bench/control_bench.cpp): three nested
+// ifs in a for loop over range(1, n + 1); [fizzbuzz, fizz, buzz, other].
+inline ag::Tensor fizzbuzz_count(ag::Tensor n) {
+  ag::Tensor fizzbuzz = ag::constant(0), fizz = ag::constant(0), buzz = ag::constant(0),
+             other = ag::constant(0);
+  ag::for_stmt(
+      ag::range(1, n + 1), ag::no_extra_test,
+      [&](ag::Tensor i) {
+        ag::if_stmt(
+            i % 15 == 0, [&] { fizzbuzz = fizzbuzz + 1; },
+            [&] {
+              ag::if_stmt(
+                  i % 3 == 0, [&] { fizz = fizz + 1; },
+                  [&] {
+                    ag::if_stmt(
+                        i % 5 == 0, [&] { buzz = buzz + 1; }, [&] { other = other + 1; },
+                        ag::state({"buzz", "other"}, buzz, other));
+                  },
+                  ag::state({"fizz", "buzz", "other"}, fizz, buzz, other));
+            },
+            ag::state({"fizzbuzz", "fizz", "buzz", "other"}, fizzbuzz, fizz, buzz, other));
+      },
+      ag::state({"fizzbuzz", "fizz", "buzz", "other"}, fizzbuzz, fizz, buzz, other));
+  return ag::stack({fizzbuzz, fizz, buzz, other});
 }
 
 // The traced body of the staged function `fn` for `args`, optimised.
