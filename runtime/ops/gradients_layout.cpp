@@ -51,8 +51,12 @@ Grads grad_matmul(const GradContext& c) {
 Grads grad_transpose(const GradContext& c) {
   const std::vector<int64_t>& perm = c.attrs.ints;
   if (perm.empty()) return {transpose(c.grad, {}, c.site)};
+  // Entries count from the end when negative, as transpose's shape rule reads them.
+  const auto rank = int64_t(perm.size());
   std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) inverse[size_t(perm[i])] = int64_t(i);
+  for (size_t i = 0; i < perm.size(); ++i) {
+    inverse[size_t(perm[i] < 0 ? perm[i] + rank : perm[i])] = int64_t(i);
+  }
   return {transpose(c.grad, inverse, c.site)};
 }
 

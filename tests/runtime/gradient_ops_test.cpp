@@ -218,6 +218,10 @@ std::vector<GradCase> make_cases() {
                  return ag::transpose(x[0], {1, 2, 0});
                }});
   c.push_back({"transpose", {Shape{2, 3}}, [](const Tensors& x) { return ag::transpose(x[0]); }});
+  // Entries counted from the end (the fuzzer's transposed arrays write them so).
+  c.push_back({"transpose", {Shape{2, 3, 4}}, [](const Tensors& x) {
+                 return ag::transpose(x[0], {-2, 0, -1});
+               }});
   c.push_back(
       {"reshape", {Shape{2, 3}}, [](const Tensors& x) { return ag::reshape(x[0], {3, -1}); }});
   c.push_back(
