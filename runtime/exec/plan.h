@@ -106,6 +106,10 @@ class Plan {
   // row of a loop's TensorArray, where a loop variable then lives
   // (plan_views.cpp).
   size_t num_row_outputs() const;
+  // How many inline While steps, here and in nested plans, run in the other
+  // loop order: a recurrence kept in an array's rows, computed one run
+  // position at a time along all the rows (plan_interchange.cpp).
+  size_t num_interchanged_loops() const;
   // How many steps, here and in nested plans, copy runs of bytes fixed when
   // compiling instead of calling their kernel (plan_views.cpp): small
   // transposes of static shapes, and TensorArray writes in place in an
@@ -204,6 +208,10 @@ class Plan {
   void mark_strided_view(Step& gather);
   bool reads_strided(const Step& step) const;
   void keep_rows_in_arrays(Step& loop);
+  // Loops run in the other order (plan_interchange.cpp): marked after the
+  // rows kept in arrays; run from the loop's entry.
+  void interchange_loop(Step& loop);
+  void run_interchanged(Arena& a, const Step& loop) const;
   void run_row_view(Arena& a, const Step& step) const;
   // Static copies (plan_views.cpp): marked after the memory plan; run in
   // place of the kernel, false when the step must run its kernel instead (a

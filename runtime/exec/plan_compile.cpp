@@ -774,6 +774,7 @@ void Plan::emit_program(std::vector<Instr>& program) const {
     instr.plan = this;
     if (step.inline_loop) {
       instr.code = Instr::Code::LoopEnter;
+      const size_t enter_at = program.size();
       program.push_back(instr);
       const auto condition_at = int32_t(program.size());
       step.subplans[0]->emit_program(program);
@@ -787,6 +788,7 @@ void Plan::emit_program(std::vector<Instr>& program) const {
       instr.target = condition_at;
       program.push_back(instr);
       program[test_at].target = int32_t(program.size());
+      program[enter_at].target = int32_t(program.size());
       continue;
     }
     if (step.kind == graph::NodeKind::If) {
@@ -953,6 +955,10 @@ size_t Plan::num_uncopied_loop_variables() const {
 
 size_t Plan::num_row_outputs() const {
   return sum_over_all_steps([](const Step& s) { return s.row_output != nullptr; });
+}
+
+size_t Plan::num_interchanged_loops() const {
+  return sum_over_all_steps([](const Step& s) { return s.interchanged != nullptr; });
 }
 
 size_t Plan::num_static_copies() const {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -241,6 +242,27 @@ struct Plan::Step {
     size_t stride_bytes;
   };
   std::vector<VariableInRow> variables_in_rows;
+  // An inline While run in the other loop order (plan_interchange.cpp):
+  // its one variable kept in the rows of its array (variables_in_rows) is a
+  // recurrence whose runs are independent, so the loop runs as one kernel
+  // call per run position of the rows (a batch entry), each along all the
+  // rows, instead of iteration by iteration.
+  struct InterchangedLoop {
+    const Step* op;                 // the recurrence: the body's step with the RowOutput
+    int32_t counter, array, state;  // the loop variables
+    int64_t rows;                   // the loop's iterations: the array's rows
+    int64_t outer;                  // runs per row
+    int64_t run;                    // elements per run
+    int64_t array_per_run;          // elements from a run of a row to the next
+    // The op's other operand: its slot (where it starts, at i = 0) and
+    // elements from one iteration's to the next (0: the same every
+    // iteration) and from a run to the next.
+    int32_t input_slot;
+    int64_t input_per_iteration;
+    int64_t input_per_run;
+    Shape first_row, later_rows;  // of one run position: [run], [rows - 1, run]
+  };
+  std::unique_ptr<InterchangedLoop> interchanged;
   bool keeps_in_row(size_t variable) const {
     return std::any_of(
         variables_in_rows.begin(), variables_in_rows.end(),
@@ -327,11 +349,14 @@ struct Plan::Instr {
     Move,     // an If's output `out` takes the value of the branch's output in[0]
     // An inline While: LoopEnter, the condition's program, LoopTest, the
     // body's program, LoopBack.
-    LoopEnter,  // the loop variables take their initial values; slots_in_variables point at them
-    LoopTest,   // on to the body if slot in[0] is true (and iterations remain), else to `target`
-    LoopBack,   // the loop variables take the body's outputs; back to the condition, `target`
-                // (a Jump when the body leaves every variable in its memory)
-    End,        // the program's last instruction
+    // The loop variables take their initial values; slots_in_variables
+    // point at them. A loop run interchanged runs whole, then on to
+    // `target`, past the loop.
+    LoopEnter,
+    LoopTest,  // on to the body if slot in[0] is true (and iterations remain), else to `target`
+    LoopBack,  // the loop variables take the body's outputs; back to the condition, `target`
+               // (a Jump when the body leaves every variable in its memory)
+    End,       // the program's last instruction
   };
   Code code = Code::General;
   int32_t out = -1;
@@ -359,6 +384,26 @@ struct Plan::Instr {
   // runs as its member, which reads that plan's slot types and sources.
   const Plan* plan = nullptr;
 };
+
+// A While that writes every row of its TensorArray variable k before
+// anything reads it (plan_views.cpp): the body's only read of the array is
+// one write at the index of a counter variable that starts at 0 and steps by
+// 1, the write's result is read only as the array's next value, and the
+// condition is `counter < bound`, bound at least the array's `size` (rows
+// along the write's axis), without reading the array.
+struct RowsLoop {
+  size_t counter;
+  int64_t bound;
+  int64_t size;
+};
+std::optional<RowsLoop> loop_writing_every_row(const graph::Body& parent, const graph::Node& w,
+                                               size_t k);
+// Whether `index`, in a While's `body`, is the loop counter `j` itself, or
+// element j of a constant 0, 1, 2, ... (a materialised range) of at least
+// `size` elements: the counter cast to int32 (an int32 range without its
+// gathers, passes/range_loops.cpp) is the counter while the indices up to
+// `size` fit.
+bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j, int64_t size);
 
 // Compiles a Fused node whose inputs have the types `input_types` and are
 // read from `input_slots`.

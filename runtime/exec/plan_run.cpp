@@ -579,6 +579,11 @@ void Plan::run_steps(Arena& a) const {
     AG_NEXT;
   do_LoopEnter:
     pc->plan->enter_loop(a, *pc->step);
+    if (pc->step->interchanged) {  // the whole loop at once, then past it
+      pc->plan->run_interchanged(a, *pc->step);
+      pc = begin + pc->target;
+      AG_NEXT;
+    }
     for (const Step::SlotInVariable& s : pc->step->slots_in_variables) {
       data[size_t(s.slot)] = data[size_t(s.var)];
       shape[size_t(s.slot)] = shape[size_t(s.var)];

@@ -69,10 +69,9 @@ bool is_input(const graph::Body& body, graph::ValueRef v, size_t k) {
   return through_identity(body, v).node == body.placeholders[k];
 }
 
-// Whether `index` is the loop counter `j` itself, or element j of a constant
-// 0, 1, 2, ... (a materialised range), as far as `size`: the counter cast to
-// int32 (an int32 range without its gathers, passes/range_loops.cpp) is the
-// counter while the array's indices fit.
+}  // namespace
+
+// (plan_internal.h)
 bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j, int64_t size) {
   if (is_input(body, index, j)) return true;
   const graph::Node& g = producer(body, index);
@@ -86,39 +85,34 @@ bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j, int64_
       range.value.rank() != 1)
     return false;
   const std::vector<int64_t> values = range.value.to_vector<int64_t>();
+  if (int64_t(values.size()) < size) return false;
   for (size_t q = 0; q < values.size(); ++q) {
     if (values[q] != int64_t(q)) return false;
   }
   return true;
 }
 
-// Whether the While `w` of `parent` writes every row of its loop variable k,
-// a static-size TensorArray, before anything reads it: the body's only read
-// of it is one TensorArray write (its rows along any axis) at the index of a
-// counter j that starts at 0 and steps by 1, the write's result is read only
-// as the variable's next
-// value, the condition is `j < n` with n at least the array's size (a larger
-// n fails the call at the write past the end), and the condition reads no
-// variable k.
-bool overwritten_before_read(const graph::Body& parent, const graph::Node& w, size_t k) {
+// (plan_internal.h)
+std::optional<RowsLoop> loop_writing_every_row(const graph::Body& parent, const graph::Node& w,
+                                               size_t k) {
   const graph::Body& cond = *w.subgraphs[0];
   const graph::Body& body = *w.subgraphs[1];
   const Shape& shape = w.outputs[k].shape;
-  if (!shape.is_fully_defined() || shape.rank() < 1) return false;
+  if (!shape.is_fully_defined() || shape.rank() < 1) return std::nullopt;
   if (count_reads(body, body.placeholders[k]) != 1 || count_reads(cond, cond.placeholders[k]) != 0)
-    return false;
+    return std::nullopt;
   const graph::ValueRef written = through_identity(body, body.outputs[k]);
   const graph::Node& write = body.nodes[size_t(written.node)];
   if (!write.is_op(ops::OpId::TensorArrayWrite) || write.attrs.keepdims ||
       !is_input(body, write.inputs[0], k) || count_reads(body, written.node) != 1)
-    return false;
+    return std::nullopt;
   // The rows lie along the write's axis (passes/transposed_arrays.cpp).
   const int64_t axis = write.attrs.axis < 0 ? write.attrs.axis + shape.rank() : write.attrs.axis;
   const int64_t size = shape[int(axis)];
-  if (!w.attrs.ints.empty() && w.attrs.ints[0] < size) return false;  // maximum_iterations
+  if (!w.attrs.ints.empty() && w.attrs.ints[0] < size) return std::nullopt;  // maximum_iterations
   for (size_t j = 0; j < w.outputs.size(); ++j) {
     if (j == k || !is_counter(body, write.inputs[1], j, size)) continue;
-    if (const_int(parent, w.inputs[j]) != 0) return false;
+    if (const_int(parent, w.inputs[j]) != 0) return std::nullopt;
     const graph::Node& next = producer(body, body.outputs[j]);
     const bool steps_by_one =
         next.is_op(ops::OpId::Add) &&
@@ -129,12 +123,11 @@ bool overwritten_before_read(const graph::Body& parent, const graph::Node& w, si
         test.is_op(ops::OpId::Less) && is_input(cond, test.inputs[0], j)
             ? const_int(cond, test.inputs[1])
             : std::nullopt;
-    return steps_by_one && bound && *bound >= size;
+    if (!steps_by_one || !bound || *bound < size) return std::nullopt;
+    return RowsLoop{j, *bound, size};
   }
-  return false;
+  return std::nullopt;
 }
-
-}  // namespace
 
 void Plan::mark_views() {
   const graph::Body& body = *body_;
@@ -144,8 +137,11 @@ void Plan::mark_views() {
     if (step.kind == graph::NodeKind::While) {
       step.initial_value_dead.assign(step.buffers.size(), 0);
       for (size_t k = 0; k < step.buffers.size(); ++k)
-        step.initial_value_dead[k] = overwritten_before_read(body, *step.node, k);
-      if (step.inline_loop) keep_rows_in_arrays(step);
+        step.initial_value_dead[k] = loop_writing_every_row(body, *step.node, k).has_value();
+      if (step.inline_loop) {
+        keep_rows_in_arrays(step);
+        interchange_loop(step);
+      }
       continue;
     }
     if (!step.node->is_op(ops::OpId::Gather) || (!top_level_ && is_output[size_t(step.out_slot)]))

@@ -46,8 +46,9 @@ FEATURES = {
     "transposed_rows": "rows of a tensor stacked along x's last axis and transposed to the front "
                        "(dynamic_rnn's input), read at a scalar tensor index in loops and branches",
     "transposed_arrays": "dynamic_rnn-like loops: a state updated by one binary op of a row of a "
-                         "sequence and written to a static-size TensorArray at the counter, the "
-                         "array stacked and transposed (rows moved off axis 0); near misses too",
+                         "sequence (possibly longer than the loop) or of a loop-invariant tensor "
+                         "and written to a static-size TensorArray at the counter, the array "
+                         "stacked and transposed (rows moved off axis 0); near misses too",
     "array_broadcast": "in transposed_arrays loops, some rows of lower rank than the state, "
                        "which broadcast against it",
     "method": "some functions are marked methods of an ag::Module reading a private member: "
@@ -490,7 +491,8 @@ class FunctionGen:
             (3, True): [(2, 3, 4), (2, 2, 5), (3, 2, 3)], (3, False): [(2, 2, 2), (2, 2, 3)],
         }[(row_rank, big)]))
         op = r.choice(["+", "-", "*"])
-        read = r.choice(["row", "transposed", "transposed", "gather", "broadcast"])
+        # "invariant": the same tensor every iteration, not a row.
+        read = r.choice(["row", "transposed", "transposed", "gather", "broadcast", "invariant"])
         if read == "broadcast" and not self.on("array_broadcast"):
             read = "row"
         form = r.choice(["range", "range", "range", "while", "for_c"])
@@ -509,14 +511,18 @@ class FunctionGen:
         k, tied = (1, False) if op == "*" else (3, r.random() < 0.6)
         lines = []
         at = r.randint(1, row_rank)   # the time axis of a transposed sequence
+        length = steps + r.choice([0, 0, 0, 1, 2])  # a sequence may be longer than the loop
         if read == "row":
-            lines.append(f"const ag::Tensor {p}seq = {sequence([steps] + row, k, tied)};")
+            lines.append(f"const ag::Tensor {p}seq = {sequence([length] + row, k, tied)};")
             operand = f"{p}seq[{p}i]"
         elif read == "broadcast":   # rows of the state's shape without its first axis
-            lines.append(f"const ag::Tensor {p}seq = {sequence([steps] + row[1:], k, tied)};")
+            lines.append(f"const ag::Tensor {p}seq = {sequence([length] + row[1:], k, tied)};")
             operand = f"{p}seq[{p}i]"
+        elif read == "invariant":
+            lines.append(f"const ag::Tensor {p}w = {sequence(row, k, tied)};")
+            operand = f"{p}w"
         else:
-            stored = row[:at] + [steps] + row[at:]
+            stored = row[:at] + [length] + row[at:]
             lines.append(f"const ag::Tensor {p}seq = {sequence(stored, k, tied)};")
             if read == "gather":
                 operand = f"ag::gather({p}seq, {p}i, {at})"

@@ -81,6 +81,9 @@ TEST(PlanBuffers, DynamicRnnWritesStateAndTensorArrayInPlace) {
   EXPECT_EQ(plan.num_row_views(), 1u);
   EXPECT_EQ(plan.num_strided_views(), 1u);
   EXPECT_EQ(plan.num_uncopied_loop_variables(), 1u);
+  // And the loop runs batch-major, each batch entry's running sum along
+  // all the time steps at once (runtime/exec/plan_interchange.cpp).
+  EXPECT_EQ(plan.num_interchanged_loops(), 1u);
   // Top level: the loop index. The array, laid out [batch, time, features]
   // and written along axis 1 (passes/transposed_arrays.cpp), is the
   // function's output and lives in its fresh tensor from the start (it was

@@ -15,11 +15,13 @@
 
 #include "error_test_util.h"
 #include "function_cache_util.h"
+#include "staged_test_util.h"
 
 namespace {
 
 using ag::Tensor;
 using ag_test::plan_for;
+using ag_test::recurrence;
 
 Tensor row_plus_one(Tensor x, Tensor i) {
   return x[i] + 1;
@@ -205,30 +207,9 @@ TEST(PlanViews, ASliceReadOtherwiseIsCopied) {
 }
 
 // A loop variable kept in the rows of a TensorArray (keep_rows_in_arrays):
-// a recurrence state = op(rows of x, state), written to an array at each
-// index of a loop over its size, with `op` `sub` (the state as its second
-// operand) or `mul` (first); the array stacked as it is (rows along axis 0)
-// or transposed to [batch, time, ...] (along axis 1,
-// passes/transposed_arrays.cpp); x's rows read as x[i] or as
-// x[:, i, :]; the loop over an int64 range, or an int32 one (what agc emits
-// for `for (int i = 0; i < n; ++i)`: its index is the counter cast to int32,
-// passes/range_loops.cpp).
-Tensor recurrence(Tensor x, Tensor init, bool transposed, bool multiply,
-                  ag::DType counter = ag::int64) {
-  const int64_t n = x.shape()[transposed ? 1 : 0];
-  ag::TensorArray rows(x.dtype(), n);
-  Tensor state = init;
-  ag::for_stmt(
-      ag::range(counter == ag::int32 ? Tensor(int32_t(n)) : Tensor(n)), ag::no_extra_test,
-      [&](Tensor i) {
-        Tensor row = transposed ? ag::gather(x, i, 1) : x[i];
-        state = multiply ? state * row : row - state;
-        rows.write(i, state);
-      },
-      ag::state({"state", "rows"}, state, rows));
-  return transposed ? ag::transpose(rows.stack(), {1, 0, 2}) : rows.stack();
-}
-
+// ag_test::recurrence, with `sub` (the state as its second operand) or `mul`
+// (first), the array's rows along axis 0 or along axis 1, over an int64 or an
+// int32 range.
 TEST(PlanViews, ALoopVariableLivesInTheRowsOfItsArray) {
   for (bool transposed : {false, true}) {
     for (bool multiply : {false, true}) {
@@ -237,15 +218,15 @@ TEST(PlanViews, ALoopVariableLivesInTheRowsOfItsArray) {
           SCOPED_TRACE(std::string(transposed ? "transposed " : "") + (multiply ? "mul " : "sub ") +
                        std::string(ag::dtype_name(dtype)) + ", counter " +
                        std::string(ag::dtype_name(counter)));
-          auto f = ag::function([=](Tensor x, Tensor init) {
-            return recurrence(x, init, transposed, multiply, counter);
-          });
+          const ag_test::Recurrence form{
+              .transposed = transposed, .multiply = multiply, .counter = counter};
+          auto f = ag::function([=](Tensor x, Tensor init) { return recurrence(x, init, form); });
           Tensor x = ag::random_uniform(transposed ? ag::Shape{4, 6, 5} : ag::Shape{6, 4, 5}, -3.0,
                                         3.0, dtype, 1);
           Tensor init = ag::random_uniform({4, 5}, -3.0, 3.0, dtype, 2);
           for (Tensor input : {x, x * 2 - 1}) {
             EXPECT_EQ(f(input, init).values_string(),
-                      recurrence(input, init, transposed, multiply, counter).values_string());
+                      recurrence(input, init, form).values_string());
           }
           const ag::exec::Plan& plan = plan_for(f, x, init);
           EXPECT_EQ(plan.num_row_outputs(), 1u);
@@ -342,7 +323,7 @@ TEST(PlanViews, ALoopVariableReadOtherwiseKeepsItsBuffer) {
 // the end fails with the eager message, in tensor_array_write. Returns the
 // plan's counters.
 struct PlanCounts {
-  size_t num_row_outputs, num_static_copies;
+  size_t num_row_outputs, num_static_copies, num_interchanged_loops;
 };
 PlanCounts expect_write_past_the_end_fails(Tensor length, ag::Shape state_shape) {
   auto too_long = [length, state_shape](Tensor x) {
@@ -367,7 +348,7 @@ PlanCounts expect_write_past_the_end_fails(Tensor length, ag::Shape state_shape)
   EXPECT_CONTAINS(err, message);
   EXPECT_CONTAINS(err, "in op tensor_array_write");
   const ag::exec::Plan& plan = plan_for(f, x);
-  return {plan.num_row_outputs(), plan.num_static_copies()};
+  return {plan.num_row_outputs(), plan.num_static_copies(), plan.num_interchanged_loops()};
 }
 
 TEST(PlanViews, ALoopVariableInTheRowsOfAnArrayTooShortFailsAsEagerly) {
@@ -375,6 +356,9 @@ TEST(PlanViews, ALoopVariableInTheRowsOfAnArrayTooShortFailsAsEagerly) {
     SCOPED_TRACE(ag::dtype_name(length.dtype()));
     const PlanCounts counts = expect_write_past_the_end_fails(length, {4, 5});
     EXPECT_EQ(counts.num_row_outputs, 1u);
+    // Not run batch-major: the loop does not stop at the array's end
+    // (exec/plan_interchange.cpp).
+    EXPECT_EQ(counts.num_interchanged_loops, 0u);
   }
 }
 
@@ -444,16 +428,15 @@ TEST(PlanStaticCopies, TensorArrayWritesCopyTheirRowsInPlace) {
       for (int64_t features : {2, 5}) {
         SCOPED_TRACE(std::string(transposed ? "transposed " : "") +
                      std::string(ag::dtype_name(dtype)) + " features " + std::to_string(features));
-        auto f = ag::function([=](Tensor x, Tensor init) {
-          return recurrence(x, init, transposed, /*multiply=*/false);
-        });
+        auto f = ag::function(
+            [=](Tensor x, Tensor init) { return recurrence(x, init, {.transposed = transposed}); });
         Tensor x =
             ag::random_uniform(transposed ? ag::Shape{4, 6, features} : ag::Shape{6, 4, features},
                                -3.0, 3.0, dtype, 1);
         Tensor init = ag::random_uniform({4, features}, -3.0, 3.0, dtype, 2);
         for (Tensor input : {x, x * 2 - 1}) {
           EXPECT_EQ(f(input, init).values_string(),
-                    recurrence(input, init, transposed, false).values_string());
+                    recurrence(input, init, {.transposed = transposed}).values_string());
         }
         const ag::exec::Plan& plan = plan_for(f, x, init);
         EXPECT_EQ(plan.num_static_copies(), 1u);

@@ -31,6 +31,38 @@ inline ag::Tensor dynamic_rnn(ag::Tensor input_data, ag::Tensor initial_state) {
   return ag::transpose(states.stack(), {1, 0, 2});
 }
 
+// A recurrence state = op(rows of x, state), written to a TensorArray at
+// each index of a loop over its size, the array stacked: what
+// exec/plan_views.cpp keeps in the array's rows and exec/plan_interchange.cpp
+// runs batch-major. x's rows are x[i], or gather(x, i, 1) when `transposed`
+// (the array then stacked and transposed to [batch, time, ...], rows along
+// its axis 1, passes/transposed_arrays.cpp); with `invariant`, x itself every
+// iteration. `multiply`: state * row, else row - state (the state as the
+// second operand). `counter` int32 is what agc emits for `for (int i = 0; i
+// < n; ++i)` (its index the counter cast to int32, passes/range_loops.cpp).
+struct Recurrence {
+  bool transposed = false;
+  bool multiply = false;
+  ag::DType counter = ag::int64;
+  bool invariant = false;
+  int64_t steps = -1;  // iterations and rows of the array; -1: x's rows
+};
+inline ag::Tensor recurrence(ag::Tensor x, ag::Tensor init, const Recurrence& form) {
+  const int64_t n = form.steps >= 0 ? form.steps : x.shape()[form.transposed ? 1 : 0];
+  ag::TensorArray rows(x.dtype(), n);
+  ag::Tensor state = init;
+  ag::for_stmt(
+      ag::range(form.counter == ag::int32 ? ag::Tensor(int32_t(n)) : ag::Tensor(n)),
+      ag::no_extra_test,
+      [&](ag::Tensor i) {
+        ag::Tensor row = form.invariant ? x : form.transposed ? ag::gather(x, i, 1) : x[i];
+        state = form.multiply ? state * row : row - state;
+        rows.write(i, state);
+      },
+      ag::state({"state", "rows"}, state, rows));
+  return form.transposed ? ag::transpose(rows.stack(), {1, 0, 2}) : rows.stack();
+}
+
 // The seed's fizzbuzz counting (tools/bench/control_bench.cpp): three nested
 // ifs in a for loop over range(1, n + 1); [fizzbuzz, fizz, buzz, other].
 inline ag::Tensor fizzbuzz_count(ag::Tensor n) {
