@@ -29,10 +29,12 @@
 // loop leaves them. The only error possible is the op's own (an integer
 // division by zero), which carries the op's "defined at" as it would.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
 #include "exec/plan_internal.h"
+#include "ops/parallel.h"
 
 namespace ag::exec {
 
@@ -73,9 +75,9 @@ void Plan::interchange_loop(Step& loop) {
         !is_counter(body_graph, view->node->inputs[1], size_t(counter), rows->size))
       return;
     input_slot = view->inputs[0];
-    input_per_iteration = int64_t(view->view_axis > 0 ? size_t(view->view_index_bytes)
-                                                      : view->static_bytes) /
-                          int64_t(element);
+    input_per_iteration =
+        int64_t(view->view_axis > 0 ? size_t(view->view_index_bytes) : view->static_bytes) /
+        int64_t(element);
   } else if (other_source.kind == Source::Input) {
     if (size_t(other_source.index) < loop.buffers.size()) return;  // a loop variable
   } else if (other_source.kind != Source::Constant) {
@@ -95,9 +97,8 @@ void Plan::interchange_loop(Step& loop) {
   const int64_t outer = op->static_shape.num_elements() / run;
   const int64_t input_per_run = op->input_strides[other] != 0 ? op->input_strides[other] : run;
   loop.interchanged = std::make_unique<Step::InterchangedLoop>(Step::InterchangedLoop{
-      op, counter, v.array, v.variable, rows->size, outer, run,
-      int64_t(v.stride_bytes / element), input_slot, input_per_iteration, input_per_run,
-      Shape{run}, Shape{rows->size - 1, run}});
+      op, counter, v.array, v.variable, rows->size, outer, run, int64_t(v.stride_bytes / element),
+      input_slot, input_per_iteration, input_per_run, Shape{run}, Shape{rows->size - 1, run}});
 }
 
 void Plan::run_interchanged(Arena& a, const Step& loop) const {
@@ -108,15 +109,17 @@ void Plan::run_interchanged(Arena& a, const Step& loop) const {
   char* array = static_cast<char*>(const_cast<void*>(a.data[size_t(loop.out_slot + l.array)]));
   const char* input = static_cast<const char*>(a.data[size_t(l.input_slot)]);
   const size_t state = size_t(op.row_output->operand), other = 1 - state;
-  ops::KernelInput kin[2];
-  // Strided inputs (binary_loop's strided branch): the state from the row
-  // before, the other operand from its next row (or the same one).
-  kin[state] = {nullptr, &l.later_rows, dtype, l.run, l.run};
-  kin[other] = {nullptr, &l.later_rows, dtype, l.run, l.input_per_iteration};
-  ops::KernelContext ctx{op.op->name, {kin, 2}, nullptr, nullptr, dtype, op.attrs, nullptr};
-  ctx.out_stride = l.run;
-  try {
-    for (int64_t o = 0; o < l.outer; ++o) {
+  // Run positions [begin, end): each independent of the others, so they
+  // split over the intra-op threads like an elementwise kernel's elements.
+  auto run_positions = [&](int64_t begin, int64_t end) {
+    ops::KernelInput kin[2];
+    // Strided inputs (binary_loop's strided branch): the state from the row
+    // before, the other operand from its next row (or the same one).
+    kin[state] = {nullptr, &l.later_rows, dtype, l.run, l.run};
+    kin[other] = {nullptr, &l.later_rows, dtype, l.run, l.input_per_iteration};
+    ops::KernelContext ctx{op.op->name, {kin, 2}, nullptr, nullptr, dtype, op.attrs, nullptr};
+    ctx.out_stride = l.run;
+    for (int64_t o = begin; o < end; ++o) {
       // Row 0 holds the initial state (enter_loop): the first result goes
       // over it, then each row is computed from the one before.
       char* first = array + size_t(o * l.array_per_run) * element;
@@ -127,12 +130,15 @@ void Plan::run_interchanged(Arena& a, const Step& loop) const {
       ctx.out_shape = &l.first_row;
       op.op->kernel(ctx);
       if (l.rows == 1) continue;
-      kin[state].data = first;
       kin[other].data = x + size_t(l.input_per_iteration) * element;
       ctx.out = first + size_t(l.run) * element;
       ctx.out_shape = &l.later_rows;
       op.op->kernel(ctx);
     }
+  };
+  try {
+    ops::parallel_for(l.outer, std::max<int64_t>(1, ops::kParallelGrain / (l.rows * l.run)),
+                      run_positions);
   } catch (const Error& e) {
     rethrow_defined_at(e, *op.node);
   }

@@ -50,16 +50,15 @@ TEST(PlanInterchange, RecurrencesRunBatchMajorBitForBit) {
                                              .invariant = invariant,
                                              .steps = size.steps};
               SCOPED_TRACE(std::to_string(size.batch) + " x " + std::to_string(size.steps) +
-                           " of " + std::to_string(size.length) + (transposed ? " transposed" : "") +
-                           (multiply ? " mul " : " sub ") + std::string(ag::dtype_name(dtype)) +
-                           ", counter " + std::string(ag::dtype_name(counter)) +
-                           (invariant ? ", invariant" : ""));
-              auto f = ag::function(
-                  [=](Tensor x, Tensor init) { return recurrence(x, init, form); });
-              const ag::Shape x_shape =
-                  invariant    ? ag::Shape{size.batch, 7}
-                  : transposed ? ag::Shape{size.batch, size.length, 7}
-                               : ag::Shape{size.length, size.batch, 7};
+                           " of " + std::to_string(size.length) +
+                           (transposed ? " transposed" : "") + (multiply ? " mul " : " sub ") +
+                           std::string(ag::dtype_name(dtype)) + ", counter " +
+                           std::string(ag::dtype_name(counter)) + (invariant ? ", invariant" : ""));
+              auto f =
+                  ag::function([=](Tensor x, Tensor init) { return recurrence(x, init, form); });
+              const ag::Shape x_shape = invariant    ? ag::Shape{size.batch, 7}
+                                        : transposed ? ag::Shape{size.batch, size.length, 7}
+                                                     : ag::Shape{size.length, size.batch, 7};
               Tensor x = ag::random_uniform(x_shape, -1.5, 1.5, dtype, 1);
               Tensor init = ag::random_uniform({size.batch, 7}, -3.0, 3.0, dtype, 2);
               for (Tensor input : {x, x * 2 - 1}) {
@@ -109,8 +108,7 @@ TEST(PlanInterchange, OnlyLoopsThatComputeJustTheRowsInterchange) {
     Tensor sum = ag::zeros({6, 4, 7}, ag::float32);
     ag::for_stmt(
         ag::range(Tensor(int64_t{2})), ag::no_extra_test,
-        [&](Tensor) { sum = sum + recurrence(x, init, {}); },
-        ag::state({"sum"}, sum));
+        [&](Tensor) { sum = sum + recurrence(x, init, {}); }, ag::state({"sum"}, sum));
     return sum;
   };
   Tensor x = ag::random_uniform({6, 4, 7}, -1.5, 1.5, ag::float32, 3);
@@ -173,6 +171,24 @@ TEST(PlanInterchange, ADivisionByZeroFailsInTheOp) {
   EXPECT_CONTAINS(graph, eager);
   EXPECT_CONTAINS(graph, "in op floordiv");
   EXPECT_CONTAINS(graph, "plan_interchange_test.cpp");
+}
+
+// With two intra-op threads, the batch entries split between them (8
+// entries of 64 x 128 elements: two halves): the same bits as eagerly.
+class PlanInterchangeThreads : public ::testing::Test {
+ protected:
+  void TearDown() override { ag::set_intra_op_threads(1); }
+};
+
+TEST_F(PlanInterchangeThreads, BatchEntriesSplitOverTheThreads) {
+  auto f = ag::function(ag_test::dynamic_rnn, {.name = "dynamic_rnn"});
+  Tensor x = ag::random_uniform({8, 64, 128}, -1.0, 1.0, ag::float32, 9);
+  Tensor init = ag::random_uniform({8, 128}, -1.0, 1.0, ag::float32, 10);
+  const Tensor eager = ag_test::dynamic_rnn(x, init);
+  ag::set_intra_op_threads(2);
+  expect_same_bits(eager, f(x, init));
+  expect_same_bits(eager, f(x, init));
+  EXPECT_EQ(plan_for(f, x, init).num_interchanged_loops(), 1u);
 }
 
 }  // namespace
