@@ -390,12 +390,14 @@ BinaryScalarKernelFn binary_scalar_kernel(OpId id, DType input_dtype, DType outp
 
 namespace {
 
-// An int32 mod by a constant divisor d without a division (Lemire, Kaser and
-// Kurz, "Faster remainder by direct computation", 2019): |a| mod |d| is the
-// high half of the low 64 bits of |a| * ceil(2^64 / |d|), times |d|; then
-// a's sign and ModOp's floor rule. Exact for every 32-bit |a| and |d| >= 1
-// (|d| = 1: the magic number wraps to 0, and so do the remainders, as
-// ModOp's are).
+// An int32 mod or floordiv by a constant divisor d without a division
+// (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019),
+// with the magic number ceil(2^64 / |d|): |a| mod |d| is the high half of
+// the low 64 bits of |a| * magic, times |d|, and |a| / |d| (truncated) the
+// high half of |a| * magic; then a's and d's signs and the ops' floor rules.
+// Exact for every 32-bit |a| and |d| >= 1 (|d| = 1: the magic number wraps
+// to 0, and so do the remainders, as ModOp's are; not the quotients, so a
+// floordiv by 1 or -1 keeps its binary kernel).
 struct Int32Divisor {
   uint64_t magic;  // ceil(2^64 / |d|), modulo 2^64
   uint32_t magnitude;
@@ -416,17 +418,30 @@ void mod_int32_by_constant(const void* a, const void* b, void* out) {
   *static_cast<int32_t*>(out) = scalar::floor_remainder(x < 0 ? -r : r, d.divisor);
 }
 
+void floordiv_int32_by_constant(const void* a, const void* b, void* out) {
+  __extension__ using uint128 = unsigned __int128;
+  Int32Divisor d;
+  std::memcpy(&d, b, sizeof d);
+  const int32_t x = *static_cast<const int32_t*>(a);
+  const uint32_t m = magnitude(x);
+  const auto q = uint32_t((uint128(d.magic) * m) >> 64);  // |x| / |d| <= 2^30: |d| >= 2
+  const bool exact = m == q * d.magnitude;
+  *static_cast<int32_t*>(out) =
+      (x < 0) == (d.divisor < 0) ? int32_t(q) : -int32_t(q) - int32_t(!exact);
+}
+
 }  // namespace
 
 BinaryScalarKernelFn binary_kernel_by_constant(OpId id, DType dtype, const void* constant,
                                                PreparedConstant& prepared) {
-  if (id != OpId::Mod || dtype != DType::int32) return nullptr;
+  if ((id != OpId::Mod && id != OpId::FloorDiv) || dtype != DType::int32) return nullptr;
   const int32_t d = *static_cast<const int32_t*>(constant);
-  if (d == 0) return nullptr;  // the binary kernel raises ModOp's error
+  // A zero divisor: the binary kernel raises the op's error.
+  if (d == 0 || (id == OpId::FloorDiv && magnitude(d) == 1)) return nullptr;
   const Int32Divisor divisor{UINT64_MAX / magnitude(d) + 1, magnitude(d), d};
   static_assert(sizeof divisor <= sizeof prepared.bytes);
   std::memcpy(prepared.bytes, &divisor, sizeof divisor);
-  return &mod_int32_by_constant;
+  return id == OpId::Mod ? &mod_int32_by_constant : &floordiv_int32_by_constant;
 }
 
 FlatKernelFn flat_kernel(OpId id, DType input_dtype, DType output_dtype) {

@@ -152,7 +152,8 @@ BinaryScalarKernelFn binary_scalar_kernel(OpId id, DType input_dtype, DType outp
 // the plan is compiled: `prepared` receives what the kernel reads as its b
 // (passed instead of the constant). Null when the op has none for this
 // dtype and value (the binary kernel then runs): so far int32 mod by a
-// non-zero constant, a remainder without a division.
+// non-zero constant and floordiv by one other than 0, 1 and -1, without a
+// division.
 struct PreparedConstant {
   alignas(8) unsigned char bytes[16] = {};
 };

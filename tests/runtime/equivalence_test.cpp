@@ -19,6 +19,7 @@
 #include <ag/ag.h>
 
 #include "ops/op_registry.h"
+#include "staged_test_util.h"
 
 namespace {
 
@@ -68,15 +69,6 @@ std::function<Tensors(DType)> samples(std::vector<Shape> shapes, int first_salt 
     }
     return inputs;
   };
-}
-
-void expect_identical(const Tensor& expected, const Tensor& actual, const std::string& what) {
-  ASSERT_TRUE(actual.defined()) << what;
-  ASSERT_EQ(expected.dtype(), actual.dtype()) << what;
-  ASSERT_EQ(expected.shape(), actual.shape()) << what;
-  size_t bytes = size_t(expected.num_elements()) * ag::dtype_size(expected.dtype());
-  EXPECT_EQ(std::memcmp(expected.raw_data(), actual.raw_data(), bytes), 0)
-      << what << ": eager " << expected.values_string() << " vs graph " << actual.values_string();
 }
 
 struct OpCase {
@@ -434,12 +426,12 @@ TEST_P(OpEquivalence, TracedCallMatchesEagerCall) {
   const Tensor eager = c.op(inputs);
 
   auto traced = ag::function([op = c.op](const Tensors& xs) { return op(xs); });
-  expect_identical(eager, traced(inputs), "first (tracing) call");
-  expect_identical(eager, traced(inputs), "cached call");
+  ag_test::expect_same_bits(eager, traced(inputs), "first (tracing) call");
+  ag_test::expect_same_bits(eager, traced(inputs), "cached call");
   EXPECT_EQ(traced.tracing_count(), 1);
 
   auto folded = ag::function([&] { return c.op(inputs); });
-  expect_identical(eager, folded(), "captured inputs (constant folded)");
+  ag_test::expect_same_bits(eager, folded(), "captured inputs (constant folded)");
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, OpEquivalence, testing::ValuesIn(supported_params()), param_name);
@@ -482,7 +474,7 @@ TEST_P(RandomEquivalence, FirstDrawWithASeedMatches) {
   auto traced = ag::function(draw);
   Tensor graph = traced();
   Tensor eager = draw();
-  expect_identical(eager, graph, "first draw");
+  ag_test::expect_same_bits(eager, graph, "first draw");
   // The graph's sequence moves on, as the eager one does.
   Tensor graph_next = traced();
   EXPECT_NE(std::memcmp(graph.raw_data(), graph_next.raw_data(),
@@ -551,7 +543,7 @@ TEST(NonStrictExecution, UnusedGatherRaisesEagerlyButNotInGraph) {
   auto graph = ag::function(unused_return);
   Tensor out;
   EXPECT_NO_THROW(out = graph(x));
-  expect_identical(x, out, "graph result");
+  ag_test::expect_same_bits(x, out, "graph result");
 }
 
 TEST(NonStrictExecution, UsedGatherRaisesInBothModes) {

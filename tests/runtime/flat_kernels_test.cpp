@@ -211,13 +211,11 @@ TEST(FlatKernels, BinaryScalarKernelsAreTheScalarKernelsBitForBit) {
   EXPECT_GT(count, 40u);  // add, mod, less, ... over several dtypes each
 }
 
-// int32 mod by a constant without a division: ModOp's bits for every sign
-// and magnitude of divisor, at the extremes and on random values; no such
-// kernel for a zero divisor (whose error the binary kernel raises), int64 or
-// another op.
-TEST(FlatKernels, ModByAConstantIsTheModKernelBitForBit) {
-  const ops::BinaryScalarKernelFn mod =
-      ops::binary_scalar_kernel(OpId::Mod, DType::int32, DType::int32);
+// int32 mod and floordiv by a constant without a division: the ops' bits
+// for every sign and magnitude of divisor, at the extremes and on random
+// values; no such kernel for a zero divisor (whose error the binary kernel
+// raises), a floordiv by 1 or -1, int64 or another op.
+TEST(FlatKernels, ModAndFloorDivByAConstantAreTheirKernelsBitForBit) {
   std::mt19937 rng(29);
   std::vector<int32_t> divisors = {
       1,  -1,      2,          -2, 3,          -3,        5,         15,           -7,
@@ -227,26 +225,36 @@ TEST(FlatKernels, ModByAConstantIsTheModKernelBitForBit) {
       0, 1, -1, 2, -2, 14, 15, -15, 16, INT32_MAX, INT32_MIN, INT32_MIN + 1, INT32_MAX - 1};
   for (int k = 0; k < 2000; ++k) values.push_back(int32_t(rng()) >> (k % 32));
   for (int32_t d : divisors) {
-    if (d == 0) continue;
-    SCOPED_TRACE(d);
-    ops::PreparedConstant prepared;
-    const ops::BinaryScalarKernelFn by_constant =
-        ops::binary_kernel_by_constant(OpId::Mod, DType::int32, &d, prepared);
-    ASSERT_NE(by_constant, nullptr);
     for (int32_t a : {d, int32_t(0u - uint32_t(d))}) values.push_back(a);  // -d, wrapping
-    for (int32_t a : values) {
-      int32_t expected = 0, actual = 0;
-      mod(&a, &d, &expected);
-      by_constant(&a, prepared.bytes, &actual);
-      ASSERT_EQ(actual, expected) << a << " mod " << d;
+  }
+  for (OpId op : {OpId::Mod, OpId::FloorDiv}) {
+    const ops::BinaryScalarKernelFn kernel =
+        ops::binary_scalar_kernel(op, DType::int32, DType::int32);
+    for (int32_t d : divisors) {
+      if (d == 0 || (op == OpId::FloorDiv && (d == 1 || d == -1))) continue;
+      SCOPED_TRACE(std::string(ops::op_def(op).name) + " by " + std::to_string(d));
+      ops::PreparedConstant prepared;
+      const ops::BinaryScalarKernelFn by_constant =
+          ops::binary_kernel_by_constant(op, DType::int32, &d, prepared);
+      ASSERT_NE(by_constant, nullptr);
+      for (int32_t a : values) {
+        int32_t expected = 0, actual = 0;
+        kernel(&a, &d, &expected);
+        by_constant(&a, prepared.bytes, &actual);
+        ASSERT_EQ(actual, expected) << a;
+      }
     }
   }
   ops::PreparedConstant prepared;
-  const int32_t zero = 0;
+  const int32_t zero = 0, one = 1, minus_one = -1;
   const int64_t seven = 7;
   EXPECT_EQ(ops::binary_kernel_by_constant(OpId::Mod, DType::int32, &zero, prepared), nullptr);
+  EXPECT_EQ(ops::binary_kernel_by_constant(OpId::FloorDiv, DType::int32, &zero, prepared), nullptr);
+  EXPECT_EQ(ops::binary_kernel_by_constant(OpId::FloorDiv, DType::int32, &one, prepared), nullptr);
+  EXPECT_EQ(ops::binary_kernel_by_constant(OpId::FloorDiv, DType::int32, &minus_one, prepared),
+            nullptr);
   EXPECT_EQ(ops::binary_kernel_by_constant(OpId::Mod, DType::int64, &seven, prepared), nullptr);
-  EXPECT_EQ(ops::binary_kernel_by_constant(OpId::FloorDiv, DType::int32, &divisors[4], prepared),
+  EXPECT_EQ(ops::binary_kernel_by_constant(OpId::Add, DType::int32, &divisors[4], prepared),
             nullptr);
 }
 

@@ -470,7 +470,7 @@ TEST(PlanInlineWhile, IfOutputsAndCountersAreTheirVariablesMemory) {
   EXPECT_EQ(staged(constant(5)).to_vector<int32_t>(), (std::vector<int32_t>{18, 24908, 5}));
 }
 
-// A mod by a constant of the body (a remainder without a division, see
+// A mod and a floordiv by a constant of the body (without a division, see
 // ops::binary_kernel_by_constant) on values of both signs up to the
 // extremes, for divisors of each sign, 1, -1 and INT32_MIN; and by a zero
 // constant, whose error names the line.
@@ -479,14 +479,15 @@ Tensor sum_of_remainders(Tensor n) {
   Tensor i = constant(0), total = constant(0);
   while_stmt([&] { return i < n; },
              [&] {
-               total = total * 31 + (i * 1103515245 + 12345) % D;
+               const Tensor r = i * 1103515245 + 12345;
+               total = total * 31 + r % D + ag::floordiv(r, constant(D)) * 7;
                i = i + 1;
              },
              state({"i", "total"}, i, total));
   return stack({i, total});
 }
 
-TEST(PlanInlineWhile, ModByAConstantGivesEagerValues) {
+TEST(PlanInlineWhile, ModAndFloorDivByAConstantGiveEagerValues) {
   for (int n : {0, 1, 50}) {
     SCOPED_TRACE(n);
     expect_eager_values(sum_of_remainders<15>, constant(n));

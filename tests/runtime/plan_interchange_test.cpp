@@ -6,7 +6,6 @@
 // iteration (they do more, stop elsewhere, or fail) are counted out.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,16 +18,9 @@
 namespace {
 
 using ag::Tensor;
+using ag_test::expect_same_bits;
 using ag_test::plan_for;
 using ag_test::recurrence;
-
-void expect_same_bits(const Tensor& eager, const Tensor& graph) {
-  ASSERT_EQ(eager.dtype(), graph.dtype());
-  ASSERT_EQ(eager.shape(), graph.shape());
-  const size_t bytes = size_t(eager.num_elements()) * ag::dtype_size(eager.dtype());
-  EXPECT_EQ(std::memcmp(eager.raw_data(), graph.raw_data(), bytes), 0)
-      << "eager " << eager.values_string() << "\ngraph " << graph.values_string();
-}
 
 // Every form of ag_test::recurrence: rows along axis 0 or 1, `mul` (the state
 // first) or `sub` (second), float32, float64 and int32, an int64 or an int32

@@ -3,6 +3,9 @@
 // trace.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +16,18 @@
 #include "passes/passes.h"
 
 namespace ag_test {
+
+// `actual` (a graph's result) has `expected`'s (eager's) dtype, shape and
+// bytes: bit for bit, with both values in the message.
+inline void expect_same_bits(const ag::Tensor& expected, const ag::Tensor& actual,
+                             const std::string& what = "") {
+  ASSERT_TRUE(actual.defined()) << what;
+  ASSERT_EQ(expected.dtype(), actual.dtype()) << what;
+  ASSERT_EQ(expected.shape(), actual.shape()) << what;
+  const size_t bytes = size_t(expected.num_elements()) * ag::dtype_size(expected.dtype());
+  EXPECT_EQ(std::memcmp(expected.raw_data(), actual.raw_data(), bytes), 0)
+      << what << ": eager " << expected.values_string() << " vs graph " << actual.values_string();
+}
 
 // The seed's dynamic_rnn (tools/bench/control_bench.cpp): [batch, time,
 // features] -> the running sums over time, [batch, time, features].
