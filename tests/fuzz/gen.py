@@ -548,9 +548,9 @@ class FunctionGen:
         if miss == "two_arrays":
             body.append(f"  {p}b = {p}b.write({i}, {p}s);")
         if form == "range":
-            # An int64 limit mostly: an int32 range's counter reaches the write
-            # through a cast, which keep_rows_in_arrays does not see through.
-            bound_expr = bound if bound.startswith("ag::") or r.random() < 0.3 else \
+            # An int32 limit (what agc writes for ag::range(5)) or an int64
+            # one: the int32 range's counter reaches the write through a cast.
+            bound_expr = bound if bound.startswith("ag::") or r.random() < 0.5 else \
                 f"ag::Tensor(int64_t{{{bound}}})"
             lines += [f"for (auto {i} : ag::range({bound_expr})) {{"] + body + ["}"]
         elif form == "while":
