@@ -23,8 +23,9 @@
 // them. A While owns its loop variables; its body may write into them in
 // place (TensorArray writes, elementwise updates), and a variable may live
 // in the rows of a TensorArray variable that its updates are written to
-// (plan_views.cpp). A top-level inline loop's variable that is a function
-// output lives in the output's fresh tensor.
+// (plan_views.cpp); a loop that does only that, over exactly the array's
+// rows, runs batch-major (plan_interchange.cpp). A top-level inline loop's
+// variable that is a function output lives in the output's fresh tensor.
 //
 // Compiling is plan_compile.cpp, running plan_run.cpp; the structures both
 // share are in plan_internal.h.
