@@ -55,7 +55,8 @@ std::string counters(const ag::exec::Plan& plan) {
   out << "steps " << plan.num_steps() << ", scalar steps " << plan.num_scalar_steps_in_all_plans()
       << ", flat steps " << plan.num_flat_steps() << ", buffers " << plan.num_buffers_in_all_plans()
       << ", in place " << plan.num_in_place_steps() << ", inline loops " << plan.num_inline_loops()
-      << ", child arena loops " << plan.num_child_arena_loops();
+      << ", child arena loops " << plan.num_child_arena_loops() << ", interchanged loops "
+      << plan.num_interchanged_loops();
   return out.str();
 }
 
