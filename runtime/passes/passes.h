@@ -50,6 +50,11 @@ bool reduces_all_axes(const graph::Body& body, const graph::Node& node);
 // (passes/transposed_gathers.cpp).
 void gather_through_transposes(graph::Body& body);
 
+// Has a While body's `where(j < k, a, b)`, k <= 0, read b when the loop
+// counter j starts non-negative, steps up and bounds the loop (an imported
+// ONNX SequenceInsert's position; passes/counter_signs.cpp).
+void fold_counter_sign_tests(graph::Body& body);
+
 // Keeps a While's TensorArray, read after the loop only through a transpose
 // that moves its rows' axis, in that transposed layout: the loop writes its
 // rows along the moved axis, and the transpose goes

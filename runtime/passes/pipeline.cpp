@@ -64,6 +64,8 @@ void optimize(graph::Body& body, Target target) {
     // it lays out anew (zeros, usually) in the same round.
     if (target == Target::kExecutor) lay_out_arrays_transposed(body);
     fold_constants(body);
+    // Once the loops' initial values are constants.
+    fold_counter_sign_tests(body);
     eliminate_common_subexpressions(body);
     // After CSE (one transpose for equal ones), before DCE, which removes a
     // transpose its gathers no longer read. A While's body is optimised by

@@ -544,6 +544,10 @@ class FunctionGen:
             body.append(f"  {p}u = {p}u + {p}s;")
         written = f"{p}s * 2" if miss == "value_differs" else f"{p}s"
         index = f"{steps - 1} - {i}" if miss == "reversed" else i
+        if miss == "none" and r.random() < 0.25:
+            # How an imported ONNX loop writes at the counter (a position
+            # counted from the end when negative): passes/counter_signs.cpp.
+            index = f"ag::where({i} < 0, {i} + {steps}, {i})"
         body.append(f"  {p}a = {p}a.write({index}, {written});")
         if miss == "two_arrays":
             body.append(f"  {p}b = {p}b.write({i}, {p}s);")

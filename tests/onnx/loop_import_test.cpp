@@ -260,4 +260,25 @@ TEST(OnnxLoopImport, MaximumIterationsIsNotAnIterationCount) {
     }
 }
 
+// dynamic_rnn exported and loaded: the SequenceInsert's position, which the
+// importer normalises as where(i < 0, i + length, i), folds to the counter
+// (passes/counter_signs.cpp), so the loaded plan is the traced one, its loop
+// run batch-major (exec/plan_interchange.cpp); values bit for bit.
+TEST(OnnxLoopImport, DynamicRnnLoadsWithTheTracedPlan) {
+  auto f = ag::function(ag_test::dynamic_rnn);
+  const Tensor x = ag::random_uniform({4, 10, 24}, -1.0, 1.0, ag::float32, 1);
+  const Tensor state = ag::random_uniform({4, 24}, -1.0, 1.0, ag::float32, 2);
+  const ag::Graph traced = f.get_concrete_function(x, state).graph();
+  const ag::onnx::Model loaded = ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(traced));
+  const auto traced_body = optimized(traced), loaded_body = optimized(loaded.graph());
+  const ag::exec::Plan loaded_plan(loaded_body);
+  EXPECT_EQ(counters(loaded_plan), counters(ag::exec::Plan(traced_body)));
+  EXPECT_EQ(loaded_plan.num_interchanged_loops(), 1u);
+  for (const Tensor& input : {x, x * 3}) {
+    const Tensor want = f(input, state), got = loaded({input, state})[0];
+    ASSERT_EQ(got.shape(), want.shape());
+    EXPECT_EQ(got.to_vector<float>(), want.to_vector<float>());
+  }
+}
+
 }  // namespace
