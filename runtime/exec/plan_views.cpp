@@ -50,35 +50,19 @@
 
 namespace ag::exec {
 
-namespace {
-
 using graph::count_reads;
-
+using graph::integer_constant;
+using graph::is_placeholder;
 using graph::producer;
-
-// The value of an integer scalar constant, if `v` is one.
-std::optional<int64_t> const_int(const graph::Body& body, graph::ValueRef v) {
-  const graph::Node& n = producer(body, v);
-  if (n.kind != graph::NodeKind::Const || !is_integer(n.value.dtype()) || n.value.rank() != 0)
-    return std::nullopt;
-  return n.value.item<int64_t>();
-}
-
-// Whether `v` is the body's input `k`.
-bool is_input(const graph::Body& body, graph::ValueRef v, size_t k) {
-  return through_identity(body, v).node == body.placeholders[k];
-}
-
-}  // namespace
 
 // (plan_internal.h)
 bool is_counter(const graph::Body& body, graph::ValueRef index, size_t j, int64_t size) {
-  if (is_input(body, index, j)) return true;
+  if (is_placeholder(body, index, j)) return true;
   const graph::Node& g = producer(body, index);
-  if (g.is_op(ops::OpId::Cast) && is_input(body, g.inputs[0], j))
+  if (g.is_op(ops::OpId::Cast) && is_placeholder(body, g.inputs[0], j))
     return g.outputs[0].dtype == DType::int64 ||
            (g.outputs[0].dtype == DType::int32 && size <= INT32_MAX);
-  if (!g.is_op(ops::OpId::Gather) || g.attrs.axis != 0 || !is_input(body, g.inputs[1], j))
+  if (!g.is_op(ops::OpId::Gather) || g.attrs.axis != 0 || !is_placeholder(body, g.inputs[1], j))
     return false;
   const graph::Node& range = producer(body, g.inputs[0]);
   if (range.kind != graph::NodeKind::Const || !is_integer(range.value.dtype()) ||
@@ -104,7 +88,7 @@ std::optional<RowsLoop> loop_writing_every_row(const graph::Body& parent, const 
   const graph::ValueRef written = through_identity(body, body.outputs[k]);
   const graph::Node& write = body.nodes[size_t(written.node)];
   if (!write.is_op(ops::OpId::TensorArrayWrite) || write.attrs.keepdims ||
-      !is_input(body, write.inputs[0], k) || count_reads(body, written.node) != 1)
+      !is_placeholder(body, write.inputs[0], k) || count_reads(body, written.node) != 1)
     return std::nullopt;
   // The rows lie along the write's axis (passes/transposed_arrays.cpp).
   const int64_t axis = write.attrs.axis < 0 ? write.attrs.axis + shape.rank() : write.attrs.axis;
@@ -112,16 +96,16 @@ std::optional<RowsLoop> loop_writing_every_row(const graph::Body& parent, const 
   if (!w.attrs.ints.empty() && w.attrs.ints[0] < size) return std::nullopt;  // maximum_iterations
   for (size_t j = 0; j < w.outputs.size(); ++j) {
     if (j == k || !is_counter(body, write.inputs[1], j, size)) continue;
-    if (const_int(parent, w.inputs[j]) != 0) return std::nullopt;
+    if (integer_constant(parent, w.inputs[j]) != 0) return std::nullopt;
     const graph::Node& next = producer(body, body.outputs[j]);
     const bool steps_by_one =
         next.is_op(ops::OpId::Add) &&
-        ((is_input(body, next.inputs[0], j) && const_int(body, next.inputs[1]) == 1) ||
-         (is_input(body, next.inputs[1], j) && const_int(body, next.inputs[0]) == 1));
+        ((is_placeholder(body, next.inputs[0], j) && integer_constant(body, next.inputs[1]) == 1) ||
+         (is_placeholder(body, next.inputs[1], j) && integer_constant(body, next.inputs[0]) == 1));
     const graph::Node& test = producer(cond, cond.outputs[0]);
     const std::optional<int64_t> bound =
-        test.is_op(ops::OpId::Less) && is_input(cond, test.inputs[0], j)
-            ? const_int(cond, test.inputs[1])
+        test.is_op(ops::OpId::Less) && is_placeholder(cond, test.inputs[0], j)
+            ? integer_constant(cond, test.inputs[1])
             : std::nullopt;
     if (!steps_by_one || !bound || *bound < size) return std::nullopt;
     return RowsLoop{j, *bound, size};

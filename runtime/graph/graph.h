@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -117,6 +118,20 @@ inline ValueRef through_identity(const Body& body, ValueRef v) {
 }
 inline const Node& producer(const Body& body, ValueRef v) {
   return body.nodes[size_t(through_identity(body, v).node)];
+}
+
+// Whether `v` is the body's placeholder `k` (input k of a loop's body or
+// condition), past Identity.
+inline bool is_placeholder(const Body& body, ValueRef v, size_t k) {
+  return through_identity(body, v).node == body.placeholders[k];
+}
+
+// The value of an integer scalar constant, if `v` is one (past Identity).
+inline std::optional<int64_t> integer_constant(const Body& body, ValueRef v) {
+  const Node& n = producer(body, v);
+  if (n.kind != NodeKind::Const || !is_integer(n.value.dtype()) || n.value.rank() != 0)
+    return std::nullopt;
+  return n.value.item<int64_t>();
 }
 
 // How often node `node`'s outputs are read: by nodes (an Identity counts as

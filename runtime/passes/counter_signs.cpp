@@ -29,19 +29,6 @@
 namespace ag::passes {
 namespace {
 
-// The value of an integer scalar constant, if `v` is one.
-std::optional<int64_t> integer_constant(const graph::Body& body, graph::ValueRef v) {
-  const graph::Node& n = graph::producer(body, v);
-  if (n.kind != graph::NodeKind::Const || !is_integer(n.value.dtype()) || n.value.rank() != 0)
-    return std::nullopt;
-  return n.value.item<int64_t>();
-}
-
-// Whether `v` is the body's placeholder `k`.
-bool is_placeholder(const graph::Body& body, graph::ValueRef v, size_t k) {
-  return graph::through_identity(body, v).node == body.placeholders[k];
-}
-
 // Whether every element of the constant `v` is at most 0.
 bool at_most_zero(const graph::Body& body, graph::ValueRef v) {
   const graph::Node& n = graph::producer(body, v);
@@ -59,18 +46,18 @@ bool never_negative(const graph::Body& parent, const graph::Node& w, size_t j) {
   const DType dtype = w.outputs[j].dtype;
   if ((dtype != DType::int32 && dtype != DType::int64) || w.outputs[j].shape.rank() != 0)
     return false;
-  const std::optional<int64_t> start = integer_constant(parent, w.inputs[j]);
+  const std::optional<int64_t> start = graph::integer_constant(parent, w.inputs[j]);
   if (!start || *start < 0) return false;
   const graph::Node& next = graph::producer(body, body.outputs[j]);
   std::optional<int64_t> step;
-  if (next.is_op(ops::OpId::Add) && is_placeholder(body, next.inputs[0], j))
-    step = integer_constant(body, next.inputs[1]);
-  else if (next.is_op(ops::OpId::Add) && is_placeholder(body, next.inputs[1], j))
-    step = integer_constant(body, next.inputs[0]);
+  if (next.is_op(ops::OpId::Add) && graph::is_placeholder(body, next.inputs[0], j))
+    step = graph::integer_constant(body, next.inputs[1]);
+  else if (next.is_op(ops::OpId::Add) && graph::is_placeholder(body, next.inputs[1], j))
+    step = graph::integer_constant(body, next.inputs[0]);
   if (!step || *step < 0) return false;
   const graph::Node& test = graph::producer(cond, cond.outputs[0]);
-  if (!test.is_op(ops::OpId::Less) || !is_placeholder(cond, test.inputs[0], j)) return false;
-  const std::optional<int64_t> bound = integer_constant(cond, test.inputs[1]);
+  if (!test.is_op(ops::OpId::Less) || !graph::is_placeholder(cond, test.inputs[0], j)) return false;
+  const std::optional<int64_t> bound = graph::integer_constant(cond, test.inputs[1]);
   const int64_t max = dtype == DType::int32 ? std::numeric_limits<int32_t>::max()
                                             : std::numeric_limits<int64_t>::max();
   // The largest value j + c reaches: (bound - 1) + c, which must not wrap.
@@ -87,8 +74,9 @@ bool fold_sign_tests(graph::Body& body, size_t j) {
     forwarding.rewrite_inputs(n);
     if (!n.is_op(ops::OpId::Where) || !forwarding.can_replace(int32_t(i))) continue;
     const graph::Node& test = graph::producer(body, n.inputs[0]);
-    if (!test.is_op(ops::OpId::Less) || !is_placeholder(body, test.inputs[0], j) ||
-        !at_most_zero(body, test.inputs[1]) || body.type_of(n.inputs[2]).dtype != n.outputs[0].dtype ||
+    if (!test.is_op(ops::OpId::Less) || !graph::is_placeholder(body, test.inputs[0], j) ||
+        !at_most_zero(body, test.inputs[1]) ||
+        body.type_of(n.inputs[2]).dtype != n.outputs[0].dtype ||
         body.type_of(n.inputs[2]).shape != n.outputs[0].shape)
       continue;
     forwarding.replace(int32_t(i), n.inputs[2]);
