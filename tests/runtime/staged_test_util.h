@@ -12,6 +12,7 @@
 
 #include <ag/ag.h>
 
+#include "../../tools/bench/seed_workloads.h"
 #include "graph/graph.h"
 #include "passes/passes.h"
 
@@ -29,22 +30,12 @@ inline void expect_same_bits(const ag::Tensor& expected, const ag::Tensor& actua
       << what << ": eager " << expected.values_string() << " vs graph " << actual.values_string();
 }
 
-// The seed's dynamic_rnn (tools/bench/control_bench.cpp): [batch, time,
-// features] -> the running sums over time, [batch, time, features].
-inline ag::Tensor dynamic_rnn(ag::Tensor input_data, ag::Tensor initial_state) {
-  input_data = ag::transpose(input_data, {1, 0, 2});  // -> [time, batch, features]
-  const int64_t max_seq_len = input_data.shape()[0];
-  ag::TensorArray states(ag::float32, max_seq_len);
-  ag::Tensor state = initial_state;
-  ag::for_stmt(
-      ag::range(ag::Tensor(max_seq_len)), ag::no_extra_test,
-      [&](ag::Tensor i) {
-        state = input_data[i] + state;
-        states.write(i, state);
-      },
-      ag::state({"state", "states"}, state, states));
-  return ag::transpose(states.stack(), {1, 0, 2});
-}
+// The seed's dynamic_rnn ([batch, time, features] -> the running sums over
+// time, [batch, time, features]) and fizzbuzz counting (three nested ifs in a
+// for loop over range(1, n + 1); [fizzbuzz, fizz, buzz, other]), as the
+// benchmarks run them.
+using ag_workloads::dynamic_rnn;
+using ag_workloads::fizzbuzz_count;
 
 // A recurrence state = op(rows of x, state), written to a TensorArray at
 // each index of a loop over its size, the array stacked: what
@@ -76,32 +67,6 @@ inline ag::Tensor recurrence(ag::Tensor x, ag::Tensor init, const Recurrence& fo
       },
       ag::state({"state", "rows"}, state, rows));
   return form.transposed ? ag::transpose(rows.stack(), {1, 0, 2}) : rows.stack();
-}
-
-// The seed's fizzbuzz counting (tools/bench/control_bench.cpp): three nested
-// ifs in a for loop over range(1, n + 1); [fizzbuzz, fizz, buzz, other].
-inline ag::Tensor fizzbuzz_count(ag::Tensor n) {
-  ag::Tensor fizzbuzz = ag::constant(0), fizz = ag::constant(0), buzz = ag::constant(0),
-             other = ag::constant(0);
-  ag::for_stmt(
-      ag::range(1, n + 1), ag::no_extra_test,
-      [&](ag::Tensor i) {
-        ag::if_stmt(
-            i % 15 == 0, [&] { fizzbuzz = fizzbuzz + 1; },
-            [&] {
-              ag::if_stmt(
-                  i % 3 == 0, [&] { fizz = fizz + 1; },
-                  [&] {
-                    ag::if_stmt(
-                        i % 5 == 0, [&] { buzz = buzz + 1; }, [&] { other = other + 1; },
-                        ag::state({"buzz", "other"}, buzz, other));
-                  },
-                  ag::state({"fizz", "buzz", "other"}, fizz, buzz, other));
-            },
-            ag::state({"fizzbuzz", "fizz", "buzz", "other"}, fizzbuzz, fizz, buzz, other));
-      },
-      ag::state({"fizzbuzz", "fizz", "buzz", "other"}, fizzbuzz, fizz, buzz, other));
-  return ag::stack({fizzbuzz, fizz, buzz, other});
 }
 
 // The traced body of the staged function `fn` for `args`, optimised.

@@ -51,6 +51,7 @@
 #include <ag/ag.h>
 
 #include "bench_util.h"
+#include "seed_workloads.h"
 
 namespace {
 
@@ -62,84 +63,13 @@ void check_close(const std::string& what, const auto* expected, const auto* actu
   ag_bench::check_close(what + ": hand and graph", expected, actual, n, {1e-4, 1e-4});
 }
 
-// ---- The workloads, written once with ag ops (as agc emits them) ------------------
+// ---- The workloads (seed_workloads.h) ----------------------------------------------
 
-Tensor tanh_loop(Tensor x) {
-  ag::while_stmt([&] { return ag::reduce_sum(x) > 1; }, [&] { x = ag::tanh(x); },
-                 ag::state({"x"}, x));
-  return x;
-}
-
-// Returns [fizzbuzz, fizz, buzz, other].
-Tensor fizzbuzz_count(Tensor n) {
-  Tensor fizzbuzz = ag::constant(0), fizz = ag::constant(0), buzz = ag::constant(0),
-         other = ag::constant(0);
-  ag::for_stmt(
-      ag::range(1, n + 1), ag::no_extra_test,
-      [&](Tensor i) {
-        ag::if_stmt(
-            i % 15 == 0, [&] { fizzbuzz = fizzbuzz + 1; },
-            [&] {
-              ag::if_stmt(
-                  i % 3 == 0, [&] { fizz = fizz + 1; },
-                  [&] {
-                    ag::if_stmt(
-                        i % 5 == 0, [&] { buzz = buzz + 1; }, [&] { other = other + 1; },
-                        ag::state({"buzz", "other"}, buzz, other));
-                  },
-                  ag::state({"fizz", "buzz", "other"}, fizz, buzz, other));
-            },
-            ag::state({"fizzbuzz", "fizz", "buzz", "other"}, fizzbuzz, fizz, buzz, other));
-      },
-      ag::state({"fizzbuzz", "fizz", "buzz", "other"}, fizzbuzz, fizz, buzz, other));
-  return ag::stack({fizzbuzz, fizz, buzz, other});
-}
-
-Tensor next_collatz(const Tensor& x) {
-  return ag::where(x % 2 == 0, ag::floordiv(x, 2), 3 * x + 1);
-}
-
-Tensor collatz_steps(Tensor x) {
-  Tensor steps = ag::constant(0);
-  ag::while_stmt([&] { return ag::reduce_max(x) > 1; },
-                 [&] {
-                   x = ag::where(x > 1, next_collatz(x), x);
-                   steps = steps + 1;
-                 },
-                 ag::state({"x", "steps"}, x, steps));
-  return steps;
-}
-
-Tensor collatz_scalar(Tensor a) {
-  Tensor counter = ag::constant(0);
-  ag::while_stmt([&] { return a != 1; },
-                 [&] {
-                   ag::if_stmt(
-                       a % 2 == 0, [&] { a = a / 2; }, [&] { a = 3 * a + 1; }, ag::state({"a"}, a));
-                   counter = counter + 1;
-                 },
-                 ag::state({"a", "counter"}, a, counter));
-  return counter;
-}
-
-Tensor rnn_step(const Tensor& inp, const Tensor& state) {
-  return inp + state;
-}
-
-Tensor dynamic_rnn(Tensor input_data, Tensor initial_state) {
-  input_data = ag::transpose(input_data, {1, 0, 2});  // -> [time, batch, features]
-  int64_t max_seq_len = input_data.shape()[0];
-  ag::TensorArray states(ag::float32, max_seq_len);
-  Tensor state = initial_state;
-  ag::for_stmt(
-      ag::range(Tensor(max_seq_len)), ag::no_extra_test,
-      [&](Tensor i) {
-        state = rnn_step(input_data[i], state);
-        states.write(i, state);
-      },
-      ag::state({"state", "states"}, state, states));
-  return ag::transpose(states.stack(), {1, 0, 2});
-}
+using ag_workloads::collatz_scalar;
+using ag_workloads::collatz_steps;
+using ag_workloads::dynamic_rnn;
+using ag_workloads::fizzbuzz_count;
+using ag_workloads::tanh_loop;
 
 // ---- Hand-written C++ -------------------------------------------------------------------
 
