@@ -18,7 +18,7 @@ inline ag::Tensor tanh_loop(ag::Tensor x) {
 // Returns [fizzbuzz, fizz, buzz, other].
 inline ag::Tensor fizzbuzz_count(ag::Tensor n) {
   ag::Tensor fizzbuzz = ag::constant(0), fizz = ag::constant(0), buzz = ag::constant(0),
-         other = ag::constant(0);
+             other = ag::constant(0);
   ag::for_stmt(
       ag::range(1, n + 1), ag::no_extra_test,
       [&](ag::Tensor i) {
