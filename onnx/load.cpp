@@ -40,8 +40,10 @@ struct Model::Impl {
     // itself, so a call skips ConcreteFunction's signature check and result
     // rebuilding, and costs what a call of the traced function costs.
     std::shared_ptr<detail::ConcreteCore> core;
-    // The graph, its placeholders named after the graph inputs they stand for.
+    // The graph as traced and as optimised, their placeholders named after
+    // the graph inputs they stand for.
     Graph graph;
+    Graph optimized_graph;
   };
   mutable std::mutex mu;
   mutable std::vector<bool> by_value;
@@ -56,6 +58,9 @@ struct Model::Impl {
   // Traces for `inputs` (null at load: no values known). Empty when the trace
   // needs the value of an input and none is given.
   std::optional<Trace> trace(const std::vector<Tensor>* inputs) const;
+  // The trace of the last call, or the one made at load; an error when the
+  // model has run for no input values yet.
+  const Trace& last_trace() const;
 };
 
 namespace {
@@ -120,7 +125,8 @@ std::optional<Model::Impl::Trace> Model::Impl::trace(const std::vector<Tensor>* 
           &run, &fn.core()->options().arg_names, {specs}};
       auto core =
           fn.core()->concrete_for(detail::collect_atoms(specs), {&tracer, &decltype(tracer)::run});
-      return Trace{core, with_input_names(detail::concrete_graph(*core), names, name)};
+      return Trace{core, with_input_names(detail::concrete_graph(*core), names, name),
+                   with_input_names(detail::concrete_optimized_graph(*core), names, name)};
     } catch (const onnx_io::NeedsValue& need) {
       auto it = std::find(placeholder_ids.begin(), placeholder_ids.end(), need.tensor_id);
       if (it == placeholder_ids.end()) throw UnimplementedError(name + ": " + need.message);
@@ -239,14 +245,26 @@ int64_t Model::opset() const {
   return impl_->opset;
 }
 
-Graph Model::graph() const {
-  std::lock_guard lock(impl_->mu);
-  if (!impl_->last) {
-    throw FailedPreconditionError(impl_->name +
+const Model::Impl::Trace& Model::Impl::last_trace() const {
+  std::lock_guard lock(mu);
+  if (!last) {
+    throw FailedPreconditionError(name +
                                   ": the model is traced for the values of some of its inputs; "
                                   "call it once before asking for its graph");
   }
-  return impl_->last->graph;
+  return *last;
+}
+
+Graph Model::graph() const {
+  return impl_->last_trace().graph;
+}
+
+Graph Model::optimized_graph() const {
+  return impl_->last_trace().optimized_graph;
+}
+
+PlanStats Model::plan_stats() const {
+  return detail::concrete_plan_stats(*impl_->last_trace().core);
 }
 
 std::string Model::signature() const {

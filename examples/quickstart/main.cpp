@@ -4,7 +4,8 @@
 // on that file (autograph_transpile in CMakeLists.txt) and compiles the
 // generated file in its place. This program prints, in order: the user's
 // function, what agc generated for it, the traced signatures, the graph (and a
-// DOT file), eager vs graph results, and the speed-up of graph execution.
+// DOT file), the optimised graph and its plan, eager vs graph results, and the
+// speed-up of graph execution.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -107,7 +108,25 @@ int main(int argc, char** argv) {
   std::cout << "  DOT file: " << shown_path(dot_path) << "  (view: dot -Tpng -O "
             << shown_path(dot_path) << ")\n";
 
-  heading(5, "Eager (plain C++, ag::run_functions_eagerly(true)) vs graph");
+  heading(5,
+          "The graph that runs, after the optimisation passes (optimized_graph()),\n"
+          "   and what the executor compiled it into (plan_stats())");
+  auto traced_mse = ag::function(mean_squared_error, {.name = "mse", .arg_names = {"a", "b"}});
+  auto mse = traced_mse.get_concrete_function(ag::TensorSpec({1000000}, ag::float32),
+                                              ag::TensorSpec({1000000}, ag::float32));
+  std::cout << "  mean_squared_error on two float32 vectors of 1e6, as traced:\n";
+  print_indented(mse.graph().to_string());
+  std::cout << "  optimised: one loop over a and b, no intermediate buffer\n";
+  print_indented(mse.optimized_graph().to_string());
+  std::cout << "  plan: " << mse.plan_stats().to_string() << "\n";
+  auto concrete = traced.get_concrete_function(ag::TensorSpec({3}, ag::float32));
+  fs::path optimized_dot_path = dot_path.parent_path() / "tanh_loop.optimized.dot";
+  std::ofstream(optimized_dot_path) << concrete.optimized_graph().to_dot();
+  std::cout << "  tanh_loop's plan: " << concrete.plan_stats().to_string() << "\n"
+            << "  its optimised graph with the loop's condition and body: "
+            << shown_path(optimized_dot_path) << "\n";
+
+  heading(6, "Eager (plain C++, ag::run_functions_eagerly(true)) vs graph");
   ag::run_functions_eagerly(true);
   ag::Tensor eager_result = tanh_loop(x);
   ag::Tensor m = ag::random_uniform({10, 10}, -1, 2, ag::int32, /*seed=*/42);
@@ -120,7 +139,7 @@ int main(int argc, char** argv) {
   std::cout << (equal ? "  eager == graph" : "  eager != graph: MISMATCH")
             << " for tanh_loop and power(x, 100)\n";
 
-  heading(6, "Speed-up of power(x, 100) on a 10x10 int32 matrix (best of 5 x 200 calls)");
+  heading(7, "Speed-up of power(x, 100) on a 10x10 int32 matrix (best of 5 x 200 calls)");
   constexpr int kCalls = 200;
   auto traced_power = ag::function(power, {.name = "power", .arg_names = {"x", "y"}});
   ag::Graph power_graph =

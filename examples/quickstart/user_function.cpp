@@ -1,4 +1,4 @@
-// The user's code: two functions marked for agc.
+// The user's code: three functions marked for agc.
 #include "user_function.h"
 
 AG_FUNCTION ag::Tensor power(ag::Tensor x, int y) {
@@ -14,4 +14,8 @@ AG_FUNCTION ag::Tensor tanh_loop(ag::Tensor x) {
     x = ag::tanh(x);
   }
   return x;
+}
+
+AG_FUNCTION ag::Tensor mean_squared_error(ag::Tensor a, ag::Tensor b) {
+  return ag::reduce_mean(ag::square(a - b));  // fused into one loop in the graph
 }

@@ -7,3 +7,5 @@
 ag::Tensor power(ag::Tensor x, int y);
 // Applies tanh until the sum of x is at most 1.
 ag::Tensor tanh_loop(ag::Tensor x);
+// The mean of (a - b)^2 over all elements.
+ag::Tensor mean_squared_error(ag::Tensor a, ag::Tensor b);

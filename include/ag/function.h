@@ -92,6 +92,30 @@ class Graph {
   std::string name_;
 };
 
+// What the executor compiled a trace into, counted over its plan and the
+// plans of its staged `if` and `while` bodies (docs/architecture.md,
+// "Executor"). Buffers are the arena's allocations for intermediate values,
+// made on the first call and kept: later calls allocate only their results.
+struct PlanStats {
+  size_t steps = 0;
+  size_t fused_steps = 0;   // a chain of elementwise ops (and a reduction), run block by block
+  size_t scalar_steps = 0;  // an op on rank-0 values: one direct kernel call
+  size_t flat_steps = 0;    // an op on a small static vector: one flat loop
+  size_t buffers = 0;
+  // Steps of a loop body that write into a loop variable's own memory
+  // (a TensorArray write, an elementwise update).
+  size_t in_place_steps = 0;
+  // Rows x[i] and slices x[:, i, :] read where they are, without a copy.
+  size_t views = 0;
+  size_t loops = 0;
+  size_t inline_loops = 0;        // run inside their parent's program
+  size_t interchanged_loops = 0;  // a recurrence kept in an array's rows, run batch-major
+
+  // "3 steps (1 fused, 2 scalar, 0 flat), 2 buffers, 2 in place, 0 views, ..."
+  std::string to_string() const;
+  bool operator==(const PlanStats&) const = default;
+};
+
 // A trace of a function for one signature: callable with compatible
 // arguments only.
 template <class R>
@@ -111,7 +135,14 @@ class ConcreteFunction {
     return detail::rebuild_result<R>(*core_, outputs);
   }
 
+  // The graph as traced.
   Graph graph() const { return detail::concrete_graph(*core_); }
+  // The graph that runs: the trace after the optimisation passes (constants
+  // folded, common subexpressions merged, elementwise chains fused into one
+  // `fused {sub, mul, reduce_mean}` node), as TorchScript's graph_for shows.
+  Graph optimized_graph() const { return detail::concrete_optimized_graph(*core_); }
+  // What the executor compiled that graph into.
+  PlanStats plan_stats() const { return detail::concrete_plan_stats(*core_); }
   // What a call under a gradient tape runs (docs/gradients.md): the forward
   // graph, which also returns the intermediates the backward reads, and the
   // backward graph, optimised. Traced on first use, once per signature. An

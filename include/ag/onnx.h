@@ -32,6 +32,10 @@ class Model {
   const std::vector<std::string>& output_names() const;
   // The graph as traced, before optimisation.
   Graph graph() const;
+  // The graph that runs, after the optimisation passes (fused nodes and all),
+  // and what the executor compiled it into (ConcreteFunction's namesakes).
+  Graph optimized_graph() const;
+  PlanStats plan_stats() const;
   // "model(x: TensorSpec(shape=(None, 3), dtype=float32)) -> (y)".
   std::string signature() const;
   // The opset of the default ONNX domain the model imports.

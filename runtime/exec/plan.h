@@ -65,9 +65,16 @@ class Plan {
   // one tensor per output. Safe to call from several threads at once.
   void run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outputs) const;
 
+  // The body this plan runs: the optimised graph, fused nodes and all.
+  const std::shared_ptr<const graph::Body>& body() const { return body_; }
+
   size_t num_inputs() const { return num_inputs_; }
   size_t num_outputs() const { return outputs_.size(); }
   size_t num_steps() const;
+  // The same, summed over this plan and its nested plans; and how many of
+  // those are fused steps (a Fused node's program).
+  size_t num_steps_in_all_plans() const;
+  size_t num_fused_steps_in_all_plans() const;
   // How many of them are scalar steps (see above).
   size_t num_scalar_steps() const;
   // The same, summed over this plan and its nested plans.
@@ -77,6 +84,7 @@ class Plan {
   // kernel(s), or an integer or bool reduction of such a vector
   // to one element, run as its reducer's scalar kernel folded over them.
   size_t num_flat_steps() const;
+  size_t num_flat_steps_in_all_plans() const;
   // How many steps compute only their value's shape, because nothing reads
   // its elements (a range that only gives a loop its length).
   size_t num_shape_only_steps() const;

@@ -896,24 +896,42 @@ size_t Plan::num_steps() const {
   return steps_.size();
 }
 
+template <class PerStep>
+size_t Plan::sum_over_all_steps(const PerStep& per_step) const {
+  size_t sum = 0;
+  for (const Step& step : steps_) {
+    sum += size_t(per_step(step));
+    for (const auto& sub : step.subplans) sum += sub->sum_over_all_steps(per_step);
+  }
+  return sum;
+}
+
+namespace {
+
+bool is_scalar_step(const Plan::Step& s) {
+  return s.scalar_kernel != nullptr && s.flat_elements == 0;
+}
+
+bool is_flat_step(const Plan::Step& s) {
+  return s.flat_elements > 0 || (s.fused && s.fused->flat);
+}
+
+}  // namespace
+
 size_t Plan::num_scalar_steps() const {
-  return size_t(std::count_if(steps_.begin(), steps_.end(), [](const Step& s) {
-    return s.scalar_kernel != nullptr && s.flat_elements == 0;
-  }));
+  return size_t(std::count_if(steps_.begin(), steps_.end(), is_scalar_step));
 }
 
 size_t Plan::num_scalar_steps_in_all_plans() const {
-  size_t count = num_scalar_steps();
-  for (const Step& step : steps_) {
-    for (const auto& sub : step.subplans) count += sub->num_scalar_steps_in_all_plans();
-  }
-  return count;
+  return sum_over_all_steps(is_scalar_step);
 }
 
 size_t Plan::num_flat_steps() const {
-  return size_t(std::count_if(steps_.begin(), steps_.end(), [](const Step& s) {
-    return s.flat_elements > 0 || (s.fused && s.fused->flat);
-  }));
+  return size_t(std::count_if(steps_.begin(), steps_.end(), is_flat_step));
+}
+
+size_t Plan::num_flat_steps_in_all_plans() const {
+  return sum_over_all_steps(is_flat_step);
 }
 
 size_t Plan::num_shape_only_steps() const {
@@ -929,14 +947,12 @@ size_t Plan::num_buffers_in_all_plans() const {
   return count;
 }
 
-template <class PerStep>
-size_t Plan::sum_over_all_steps(const PerStep& per_step) const {
-  size_t sum = 0;
-  for (const Step& step : steps_) {
-    sum += size_t(per_step(step));
-    for (const auto& sub : step.subplans) sum += sub->sum_over_all_steps(per_step);
-  }
-  return sum;
+size_t Plan::num_steps_in_all_plans() const {
+  return sum_over_all_steps([](const Step&) { return true; });
+}
+
+size_t Plan::num_fused_steps_in_all_plans() const {
+  return sum_over_all_steps([](const Step& s) { return s.fused != nullptr; });
 }
 
 size_t Plan::num_row_views() const {

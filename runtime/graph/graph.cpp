@@ -149,25 +149,62 @@ std::string Body::to_string() const {
   return out;
 }
 
-std::string Body::to_dot(const std::string& graph_name) const {
-  std::ostringstream os;
-  os << "digraph \"" << graph_name
-     << "\" {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const Node& n = nodes[i];
+namespace {
+
+const char* subgraph_role(const Node& n, size_t k) {
+  if (n.kind == NodeKind::If) return k == 0 ? "then" : "else";
+  return k == 0 ? "cond" : "body";
+}
+
+// The nodes and edges of `body`, each node's id `prefix` + its index. An If's
+// branches and a While's condition and body follow their node as dashed
+// clusters: dashed edges bind the node's inputs to their placeholders (an
+// If's from its second input on: the first is the predicate) and lead their
+// outputs back to the node. A fused node stays one box listing its members.
+void write_dot_body(const Body& body, const std::string& prefix, const std::string& indent,
+                    std::ostringstream& os) {
+  for (size_t i = 0; i < body.nodes.size(); ++i) {
+    const Node& n = body.nodes[i];
     std::string shape = n.kind == NodeKind::Placeholder ? "ellipse"
                         : n.kind == NodeKind::Const     ? "note"
                         : n.is_stateful()               ? "octagon"
                                                         : "box";
-    os << "  n" << i << " [label=\"" << n.name << "\\n" << n.op_name();
+    os << indent << prefix << i << " [label=\"" << n.name << "\\n" << n.op_name();
     if (n.kind == NodeKind::Fused) os << "\\n" << n.member_names();
     os << "\", shape=" << shape << "];\n";
     for (ValueRef in : n.inputs) {
-      const ops::ValueType& t = type_of(in);
-      os << "  n" << in.node << " -> n" << i << " [label=\"" << dtype_name(t.dtype) << " "
-         << t.shape.to_string() << "\"];\n";
+      const ops::ValueType& t = body.type_of(in);
+      os << indent << prefix << in.node << " -> " << prefix << i << " [label=\""
+         << dtype_name(t.dtype) << " " << t.shape.to_string() << "\"];\n";
+    }
+    if (n.kind != NodeKind::If && n.kind != NodeKind::While) continue;
+    const size_t first_bound = n.kind == NodeKind::If ? 1 : 0;
+    for (size_t k = 0; k < n.subgraphs.size(); ++k) {
+      const Body& sub = *n.subgraphs[k];
+      const std::string role = subgraph_role(n, k);
+      const std::string sub_prefix = prefix + std::to_string(i) + "_" + role + "_n";
+      os << indent << "subgraph \"cluster_" << sub_prefix << "\" {\n"
+         << indent << "  label=\"" << n.name << ": " << role << "\";\n"
+         << indent << "  style=dashed;\n";
+      write_dot_body(sub, sub_prefix, indent + "  ", os);
+      os << indent << "}\n";
+      for (size_t p = 0; p < sub.placeholders.size() && first_bound + p < n.inputs.size(); ++p) {
+        os << indent << prefix << n.inputs[first_bound + p].node << " -> " << sub_prefix
+           << sub.placeholders[p] << " [style=dashed];\n";
+      }
+      for (ValueRef out : sub.outputs)
+        os << indent << sub_prefix << out.node << " -> " << prefix << i << " [style=dashed];\n";
     }
   }
+}
+
+}  // namespace
+
+std::string Body::to_dot(const std::string& graph_name) const {
+  std::ostringstream os;
+  os << "digraph \"" << graph_name
+     << "\" {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  write_dot_body(*this, "n", "  ", os);
   for (size_t k = 0; k < outputs.size(); ++k) {
     os << "  out" << k << " [label=\"output " << k << "\", shape=ellipse];\n";
     os << "  n" << outputs[k].node << " -> out" << k << ";\n";

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ag-onnx on one of ONNX's node tests: info, run, check and dot print what
+# ag-onnx on ONNX's node tests: info, run, check and dot print what
 # they should, and errors exit 1 (model) or 2 (usage) with a message.
 # usage: cli_test.sh AG_ONNX NODE_TESTS_DIR
 set -u
@@ -22,12 +22,18 @@ expect() {  # expect NAME WANT_EXIT PATTERN -- command...
 expect info 0 '^test_add\(x: TensorSpec\(shape=\(3, 4, 5\), dtype=float32\), y: .*\) -> \(sum\)$' -- \
   "$tool" info "$add/model.onnx"
 expect info-graph 0 "^\['x', 'y'\] -> add$" -- "$tool" info "$add/model.onnx"
+softsign=$2/test_softsign/model.onnx
+expect info-optimised 0 "^\['x', 'Const'\] -> fused \{abs, add, truediv\}$" -- "$tool" info "$softsign"
+expect info-plan 0 '^plan: 1 step \(1 fused, 0 scalar, 0 flat\), 0 buffers, 0 in place, 0 views, 0 loops' -- \
+  "$tool" info "$softsign"
 expect run 0 '^sum = ag::Tensor\(' -- \
   "$tool" run "$add/model.onnx" "$add/test_data_set_0/input_0.pb" "$add/test_data_set_0/input_1.pb"
 expect run-arity 1 'test_add takes 2 inputs, but 1 were given' -- \
   "$tool" run "$add/model.onnx" "$add/test_data_set_0/input_0.pb"
 expect check 0 'valid \(checker and full shape inference\)' -- "$tool" check "$add/model.onnx"
 expect dot 0 'n[0-9]+ \[label="If' -- "$tool" dot "$if_model"
+expect dot-optimized 0 'n[0-9]+ \[label="fused\\nFused\\nabs, add, truediv"' -- \
+  "$tool" dot --optimized "$softsign"
 expect not-a-model 1 'not (an|a valid) ONNX model' -- "$tool" info "$add/test_data_set_0/input_0.pb"
 expect unsupported 1 "Cos node 'y': op type 'Cos' is not supported" -- \
   "$tool" info "$2/test_cos/model.onnx"

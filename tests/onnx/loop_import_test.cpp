@@ -18,9 +18,7 @@
 #include "../runtime/staged_test_util.h"
 #include "ag/ag.h"
 #include "ag/onnx.h"
-#include "exec/plan.h"
 #include "graph/graph.h"
-#include "passes/passes.h"
 
 namespace {
 
@@ -49,23 +47,6 @@ std::string structure(const Body& body) {
   return out.str();
 }
 
-// The plan's counters that tell two plans apart.
-std::string counters(const ag::exec::Plan& plan) {
-  std::ostringstream out;
-  out << "steps " << plan.num_steps() << ", scalar steps " << plan.num_scalar_steps_in_all_plans()
-      << ", flat steps " << plan.num_flat_steps() << ", buffers " << plan.num_buffers_in_all_plans()
-      << ", in place " << plan.num_in_place_steps() << ", inline loops " << plan.num_inline_loops()
-      << ", child arena loops " << plan.num_child_arena_loops() << ", interchanged loops "
-      << plan.num_interchanged_loops();
-  return out.str();
-}
-
-std::shared_ptr<Body> optimized(const ag::Graph& graph) {
-  auto body = std::make_shared<Body>(graph.body());
-  ag::passes::optimize(*body);
-  return body;
-}
-
 // How many values the While nodes of `body` carry, outermost first.
 std::vector<size_t> loop_state_sizes(const Body& body) {
   std::vector<size_t> sizes;
@@ -79,15 +60,17 @@ std::vector<size_t> loop_state_sizes(const Body& body) {
 // plan, and its values on every one of `inputs`, bit for bit.
 template <class F>
 void expect_loads_as_traced(const F& fn, const std::vector<Tensor>& inputs) {
-  const ag::Graph traced = fn.get_concrete_function(inputs[0]).graph();
+  const auto concrete = fn.get_concrete_function(inputs[0]);
+  const ag::Graph traced = concrete.graph();
   const ag::onnx::Model loaded = ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(traced));
   EXPECT_EQ(loop_state_sizes(loaded.graph().body()), loop_state_sizes(traced.body()));
-  const auto traced_body = optimized(traced), loaded_body = optimized(loaded.graph());
-  EXPECT_EQ(structure(*loaded_body), structure(*traced_body))
+  const ag::Graph traced_optimized = concrete.optimized_graph();
+  const ag::Graph loaded_optimized = loaded.optimized_graph();
+  EXPECT_EQ(structure(loaded_optimized.body()), structure(traced_optimized.body()))
       << "loaded:\n"
-      << loaded_body->to_string() << "traced:\n"
-      << traced_body->to_string();
-  EXPECT_EQ(counters(ag::exec::Plan(loaded_body)), counters(ag::exec::Plan(traced_body)));
+      << loaded_optimized.to_string() << "traced:\n"
+      << traced_optimized.to_string();
+  EXPECT_EQ(loaded.plan_stats().to_string(), concrete.plan_stats().to_string());
   for (const Tensor& x : inputs) {
     const Tensor want = fn(x), got = loaded({x})[0];
     EXPECT_EQ(got.spec().to_string(), want.spec().to_string());
@@ -111,9 +94,11 @@ TEST(OnnxLoopImport, TheTanhLoopLoadsAsTheTracedWhile) {
 // graphs' ops without the constants, and the plans' counters.
 template <class F>
 void expect_loads_with_the_traced_plan(const F& fn, const std::vector<Tensor>& inputs) {
-  const ag::Graph traced = fn.get_concrete_function(inputs[0]).graph();
-  const ag::onnx::Model loaded = ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(traced));
-  const auto traced_body = optimized(traced), loaded_body = optimized(loaded.graph());
+  const auto concrete = fn.get_concrete_function(inputs[0]);
+  const ag::onnx::Model loaded =
+      ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(concrete.graph()));
+  const ag::Graph traced_optimized = concrete.optimized_graph();
+  const ag::Graph loaded_optimized = loaded.optimized_graph();
   auto ops_of = [](const Body& body) {
     std::vector<std::string> ops;
     for (const Node& n : body.nodes) {
@@ -121,10 +106,10 @@ void expect_loads_with_the_traced_plan(const F& fn, const std::vector<Tensor>& i
     }
     return ops;
   };
-  const std::vector<std::string> loaded_ops = ops_of(*loaded_body);
-  EXPECT_EQ(loaded_ops, ops_of(*traced_body)) << loaded_body->to_string();
+  const std::vector<std::string> loaded_ops = ops_of(loaded_optimized.body());
+  EXPECT_EQ(loaded_ops, ops_of(traced_optimized.body())) << loaded_optimized.to_string();
   EXPECT_EQ(std::count(loaded_ops.begin(), loaded_ops.end(), "dim"), 1);
-  EXPECT_EQ(counters(ag::exec::Plan(loaded_body)), counters(ag::exec::Plan(traced_body)));
+  EXPECT_EQ(loaded.plan_stats().to_string(), concrete.plan_stats().to_string());
   for (const Tensor& x : inputs) {
     const Tensor want = fn(x);
     EXPECT_EQ(loaded({x})[0].to_vector<double>(), want.to_vector<double>()) << "for " << x;
@@ -268,12 +253,11 @@ TEST(OnnxLoopImport, DynamicRnnLoadsWithTheTracedPlan) {
   auto f = ag::function(ag_test::dynamic_rnn);
   const Tensor x = ag::random_uniform({4, 10, 24}, -1.0, 1.0, ag::float32, 1);
   const Tensor state = ag::random_uniform({4, 24}, -1.0, 1.0, ag::float32, 2);
-  const ag::Graph traced = f.get_concrete_function(x, state).graph();
-  const ag::onnx::Model loaded = ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(traced));
-  const auto traced_body = optimized(traced), loaded_body = optimized(loaded.graph());
-  const ag::exec::Plan loaded_plan(loaded_body);
-  EXPECT_EQ(counters(loaded_plan), counters(ag::exec::Plan(traced_body)));
-  EXPECT_EQ(loaded_plan.num_interchanged_loops(), 1u);
+  const auto concrete = f.get_concrete_function(x, state);
+  const ag::onnx::Model loaded =
+      ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(concrete.graph()));
+  EXPECT_EQ(loaded.plan_stats().to_string(), concrete.plan_stats().to_string());
+  EXPECT_EQ(loaded.plan_stats().interchanged_loops, 1u);
   for (const Tensor& input : {x, x * 3}) {
     const Tensor want = f(input, state), got = loaded({input, state})[0];
     ASSERT_EQ(got.shape(), want.shape());

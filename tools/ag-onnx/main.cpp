@@ -1,7 +1,8 @@
 // ag-onnx: look at and run an ONNX model with our runtime.
 //
-//   ag-onnx info  model.onnx              signature, opset, the graph as traced
-//   ag-onnx dot   model.onnx              the traced graph in Graphviz DOT
+//   ag-onnx info  model.onnx              signature, opset, the graph as traced,
+//                                         the optimised graph and its plan
+//   ag-onnx dot   model.onnx [--optimized] the traced (or optimised) graph in Graphviz DOT
 //   ag-onnx run   model.onnx in_0.pb ...  run on serialized TensorProtos, print outputs
 //   ag-onnx check model.onnx              ONNX's checker with full shape inference
 //
@@ -60,8 +61,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string model_path;
   std::vector<std::string> inputs;
-  auto* info = app.add_subcommand("info", "print the signature, the opset and the traced graph");
+  bool optimized = false;
+  auto* info = app.add_subcommand(
+      "info", "print the signature, the opset, the traced and the optimised graph, and the plan");
   auto* dot = app.add_subcommand("dot", "print the traced graph in Graphviz DOT");
+  dot->add_flag("--optimized", optimized, "the graph after the optimisation passes (fused nodes)");
   auto* run = app.add_subcommand("run", "run the model on serialized TensorProto inputs");
   auto* chk = app.add_subcommand("check", "run ONNX's checker with full shape inference");
   for (auto* sub : {info, dot, run, chk})
@@ -78,9 +82,11 @@ int main(int argc, char** argv) {
     ag::onnx::Model model = ag::onnx::load(model_path);
     if (info->parsed()) {
       std::cout << model.signature() << "\nopset " << model.opset() << "\n"
-                << model.graph().to_string();
+                << model.graph().to_string() << "optimised:\n"
+                << model.optimized_graph().to_string() << "plan: " << model.plan_stats().to_string()
+                << "\n";
     } else if (dot->parsed()) {
-      std::cout << model.graph().to_dot();
+      std::cout << (optimized ? model.optimized_graph() : model.graph()).to_dot();
     } else {
       std::vector<ag::Tensor> values;
       for (const std::string& p : inputs) values.push_back(read_tensor(p));

@@ -19,6 +19,7 @@ namespace ag {
 
 struct FunctionOptions;
 class Graph;
+struct PlanStats;
 
 namespace trace {
 struct TraceState;
@@ -132,6 +133,8 @@ class InlineScope {
 
 std::string concrete_to_string(const ConcreteCore& core);
 Graph concrete_graph(const ConcreteCore& core);
+Graph concrete_optimized_graph(const ConcreteCore& core);
+PlanStats concrete_plan_stats(const ConcreteCore& core);
 // The forward (exporting intermediates) and backward graphs of a call under a
 // gradient tape, optimised; traced on first use.
 std::pair<Graph, Graph> concrete_gradient_graphs(const ConcreteCore& core);
