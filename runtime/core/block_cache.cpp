@@ -55,6 +55,15 @@ class BlockCache {
     }
     for (void* b : evicted) std::free(b);
   }
+  void release_all() {
+    std::vector<std::pair<size_t, void*>> kept;
+    {
+      std::lock_guard lock(mutex_);
+      kept.swap(free_);
+      cached_bytes_ = 0;
+    }
+    for (const auto& [size, block] : kept) std::free(block);
+  }
 
  private:
   std::mutex mutex_;
@@ -92,6 +101,10 @@ void free_block(void* block, size_t bytes) {
   } else {
     std::free(block);
   }
+}
+
+void release_cached_blocks() {
+  cache().release_all();
 }
 
 }  // namespace ag::detail

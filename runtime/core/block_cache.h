@@ -16,5 +16,8 @@ namespace ag::detail {
 void* allocate_block(size_t bytes);
 // Gives back a block from allocate_block(bytes), with the same `bytes`.
 void free_block(void* block, size_t bytes);
+// Frees every large block kept for reuse (for memory measurements:
+// tools/bench/memory_bench.cpp).
+void release_cached_blocks();
 
 }  // namespace ag::detail

@@ -146,4 +146,38 @@ inline float sum_of_squares(const float* a, const float* b, int64_t n) {
   return sum;
 }
 
+// The seed workloads by hand (control_bench.cpp describes them).
+// collatz over a vector: the graph's algorithm, one fused pass per step: all
+// elements advance together until the largest is 1. `x` is overwritten.
+inline int32_t collatz_hand(int32_t* x, int64_t n) {
+  int32_t steps = 0;
+  int32_t max = 0;
+  for (int64_t i = 0; i < n; ++i) max = std::max(max, x[i]);
+  while (max > 1) {
+    max = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t v = x[i];
+      if (v > 1) v = v % 2 == 0 ? v / 2 : 3 * v + 1;
+      x[i] = v;
+      max = std::max(max, v);
+    }
+    ++steps;
+  }
+  return steps;
+}
+
+// dynamic_rnn: input [batch, time, features] -> output [batch, time, features].
+inline void dynamic_rnn_hand(const float* input, const float* init, float* out, int64_t batch,
+                             int64_t time, int64_t features) {
+  for (int64_t b = 0; b < batch; ++b) {
+    const float* s = init + b * features;
+    for (int64_t t = 0; t < time; ++t) {
+      const float* in = input + (b * time + t) * features;
+      float* o = out + (b * time + t) * features;
+      for (int64_t f = 0; f < features; ++f) o[f] = in[f] + s[f];
+      s = o;
+    }
+  }
+}
+
 }  // namespace ag_bench

@@ -105,25 +105,6 @@ void fizzbuzz_hand(int32_t n, int32_t counts[4]) {
   counts[3] = other;
 }
 
-// The same vectorised algorithm, one fused pass per step: all elements
-// advance together until the largest is 1. `x` is overwritten.
-int32_t collatz_hand(int32_t* x, int64_t n) {
-  int32_t steps = 0;
-  int32_t max = 0;
-  for (int64_t i = 0; i < n; ++i) max = std::max(max, x[i]);
-  while (max > 1) {
-    max = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      int32_t v = x[i];
-      if (v > 1) v = v % 2 == 0 ? v / 2 : 3 * v + 1;
-      x[i] = v;
-      max = std::max(max, v);
-    }
-    ++steps;
-  }
-  return steps;
-}
-
 int32_t collatz_scalar_hand(double a) {
   int32_t counter = 0;
   while (a != 1) {
@@ -131,20 +112,6 @@ int32_t collatz_scalar_hand(double a) {
     ++counter;
   }
   return counter;
-}
-
-// input [batch, time, features] -> output [batch, time, features].
-void dynamic_rnn_hand(const float* input, const float* init, float* out, int64_t batch,
-                      int64_t time, int64_t features) {
-  for (int64_t b = 0; b < batch; ++b) {
-    const float* s = init + b * features;
-    for (int64_t t = 0; t < time; ++t) {
-      const float* in = input + (b * time + t) * features;
-      float* o = out + (b * time + t) * features;
-      for (int64_t f = 0; f < features; ++f) o[f] = in[f] + s[f];
-      s = o;
-    }
-  }
 }
 
 // ---- Inputs, functions and result checks ------------------------------------------------
@@ -236,7 +203,7 @@ void prepare_inputs() {
     Tensor graph = (*in.collatz_fn)(*x);
     check_same(name, collatz_steps(*x), graph);
     std::vector<int32_t> hand = x->to_vector<int32_t>();
-    int32_t steps = collatz_hand(hand.data(), int64_t(hand.size()));
+    int32_t steps = ag_bench::collatz_hand(hand.data(), int64_t(hand.size()));
     check_close(name, &steps, graph.data<int32_t>(), 1);
     in.iterations[name] = steps;
   }
@@ -253,8 +220,8 @@ void prepare_inputs() {
     Tensor graph = (*in.rnn_fn)(*input, *init);
     check_same(name, dynamic_rnn(*input, *init), graph);
     std::vector<float> hand(size_t(input->num_elements()));
-    dynamic_rnn_hand(input->data<float>(), init->data<float>(), hand.data(), shape.batch,
-                     shape.time, shape.features);
+    ag_bench::dynamic_rnn_hand(input->data<float>(), init->data<float>(), hand.data(), shape.batch,
+                               shape.time, shape.features);
     check_close(name, hand.data(), graph.data<float>(), int64_t(hand.size()));
     in.iterations[name] = shape.time;
   }
@@ -316,7 +283,7 @@ void bm_collatz_hand(benchmark::State& state, const char* name, const Tensor* x)
   std::vector<int32_t> work(x0.size());
   for (auto _ : state) {
     std::copy(x0.begin(), x0.end(), work.begin());
-    benchmark::DoNotOptimize(collatz_hand(work.data(), int64_t(work.size())));
+    benchmark::DoNotOptimize(ag_bench::collatz_hand(work.data(), int64_t(work.size())));
   }
   set_iterations(state, name);
 }
@@ -352,8 +319,8 @@ void bm_rnn_hand(benchmark::State& state, const char* name, RnnShape shape, cons
                  const Tensor* init) {
   std::vector<float> out(size_t(input->num_elements()));
   for (auto _ : state) {
-    dynamic_rnn_hand(input->data<float>(), init->data<float>(), out.data(), shape.batch, shape.time,
-                     shape.features);
+    ag_bench::dynamic_rnn_hand(input->data<float>(), init->data<float>(), out.data(), shape.batch,
+                               shape.time, shape.features);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }

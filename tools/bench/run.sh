@@ -2,7 +2,8 @@
 # Builds the benchmarks (Release, ccache) in build-bench and runs them with one
 # BLAS thread, five repetitions, medians reported: runtime_bench (docs/architecture.md "Performance targets"
 # workloads), control_bench (staged loops, issue 4), threads_bench (intra-op
-# threads), train_bench (a training step, issue 15), then onnx_bench (loaded
+# threads), train_bench (a training step, issue 15), memory_bench (peak heap
+# bytes of one call, graph against eager against hand), then onnx_bench (loaded
 # ONNX models against their traces, issue 16; built only with AG_BUILD_ONNX,
 # skipped otherwise). Each binary writes its results as JSON to
 # build-bench/results (AG_BENCH_RESULTS picks another folder), and the run
@@ -22,7 +23,7 @@ cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAG_BUILD_BENC
 # Only the binaries this configuration defines (onnx_bench needs AG_BUILD_ONNX).
 defined="$(ninja -C "$build" -t targets all)"
 binaries=()
-for binary in ${AG_BENCH_BINARIES:-runtime_bench control_bench threads_bench train_bench onnx_bench}; do
+for binary in ${AG_BENCH_BINARIES:-runtime_bench control_bench threads_bench train_bench memory_bench onnx_bench}; do
   if grep -q "^$binary: phony" <<<"$defined"; then
     binaries+=("$binary")
   else

@@ -33,6 +33,7 @@
 #include <ag/ag.h>
 
 #include "bench_util.h"
+#include "seed_workloads.h"
 
 namespace {
 
@@ -40,6 +41,7 @@ using ag::Tensor;
 using ag_bench::check_close;
 using ag_bench::check_same;
 using ag_bench::fail;
+using ag_workloads::mean_squared_error;
 
 // Graph and eager run the same kernels; hand versions may round differently.
 constexpr ag_bench::Tolerance kTolerance{1e-3, 1e-3};
@@ -54,10 +56,6 @@ Tensor power(const Tensor& x, int steps) {
   Tensor result = ag::eye(kPowerN, x.dtype());
   for (int i = 0; i < steps; ++i) result = ag::matmul(x, result);
   return result;
-}
-
-Tensor mean_squared_error(const Tensor& y_true, const Tensor& y_pred) {
-  return ag::reduce_mean(ag::pow(y_true - y_pred, 2));
 }
 
 Tensor dense(const Tensor& x, const Tensor& weights, const Tensor& bias) {

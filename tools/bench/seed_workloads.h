@@ -40,6 +40,10 @@ inline ag::Tensor fizzbuzz_count(ag::Tensor n) {
   return ag::stack({fizzbuzz, fizz, buzz, other});
 }
 
+inline ag::Tensor mean_squared_error(const ag::Tensor& y_true, const ag::Tensor& y_pred) {
+  return ag::reduce_mean(ag::pow(y_true - y_pred, 2));
+}
+
 inline ag::Tensor next_collatz(const ag::Tensor& x) {
   return ag::where(x % 2 == 0, ag::floordiv(x, 2), 3 * x + 1);
 }

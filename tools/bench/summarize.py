@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The benchmark summary: every workload of issue 17's table (and the older
-targets) from the JSON files that Google Benchmark writes with
+targets, and memory_bench's peak bytes) from the JSON files that Google Benchmark writes with
 --benchmark_out=FILE --benchmark_out_format=json, with eager, graph and hand,
 the ratio or per-iteration figure, the target, and "met" or "missed by Nx".
 train_bench's LibTorch peer rows (mlp_step/torch, rnn/torch_forward_backward;
@@ -39,9 +39,10 @@ class Results:
         for doc in documents:
             self.contexts.append(doc.get("context", {}))
             for b in doc.get("benchmarks", []):
-                # A benchmark with its own minimum time is named
-                # "<name>/min_time:0.300".
-                name = re.sub(r"/min_time:[0-9.]+", "", b.get("run_name", b["name"]))
+                # A benchmark with its own minimum time or iteration count
+                # is named "<name>/min_time:0.300" or "<name>/iterations:1".
+                name = re.sub(r"/(min_time:[0-9.]+|iterations:[0-9]+)", "",
+                              b.get("run_name", b["name"]))
                 scale = NS_PER_UNIT[b.get("time_unit", "ns")]
                 if b.get("run_type") == "aggregate":
                     if b.get("aggregate_name") != "median":
@@ -233,6 +234,50 @@ def other_rows(res):
     return [r for r in rows if r]
 
 
+@dataclass
+class MemoryRow:
+    workload: str
+    eager: float  # peak bytes of one call
+    graph: float
+    hand: float
+    graph_kept: float  # what the graph's function keeps between calls
+
+
+def memory_rows(res):
+    """memory_bench: peak heap bytes of one call, graph against eager against hand."""
+    rows = []
+    for label, workload in (("MSE, float32, 1e6", "mse_f32_1e6"),
+                            ("collatz over 1e5 ints", "collatz_100000"),
+                            ("dynamic_rnn 32x100x128", "rnn_32x100x128")):
+        peak = {mode: res.counter(f"memory/{workload}/{mode}", "peak_bytes")
+                for mode in ("eager", "graph", "hand")}
+        if peak["graph"] is None:
+            continue
+        rows.append(MemoryRow(label, peak["eager"], peak["graph"], peak["hand"],
+                              res.counter(f"memory/{workload}/graph", "kept_bytes")))
+    return rows
+
+
+def format_bytes(n):
+    if n is None:
+        return ""
+    for unit, scale in (("B", 1), ("KiB", 1 << 10), ("MiB", 1 << 20)):
+        if n < 1024 * scale:
+            value = n / scale
+            digits = 0 if unit == "B" or value >= 100 else 1 if value >= 10 else 2
+            return f"{value:.{digits}f} {unit}"
+    return f"{n / (1 << 30):.2f} GiB"
+
+
+def memory_table(rows):
+    lines = ["| workload | eager | graph | hand | graph: kept between calls |",
+             "|---|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r.workload} | {format_bytes(r.eager)} | {format_bytes(r.graph)} | "
+                     f"{format_bytes(r.hand)} | {format_bytes(r.graph_kept)} |")
+    return "\n".join(lines)
+
+
 def format_ns(ns):
     if ns is None:
         return ""
@@ -274,14 +319,23 @@ def describe_run(res):
 
 
 def summary(res):
-    parts = ["Issue 17's workloads (CPU time per call, medians; graph figure: graph/hand, "
-             "time per loop iteration, or per 1,000 traced nodes):", "",
-             markdown_table(issue_rows(res))]
+    sections = []
+    issue = issue_rows(res)
+    if issue:
+        sections.append("Issue 17's workloads (CPU time per call, medians; graph figure: "
+                        "graph/hand, time per loop iteration, or per 1,000 traced nodes):\n\n"
+                        + markdown_table(issue))
     others = other_rows(res)
     if others:
-        parts += ["", "Earlier targets:", "", markdown_table(others)]
-    parts += ["", f"Measured {describe_run(res)}."]
-    return "\n".join(parts)
+        sections.append("Earlier targets:\n\n" + markdown_table(others))
+    memory = memory_rows(res)
+    if memory:
+        sections.append("Peak heap bytes of one call (memory_bench: every malloc counted, inputs "
+                        "excluded, what the function keeps between calls included: its trace, "
+                        "plan, buffers and the blocks the runtime keeps for reuse):\n\n"
+                        + memory_table(memory))
+    sections.append(f"Measured {describe_run(res)}.")
+    return "\n\n".join(sections)
 
 
 def replace_between_markers(text, generated):

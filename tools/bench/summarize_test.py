@@ -53,6 +53,19 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(row.figure, "100 ns/iter")
         self.assertEqual(row.result, "missed by 1.7x")
 
+    def test_peak_bytes_of_memory_bench(self):
+        with open(os.path.join(HERE, "testdata", "memory_bench.json"), encoding="utf-8") as f:
+            res = summarize.Results([json.load(f)])
+        rows = {r.workload: r for r in summarize.memory_rows(res)}
+        self.assertEqual(list(rows), ["MSE, float32, 1e6", "dynamic_rnn 32x100x128"])
+        mse = rows["MSE, float32, 1e6"]
+        self.assertEqual((mse.eager, mse.graph, mse.hand), (8388608, 13312, 0))  # not the mean
+        table = summarize.memory_table(rows.values())
+        self.assertIn("| MSE, float32, 1e6 | 8.00 MiB | 13.0 KiB | 0 B | 13.0 KiB |", table)
+        self.assertIn("| dynamic_rnn 32x100x128 | 4.75 MiB | 1.62 MiB | 1.56 MiB | 1.00 KiB |",
+                      table)
+        self.assertIn("Peak heap bytes of one call", summarize.summary(res))
+
     def test_backward_over_forward(self):
         doc = {"benchmarks": [
             {"name": "rnn/forward", "run_name": "rnn/forward", "run_type": "iteration",
