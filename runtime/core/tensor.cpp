@@ -38,6 +38,15 @@ Tensor make_eager(DType dtype, const Shape& shape) {
   return Tensor(std::move(impl));
 }
 
+Tensor with_shape(const Tensor& eager, const Shape& shape) {
+  if (eager.impl()->trace || shape.num_elements() != eager.num_elements()) {
+    throw InternalError("with_shape: " + eager.spec().to_string() + " as " + shape.to_string());
+  }
+  auto impl = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>(), *eager.impl());
+  impl->shape = shape;
+  return Tensor(std::move(impl));
+}
+
 Tensor make_symbolic(std::shared_ptr<trace::TraceState> trace, int32_t node, int32_t output,
                      DType dtype, const Shape& shape) {
   auto impl = std::make_shared<TensorImpl>();

@@ -49,6 +49,9 @@ struct TensorImpl {
 
 // A fresh eager tensor with uninitialised storage.
 Tensor make_eager(DType dtype, const Shape& shape);
+// An eager tensor's bytes under another shape of as many elements, sharing
+// its storage (copy on write keeps both values apart).
+Tensor with_shape(const Tensor& eager, const Shape& shape);
 // A symbolic tensor naming a node output.
 Tensor make_symbolic(std::shared_ptr<trace::TraceState> trace, int32_t node, int32_t output,
                      DType dtype, const Shape& shape);

@@ -15,14 +15,22 @@
 //   a constant that nothing else reads still folds (the constant it replaces
 //   dies: no memory is added), so a large array laid out transposed
 //   (transposed_arrays.cpp) does not transpose its zeros on every call;
+//   so does a node whose value is its input's bytes (below);
 // - the result's type does not fit the node's declared type (the node is
 //   left for run time rather than changing the types its users saw).
+// A reshape, expand_dims or squeeze of a constant, and a transpose of a
+// constant whose elements are all the same bits (the zeros a TensorArray
+// starts from), is its input's bytes under its own shape: the folded
+// constant shares the input's storage, so that the optimised graph and the
+// trace it was copied from hold those bytes once.
 // A folded node's shape may become more specific (e.g. a `range` whose length
 // was unknown while tracing). One forward sweep folds whole constant chains.
 // The folded node's former inputs may become dead.
 
+#include <cstring>
 #include <vector>
 
+#include "core/tensor_impl.h"
 #include "ops/dispatch.h"
 #include "passes/passes.h"
 
@@ -56,6 +64,27 @@ bool replaces_its_input(const graph::Body& body, const graph::Node& node) {
   return node.op == ops::OpId::Transpose && graph::count_reads(body, node.inputs[0].node) == 1;
 }
 
+bool all_elements_equal(const Tensor& t) {
+  const size_t element = dtype_size(t.dtype());
+  const size_t bytes = size_t(t.num_elements()) * element;
+  const auto* data = static_cast<const unsigned char*>(t.raw_data());
+  // Equal to itself shifted by one element: every element equals the first.
+  return bytes <= element || std::memcmp(data, data + element, bytes - element) == 0;
+}
+
+bool keeps_the_bytes(const graph::Node& node, const Tensor& input) {
+  switch (node.op) {
+    case ops::OpId::Reshape:
+    case ops::OpId::ExpandDims:
+    case ops::OpId::Squeeze:
+      return true;
+    case ops::OpId::Transpose:
+      return all_elements_equal(input);
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 void fold_constants(graph::Body& body) {
@@ -66,13 +95,20 @@ void fold_constants(graph::Body& body) {
     const bool constant = all_inputs_constant(body, node);
     if (!constant && !shapes_static(body, node)) continue;
     const ops::ValueType& declared = node.outputs[0];
+    const Tensor* first = constant && node.inputs.size() == 1
+                              ? &body.nodes[size_t(node.inputs[0].node)].value
+                              : nullptr;
+    const bool shares_bytes = first && declared.shape.is_fully_defined() &&
+                              declared.dtype == first->dtype() && keeps_the_bytes(node, *first);
     // (replaces_its_input walks the body: asked only of the rare huge node.)
     const bool huge = too_large(declared.shape);
-    const bool any_size = huge && constant && replaces_its_input(body, node);
+    const bool any_size = huge && constant && (shares_bytes || replaces_its_input(body, node));
     if (huge && !any_size) continue;
     Tensor result;
     try {
-      if (constant) {
+      if (shares_bytes) {
+        result = detail::with_shape(*first, declared.shape);
+      } else if (constant) {
         inputs.clear();
         for (graph::ValueRef in : node.inputs) inputs.push_back(body.nodes[size_t(in.node)].value);
         result = ops::run_eager(node.op, inputs, node.attrs, nullptr);

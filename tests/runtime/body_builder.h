@@ -100,7 +100,8 @@ inline Attrs cast_to(DType dtype) {
   return attrs;
 }
 
-inline Attrs random_shape(std::vector<int64_t> dims) {
+// A random op's or a reshape's shape.
+inline Attrs shape_attrs(std::vector<int64_t> dims) {
   Attrs attrs;
   attrs.ints = std::move(dims);
   return attrs;

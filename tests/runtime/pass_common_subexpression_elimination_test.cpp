@@ -58,8 +58,8 @@ TEST(CommonSubexpressionElimination, MergesIdenticalAddsAndTheirUsers) {
 
 TEST(CommonSubexpressionElimination, KeepsStatefulOpsApart) {
   BodyBuilder b;
-  ValueRef first = b.op(OpId::RandomUniform, {}, random_shape({2}));
-  ValueRef second = b.op(OpId::RandomUniform, {}, random_shape({2}));
+  ValueRef first = b.op(OpId::RandomUniform, {}, shape_attrs({2}));
+  ValueRef second = b.op(OpId::RandomUniform, {}, shape_attrs({2}));
   b.output(b.op(OpId::Add, {first, second}));
   const std::string before = b.body.to_string();
 

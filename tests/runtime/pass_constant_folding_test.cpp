@@ -74,7 +74,7 @@ TEST(ConstantFolding, LeavesOpThatThrowsUnfolded) {
 TEST(ConstantFolding, LeavesStatefulAndNonConstantOps) {
   BodyBuilder b;
   ValueRef x = b.placeholder("x", float32, {2});
-  ValueRef random = b.op(OpId::RandomUniform, {}, random_shape({2}));
+  ValueRef random = b.op(OpId::RandomUniform, {}, shape_attrs({2}));
   b.output(b.op(OpId::Add, {x, random}));
   b.output(b.op(OpId::Mul, {x, b.constant(constant(3.0))}));
   const std::string before = b.body.to_string();
@@ -122,6 +122,44 @@ TEST(ConstantFolding, FoldsAHugeTransposeOfAConstantOnlyItReads) {
   fold_constants(shared.body);
 
   EXPECT_EQ(shared.body.to_string(), before);
+}
+
+// A transpose of a constant whose elements are all the same bits, and a
+// reshape of any constant, fold into their input's bytes, shared (at any
+// size: the constant is not copied); a transpose of other values computes.
+TEST(ConstantFolding, FoldsLayoutOpsThatKeepTheBytesIntoTheirInputsStorage) {
+  const Tensor zeros_3d = zeros({1025, 2, 512}, float32);  // over kMaxFoldedElements
+  const Tensor values = constant({{1, 2, 3}, {4, 5, 6}});
+  const Tensor minus_zero = constant({-0.0f, 0.0f});
+  BodyBuilder b;
+  ValueRef shared_zeros = b.constant(zeros_3d);
+  b.output(b.op(OpId::Transpose, {shared_zeros}, perm_attrs({1, 0, 2})));
+  b.output(shared_zeros);
+  ValueRef shared_values = b.constant(values);
+  b.output(b.op(OpId::Reshape, {shared_values}, shape_attrs({3, 2})));
+  b.output(b.op(OpId::Transpose, {shared_values}, perm_attrs({1, 0})));
+  b.output(b.op(OpId::Reshape, {b.constant(minus_zero)}, shape_attrs({2, 1})));
+
+  fold_constants(b.body);
+
+  auto folded = [&](size_t output) -> const Tensor& {  // what the output's Identity reads
+    const Node& identity = b.body.nodes[size_t(b.body.outputs[output].node)];
+    const Node& node = b.body.nodes[size_t(identity.inputs[0].node)];
+    EXPECT_EQ(node.kind, NodeKind::Const) << node.name;
+    return node.value;
+  };
+  EXPECT_EQ(folded(0).shape(), Shape({2, 1025, 512}));
+  EXPECT_EQ(folded(0).raw_data(), zeros_3d.raw_data());
+  EXPECT_EQ(folded(2).to_vector<int32_t>(), (std::vector<int32_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(folded(2).shape(), Shape({3, 2}));
+  EXPECT_EQ(folded(2).raw_data(), values.raw_data());
+  EXPECT_EQ(folded(3).to_vector<int32_t>(), (std::vector<int32_t>{1, 4, 2, 5, 3, 6}));
+  EXPECT_NE(folded(3).raw_data(), values.raw_data());
+  EXPECT_EQ(folded(4).raw_data(), minus_zero.raw_data());
+  // The shared bytes stay the constant's: writing a copy of one copies first.
+  Tensor copy = folded(2);
+  copy.mutable_data<int32_t>()[0] = 7;
+  EXPECT_EQ(values.to_vector<int32_t>()[0], 1);
 }
 
 // shape, size and rank read only their input's type: they fold when its shape

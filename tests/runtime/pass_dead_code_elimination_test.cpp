@@ -23,7 +23,7 @@ TEST(DeadCodeElimination, RemovesUnusedGatherKeepsStatefulNodes) {
   ValueRef x = b.placeholder("x", int32, {1});
   ValueRef index = b.constant(constant({1}));
   b.op(OpId::Gather, {x, index});
-  b.op(OpId::RandomUniform, {}, random_shape({2}));
+  b.op(OpId::RandomUniform, {}, shape_attrs({2}));
   b.effect("print", {x});
   b.output(b.op(OpId::Neg, {x}));
   EXPECT_EQ(b.body.to_string(),

@@ -118,7 +118,7 @@ TEST(Fusion, OtherBroadcastsScalarsAndStatefulOpsStayOutside) {
   BodyBuilder b;
   ValueRef x = b.placeholder("x", float32, {2, 3});
   ValueRef bias = b.placeholder("bias", float32, {3});
-  ValueRef noise = b.op(OpId::RandomUniform, {}, random_shape({2, 3}));
+  ValueRef noise = b.op(OpId::RandomUniform, {}, shape_attrs({2, 3}));
   ValueRef biased = b.op(OpId::Add, {b.op(OpId::Mul, {x, noise}), bias});
   b.output(b.op(OpId::Tanh, {b.op(OpId::Sigmoid, {biased})}));
   ValueRef s = b.placeholder("s", float32, {});
