@@ -80,7 +80,8 @@ class Graph {
   //   ['a', 'a'] -> add
   //   ['add'] -> Identity
   std::string to_string() const;
-  // Graphviz DOT (dtype and shape on every edge).
+  // Graphviz DOT (dtype and shape on every edge; the bodies of staged `if`
+  // and `while` drawn as clusters).
   std::string to_dot() const;
   size_t num_nodes() const;
   // The op of each node, in order ("Placeholder", "add", "Identity", ...).

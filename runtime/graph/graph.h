@@ -99,7 +99,8 @@ struct Body {
   // fused node lists its members: "['a', 'b'] -> fused {sub, mul,
   // reduce_mean}".
   std::string to_string() const;
-  // Graphviz DOT, with dtype and shape on every edge.
+  // Graphviz DOT, with dtype and shape on every edge; an If's branches and a
+  // While's condition and body are clusters next to their node.
   std::string to_dot(const std::string& graph_name) const;
 
  private:
