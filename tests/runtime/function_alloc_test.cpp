@@ -293,6 +293,30 @@ void expect_iterations_allocate_nothing(const Call& call, int few, int many) {
   EXPECT_EQ(with_few, with_many) << few << " iterations vs " << many;
 }
 
+// The seed workloads whose plans plan_buffers_test.cpp counts: once the
+// first call has made the arena, a call allocates nothing through operator
+// new. (Their large results are blocks of the block cache, which this counter
+// does not see; tools/bench/memory_bench.cpp measures their bytes.)
+TEST(FunctionAlloc, WarmCallsOfTheSeedWorkloadsAllocateNothing) {
+  auto expect_warm_call_allocates_nothing = [](const char* name, const auto& call) {
+    call();
+    AllocationCounter counter;
+    call();
+    EXPECT_EQ(counter.stop(), kCacheHitAllocations) << name;
+  };
+  auto mse = ag::function(ag_workloads::mean_squared_error);
+  const Tensor a = ag::random_uniform({100000}, -1.0, 1.0, ag::float32, 1);
+  const Tensor b = ag::random_uniform({100000}, -1.0, 1.0, ag::float32, 2);
+  expect_warm_call_allocates_nothing("mse", [&] { return mse(a, b); });
+  auto collatz = ag::function(ag_workloads::collatz_steps);
+  const Tensor x = ag::range(ag::constant(1), ag::constant(3001));
+  expect_warm_call_allocates_nothing("collatz", [&] { return collatz(x); });
+  auto rnn = ag::function(ag_workloads::dynamic_rnn);
+  const Tensor input = ag::random_uniform({8, 20, 16}, -1.0, 1.0, ag::float32, 3);
+  const Tensor state = ag::zeros({8, 16}, ag::float32);
+  expect_warm_call_allocates_nothing("dynamic_rnn", [&] { return rnn(input, state); });
+}
+
 // A scalar loop: sum of range(n).
 TEST(FunctionAlloc, StagedForLoopIterationsAllocateNothing) {
   auto f = ag::function([](Tensor n) {

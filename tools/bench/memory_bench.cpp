@@ -145,9 +145,11 @@ struct Bytes {
   int64_t kept = 0;
 };
 
-// `make()` returns the call to measure (a callable that discards its result).
-template <class Make>
-Bytes measure(const Make& make) {
+// `make()` makes the function and returns the call to measure, which
+// discards its result.
+using MakeCall = std::function<std::function<void()>()>;
+
+Bytes measure(const MakeCall& make) {
   ag::detail::release_cached_blocks();
   const int64_t before = g_live.load();
   Bytes bytes;
@@ -176,7 +178,7 @@ const Inputs& inputs() {
   return *in;
 }
 
-void add(const std::string& name, std::function<std::function<void()>()> make) {
+void add(const std::string& name, MakeCall make) {
   benchmark::RegisterBenchmark(("memory/" + name).c_str(),
                                [make](benchmark::State& state) {
                                  Bytes bytes;
@@ -191,8 +193,7 @@ void add(const std::string& name, std::function<std::function<void()>()> make) {
 // A workload three ways: `hand` makes the hand-written call; `f` is the ag
 // code, called on `args()` eagerly and through ag::function.
 template <class F, class Args>
-void add_workload(const std::string& workload, std::function<std::function<void()>()> hand, F f,
-                  Args args) {
+void add_workload(const std::string& workload, MakeCall hand, F f, Args args) {
   add(workload + "/hand", std::move(hand));
   add(workload + "/eager", [f, args]() -> std::function<void()> {
     return [f, args] { benchmark::DoNotOptimize(std::apply(f, args())); };
