@@ -247,7 +247,7 @@ struct LoopModel {
   bool passes_on = false;
   // The trip count: none (""), the graph input "M" ("input"), or the
   // initializer "M" holding `m` ("initializer").
-  std::string trip_count;
+  std::string trip_count = "";
   int64_t m = 0;
 
   ag::onnx::Model load() const {
