@@ -51,7 +51,6 @@
 namespace ag::exec {
 
 using graph::count_reads;
-using graph::integer_constant;
 using graph::is_placeholder;
 using graph::producer;
 
@@ -96,19 +95,10 @@ std::optional<RowsLoop> loop_writing_every_row(const graph::Body& parent, const 
   if (!w.attrs.ints.empty() && w.attrs.ints[0] < size) return std::nullopt;  // maximum_iterations
   for (size_t j = 0; j < w.outputs.size(); ++j) {
     if (j == k || !is_counter(body, write.inputs[1], j, size)) continue;
-    if (integer_constant(parent, w.inputs[j]) != 0) return std::nullopt;
-    const graph::Node& next = producer(body, body.outputs[j]);
-    const bool steps_by_one =
-        next.is_op(ops::OpId::Add) &&
-        ((is_placeholder(body, next.inputs[0], j) && integer_constant(body, next.inputs[1]) == 1) ||
-         (is_placeholder(body, next.inputs[1], j) && integer_constant(body, next.inputs[0]) == 1));
-    const graph::Node& test = producer(cond, cond.outputs[0]);
-    const std::optional<int64_t> bound =
-        test.is_op(ops::OpId::Less) && is_placeholder(cond, test.inputs[0], j)
-            ? integer_constant(cond, test.inputs[1])
-            : std::nullopt;
-    if (!steps_by_one || !bound || *bound < size) return std::nullopt;
-    return RowsLoop{j, *bound, size};
+    const std::optional<graph::LoopCounter> counter = graph::loop_counter(parent, w, j);
+    if (!counter || counter->start != 0 || counter->step != 1 || counter->bound < size)
+      return std::nullopt;
+    return RowsLoop{j, counter->bound, size};
   }
   return std::nullopt;
 }

@@ -213,6 +213,25 @@ std::string Body::to_dot(const std::string& graph_name) const {
   return os.str();
 }
 
+std::optional<LoopCounter> loop_counter(const Body& parent, const Node& w, size_t j) {
+  const Body& cond = *w.subgraphs[0];
+  const Body& body = *w.subgraphs[1];
+  const std::optional<int64_t> start = integer_constant(parent, w.inputs[j]);
+  const Node& next = producer(body, body.outputs[j]);
+  std::optional<int64_t> step;
+  if (next.is_op(ops::OpId::Add) && is_placeholder(body, next.inputs[0], j))
+    step = integer_constant(body, next.inputs[1]);
+  else if (next.is_op(ops::OpId::Add) && is_placeholder(body, next.inputs[1], j))
+    step = integer_constant(body, next.inputs[0]);
+  const Node& test = producer(cond, cond.outputs[0]);
+  const std::optional<int64_t> bound =
+      test.is_op(ops::OpId::Less) && is_placeholder(cond, test.inputs[0], j)
+          ? integer_constant(cond, test.inputs[1])
+          : std::nullopt;
+  if (!start || !step || !bound) return std::nullopt;
+  return LoopCounter{*start, *step, *bound};
+}
+
 std::vector<int64_t> transpose_permutation(const Node& transpose) {
   const int rank = transpose.outputs[0].shape.rank();
   std::vector<int64_t> perm = transpose.attrs.ints;

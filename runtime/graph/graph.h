@@ -135,6 +135,19 @@ inline std::optional<int64_t> integer_constant(const Body& body, ValueRef v) {
   return n.value.item<int64_t>();
 }
 
+// Loop variable j of While `w` (a node of `parent`) as a counter: it starts
+// at an integer constant, its next value is j + step or step + j for an
+// integer constant step, and the loop's condition is exactly j < bound, an
+// integer constant. Null when it is not one. The executor's row loops
+// (exec/plan_views.cpp) and the counter-sign pass (passes/counter_signs.cpp)
+// ask this of the loops they change.
+struct LoopCounter {
+  int64_t start;
+  int64_t step;
+  int64_t bound;
+};
+std::optional<LoopCounter> loop_counter(const Body& parent, const Node& w, size_t j);
+
 // How often node `node`'s outputs are read: by nodes (an Identity counts as
 // a reader) and as the body's outputs.
 inline int count_reads(const Body& body, int32_t node) {

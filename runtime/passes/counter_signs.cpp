@@ -41,27 +41,16 @@ bool at_most_zero(const graph::Body& body, graph::ValueRef v) {
 
 // Whether loop variable j of `w` (in `parent`) is never negative in the body.
 bool never_negative(const graph::Body& parent, const graph::Node& w, size_t j) {
-  const graph::Body& cond = *w.subgraphs[0];
-  const graph::Body& body = *w.subgraphs[1];
   const DType dtype = w.outputs[j].dtype;
   if ((dtype != DType::int32 && dtype != DType::int64) || w.outputs[j].shape.rank() != 0)
     return false;
-  const std::optional<int64_t> start = graph::integer_constant(parent, w.inputs[j]);
-  if (!start || *start < 0) return false;
-  const graph::Node& next = graph::producer(body, body.outputs[j]);
-  std::optional<int64_t> step;
-  if (next.is_op(ops::OpId::Add) && graph::is_placeholder(body, next.inputs[0], j))
-    step = graph::integer_constant(body, next.inputs[1]);
-  else if (next.is_op(ops::OpId::Add) && graph::is_placeholder(body, next.inputs[1], j))
-    step = graph::integer_constant(body, next.inputs[0]);
-  if (!step || *step < 0) return false;
-  const graph::Node& test = graph::producer(cond, cond.outputs[0]);
-  if (!test.is_op(ops::OpId::Less) || !graph::is_placeholder(cond, test.inputs[0], j)) return false;
-  const std::optional<int64_t> bound = graph::integer_constant(cond, test.inputs[1]);
+  const std::optional<graph::LoopCounter> counter = graph::loop_counter(parent, w, j);
+  if (!counter || counter->start < 0 || counter->step < 0) return false;
   const int64_t max = dtype == DType::int32 ? std::numeric_limits<int32_t>::max()
                                             : std::numeric_limits<int64_t>::max();
-  // The largest value j + c reaches: (bound - 1) + c, which must not wrap.
-  return bound && *step <= max && *bound - 1 <= max - *step;
+  // The largest value j + c reaches: (bound - 1) + c, which must not wrap
+  // (with bound <= 0 the body never runs).
+  return counter->step <= max && (counter->bound <= 0 || counter->bound - 1 <= max - counter->step);
 }
 
 // Forwards `where(j < k, a, b)` to b in `body` for the counter j; returns
