@@ -328,6 +328,8 @@ std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const 
     }
     case OpId::Range:
       return {e.op("Range", {in[0], in[1], in[2]})};
+    case OpId::Zeros:
+      return {ex.zeros(g, attrs.ints, attrs.dtype)};
     case OpId::TensorArrayWrite:
       // A write makes a sequence, which export_array_op emits.
       throw InternalError("onnx export: node '" + n.name + "' is a TensorArray write");

@@ -125,6 +125,15 @@ std::string Exporter::int64s(const std::vector<int64_t>& values) {
   return constant(ag::constant(values, Shape{int64_t(values.size())}), "ints");
 }
 
+std::string Exporter::zeros(::onnx::GraphProto& g, const std::vector<int64_t>& dims, DType dtype) {
+  std::string out;
+  auto* value = add(g, "ConstantOfShape", {int64s(dims)}, out).add_attribute();
+  value->set_name("value");
+  value->set_type(::onnx::AttributeProto::TENSOR);
+  *value->mutable_t() = tensor_to_proto(ag::zeros(Shape{1}, dtype), "value");
+  return out;
+}
+
 namespace {
 
 std::vector<OnnxValue> tensors(const std::vector<std::string>& names) {
@@ -156,11 +165,7 @@ const std::string& Exporter::tensor(OnnxValue& v, ::onnx::GraphProto& g) {
                           std::find(row.begin(), row.end(), kUnknownDim) == row.end();
   std::string rows = v.sequence;
   if (may_be_empty && static_row) {
-    std::string zero_row;
-    auto* value = add(g, "ConstantOfShape", {int64s(row)}, zero_row).add_attribute();
-    value->set_name("value");
-    value->set_type(::onnx::AttributeProto::TENSOR);
-    *value->mutable_t() = tensor_to_proto(zeros(Shape{1}, v.stacked.dtype), "value");
+    const std::string zero_row = zeros(g, row, v.stacked.dtype);
     rows = node(g, "SequenceInsert", {rows, zero_row, constant(Tensor(int64_t{0}), "zero")})[0];
   }
   std::string stacked;

@@ -51,6 +51,8 @@ class Exporter {
   // A top-level initializer holding `value`.
   std::string constant(const Tensor& value, const std::string& base = "const");
   std::string int64s(const std::vector<int64_t>& values);
+  // ConstantOfShape: zeros of `dtype` and the static dims.
+  std::string zeros(::onnx::GraphProto& g, const std::vector<int64_t>& dims, DType dtype);
 
   // Emits `body` into `g` with its placeholders bound to `inputs`; returns the
   // body's outputs.

@@ -10,6 +10,7 @@
 #include "ag/ops.h"
 #include "ag/tensor_array.h"
 #include "import_ops.h"
+#include "ops/dispatch.h"
 #include "tensor_proto.h"
 
 namespace ag::onnx_io {
@@ -60,11 +61,20 @@ std::vector<Tensor> import_constant(NodeContext& ctx) {
   ctx.unsupported("only the value, value_float(s) and value_int(s) attributes are supported");
 }
 
+// Zeros (no value, or a value whose bits are all clear) load as the zeros
+// op, as a trace makes them: a large array's zeros are not a constant of the
+// loaded graph, and a plan that overwrites them never computes them.
 std::vector<Tensor> import_constant_of_shape(NodeContext& ctx) {
   std::vector<int64_t> dims = ctx.constant_ints(0, "shape");
-  if (!ctx.has_attr("value")) return {zeros(shape_of(dims), float32)};
-  Tensor value = tensor_from_proto(ctx.attr_tensor("value"), ctx.where() + ": attribute 'value'");
+  if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
+    ctx.invalid("input 'shape' has a negative dim");
+  Tensor value = ctx.has_attr("value") ? tensor_from_proto(ctx.attr_tensor("value"),
+                                                           ctx.where() + ": attribute 'value'")
+                                       : zeros(Shape{1}, float32);
   if (value.num_elements() != 1) ctx.invalid("attribute 'value' must hold one element");
+  const auto* bytes = static_cast<const unsigned char*>(value.raw_data());
+  if (std::all_of(bytes, bytes + dtype_size(value.dtype()), [](unsigned char b) { return b == 0; }))
+    return {ops::zeros_op(shape_of(dims), value.dtype())};
   return {broadcast_to(reshape(value, {}), shape_of(dims))};
 }
 

@@ -62,9 +62,9 @@ namespace {
 // path that returns nothing): never observed, it only gives the node a type.
 Tensor placeholder_value(const ops::ValueType& type) {
   Shape shape;
-  if (type.shape.has_unknown_rank()) return zeros(Shape{}, type.dtype);
+  if (type.shape.has_unknown_rank()) return ops::zeros_op(Shape{}, type.dtype);
   for (int64_t d : type.shape) shape.push_back(d == kUnknownDim ? 0 : d);
-  return zeros(shape, type.dtype);
+  return ops::zeros_op(shape, type.dtype);
 }
 
 // The value a path that never sets `leaf` leaves it with: an unwritten
@@ -76,7 +76,7 @@ Tensor unset_value(const Leaf& leaf, const ops::ValueType& type) {
   Shape shape{leaf.array_rows};
   for (int i = 1; i < type.shape.rank(); ++i)
     shape.push_back(type.shape[i] == kUnknownDim ? 0 : type.shape[i]);
-  return zeros(shape, type.dtype);
+  return ops::zeros_op(shape, type.dtype);
 }
 
 std::vector<Tensor> values_of(const std::vector<Leaf>& leaves) {

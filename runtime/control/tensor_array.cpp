@@ -50,7 +50,7 @@ TensorArray::TensorArray(DType dtype, int64_t size, bool dynamic_size,
   if (element_shape && element_shape->is_fully_defined()) {
     Shape full{size};
     for (int64_t d : *element_shape) full.push_back(d);
-    buffer_ = zeros(full, dtype);
+    buffer_ = ops::zeros_op(full, dtype);
   }
 }
 
@@ -63,7 +63,7 @@ TensorArray& TensorArray::write(const Tensor& index, const Tensor& value, CallSi
   if (!buffer_.defined()) {
     Shape full{size_};
     for (int64_t d : value.shape()) full.push_back(d == kUnknownDim ? 0 : d);
-    buffer_ = zeros(full, dtype_);
+    buffer_ = ops::zeros_op(full, dtype_);
   }
   if (write_in_place(buffer_, index, value)) return *this;
   ops::Attrs attrs;
@@ -85,7 +85,7 @@ Tensor TensorArray::stack() const {
   if (element_shape_) {
     for (int64_t d : *element_shape_) full.push_back(d == kUnknownDim ? 0 : d);
   }
-  return zeros(full, dtype_);
+  return ops::zeros_op(full, dtype_);
 }
 
 TensorArray& TensorArray::unstack(const Tensor& value) {

@@ -211,8 +211,11 @@ class Plan {
   void enter_loop(Arena& a, const Step& step) const;
   void update_loop_variables(Arena& a, const Step& step) const;
   void run_fused(Arena& a, const Step& step) const;  // plan_fused.cpp
-  // Row views and loop variables overwritten whole (plan_views.cpp): marked
-  // after the steps are built, before the memory plan.
+  // Loop variables overwritten whole (plan_views.cpp): marked after the
+  // steps are built, before the shape-only steps.
+  void mark_dead_initial_values();
+  // Row views (plan_views.cpp): marked after the shape-only steps, before
+  // the memory plan.
   void mark_views();
   void mark_strided_view(Step& gather);
   bool reads_strided(const Step& step) const;

@@ -249,23 +249,33 @@ void Plan::Compiler::build_steps() {
 }
 
 // 2b. Shape-only steps.
-// Needs: steps (phase 2).
-// Guarantees: a Range step whose value is no output of the plan and is read
-// only by kShapeOnly ops (dim, shape, size, rank: a staged for loop's length
-// once the loop computes its elements itself, passes/range_loops.cpp) is
-// shape_only: it runs its shape rule, with the same errors, but computes no
-// elements and gets no buffer. (Range's kernel cannot fail where its shape
-// rule succeeded, so no error is lost.)
+// Needs: steps (phase 2), the loop variables overwritten whole
+// (mark_dead_initial_values).
+// Guarantees: a Range or Zeros step whose value is no output of the plan
+// and is read only for its shape is shape_only: it runs its shape rule, with
+// the same errors, but computes no elements and gets no buffer. (Neither
+// kernel can fail where its shape rule succeeded, so no error is lost.) A
+// value is read only for its shape by kShapeOnly ops (dim, shape, size,
+// rank: a staged for loop's length once the loop computes its elements
+// itself, passes/range_loops.cpp) and as the initial value of a loop
+// variable that the loop overwrites whole before reading it (a TensorArray's
+// zeros, written at every index).
 void Plan::Compiler::mark_shape_only_steps() {
   std::vector<bool> only_shape_read(size_t(num_slots()), true);
   for (const Step& step : plan.steps_) {
     const bool reads_shape = step.op && (step.op->flags & ops::kShapeOnly);
-    for (int32_t in : step.inputs)
-      only_shape_read[size_t(in)] = only_shape_read[size_t(in)] && reads_shape;
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const bool dead_initial_value =
+          i < step.initial_value_dead.size() && step.initial_value_dead[i];
+      const int32_t in = step.inputs[i];
+      only_shape_read[size_t(in)] =
+          only_shape_read[size_t(in)] && (reads_shape || dead_initial_value);
+    }
   }
   for (int32_t o : plan.outputs_) only_shape_read[size_t(o)] = false;
   for (Step& step : plan.steps_) {
-    step.shape_only = step.kind == graph::NodeKind::Op && step.op->id == ops::OpId::Range &&
+    step.shape_only = step.kind == graph::NodeKind::Op &&
+                      (step.op->id == ops::OpId::Range || step.op->id == ops::OpId::Zeros) &&
                       only_shape_read[size_t(step.out_slot)];
   }
 }
@@ -597,6 +607,7 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
   Compiler compiler{*this, *body_, layout, branch_inputs, branch_output_slot, {}, {}, {}, -1};
   compiler.assign_slots();
   compiler.build_steps();
+  mark_dead_initial_values();
   compiler.mark_shape_only_steps();
   mark_views();
   compiler.plan_memory();

@@ -103,15 +103,21 @@ std::optional<RowsLoop> loop_writing_every_row(const graph::Body& parent, const 
   return std::nullopt;
 }
 
+void Plan::mark_dead_initial_values() {
+  for (Step& step : steps_) {
+    if (step.kind != graph::NodeKind::While) continue;
+    step.initial_value_dead.assign(step.buffers.size(), 0);
+    for (size_t k = 0; k < step.buffers.size(); ++k)
+      step.initial_value_dead[k] = loop_writing_every_row(*body_, *step.node, k).has_value();
+  }
+}
+
 void Plan::mark_views() {
   const graph::Body& body = *body_;
   std::vector<bool> is_output(sources_.size(), false);
   for (int32_t o : outputs_) is_output[size_t(o)] = true;
   for (Step& step : steps_) {
     if (step.kind == graph::NodeKind::While) {
-      step.initial_value_dead.assign(step.buffers.size(), 0);
-      for (size_t k = 0; k < step.buffers.size(); ++k)
-        step.initial_value_dead[k] = loop_writing_every_row(body, *step.node, k).has_value();
       if (step.inline_loop) {
         keep_rows_in_arrays(step);
         interchange_loop(step);

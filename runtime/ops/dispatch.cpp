@@ -106,7 +106,7 @@ Tensor record_or_run(const OpDef& def, std::span<const Tensor> inputs, const Att
                      CallSite site) {
   bool symbolic = false;
   for (const Tensor& t : inputs) symbolic |= t.is_symbolic();
-  if (symbolic || (def.flags & kStateful)) {
+  if (symbolic || (def.flags & (kStateful | kTracedAlways))) {
     const TraceHooks* hooks = g_trace_hooks.load(std::memory_order_acquire);
     if (symbolic || (hooks && hooks->is_tracing())) {
       if (!hooks)
@@ -126,6 +126,13 @@ Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, CallSi
   if (OpObserver* observer = t_op_observer) [[unlikely]]
     observer->on_op(op, inputs, attrs, site, output);
   return output;
+}
+
+Tensor zeros_op(const Shape& shape, DType dtype, CallSite site) {
+  Attrs attrs;
+  attrs.ints.assign(shape.begin(), shape.end());
+  attrs.dtype = dtype;
+  return apply(OpId::Zeros, {}, attrs, site);
 }
 
 }  // namespace ag::ops

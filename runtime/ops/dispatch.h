@@ -18,6 +18,10 @@ inline Tensor apply(OpId op, std::initializer_list<Tensor> inputs, const Attrs& 
                     CallSite site = {}) {
   return apply(op, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs, site);
 }
+// The zeros op: zeros of a static shape that a trace records as a node, not
+// as a constant it keeps (ops.def). For the zeros the runtime itself makes,
+// such as a TensorArray's initial rows.
+Tensor zeros_op(const Shape& shape, DType dtype, CallSite site = {});
 // Runs the kernel on eager inputs (used by constant folding as well). Its
 // errors name the op.
 Tensor run_eager(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, RandomState* rng);

@@ -621,6 +621,14 @@ ValueType infer_range(const InferContext& ctx) {
   return {dtype, Shape{length}};
 }
 
+ValueType infer_zeros(const InferContext& ctx) {
+  require_valid_dtype(ctx, ctx.attrs.dtype);
+  const auto& dims = ctx.attrs.ints;
+  if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
+    fail(ctx, "the shape must be fully defined");
+  return {ctx.attrs.dtype, Shape(std::span<const int64_t>(dims.data(), dims.size()))};
+}
+
 ValueType infer_random(const InferContext& ctx) {
   const auto& dims = ctx.attrs.ints;
   require_valid_dtype(ctx, ctx.attrs.dtype);

@@ -1,8 +1,9 @@
-// Creation kernels: range and the stateful random ops. Random values come
+// Creation kernels: range, zeros and the stateful random ops. Random values come
 // from the counter-based generator of ops/random.h: element i of a draw uses
 // random_bits(state, i), then the state's counter moves past the draw, so a
 // seed gives the same sequence eagerly and in a graph.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numbers>
 #include <string>
@@ -45,6 +46,11 @@ void kernel_range(const KernelContext& ctx) {
       for (int64_t i = 0; i < n; ++i) out[i] = add(start, mul(T(i), delta));
     }
   });
+}
+
+// Every dtype's zero is all bits clear.
+void kernel_zeros(const KernelContext& ctx) {
+  std::memset(ctx.out, 0, size_t(ctx.out_shape->num_elements()) * dtype_size(ctx.out_dtype));
 }
 
 // Floats in [lo, hi); integers in [lo, hi).

@@ -119,6 +119,8 @@ enum OpFlags : uint32_t {
   kShapeOnly = 1u << 3,        // the kernel reads its inputs' shapes, never their data
   kShapeFromValues = 1u << 4,  // the output shape depends on input values, not only on
                                // their shapes and attrs (infer reads InferContext::values)
+  kTracedAlways = 1u << 5,     // a node of the trace even when no input is symbolic (its
+                               // value is not stored in the trace as a constant)
 };
 
 struct OpDef {

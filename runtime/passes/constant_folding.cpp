@@ -23,6 +23,11 @@
 // starts from), is its input's bytes under its own shape: the folded
 // constant shares the input's storage, so that the optimised graph and the
 // trace it was copied from hold those bytes once.
+// A zeros op folds only up to kMaxFoldedZeros elements: larger, it stays an
+// op, which costs no memory in the graph, and nothing at run time where a
+// loop overwrites it before reading it (exec/plan_compile.cpp). A reshape,
+// expand_dims, squeeze or transpose of a zeros op becomes a zeros op of its
+// own shape (transposed_arrays.cpp lays out a loop's zeros so).
 // A folded node's shape may become more specific (e.g. a `range` whose length
 // was unknown while tracing). One forward sweep folds whole constant chains.
 // The folded node's former inputs may become dead.
@@ -38,6 +43,8 @@ namespace ag::passes {
 namespace {
 
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
+// As TensorFlow's tf.zeros, which is a constant up to 1,000 elements.
+constexpr int64_t kMaxFoldedZeros = 1024;
 
 bool all_inputs_constant(const graph::Body& body, const graph::Node& node) {
   for (graph::ValueRef in : node.inputs) {
@@ -72,17 +79,21 @@ bool all_elements_equal(const Tensor& t) {
   return bytes <= element || std::memcmp(data, data + element, bytes - element) == 0;
 }
 
+// Ops that only move their input's elements: of all-equal elements, the
+// result is the same elements under the op's shape.
+bool moves_elements(ops::OpId op) {
+  return op == ops::OpId::Reshape || op == ops::OpId::ExpandDims || op == ops::OpId::Squeeze ||
+         op == ops::OpId::Transpose;
+}
+
 bool keeps_the_bytes(const graph::Node& node, const Tensor& input) {
-  switch (node.op) {
-    case ops::OpId::Reshape:
-    case ops::OpId::ExpandDims:
-    case ops::OpId::Squeeze:
-      return true;
-    case ops::OpId::Transpose:
-      return all_elements_equal(input);
-    default:
-      return false;
-  }
+  return moves_elements(node.op) && (node.op != ops::OpId::Transpose || all_elements_equal(input));
+}
+
+bool moves_zeros(const graph::Body& body, const graph::Node& node) {
+  return moves_elements(node.op) &&
+         body.nodes[size_t(node.inputs[0].node)].is_op(ops::OpId::Zeros) &&
+         node.outputs[0].shape.is_fully_defined();
 }
 
 }  // namespace
@@ -92,6 +103,16 @@ void fold_constants(graph::Body& body) {
   std::vector<ops::ValueType> types;
   for (graph::Node& node : body.nodes) {
     if (node.kind != graph::NodeKind::Op || node.is_stateful()) continue;
+    if (moves_zeros(body, node)) {
+      const Shape& shape = node.outputs[0].shape;
+      node.op = ops::OpId::Zeros;
+      node.inputs.clear();
+      node.attrs = {};
+      node.attrs.ints.assign(shape.begin(), shape.end());
+      node.attrs.dtype = node.outputs[0].dtype;
+    }
+    if (node.is_op(ops::OpId::Zeros) && node.outputs[0].shape.num_elements() > kMaxFoldedZeros)
+      continue;
     const bool constant = all_inputs_constant(body, node);
     if (!constant && !shapes_static(body, node)) continue;
     const ops::ValueType& declared = node.outputs[0];

@@ -5,8 +5,8 @@
 // through such a transpose, the loop can write it transposed instead: row i
 // goes to index i of axis a of [batch, time, features] (tensor_array_write's
 // attrs.axis), as runs of its inner elements, and the transpose goes. Its
-// initial value is transposed once, before the loop (a constant, the usual
-// zeros, is folded).
+// initial value is transposed once, before the loop (folded when it is a
+// constant or the usual zeros op, constant_folding.cpp).
 //
 // Needs: a valid body whose nested bodies are optimised.
 // Guarantees: for a While w and its loop variable k such that

@@ -17,6 +17,7 @@ fz_clip), so float32 arithmetic is exact; every variable keeps the dtype and
 shape of the input `x`; conditions are scalar bools.
 """
 import argparse
+import math
 import random
 import sys
 
@@ -51,6 +52,8 @@ FEATURES = {
                          "stacked and transposed (rows moved off axis 0); near misses too",
     "array_broadcast": "in transposed_arrays loops, some rows of lower rank than the state, "
                        "which broadcast against it",
+    "large_arrays": "in transposed_arrays loops, some arrays of more than 1,024 elements, whose "
+                    "zeros stay a zeros op (not folded into a constant)",
     "method": "some functions are marked methods of an ag::Module reading a private member: "
               "in or out of their class, const, static",
 }
@@ -490,6 +493,9 @@ class FunctionGen:
             (2, True): [(3, 6), (4, 5), (2, 9), (3, 7), (4, 8)], (2, False): [(2, 3), (3, 4), (2, 8)],
             (3, True): [(2, 3, 4), (2, 2, 5), (3, 2, 3)], (3, False): [(2, 2, 2), (2, 2, 3)],
         }[(row_rank, big)]))
+        if self.on("large_arrays") and r.random() < 0.25:
+            # The array's steps * rows then exceed constant folding's 1,024 zeros.
+            row[-1] *= -(-520 // math.prod(row))
         op = r.choice(["+", "-", "*"])
         # "invariant": the same tensor every iteration, not a row.
         read = r.choice(["row", "transposed", "transposed", "gather", "broadcast", "invariant"])

@@ -248,20 +248,27 @@ TEST(OnnxLoopImport, MaximumIterationsIsNotAnIterationCount) {
 // dynamic_rnn exported and loaded: the SequenceInsert's position, which the
 // importer normalises as where(i < 0, i + length, i), folds to the counter
 // (passes/counter_signs.cpp), so the loaded plan is the traced one, its loop
-// run batch-major (exec/plan_interchange.cpp); values bit for bit.
+// run batch-major (exec/plan_interchange.cpp); values bit for bit. The
+// array's zeros: a constant (960 elements), or the zeros op, exported as a
+// ConstantOfShape that loads as the zeros op again (3,200 elements).
 TEST(OnnxLoopImport, DynamicRnnLoadsWithTheTracedPlan) {
   auto f = ag::function(ag_test::dynamic_rnn);
-  const Tensor x = ag::random_uniform({4, 10, 24}, -1.0, 1.0, ag::float32, 1);
-  const Tensor state = ag::random_uniform({4, 24}, -1.0, 1.0, ag::float32, 2);
-  const auto concrete = f.get_concrete_function(x, state);
-  const ag::onnx::Model loaded =
-      ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(concrete.graph()));
-  EXPECT_EQ(loaded.plan_stats().to_string(), concrete.plan_stats().to_string());
-  EXPECT_EQ(loaded.plan_stats().interchanged_loops, 1u);
-  for (const Tensor& input : {x, x * 3}) {
-    const Tensor want = f(input, state), got = loaded({input, state})[0];
-    ASSERT_EQ(got.shape(), want.shape());
-    EXPECT_EQ(got.to_vector<float>(), want.to_vector<float>());
+  for (int64_t time : {10, 100}) {
+    SCOPED_TRACE("time steps: " + std::to_string(time));
+    const Tensor x = ag::random_uniform({4, time, 8}, -1.0, 1.0, ag::float32, 1);
+    const Tensor state = ag::random_uniform({4, 8}, -1.0, 1.0, ag::float32, 2);
+    const auto concrete = f.get_concrete_function(x, state);
+    const ag::onnx::Model loaded =
+        ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(concrete.graph()));
+    EXPECT_EQ(loaded.plan_stats().to_string(), concrete.plan_stats().to_string());
+    EXPECT_EQ(loaded.plan_stats().interchanged_loops, 1u);
+    const std::vector<std::string> ops = loaded.graph().ops();
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "zeros"), time == 100 ? 1 : 0);
+    for (const Tensor& input : {x, x * 3}) {
+      const Tensor want = f(input, state), got = loaded({input, state})[0];
+      ASSERT_EQ(got.shape(), want.shape());
+      EXPECT_EQ(got.to_vector<float>(), want.to_vector<float>());
+    }
   }
 }
 

@@ -278,6 +278,29 @@ TEST(OnnxSave, FixedAndGrowingTensorArraysBecomeSequences) {
   EXPECT_EQ(ops.at("ConcatFromSequence"), 2);
 }
 
+// An array of more elements than constant folding folds zeros of starts
+// from a ConstantOfShape, not from an initializer holding its zeros.
+TEST(OnnxSave, ALargeArraysZerosAreAConstantOfShape) {
+  auto f = ag::function([](ag::Tensor x) {
+    ag::TensorArray rows(ag::float32, 300);
+    ag::for_stmt(
+        ag::range(ag::constant(300)), ag::no_extra_test,
+        [&](ag::Tensor i) { rows.write(i, x * ag::cast(i, ag::float32)); },
+        ag::state({"rows"}, rows));
+    return rows.stack();
+  });
+  const ag::Tensor x = ag::constant({3.0f, -1.5f, 7.0f, 2.0f, 0.5f});
+  expect_round_trip(f, x);
+  const ::onnx::ModelProto model =
+      parse(ag_onnx_test::export_model(f.get_concrete_function(x).graph(), next_model_name()));
+  EXPECT_EQ(op_types(model.graph()).at("ConstantOfShape"), 1);
+  for (const ::onnx::TensorProto& init : model.graph().initializer()) {
+    int64_t elements = 1;
+    for (int64_t d : init.dims()) elements *= d;
+    EXPECT_LT(elements, 1500) << init.name();
+  }
+}
+
 TEST(OnnxSave, AnArrayThatMayBeEmptyIsStackedBehindAZeroRow) {
   // With n = 0 nothing is written and the stack is [0, 2]: rows that
   // ConcatFromSequence of an empty sequence has no shape for.

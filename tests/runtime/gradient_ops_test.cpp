@@ -339,10 +339,10 @@ TEST(OpGradientCoverage, NotDifferentiableOpsAreTheExpectedOnes) {
     if (!def.differentiable()) marked.insert(std::string(def.name));
   }
   std::set<std::string> expected = {
-      "logical_not", "floordiv",      "equal",          "not_equal",    "less",       "less_equal",
-      "greater",     "greater_equal", "logical_and",    "logical_or",   "reduce_any", "reduce_all",
-      "argmax",      "argmin",        "one_hot",        "shape",        "size",       "rank",
-      "dim",         "range",         "random_uniform", "random_normal"};
+      "logical_not", "floordiv",      "equal",          "not_equal",     "less",       "less_equal",
+      "greater",     "greater_equal", "logical_and",    "logical_or",    "reduce_any", "reduce_all",
+      "argmax",      "argmin",        "one_hot",        "shape",         "size",       "rank",
+      "dim",         "range",         "random_uniform", "random_normal", "zeros"};
   EXPECT_EQ(marked, expected);
 }
 

@@ -165,6 +165,60 @@ TEST(ConstantFolding, FoldsLayoutOpsThatKeepTheBytesIntoTheirInputsStorage) {
 // shape, size and rank read only their input's type: they fold when its shape
 // is static, whatever computes the input (and the outputs' Identity nodes
 // with them), and stay for run time otherwise.
+Attrs zeros_attrs(std::vector<int64_t> dims, DType dtype) {
+  Attrs attrs = shape_attrs(std::move(dims));
+  attrs.dtype = dtype;
+  return attrs;
+}
+
+// Small zeros become a constant; large ones stay an op, which holds no
+// memory in the graph (1,024 elements at most fold, as tf.zeros's 1,000).
+TEST(ConstantFolding, FoldsOnlySmallZeros) {
+  BodyBuilder b;
+  b.output(b.op(OpId::Zeros, {}, zeros_attrs({32, 32}, int32)));
+  b.output(b.op(OpId::Zeros, {}, zeros_attrs({1025}, float32)));
+
+  fold_constants(b.body);
+
+  ASSERT_EQ(b.body.nodes[0].kind, NodeKind::Const);
+  EXPECT_EQ(b.body.nodes[0].value.to_vector<int32_t>(), std::vector<int32_t>(1024, 0));
+  EXPECT_EQ(b.body.nodes[0].outputs[0].shape, Shape({32, 32}));
+  EXPECT_TRUE(b.body.nodes[2].is_op(OpId::Zeros));
+}
+
+// A layout op of zeros is zeros of its own shape (a TensorArray laid out
+// transposed, passes/transposed_arrays.cpp), folded when small; the zeros it
+// read are left for dead code elimination.
+TEST(ConstantFolding, TurnsLayoutOpsOfZerosIntoZerosOfTheirShape) {
+  BodyBuilder b;
+  ValueRef large = b.op(OpId::Zeros, {}, zeros_attrs({2, 1000, 3}, float64));
+  b.output(b.op(OpId::Transpose, {large}, perm_attrs({1, 0, 2})));
+  b.output(b.op(OpId::Reshape, {large}, shape_attrs({6000})));
+  ValueRef small = b.op(OpId::Zeros, {}, zeros_attrs({2, 3, 4}, bool_));
+  b.output(b.op(OpId::Transpose, {small}, perm_attrs({2, 0, 1})));
+
+  fold_constants(b.body);
+  eliminate_dead_code(b.body);
+
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> transpose\n"
+            "['transpose'] -> Identity\n"
+            "[] -> reshape\n"
+            "['reshape'] -> Identity_1\n"
+            "[] -> Identity_2\n");
+  const Node& transposed = b.body.nodes[0];
+  ASSERT_TRUE(transposed.is_op(OpId::Zeros));
+  EXPECT_EQ(transposed.attrs.ints, (std::vector<int64_t>{1000, 2, 3}));
+  EXPECT_EQ(transposed.attrs.dtype, float64);
+  EXPECT_EQ(transposed.outputs[0].shape, Shape({1000, 2, 3}));
+  ASSERT_TRUE(b.body.nodes[2].is_op(OpId::Zeros));
+  EXPECT_EQ(b.body.nodes[2].attrs.ints, (std::vector<int64_t>{6000}));
+  const Node& small_transposed = b.body.nodes[4];  // the small transpose's output, folded
+  ASSERT_EQ(small_transposed.kind, NodeKind::Const);
+  EXPECT_EQ(small_transposed.value.spec().to_string(), "TensorSpec(shape=(4, 2, 3), dtype=bool)");
+  EXPECT_EQ(small_transposed.value.to_vector<bool>(), std::vector<bool>(24, false));
+}
+
 TEST(ConstantFolding, FoldsShapeOpsOfStaticShapes) {
   BodyBuilder b;
   Attrs int32_out;

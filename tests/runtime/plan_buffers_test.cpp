@@ -7,6 +7,7 @@
 // checks that repeated calls and loop iterations allocate nothing more.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <tuple>
 #include <typeinfo>
 
@@ -92,6 +93,58 @@ TEST(PlanBuffers, DynamicRnnWritesStateAndTensorArrayInPlace) {
   // input's transpose went). Condition: the comparison. Body: none (a view
   // and three writes into loop variables).
   EXPECT_EQ(plan.num_buffers_in_all_plans(), 2u);
+}
+
+// Elements of the largest constant of `body` and its nested bodies.
+int64_t largest_constant(const ag::graph::Body& body) {
+  int64_t largest = 0;
+  for (const ag::graph::Node& n : body.nodes) {
+    if (n.kind == ag::graph::NodeKind::Const) largest = std::max(largest, n.value.num_elements());
+    for (const auto& nested : n.subgraphs) largest = std::max(largest, largest_constant(*nested));
+  }
+  return largest;
+}
+
+// An array larger than constant folding folds zeros of (1,600 elements):
+// its zeros are a zeros node in the trace and in the optimised graph, not a
+// constant either keeps, and the plan never computes them, because the loop
+// writes every row before it reads one.
+TEST(PlanBuffers, DynamicRnnNeitherStoresNorComputesItsArraysZeros) {
+  auto rnn = ag::function(dynamic_rnn, {.name = "dynamic_rnn"});
+  Tensor input = ag::random_uniform({4, 50, 8}, -1.0, 1.0, ag::float32, 3);
+  Tensor state = ag::zeros({4, 8}, ag::float32);
+  ag_test::expect_same_bits(dynamic_rnn(input, state), rnn(input, state));
+  const ag::Graph trace = rnn.get_concrete_function(input, state).graph();
+  const auto ops = trace.ops();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "zeros"), ops.end()) << trace.to_string();
+  EXPECT_LT(largest_constant(trace.body()), 1600) << trace.to_string();
+  const auto optimized = ag_test::optimized_body(rnn, input, state);
+  EXPECT_LT(largest_constant(*optimized), 1600);
+  const ag::exec::Plan& plan = plan_for(rnn, input, state);
+  EXPECT_EQ(plan.num_shape_only_steps(), 1u);  // the zeros
+  EXPECT_EQ(plan.num_uncopied_loop_variables(), 1u);
+  EXPECT_EQ(plan.num_buffers_in_all_plans(), 2u);
+}
+
+// When the loop reads the array before writing every row, the zeros are
+// computed (into a buffer), and the values are eager's.
+TEST(PlanBuffers, ArrayReadBeforeItIsWrittenStartsFromComputedZeros) {
+  auto shifted = [](Tensor x) {
+    ag::TensorArray rows(ag::float32, 40, false, ag::Shape{50});
+    Tensor i = ag::constant(int64_t{1});
+    ag::while_stmt([&] { return i < 40; },
+                   [&] {
+                     rows.write(i, rows.read(i - 1) + x);
+                     i = i + 1;
+                   },
+                   ag::state({"i", "rows"}, i, rows));
+    return rows.stack();
+  };
+  auto traced = ag::function(shifted, {.name = "shifted"});
+  Tensor x = ag::random_uniform({50}, -1.0, 1.0, ag::float32, 4);
+  ag_test::expect_same_bits(shifted(x), traced(x));
+  EXPECT_EQ(plan_for(traced, x).num_shape_only_steps(), 0u);
+  EXPECT_LT(largest_constant(*ag_test::optimized_body(traced, x)), 2000);
 }
 
 }  // namespace
