@@ -48,9 +48,10 @@ void kernel_range(const KernelContext& ctx) {
   });
 }
 
-// Every dtype's zero is all bits clear.
+// Every dtype's zero is all bits clear. (An empty output may have no memory.)
 void kernel_zeros(const KernelContext& ctx) {
-  std::memset(ctx.out, 0, size_t(ctx.out_shape->num_elements()) * dtype_size(ctx.out_dtype));
+  const size_t bytes = size_t(ctx.out_shape->num_elements()) * dtype_size(ctx.out_dtype);
+  if (bytes > 0) std::memset(ctx.out, 0, bytes);
 }
 
 // Floats in [lo, hi); integers in [lo, hi).

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <cstdint>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <ag/ag.h>
 
+#include "ops/dispatch.h"
 #include "ops_test_util.h"
 
 namespace {
@@ -73,6 +75,38 @@ TEST(Fill, EveryDtype) {
   EXPECT_EQ(values<bool>(ag::ones(ag::Shape{2}, ag::bool_)), (std::vector<bool>{true, true}));
   EXPECT_EQ(values<int64_t>(ag::eye(2, 3, ag::int64)), (std::vector<int64_t>{1, 0, 0, 0, 1, 0}));
   EXPECT_EQ(ag::zeros_like(ag::constant({{1.0}})).shape(), (ag::Shape{1, 1}));
+}
+
+// ---- the zeros op (a TensorArray's initial rows) ---------------------------------
+
+TEST(ZerosOp, EveryDtypeEmptyShapesAndAClearError) {
+  EXPECT_EQ(values<float>(ag::ops::zeros_op(ag::Shape{2, 2}, ag::float32)),
+            (std::vector<float>(4, 0.0f)));
+  EXPECT_EQ(values<int64_t>(ag::ops::zeros_op(ag::Shape{3}, ag::int64)),
+            (std::vector<int64_t>(3, 0)));
+  EXPECT_EQ(values<bool>(ag::ops::zeros_op(ag::Shape{2}, ag::bool_)),
+            (std::vector<bool>{false, false}));
+  EXPECT_EQ(ag::ops::zeros_op(ag::Shape{}, ag::float64).item<double>(), 0.0);
+  EXPECT_EQ(ag::ops::zeros_op(ag::Shape{0, 5}, ag::int32).shape(), (ag::Shape{0, 5}));
+  expect_error<ag::InvalidArgumentError>(
+      [] { ag::ops::zeros_op(ag::Shape{ag::kUnknownDim, 2}, ag::float32); },
+      "zeros: the shape must be fully defined");
+}
+
+// Traced, the zeros are a node (also with no symbolic input), of the
+// array's empty or large shape; the graph gives eager's values.
+TEST(ZerosOp, ArraysOfNoAndOfManyElementsTraceAsZerosNodes) {
+  for (int64_t size : {0, 2000}) {
+    auto unwritten = [size] {
+      return ag::TensorArray(ag::int32, size, false, ag::Shape{3}).stack();
+    };
+    auto traced = ag::function(unwritten);
+    EXPECT_EQ(traced.get_concrete_function().graph().ops(),
+              (std::vector<std::string>{"zeros", "Identity"}));
+    const ag::Tensor got = traced();
+    EXPECT_EQ(got.shape(), (ag::Shape{size, 3}));
+    EXPECT_EQ(values<int32_t>(got), values<int32_t>(unwritten()));
+  }
 }
 
 // ---- random ----------------------------------------------------------------------
