@@ -211,6 +211,29 @@ TEST(WhileGradient, TensorArrayWrittenReadAndStackedInALoop) {
                   steps(4));
 }
 
+// An array of more elements than constant folding folds zeros of: it starts
+// from the zeros op, which the trace records as a node; with fewer
+// iterations than rows, some rows stay those zeros.
+Tensor large_array_loss(const Tensors& p, const Tensor& n) {
+  const Tensor base = wavy({600}, 1.0, 0.2);
+  ag::TensorArray rows(ag::float64, 4);
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor i) { rows.write(i, ag::tanh(base * p[0] + ag::cast(i, ag::float64) * p[1])); },
+      ag::state({"rows"}, rows));
+  Tensor stacked = rows.stack();
+  return ag::reduce_sum(stacked * stacked);
+}
+
+TEST(WhileGradient, ALargeArrayStartsFromTheZerosOp) {
+  for (int64_t n : {4, 2}) {
+    const ag::Graph g =
+        check_gradients(large_array_loss, {doubles({0.7}, {1}), doubles({0.3}, {1})}, steps(n));
+    const std::vector<std::string> ops = g.ops();
+    EXPECT_NE(std::find(ops.begin(), ops.end(), "zeros"), ops.end()) << g.to_string();
+  }
+}
+
 // A dynamic-size TensorArray (its size unknown while tracing) grown in the
 // loop and read back in it, as the fuzzer writes it: ta.read(ta.size() - 1)
 // and ta.write(ta.size(), ...). A read's gradient is a write into the
