@@ -144,7 +144,7 @@ void bind_captures(TraceState& state, size_t fixed,
 void tell_tapes(const char* construct, const graph::Node& node, std::span<const Tensor> inputs,
                 std::span<const Tensor> results, autodiff::StagedGradient gradient) {
   std::string what = std::string("the staged ") + construct + " '" + node.name + "' in function '" +
-                     node.function + "'";
+                     node.function_name() + "'";
   for (const auto& body : node.subgraphs) {
     auto it = std::find_if(body->nodes.begin(), body->nodes.end(),
                            [](const graph::Node& n) { return n.site.line() != 0; });

@@ -387,7 +387,7 @@ autodiff::StagedGradient loop_gradient(std::shared_ptr<const Split> split, std::
 
 // "the staged while 'While_1' in function 'f'", for errors.
 std::string described(const Node& loop) {
-  return "the staged while '" + loop.name + "' in function '" + loop.function + "'";
+  return "the staged while '" + loop.name + "' in function '" + loop.function_name() + "'";
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ void rethrow_defined_at(const Error& e, const graph::Node& node) {
     throw;
   }
   std::string where = "\n  in op " + node.op_name() + " (node '" + node.name + "') of function '" +
-                      node.function + "'";
+                      node.function_name() + "'";
   if (node.site.line() != 0)
     where += ", defined at " + std::string(node.site.file_name()) + ":" +
              std::to_string(node.site.line());

@@ -34,7 +34,9 @@ InlineScope::InlineScope(const FunctionCore& core) {
   }
   t_active_functions.push_back(&core);
   trace_ = trace::current();
-  if (trace_) outer_function_ = std::exchange(trace_->code_function, name);
+  if (trace_)
+    outer_function_ =
+        std::exchange(trace_->code_function, std::make_shared<const std::string>(name));
 }
 
 InlineScope::~InlineScope() {

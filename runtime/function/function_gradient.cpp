@@ -68,7 +68,7 @@ JointTrace trace_joint(const ConcreteCore& core,
   const Body& traced = *core.traced;
   auto state = std::make_shared<trace::TraceState>();
   state->function_name = core.name;
-  state->code_function = core.name;
+  state->code_function = std::make_shared<const std::string>(core.name);
   state->body = std::make_shared<Body>();
   JointTrace joint;
   joint.body = state->body;

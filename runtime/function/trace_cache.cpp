@@ -207,7 +207,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace_locked(std::vector<Atom> atoms
   }
   auto state = std::make_shared<trace::TraceState>();
   state->function_name = s.name;
-  state->code_function = s.name;
+  state->code_function = std::make_shared<const std::string>(s.name);
   state->body = std::make_shared<graph::Body>();
   // Variables may be created on the first trace (per module, for methods).
   state->allow_variable_creation =

@@ -66,6 +66,11 @@ std::string Node::member_names() const {
   return out;
 }
 
+const std::string& Node::function_name() const {
+  static const std::string kNone;
+  return function ? *function : kNone;
+}
+
 namespace {
 // The base and number of a name unique_name makes from a base: "add_12" ->
 // ("add", 12). Numbers are written without leading zeros.

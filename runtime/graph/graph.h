@@ -68,8 +68,10 @@ struct Node {
   // Where the user's code called the op, for "defined at" in errors; empty
   // (line 0) for nodes the runtime adds on its own.
   CallSite site = {};
-  // The marked function whose trace recorded the node.
-  std::string function;
+  // The marked function whose trace recorded the node, shared by the nodes
+  // it recorded (a node is copied often: by the optimiser, into fused
+  // subgraphs); null for nodes made outside a trace.
+  std::shared_ptr<const std::string> function;
 
   // An op node of op `id`.
   bool is_op(ops::OpId id) const { return kind == NodeKind::Op && op == id; }
@@ -79,6 +81,8 @@ struct Node {
   std::string op_name() const;
   // A Fused node's members' names, "sub, mul, reduce_mean"; empty otherwise.
   std::string member_names() const;
+  // *function, or "" when there is none.
+  const std::string& function_name() const;
 };
 
 struct Body {

@@ -20,8 +20,8 @@ struct TraceState {
   std::string function_name;
   // The marked function whose code records ops now: function_name, or a
   // function it calls, which runs inline (detail::InlineScope). Its nodes
-  // name it in their errors.
-  std::string code_function;
+  // name it in their errors, and share it (graph::Node::function).
+  std::shared_ptr<const std::string> code_function;
   // The body as traced (the executor optimises a copy); kept alive so that
   // error messages can name the nodes of leaked tensors.
   std::shared_ptr<graph::Body> body;

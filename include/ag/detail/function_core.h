@@ -128,7 +128,7 @@ class InlineScope {
 
  private:
   trace::TraceState* trace_ = nullptr;  // the trace the call runs inline in
-  std::string outer_function_;
+  std::shared_ptr<const std::string> outer_function_;
 };
 
 std::string concrete_to_string(const ConcreteCore& core);
