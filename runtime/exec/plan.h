@@ -203,6 +203,11 @@ class Plan {
   // tensor, held in its slot.
   void* fresh_output(Arena& a, const Step& step) const;
   void run_op(Arena& a, const Step& step) const;
+  // Whether the plan may write into input `input` (see donated_bytes_).
+  bool is_donated(int32_t input) const {
+    return size_t(input) < num_donated_ &&
+           (donated_bytes_.empty() || donated_bytes_[size_t(input)] > 0);
+  }
   // How many bytes a step may write into donated input `input`.
   size_t donated_capacity(const Arena& a, int32_t input) const;
   void run_while(Arena& a, const Step& step) const;
@@ -251,7 +256,9 @@ class Plan {
   std::vector<int32_t> input_slots_;  // slot of each input
   size_t num_donated_ = 0;            // inputs the plan may write into
   // An inline loop body: per donated input, the bytes its buffer holds (a
-  // static loop variable's size), instead of Arena::input_capacity.
+  // static loop variable's size), instead of Arena::input_capacity. An If
+  // branch in such a body: per input, those bytes when it is donated, else 0
+  // (Compiler::donated_to_branches).
   std::vector<size_t> donated_bytes_;
   // Per output: the inputs whose memory it may be, and whether one is an
   // input other than the same-numbered one (see run_while).

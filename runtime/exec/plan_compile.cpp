@@ -78,6 +78,8 @@ struct Plan::Compiler {
 
   void use_if_output_slots();
   void assign_slots();
+  std::vector<size_t> donated_to_branches(size_t node, const std::vector<int32_t>& inputs,
+                                          const std::vector<int32_t>& last_reader) const;
   void build_steps();
   void mark_shape_only_steps();
   void plan_memory();
@@ -170,6 +172,13 @@ void Plan::Compiler::assign_slots() {
 // variables, its first inputs). Every slot's source is set. No step has a
 // buffer yet.
 void Plan::Compiler::build_steps() {
+  // Per slot, the last node that reads it (INT_MAX: an output of the plan).
+  std::vector<int32_t> last_reader(size_t(num_slots()), -1);
+  for (size_t i = 0; i < body.nodes.size(); ++i) {
+    if (body.nodes[i].kind == graph::NodeKind::Placeholder || is_identity(body.nodes[i])) continue;
+    for (graph::ValueRef in : body.nodes[i].inputs) last_reader[size_t(slot_of(in))] = int32_t(i);
+  }
+  for (graph::ValueRef v : body.outputs) last_reader[size_t(slot_of(v))] = INT_MAX;
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     const graph::Node& n = body.nodes[i];
     if (n.kind == graph::NodeKind::Placeholder || is_identity(n)) continue;
@@ -210,9 +219,10 @@ void Plan::Compiler::build_steps() {
     if (n.kind == graph::NodeKind::If) {
       // The branches read the If's inputs (after the predicate) where they are.
       std::vector<int32_t> inputs(step.inputs.begin() + 1, step.inputs.end());
+      const std::vector<size_t> donated = donated_to_branches(i, inputs, last_reader);
       for (const auto& branch : n.subgraphs)
         step.subplans.push_back(
-            std::unique_ptr<Plan>(new Plan(branch, layout, inputs, step.out_slot)));
+            std::unique_ptr<Plan>(new Plan(branch, layout, inputs, step.out_slot, donated)));
     }
     if (n.kind == graph::NodeKind::While) {
       if (!n.attrs.ints.empty()) step.maximum_iterations = n.attrs.ints[0];
@@ -246,6 +256,33 @@ void Plan::Compiler::build_steps() {
     }
     plan.steps_.push_back(std::move(step));
   }
+}
+
+// An If's inputs that its branches may overwrite, as their donated_bytes
+// (0: not donated; empty: none is): a loop variable of an inline loop's
+// body (static capacity) that the If reads last and once, which is no
+// output of the body and not a scalar. A branch then writes it in place
+// (a TensorArray written in an `if` in a loop: one row, not a copy of the
+// array per iteration), and the If's output is that memory, which the
+// loop's update then need not copy. Either branch runs, not both: the other
+// passes the value through or computes its own.
+std::vector<size_t> Plan::Compiler::donated_to_branches(
+    size_t node, const std::vector<int32_t>& inputs,
+    const std::vector<int32_t>& last_reader) const {
+  std::vector<size_t> donated(inputs.size(), 0);
+  bool any = false;
+  for (size_t j = 0; j < inputs.size(); ++j) {
+    const int32_t slot = inputs[j];
+    const Source& src = plan.sources_[size_t(slot)];
+    if (src.kind != Source::Input || !plan.is_donated(src.index) || plan.donated_bytes_.empty() ||
+        last_reader[size_t(slot)] != int32_t(node) || slot_is_scalar[size_t(slot)] ||
+        std::count(inputs.begin(), inputs.end(), slot) != 1)
+      continue;
+    donated[j] = plan.donated_bytes_[size_t(src.index)];
+    any = true;
+  }
+  if (!any) donated.clear();
+  return donated;
 }
 
 // 2b. Shape-only steps.
@@ -337,7 +374,7 @@ void Plan::Compiler::plan_memory() {
   auto donated_dying_here = [&](int32_t slot, size_t s) {
     const Source& src = plan.sources_[size_t(slot)];
     const Step& step = steps[s];
-    return src.kind == Source::Input && size_t(src.index) < plan.num_donated_ &&
+    return src.kind == Source::Input && plan.is_donated(src.index) &&
            last_use[size_t(slot)] == int32_t(s) &&
            (plan.donated_bytes_.empty() ||
             (step.shape_is_static && step.static_bytes <= plan.donated_bytes_[size_t(src.index)]));

@@ -131,7 +131,7 @@ void Plan::mark_views() {
     const int rank = params.shape.rank();
     const Source& source = sources_[size_t(step.inputs[0])];
     const bool unchanging = source.kind == Source::Constant ||
-                            (source.kind == Source::Input && size_t(source.index) >= num_donated_);
+                            (source.kind == Source::Input && !is_donated(source.index));
     step.row_view =
         unchanging && rank >= 1 && (step.attrs->axis == 0 || step.attrs->axis == -rank) &&
         index.shape.rank() == 0 && (index.dtype == DType::int32 || index.dtype == DType::int64);

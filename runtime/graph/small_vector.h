@@ -156,7 +156,11 @@ class SmallVector {
   // block. Both copy the whole inline array, a fixed size the compiler
   // inlines (its unused slots are bytes of a trivially copyable type).
   void take(SmallVector& other) {
+    // (GCC warns of the unused slots, which are never read as elements.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
     std::memcpy(static_cast<void*>(&storage_), &other.storage_, sizeof(storage_));
+#pragma GCC diagnostic pop
     capacity_ = std::exchange(other.capacity_, uint32_t(N));
     size_ = std::exchange(other.size_, 0);
   }

@@ -147,4 +147,41 @@ TEST(PlanBuffers, ArrayReadBeforeItIsWrittenStartsFromComputedZeros) {
   EXPECT_LT(largest_constant(*ag_test::optimized_body(traced, x)), 2000);
 }
 
+// A TensorArray written in an `if` in a loop: the branch writes its row
+// into the loop variable's memory (the If reads the array last), so no
+// iteration copies the array, and the If's result is the variable itself.
+// When the array as it was before the If is read after it, the branch must
+// not overwrite it: it writes a copy. The values are eager's in both forms.
+Tensor rows_written_in_an_if(Tensor n, bool old_rows_read_after_the_if) {
+  ag::TensorArray rows(ag::float32, 3000, false, ag::Shape{});
+  Tensor total = ag::constant(0.0f);
+  ag::for_stmt(
+      ag::range(n), ag::no_extra_test,
+      [&](Tensor i) {
+        const Tensor old_rows = rows.stack();
+        ag::if_stmt(
+            i % 3 != 1, [&] { rows.write(i, ag::cast(i, ag::float32) + old_rows[i]); }, [] {},
+            ag::state({"rows"}, rows));
+        total = total + (old_rows_read_after_the_if ? old_rows : rows.stack())[i];
+      },
+      ag::state({"rows", "total"}, rows, total));
+  return ag::reduce_sum(rows.stack()) + total;
+}
+
+TEST(PlanBuffers, ATensorArrayWrittenInAnIfInALoopIsWrittenInPlace) {
+  for (bool old_read : {false, true}) {
+    SCOPED_TRACE(old_read ? "the old rows read after the if" : "the old rows read before");
+    auto f = ag::function([=](Tensor n) { return rows_written_in_an_if(n, old_read); });
+    for (int32_t n : {0, 7, 3000}) {
+      const Tensor count = ag::constant(n);
+      ag_test::expect_same_bits(rows_written_in_an_if(count, old_read), f(count));
+    }
+    const ag::exec::Plan& plan = plan_for(f, ag::constant(1));
+    // The counter's increment and the total's add; and the branch's write,
+    // which copies nothing but its row (a static copy).
+    EXPECT_EQ(plan.num_in_place_steps(), old_read ? 2u : 3u);
+    EXPECT_EQ(plan.num_static_copies(), old_read ? 0u : 1u);
+  }
+}
+
 }  // namespace
