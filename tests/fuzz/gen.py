@@ -504,7 +504,8 @@ class FunctionGen:
         form = r.choice(["range", "range", "range", "while", "for_c"])
         miss = r.choices(["none", "state_read_after", "other_reader", "shorter", "n_bound",
                           "stack_read", "read_after_loop", "two_perms", "perm_stays",
-                          "dynamic", "value_differs", "reversed", "two_arrays"], [14] + [1] * 12)[0]
+                          "dynamic", "value_differs", "reversed", "two_arrays", "write_in_if"],
+                         [14] + [1] * 13)[0]
         place = r.choice(["top", "top", "top", "if", "loop"])
 
         def dims(shape):
@@ -554,7 +555,10 @@ class FunctionGen:
             # How an imported ONNX loop writes at the counter (a position
             # counted from the end when negative): passes/counter_signs.cpp.
             index = f"ag::where({i} < 0, {i} + {steps}, {i})"
-        body.append(f"  {p}a = {p}a.write({index}, {written});")
+        write = f"{p}a = {p}a.write({index}, {written});"
+        # In an if in the loop, the branch writes the row into the array's
+        # memory (exec/plan_compile.cpp, donated_to_branches).
+        body.append(f"  if ({i} % 3 != 1) {{ {write} }}" if miss == "write_in_if" else f"  {write}")
         if miss == "two_arrays":
             body.append(f"  {p}b = {p}b.write({i}, {p}s);")
         if form == "range":
