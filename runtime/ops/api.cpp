@@ -424,7 +424,10 @@ namespace ag::api {
 
 // A symbolic tensor's shape may be known only at run time, so its *_like
 // values are staged: a bool mask of its shape (exact even for NaN), cast.
+// Zeros of a static shape are the zeros op (a constant when small).
 Tensor zeros_like(const Tensor& t, CallSite site) {
+  if (t.is_symbolic() && t.shape().is_fully_defined())
+    return ops::zeros_op(t.shape(), t.dtype(), site);
   if (t.is_symbolic())
     return cast(logical_and(cast(t, DType::bool_, site), false, site), t.dtype(), site);
   return zeros(t.shape(), t.dtype());

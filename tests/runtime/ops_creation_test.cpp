@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -107,6 +108,26 @@ TEST(ZerosOp, ArraysOfNoAndOfManyElementsTraceAsZerosNodes) {
     EXPECT_EQ(got.shape(), (ag::Shape{size, 3}));
     EXPECT_EQ(values<int32_t>(got), values<int32_t>(unwritten()));
   }
+}
+
+// zeros_like of a traced tensor: the zeros op when its shape is static (no
+// read of the tensor), else staged from the tensor (its dims known only at
+// run time). Eager's values either way, NaN included.
+TEST(ZerosOp, ZerosLikeOfAStaticShapeIsTheZerosOp) {
+  auto like = [](const ag::Tensor& x) { return ag::zeros_like(x * 2.0f); };
+  const ag::Tensor x = ag::constant({1.0f, NAN, -3.0f});
+  auto fixed = ag::function(like);
+  EXPECT_EQ(values<float>(fixed(x)), values<float>(like(x)));
+  const auto ops = fixed.get_concrete_function(x).graph().ops();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "zeros"), ops.end());
+  EXPECT_EQ(std::find(ops.begin(), ops.end(), "logical_and"), ops.end());
+  const ag::TensorSpec any_length({ag::kUnknownDim}, ag::float32);
+  auto relaxed = ag::function(like, {.input_signature = std::vector{any_length}});
+  EXPECT_EQ(values<float>(relaxed(x)), values<float>(like(x)));
+  const ag::Graph staged = relaxed.get_concrete_function(any_length).graph();
+  const auto staged_ops = staged.ops();
+  EXPECT_EQ(std::find(staged_ops.begin(), staged_ops.end(), "zeros"), staged_ops.end())
+      << staged.to_string();
 }
 
 // ---- random ----------------------------------------------------------------------
