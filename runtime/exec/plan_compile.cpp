@@ -172,13 +172,18 @@ void Plan::Compiler::assign_slots() {
 // variables, its first inputs). Every slot's source is set. No step has a
 // buffer yet.
 void Plan::Compiler::build_steps() {
-  // Per slot, the last node that reads it (INT_MAX: an output of the plan).
-  std::vector<int32_t> last_reader(size_t(num_slots()), -1);
-  for (size_t i = 0; i < body.nodes.size(); ++i) {
-    if (body.nodes[i].kind == graph::NodeKind::Placeholder || is_identity(body.nodes[i])) continue;
-    for (graph::ValueRef in : body.nodes[i].inputs) last_reader[size_t(slot_of(in))] = int32_t(i);
+  // Per slot, the last node that reads it (INT_MAX: an output of the plan),
+  // for donated_to_branches: needed only where there is something to donate.
+  std::vector<int32_t> last_reader;
+  if (!plan.donated_bytes_.empty()) {
+    last_reader.assign(size_t(num_slots()), -1);
+    for (size_t i = 0; i < body.nodes.size(); ++i) {
+      const graph::Node& n = body.nodes[i];
+      if (n.kind == graph::NodeKind::Placeholder || is_identity(n)) continue;
+      for (graph::ValueRef in : n.inputs) last_reader[size_t(slot_of(in))] = int32_t(i);
+    }
+    for (graph::ValueRef v : body.outputs) last_reader[size_t(slot_of(v))] = INT_MAX;
   }
-  for (graph::ValueRef v : body.outputs) last_reader[size_t(slot_of(v))] = INT_MAX;
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     const graph::Node& n = body.nodes[i];
     if (n.kind == graph::NodeKind::Placeholder || is_identity(n)) continue;
@@ -269,12 +274,13 @@ void Plan::Compiler::build_steps() {
 std::vector<size_t> Plan::Compiler::donated_to_branches(
     size_t node, const std::vector<int32_t>& inputs,
     const std::vector<int32_t>& last_reader) const {
+  if (plan.donated_bytes_.empty()) return {};  // not an inline loop's body (or its branch)
   std::vector<size_t> donated(inputs.size(), 0);
   bool any = false;
   for (size_t j = 0; j < inputs.size(); ++j) {
     const int32_t slot = inputs[j];
     const Source& src = plan.sources_[size_t(slot)];
-    if (src.kind != Source::Input || !plan.is_donated(src.index) || plan.donated_bytes_.empty() ||
+    if (src.kind != Source::Input || !plan.is_donated(src.index) ||
         last_reader[size_t(slot)] != int32_t(node) || slot_is_scalar[size_t(slot)] ||
         std::count(inputs.begin(), inputs.end(), slot) != 1)
       continue;
