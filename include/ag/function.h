@@ -219,6 +219,7 @@ class PolymorphicFunction {
   }
 
   // A trace for these arguments; TensorSpecs stand for tensors of that type.
+  // With an input_signature, the signature's trace (the arguments must fit it).
   template <class... Args>
   auto get_concrete_function(Args&&... args) const {
     using R = std::invoke_result_t<F&, detail::TracedT<Args>...>;

@@ -138,13 +138,8 @@ ConcreteCore* FunctionCore::resolve(uint64_t hash, std::vector<Atom> call_atoms,
         found = c.get();
     }
   }
-  std::vector<Atom> trace_atoms = call_atoms;
-  if (!s.signature_atoms.empty()) {
-    if (!is_subtype(call_atoms, s.signature_atoms)) {
-      throw_signature_mismatch(s.name, s.options.arg_names, call_atoms, s.signature_atoms);
-    }
-    trace_atoms = s.signature_atoms;
-  } else if (!found && s.options.reduce_retracing) {
+  std::vector<Atom> trace_atoms = atoms_to_trace(call_atoms);
+  if (s.signature_atoms.empty() && !found && s.options.reduce_retracing) {
     // Relax the dims that differ from the latest trace of the same structure.
     for (auto it = s.concretes.rbegin(); it != s.concretes.rend(); ++it) {
       const auto& prev = (*it)->atoms;
@@ -186,8 +181,19 @@ ConcreteCore* FunctionCore::resolve(uint64_t hash, std::vector<Atom> call_atoms,
 
 std::shared_ptr<ConcreteCore> FunctionCore::concrete_for(std::vector<Atom> atoms,
                                                          TraceCallback trace) {
+  // Like tf.function: with an input_signature, the signature's trace.
+  std::vector<Atom> trace_atoms = atoms_to_trace(atoms);
   std::lock_guard trace_lock(state_->trace_mu);
-  return trace_locked(std::move(atoms), trace);
+  return trace_locked(std::move(trace_atoms), trace);
+}
+
+std::vector<Atom> FunctionCore::atoms_to_trace(const std::vector<Atom>& call_atoms) const {
+  const State& s = *state_;
+  if (s.signature_atoms.empty()) return call_atoms;
+  if (!is_subtype(call_atoms, s.signature_atoms)) {
+    throw_signature_mismatch(s.name, s.options.arg_names, call_atoms, s.signature_atoms);
+  }
+  return s.signature_atoms;
 }
 
 std::shared_ptr<ConcreteCore> FunctionCore::trace_locked(std::vector<Atom> atoms,

@@ -105,6 +105,30 @@ TEST(Function, NextCollatzWithInputSignature) {
   EXPECT_EQ(traces, 1);
 }
 
+// As in tf.function: with an input_signature, get_concrete_function of a
+// fitting argument is the signature's trace (the one calls use), and of an
+// argument that does not fit, the call's error.
+TEST(Function, ConcreteFunctionOfASignedFunctionIsTheSignaturesTrace) {
+  auto twice =
+      ag::function([](Tensor x) { return x * 2; },
+                   {.input_signature = std::vector{TensorSpec({ag::kUnknownDim}, ag::int32)},
+                    .name = "twice",
+                    .arg_names = {"x"}});
+  const Tensor x = ag::constant({1, 2, 3});
+  auto concrete = twice.get_concrete_function(x);
+  EXPECT_EQ(
+      concrete.function_type(),
+      "(x: TensorSpec(shape=(None,), dtype=int32)) -> TensorSpec(shape=(None,), dtype=int32)");
+  EXPECT_EQ(concrete(ag::constant({4, 5, 6, 7})).to_vector<int>(),
+            (std::vector<int>{8, 10, 12, 14}));
+  EXPECT_EQ(twice(x).to_vector<int>(), (std::vector<int>{2, 4, 6}));
+  EXPECT_EQ(twice.tracing_count(), 1);
+  EXPECT_CONTAINS(error_of([&] { twice.get_concrete_function(ag::constant({1.0f})); }),
+                  "Can not cast TensorSpec(shape=(1,), dtype=float32) to TensorSpec(shape=(None,), "
+                  "dtype=int32) for argument 'x'");
+  EXPECT_EQ(twice.tracing_count(), 1);
+}
+
 TEST(Function, UnknownDimsResolveAtRunTime) {
   auto g = ag::function([](Tensor x) { return x * 2 + 1; },
                         {.input_signature = std::vector{TensorSpec({ag::kUnknownDim}, ag::int32)}});

@@ -110,6 +110,9 @@ class FunctionCore {
   void drop_module(uint64_t module_id);
 
  private:
+  // The input_signature's atoms if the function has one (the call must fit
+  // them), else the call's.
+  std::vector<Atom> atoms_to_trace(const std::vector<Atom>& call_atoms) const;
   std::shared_ptr<ConcreteCore> trace_locked(std::vector<Atom> call_atoms, TraceCallback trace);
   void warn_if_retracing(int count, const std::vector<Atom>& latest);
   struct State;
