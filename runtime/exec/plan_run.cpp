@@ -225,10 +225,11 @@ void Plan::run_op(Arena& a, const Step& step) const {
     }
   }
   const Shape* out_shape = &step.static_shape;
-  if (!step.shape_is_static) {
+  if (!step.shape_is_static || step.checks_input_shapes) {
     // Unknown dims: run the op's shape rule on the actual shapes and values,
     // with its inputs in inline arrays (no allocation per step; only the n
-    // entries used are constructed).
+    // entries used are constructed). It throws eager mode's error for
+    // inputs the op does not accept.
     alignas(ops::ValueType) unsigned char types_inline[kMaxInline * sizeof(ops::ValueType)];
     const void* values_inline[kMaxInline];
     std::unique_ptr<ops::ValueType[]> types_heap;
@@ -247,8 +248,15 @@ void Plan::run_op(Arena& a, const Step& step) const {
       values[i] = kin[i].data;
     }
     ops::InferContext ictx{step.op->name, {types, n}, *step.attrs, {values, n}};
-    a.dynamic_shapes[size_t(step.out_slot)] = step.op->infer(ictx).shape;
-    out_shape = &a.dynamic_shapes[size_t(step.out_slot)];
+    Shape inferred = step.op->infer(ictx).shape;
+    if (!step.shape_is_static) {
+      a.dynamic_shapes[size_t(step.out_slot)] = std::move(inferred);
+      out_shape = &a.dynamic_shapes[size_t(step.out_slot)];
+    } else if (inferred != step.static_shape) {
+      throw InternalError(std::string(step.op->name) + ": traced with output shape " +
+                          step.static_shape.to_list_string() + ", but its inputs give " +
+                          inferred.to_list_string());
+    }
   }
   if (step.shape_only) {
     // A value without elements: never null, which shape rules would read as
