@@ -54,6 +54,9 @@ FEATURES = {
                        "which broadcast against it",
     "large_arrays": "in transposed_arrays loops, some arrays of more than 1,024 elements, whose "
                     "zeros stay a zeros op (not folded into a constant)",
+    "unknown_dims": "some functions are also called (in the staged build) from an ag::function "
+                    "whose input_signature leaves every dim of x unknown, so that their graph "
+                    "runs with the shapes it learns only when it runs",
     "method": "some functions are marked methods of an ag::Module reading a private member: "
               "in or out of their class, const, static",
 }
@@ -128,6 +131,9 @@ class FunctionGen:
         # Likewise for the "transposed_arrays" loops.
         self.arrays_rng = random.Random(f"{seed}:{index}:arrays")
         self.has_arrays = self.on("transposed_arrays") and self.arrays_rng.random() < 0.35
+        # Also apart: whether main() calls it with x's dims unknown too.
+        self.unknown_dims = (self.on("unknown_dims") and
+                             random.Random(f"{seed}:{index}:dims").random() < 0.5)
         self.counter = 0
         self.helpers = []         # (name, lines)
         self.stmt_budget = 0
@@ -761,15 +767,16 @@ def generate(seed, indices, features):
         out += body
         out.append(f"// fz-end {g.name}")
         out.append("")
-        cases.append((g.name, g.entry(), g.calls()))
+        cases.append((g.name, g.entry(), g.calls(), g.unknown_dims))
     out.append("static const FzCase fz_cases[] = {")
-    for name, (entry, counted), rows in cases:
+    for name, (entry, counted), rows, unknown_dims in cases:
         # -1: a method's traces are not counted.
         traces = len({(d, s, m) for d, s, _, _, m in rows}) if counted else -1
         row_text = ", ".join(
             "{ag::%s, {%s}, {%s}, %d, %d}" % (d, ", ".join(map(str, s)), ", ".join(map(str, v)), n, m)
             for d, s, v, n, m in rows)
-        out.append(f"    {{\"{name}\", {entry}, {traces}, {{{row_text}}}}},")
+        out.append(f"    {{\"{name}\", {entry}, {traces}, {{{row_text}}}, "
+                   f"{str(unknown_dims).lower()}}},")
     out += ["};", "", "int main(int argc, char** argv) { return fz_run(fz_cases, argc, argv); }", ""]
     return "\n".join(out)
 

@@ -7,6 +7,8 @@
 //   #CALL DTYPE SHAPE VALUE...      (values as hexfloats of their float64 cast)
 //   #CALL error: WHAT               (an exception)
 //   traces: N, expected M           (staged build only, when they differ)
+//   #CALL dims DTYPE SHAPE VALUE... (unknown_dims: the staged build calls it
+//                                    from a trace with x's dims unknown)
 //   #CALL grad DTYPE SHAPE VALUE... (FZ_GRADIENTS, floating calls: d sum(f) / dx)
 //   == end
 // Arguments name functions to skip (fuzz.py skips one that crashed).
@@ -33,10 +35,11 @@ struct FzCase {
   ag::Tensor (*fn)(ag::Tensor, ag::Tensor, int);
   int expected_traces;  // distinct (dtype, shape, m) among the calls; -1: not counted
   std::vector<FzCall> calls;
+  bool unknown_dims = false;  // also call it with x's dims unknown while tracing
 };
 
-inline void fz_print(int call, const ag::Tensor& t) {
-  std::cout << "#" << call << " " << ag::dtype_name(t.dtype()) << " " << t.shape();
+inline void fz_print(int call, const ag::Tensor& t, const char* tag = "") {
+  std::cout << "#" << call << " " << tag << ag::dtype_name(t.dtype()) << " " << t.shape();
   std::cout << std::hexfloat;
   for (double v : ag::cast(t, ag::float64).to_vector<double>()) std::cout << " " << v;
   std::cout << std::defaultfloat << "\n";
@@ -85,6 +88,36 @@ inline void fz_run_gradients(const FzCase& c) {
 }
 #endif
 
+// The call from an ag::function whose input_signature has x's rank and
+// dtype but none of its dims, in the staged build (the marked function runs
+// inline in that trace); the plain call in the eager build.
+inline ag::Tensor fz_call_with_unknown_dims(const FzCase& c, const ag::Tensor& x,
+                                            const ag::Tensor& n, int m) {
+#ifdef FZ_STAGED
+  const std::vector<int64_t> dims(size_t(x.rank()), ag::kUnknownDim);
+  auto traced =
+      ag::function([fn = c.fn, m](const ag::Tensor& x, const ag::Tensor& n) { return fn(x, n, m); },
+                   {.input_signature = std::vector{ag::TensorSpec(ag::Shape(dims), x.dtype()),
+                                                   ag::TensorSpec(ag::Shape{}, n.dtype())}});
+  return traced(x, n);
+#else
+  return c.fn(x, n, m);
+#endif
+}
+
+inline void fz_run_with_unknown_dims(const FzCase& c) {
+  int call = 0;
+  for (const FzCall& in : c.calls) {
+    try {
+      ag::Tensor x = ag::cast(ag::constant(in.x, in.shape), in.dtype);
+      fz_print(call, fz_call_with_unknown_dims(c, x, ag::Tensor(in.n), in.m), "dims ");
+    } catch (const std::exception& e) {
+      std::cout << "#" << call << " dims error: " << e.what() << "\n";
+    }
+    ++call;
+  }
+}
+
 inline void fz_run_case(const FzCase& c) {
   std::cout << "== " << c.name << std::endl;
   int call = 0;
@@ -103,6 +136,7 @@ inline void fz_run_case(const FzCase& c) {
   if (c.expected_traces >= 0 && traces != c.expected_traces)
     std::cout << "traces: " << traces << ", expected " << c.expected_traces << "\n";
 #endif
+  if (c.unknown_dims) fz_run_with_unknown_dims(c);
 #ifdef FZ_GRADIENTS
   fz_run_gradients(c);
 #endif

@@ -53,12 +53,12 @@ std::vector<Case> cases() {
        two, ag::constant({0.5f, 1.0f, -2.0f})},
       {"in_a_loop",
        [](const Tensor& x) {
-         auto [i, acc] = ag::while_loop(
-             [](const Tensor& i, const Tensor&) { return i < 3.0f; },
-             [&](const Tensor& i, const Tensor& acc) {
-               return std::tuple<Tensor, Tensor>{i + 1.0f, acc + x * i};
-             },
-             std::tuple<Tensor, Tensor>{Tensor(0.0f), ag::zeros({3}, ag::float32)});
+         auto [i, acc] =
+             ag::while_loop([](const Tensor& i, const Tensor&) { return i < 3.0f; },
+                            [&](const Tensor& i, const Tensor& acc) {
+                              return std::tuple<Tensor, Tensor>{i + 1.0f, acc + x * i};
+                            },
+                            std::tuple<Tensor, Tensor>{Tensor(0.0f), ag::zeros({3}, ag::float32)});
          return acc;
        },
        kAnyVector, two, ag::constant({1.0f, -1.0f, 0.5f})},
