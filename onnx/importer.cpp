@@ -6,6 +6,7 @@
 #include "ag/error.h"
 #include "import_ops.h"
 #include "tensor_proto.h"
+#include "trace/trace_state.h"
 
 namespace ag::onnx_io {
 
@@ -28,10 +29,18 @@ NodeContext::NodeContext(const ::onnx::NodeProto& node, std::vector<Tensor> inpu
                          const Scope& scope)
     : node_(node), inputs_(std::move(inputs)), opset_(opset), scope_(scope) {}
 
+namespace {
+
+// A node's name, or its first output's when it has none.
+std::string node_name(const ::onnx::NodeProto& node) {
+  if (node.name().empty() && node.output_size() > 0) return node.output(0);
+  return node.name();
+}
+
+}  // namespace
+
 std::string NodeContext::where() const {
-  std::string name = node_.name();
-  if (name.empty() && node_.output_size() > 0) name = node_.output(0);
-  return node_.op_type() + " node '" + name + "'";
+  return node_.op_type() + " node '" + node_name(node_) + "'";
 }
 
 void NodeContext::unsupported(const std::string& what) const {
@@ -179,6 +188,8 @@ std::vector<Tensor> import_node(const ::onnx::NodeProto& node, const Scope& scop
                     "' is not supported (ag::onnx::load maps the ops listed in docs/onnx.md)");
   }
   try {
+    // Its ops' nodes take its name, and its name shows in their run-time errors.
+    trace::ImportedNodeScope named(node_name(node));
     return fn(ctx);
   } catch (const Error& e) {
     rethrow_at(e, ctx.where());

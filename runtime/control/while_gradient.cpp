@@ -130,6 +130,7 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   auto state = std::make_shared<trace::TraceState>();
   state->function_name = outer->function_name;
   state->code_function = outer->code_function;
+  state->imported_node = outer->imported_node;
   state->body = std::make_shared<Body>();
   state->parent = outer;
   trace::ActiveTrace active(state);

@@ -22,6 +22,11 @@ struct TraceState {
   // function it calls, which runs inline (detail::InlineScope). Its nodes
   // name it in their errors, and share it (graph::Node::function).
   std::shared_ptr<const std::string> code_function;
+  // While the ONNX importer records the ops of one model node
+  // (ImportedNodeScope): that node's name, which prefixes its ops' names
+  // ("add_node/add"); they get no call site (the importer's own lines mean
+  // nothing to the model's user).
+  std::string imported_node;
   // The body as traced (the executor optimises a copy); kept alive so that
   // error messages can name the nodes of leaked tensors.
   std::shared_ptr<graph::Body> body;
@@ -45,6 +50,20 @@ struct TraceState {
 
 // The trace this thread is building, or null.
 TraceState* current();
+
+// For its lifetime, the ops this thread traces come from the imported model
+// node `name` (TraceState::imported_node); nothing while not tracing.
+class ImportedNodeScope {
+ public:
+  explicit ImportedNodeScope(std::string name);
+  ~ImportedNodeScope();
+  ImportedNodeScope(const ImportedNodeScope&) = delete;
+  ImportedNodeScope& operator=(const ImportedNodeScope&) = delete;
+
+ private:
+  TraceState* trace_;
+  std::string outer_;
+};
 
 // Makes `state` the thread's current trace for its lifetime and, unless
 // told otherwise, marks it finished at the end (branch bodies are entered

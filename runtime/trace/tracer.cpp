@@ -5,6 +5,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/tensor_impl.h"
@@ -56,6 +57,14 @@ TraceState* current() {
 
 bool is_tracing() {
   return t_current != nullptr;
+}
+
+ImportedNodeScope::ImportedNodeScope(std::string name) : trace_(t_current.get()) {
+  if (trace_) outer_ = std::exchange(trace_->imported_node, std::move(name));
+}
+
+ImportedNodeScope::~ImportedNodeScope() {
+  if (trace_) trace_->imported_node = std::move(outer_);
 }
 
 ActiveTrace::ActiveTrace(std::shared_ptr<TraceState> state, bool finish_on_exit)
@@ -110,8 +119,14 @@ Tensor add_placeholder(const std::string& name, const ops::ValueType& type) {
 }
 
 namespace {
-// Adds `node` to the current body, named after its op unless it has a name.
+// Adds `node` to the current body, named after its op unless it has a name;
+// an op of an imported model node is "node/op" (as in a tf.name_scope).
 int32_t append(TraceState& state, graph::Node&& node) {
+  if (!state.imported_node.empty()) {
+    if (node.name.empty())
+      node.name = state.body->unique_name(state.imported_node + "/" + node.op_name());
+    node.site = CallSite();
+  }
   if (node.name.empty()) node.name = state.body->unique_name(node.op_name());
   node.function = state.code_function;
   return state.body->add(std::move(node));

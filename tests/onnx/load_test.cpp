@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <optional>
+#include <string>
 
 #include "ag/ag.h"
 #include "ag/onnx.h"
@@ -101,6 +102,32 @@ TEST(OnnxLoad, AddWithASymbolicDimRunsForEverySize) {
   EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{11, 22}));
   EXPECT_EQ(m.graph().ops(),
             (std::vector<std::string>{"Placeholder", "Placeholder", "add", "Identity"}));
+}
+
+// The symbolic dim N meets a static 3 in the Add: the output is [3], and an
+// x whose N is neither 3 nor 1 fails when the model runs, as eager would, in
+// the op that cannot take it (not a read past x's buffer).
+TEST(OnnxLoad, ASymbolicDimThatAnOpCannotTakeFailsWhenTheModelRuns) {
+  ModelBuilder b;
+  b.input("x", TensorProto::FLOAT, {"N"}).input("y", TensorProto::FLOAT, {"3"});
+  b.output("z", TensorProto::FLOAT, {"3"});
+  b.node("Add", {"x", "y"}, {"z"}, "add_node");
+  ag::onnx::Model m = b.load();
+  const ag::Tensor y = ag::constant({10.0f, 20.0f, 30.0f});
+  EXPECT_EQ(m({ag::constant({1.0f, 2.0f, 3.0f}), y})[0].to_vector<float>(),
+            (std::vector<float>{11, 22, 33}));
+  EXPECT_EQ(m({ag::constant({1.0f}), y})[0].to_vector<float>(), (std::vector<float>{11, 21, 31}));
+  try {
+    m({ag::constant({1.0f, 2.0f}), y});
+    FAIL() << "expected an InvalidArgumentError";
+  } catch (const ag::InvalidArgumentError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.substr(0, what.find('\n')),
+              "InvalidArgumentError: Incompatible shapes: [2] vs. [3]");
+    // The model's node, not a line of the importer.
+    EXPECT_EQ(what.substr(what.find('\n')),
+              "\n  in op add (node 'add_node/add') of function 'test_graph'");
+  }
 }
 
 TEST(OnnxLoad, AnInputOfTheWrongTypeIsATypeErrorNamingIt) {

@@ -31,7 +31,7 @@ using ag::graph::NodeKind;
 // reads; the subgraphs of If, While and Fused nodes follow it, indented.
 void write_structure(const Body& body, const std::string& indent, std::ostringstream& out) {
   for (const Node& n : body.nodes) {
-    out << indent << n.op_name() << " " << n.member_names() << "(";
+    out << indent << n.op_name() << " (";
     for (auto in : n.inputs) out << " " << in.node << ":" << in.output;
     out << " ) -> " << n.outputs.size() << "\n";
     for (const auto& sub : n.subgraphs) write_structure(*sub, indent + "  ", out);
