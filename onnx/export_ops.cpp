@@ -251,6 +251,8 @@ std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const 
     }
     case OpId::ExpandDims:
       return {e.op("Unsqueeze", {in[0], ex.int64s({attrs.axis})})};
+    case OpId::BroadcastTo:
+      return {e.op("Expand", {in[0], ex.int64s(attrs.ints)})};
     case OpId::Squeeze:
       if (attrs.ints.empty()) return unary("Squeeze");
       return {e.op("Squeeze", {in[0], ex.int64s(attrs.ints)})};

@@ -11,6 +11,7 @@
 #include "ag/tensor_array.h"
 #include "import_ops.h"
 #include "ops/dispatch.h"
+#include "ops/kernels.h"
 #include "tensor_proto.h"
 
 namespace ag::onnx_io {
@@ -21,10 +22,14 @@ Tensor int64_vector(const std::vector<int64_t>& values) {
   return constant(values, Shape{int64_t(values.size())});
 }
 
-// `x` broadcast to `shape` (and `shape` to x's), bit for bit: where() with an
-// all-true condition broadcasts its three operands and picks x everywhere.
-Tensor broadcast_to(const Tensor& x, const Shape& shape) {
-  return where(ones(shape, bool_), x, x);
+// `x` broadcast to `shape` and `shape` to x's (ONNX's Expand broadcasts both
+// ways). Where x's shape is unknown while tracing, so is the result's: where()
+// with an all-true condition of `shape` broadcasts its operands and picks x
+// everywhere, bit for bit.
+Tensor expand(const Tensor& x, const Shape& shape) {
+  if (!x.shape().is_fully_defined()) return where(ones(shape, bool_), x, x);
+  const Shape both = ops::broadcast_shapes(x.shape(), shape);
+  return broadcast_to(x, {both.begin(), both.end()});
 }
 
 Shape shape_of(const std::vector<int64_t>& dims) {
@@ -75,11 +80,11 @@ std::vector<Tensor> import_constant_of_shape(NodeContext& ctx) {
   const auto* bytes = static_cast<const unsigned char*>(value.raw_data());
   if (std::all_of(bytes, bytes + dtype_size(value.dtype()), [](unsigned char b) { return b == 0; }))
     return {ops::zeros_op(shape_of(dims), value.dtype())};
-  return {broadcast_to(reshape(value, {}), shape_of(dims))};
+  return {broadcast_to(reshape(value, {}), dims)};
 }
 
 std::vector<Tensor> import_expand(NodeContext& ctx) {
-  return {broadcast_to(ctx.input(0), shape_of(ctx.constant_ints(1, "shape")))};
+  return {expand(ctx.input(0), shape_of(ctx.constant_ints(1, "shape")))};
 }
 
 // Constants where the dims are static; otherwise our shape/size ops, which
@@ -454,13 +459,13 @@ std::vector<Tensor> import_matmul(NodeContext& ctx) {
         if (x != y && x != 1 && y != 1) ctx.invalid("batch dims do not broadcast");
         batch.push_back(std::max(x, y));
       }
-      auto expand = [&](const Tensor& t, std::vector<int64_t> dims) {
+      auto to_batch = [&](const Tensor& t, std::vector<int64_t> dims) {
         std::vector<int64_t> target = batch;
         target.insert(target.end(), dims.end() - 2, dims.end());
-        return broadcast_to(reshape(t, dims), shape_of(target));
+        return expand(reshape(t, dims), shape_of(target));
       };
-      a = expand(a, da);
-      b = expand(b, db);
+      a = to_batch(a, da);
+      b = to_batch(b, db);
     }
   }
   Tensor y = matmul(a, b);

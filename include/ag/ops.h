@@ -161,6 +161,10 @@ Tensor transpose(const Tensor& x, std::vector<int64_t> perm = {},
                  CallSite site = CallSite::current());
 // One dim may be -1 (inferred).
 Tensor reshape(const Tensor& x, std::vector<int64_t> shape, CallSite site = CallSite::current());
+// x repeated to `shape` along the dims where it has 1 or none (aligned from
+// the last), as tf.broadcast_to; `shape` has no unknown dim.
+Tensor broadcast_to(const Tensor& x, std::vector<int64_t> shape,
+                    CallSite site = CallSite::current());
 Tensor expand_dims(const Tensor& x, int64_t axis, CallSite site = CallSite::current());
 // `axes` empty removes every size-1 dim.
 Tensor squeeze(const Tensor& x, std::vector<int64_t> axes = {},

@@ -329,6 +329,9 @@ Tensor transpose(const Tensor& x, std::vector<int64_t> perm, CallSite site) {
 Tensor reshape(const Tensor& x, std::vector<int64_t> shape, CallSite site) {
   return ops::apply(OpId::Reshape, {x}, ints_attrs(std::move(shape)), site);
 }
+Tensor broadcast_to(const Tensor& x, std::vector<int64_t> shape, CallSite site) {
+  return ops::apply(OpId::BroadcastTo, {x}, ints_attrs(std::move(shape)), site);
+}
 Tensor expand_dims(const Tensor& x, int64_t axis, CallSite site) {
   return ops::apply(OpId::ExpandDims, {x}, axis_attrs(axis), site);
 }

@@ -64,6 +64,11 @@ Grads grad_reshape(const GradContext& c) {
   return {reshape(c.grad, reshape_target(c, c.inputs[0].shape()), c.site)};
 }
 
+// Summed over the dims x was repeated along.
+Grads grad_broadcast_to(const GradContext& c) {
+  return {unbroadcast(c, c.grad, 0)};
+}
+
 Grads grad_expand_dims(const GradContext& c) {
   return {squeeze(c.grad, {normalized(c.attrs.axis, c.output.rank())}, c.site)};
 }

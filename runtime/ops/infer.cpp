@@ -354,6 +354,29 @@ ValueType infer_reshape(const InferContext& ctx) {
   return {x.dtype, out};
 }
 
+// The target shape must be fully defined; x's dims, aligned from the last,
+// must each be 1 or the target's (an unknown dim is checked when it runs).
+ValueType infer_broadcast_to(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_known_rank(ctx, x.shape);
+  const auto& dims = ctx.attrs.ints;
+  if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
+    fail(ctx, "the shape must be fully defined");
+  const Shape target(std::span<const int64_t>(dims.data(), dims.size()));
+  const int lead = target.rank() - x.shape.rank();
+  bool fits = lead >= 0;
+  for (int d = 0; fits && d < x.shape.rank(); ++d) {
+    const int64_t have = x.shape[d];
+    fits = have == kUnknownDim || have == 1 || have == target[d + lead];
+  }
+  if (!fits) {
+    fail(ctx, "cannot broadcast a tensor of shape " + x.shape.to_list_string() + " to shape " +
+                  target.to_list_string() +
+                  " (each dim, aligned from the last, must be 1 or the target's)");
+  }
+  return {x.dtype, target};
+}
+
 ValueType infer_expand_dims(const InferContext& ctx) {
   const ValueType& x = ctx.inputs[0];
   require_known_rank(ctx, x.shape);

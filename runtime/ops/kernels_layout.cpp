@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ag/error.h"
+#include "ops/broadcast.h"
 #include "ops/kernels.h"
 
 namespace ag::ops {
@@ -69,6 +70,25 @@ void kernel_copy(const KernelContext& ctx) {
   size_t bytes = size_t(ctx.out_shape->num_elements()) * dtype_size(ctx.out_dtype);
   // An empty buffer may be null, which memcpy must not see.
   if (bytes > 0) std::memcpy(ctx.out, ctx.inputs[0].data, bytes);
+}
+
+// Row by row of the output: a row of x where x has the output's last dim,
+// else x's one element of that row repeated.
+void kernel_broadcast_to(const KernelContext& ctx) {
+  const Shape& in = *ctx.inputs[0].shape;
+  BroadcastIndexer<1> rows(*ctx.out_shape, {&in});
+  visit_element_size(ctx.out_dtype, [&](auto e) {
+    using E = decltype(e);
+    const E* x = static_cast<const E*>(ctx.inputs[0].data);
+    E* out = static_cast<E*>(ctx.out);
+    rows.for_each_row([&](int64_t at, const int64_t* from, const int64_t* step, int64_t length) {
+      if (step[0] == 0) {
+        std::fill_n(out + at, length, x[from[0]]);
+      } else {
+        std::copy_n(x + from[0], length, out + at);
+      }
+    });
+  });
 }
 
 void kernel_transpose(const KernelContext& ctx) {

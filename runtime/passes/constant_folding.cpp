@@ -23,9 +23,10 @@
 // starts from), is its input's bytes under its own shape: the folded
 // constant shares the input's storage, so that the optimised graph and the
 // trace it was copied from hold those bytes once.
-// A zeros op folds only up to kMaxFoldedZeros elements: larger, it stays an
-// op, which costs no memory in the graph, and nothing at run time where a
-// loop overwrites it before reading it (exec/plan_compile.cpp). A reshape,
+// A zeros or broadcast_to op folds only up to kMaxFoldedFill elements:
+// larger, it stays an op, which costs no memory in the graph (and a zeros op
+// nothing at run time where a loop overwrites it before reading it,
+// exec/plan_compile.cpp). A reshape,
 // expand_dims, squeeze or transpose of a zeros op becomes a zeros op of its
 // own shape (transposed_arrays.cpp lays out a loop's zeros so).
 // A folded node's shape may become more specific (e.g. a `range` whose length
@@ -43,8 +44,9 @@ namespace ag::passes {
 namespace {
 
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
-// As TensorFlow's tf.zeros, which is a constant up to 1,000 elements.
-constexpr int64_t kMaxFoldedZeros = 1024;
+// As TensorFlow's tf.zeros and tf.fill, which are constants up to 1,000
+// elements.
+constexpr int64_t kMaxFoldedFill = 1024;
 
 bool all_inputs_constant(const graph::Body& body, const graph::Node& node) {
   for (graph::ValueRef in : node.inputs) {
@@ -111,7 +113,8 @@ void fold_constants(graph::Body& body) {
       node.attrs.ints.assign(shape.begin(), shape.end());
       node.attrs.dtype = node.outputs[0].dtype;
     }
-    if (node.is_op(ops::OpId::Zeros) && node.outputs[0].shape.num_elements() > kMaxFoldedZeros)
+    if ((node.is_op(ops::OpId::Zeros) || node.is_op(ops::OpId::BroadcastTo)) &&
+        node.outputs[0].shape.num_elements() > kMaxFoldedFill)
       continue;
     const bool constant = all_inputs_constant(body, node);
     if (!constant && !shapes_static(body, node)) continue;

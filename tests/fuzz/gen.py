@@ -57,6 +57,7 @@ FEATURES = {
     "unknown_dims": "some functions are also called (in the staged build) from an ag::function "
                     "whose input_signature leaves every dim of x unknown, so that their graph "
                     "runs with the shapes it learns only when it runs",
+    "broadcast_to": "ag::broadcast_to of a reduction of x-shaped data back to x's shape",
     "method": "some functions are marked methods of an ag::Module reading a private member: "
               "in or out of their class, const, static",
 }
@@ -131,6 +132,8 @@ class FunctionGen:
         # Likewise for the "transposed_arrays" loops.
         self.arrays_rng = random.Random(f"{seed}:{index}:arrays")
         self.has_arrays = self.on("transposed_arrays") and self.arrays_rng.random() < 0.35
+        # Also apart: which data atoms are a reduction broadcast back.
+        self.spread_rng = random.Random(f"{seed}:{index}:spread")
         # Also apart: whether main() calls it with x's dims unknown too.
         self.unknown_dims = (self.on("unknown_dims") and
                              random.Random(f"{seed}:{index}:dims").random() < 0.5)
@@ -149,6 +152,10 @@ class FunctionGen:
     def data_atom(self, sc):
         r = self.rng
         choices = [(n, b) for n, b in sc.readable(sc.data)]
+        if self.on("broadcast_to") and self.spread_rng.random() < 0.08:
+            name, bound = self.spread_rng.choice(choices)
+            reduce = self.spread_rng.choice(["reduce_max", "reduce_min"])
+            return f"fz_spread(ag::{reduce}({name}), {sc.data[0][0]})", bound
         if self.has_rows and not self.in_helper and self.rows_rng.random() < 0.2:
             index, _ = self.rows_rng.choice(sc.readable(sc.scalars))
             return f"fz_row(rows, {index})", ROWS_BOUND
@@ -751,6 +758,13 @@ def generate(seed, indices, features):
            "  ag::Tensor iota = ag::reshape(ag::cast(ag::range(ag::Tensor(count)), x.dtype()), shape);",
            "  ag::Tensor pattern = (iota * salt + salt / 2) % (2 * k + 1) - k;",
            "  return tied ? pattern + ag::reduce_sum(x) : pattern;",
+           "}", "",
+           "// s repeated to like's shape: ag::broadcast_to where like's dims are known",
+           "// while tracing, else a where() that broadcasts s (the unknown_dims calls).",
+           "static ag::Tensor fz_spread(ag::Tensor s, ag::Tensor like) {",
+           "  const ag::Shape& shape = like.shape();",
+           "  if (!shape.is_fully_defined()) return ag::where(ag::zeros_like(like) == 0, s, like);",
+           "  return ag::broadcast_to(s, {shape.begin(), shape.end()});",
            "}", "",
            "// A scalar that any element of t moved or changed changes: t weighted by",
            "// 1..7 along its flat order, summed (exact: t holds small integers). Sizes",

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "ag/ag.h"
 #include "ag/onnx.h"
+#include "graph/graph.h"
 #include "round_trip.h"
 
 namespace {
@@ -299,6 +301,29 @@ TEST(OnnxSave, ALargeArraysZerosAreAConstantOfShape) {
     for (int64_t d : init.dims()) elements *= d;
     EXPECT_LT(elements, 1500) << init.name();
   }
+}
+
+// broadcast_to is an Expand, and an Expand of a tensor of known shape loads
+// as broadcast_to: a large one stays an op of its small input in the loaded
+// graph too, not a constant of every element (nor a where over one).
+TEST(OnnxSave, BroadcastToIsAnExpandAndLoadsBack) {
+  auto f = ag::function([](ag::Tensor x) {
+    return ag::broadcast_to(x, {4, 3}) * 2.0f + ag::broadcast_to(ag::constant(0.5f), {2000, 4, 3});
+  });
+  const ag::Tensor x = ag::constant({3.0f, -1.5f, 7.0f});
+  expect_round_trip(f, x);
+  const std::string bytes =
+      ag_onnx_test::export_model(f.get_concrete_function(x).graph(), next_model_name());
+  EXPECT_EQ(op_types(parse(bytes).graph()).at("Expand"), 2);
+  const ag::onnx::Model loaded = ag::onnx::load_from_bytes(bytes);
+  const std::vector<std::string> ops = loaded.optimized_graph().ops();
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "broadcast_to"), 2)
+      << loaded.optimized_graph().to_string();
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "where"), 0);
+  for (const auto& node : loaded.optimized_graph().body().nodes)
+    if (node.kind == ag::graph::NodeKind::Const)
+      EXPECT_LE(node.value.num_elements(), 12) << node.name;
+  EXPECT_EQ(loaded({x})[0].to_vector<float>(), f(x).to_vector<float>());
 }
 
 TEST(OnnxSave, AnArrayThatMayBeEmptyIsStackedBehindAZeroRow) {

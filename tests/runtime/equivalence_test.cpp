@@ -279,6 +279,9 @@ std::vector<OpCase> make_cases() {
   layout("expand_dims_m1", {2, 3}, [](const Tensor& x) { return ag::expand_dims(x, -1); });
   layout("squeeze_all", {1, 3, 1, 2}, [](const Tensor& x) { return ag::squeeze(x); });
   layout("squeeze_axis", {1, 3, 1, 2}, [](const Tensor& x) { return ag::squeeze(x, {2}); });
+  layout("broadcast_to_rows", {3}, [](const Tensor& x) { return ag::broadcast_to(x, {2, 3}); });
+  layout("broadcast_to_inner", {2, 1, 3},
+         [](const Tensor& x) { return ag::broadcast_to(x, {4, 2, 5, 3}); });
   layout("slice", {4, 5}, [](const Tensor& x) { return ag::slice(x, {1, 2}, {2, -1}); });
   layout("index_int", {4, 3}, [](const Tensor& x) { return x[2]; });
   layout("index_negative", {4, 3}, [](const Tensor& x) { return x[-1]; });

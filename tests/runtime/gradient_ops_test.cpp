@@ -227,6 +227,9 @@ std::vector<GradCase> make_cases() {
   c.push_back(
       {"expand_dims", {Shape{2, 3}}, [](const Tensors& x) { return ag::expand_dims(x[0], -1); }});
   c.push_back({"squeeze", {Shape{2, 1, 3, 1}}, [](const Tensors& x) { return ag::squeeze(x[0]); }});
+  c.push_back({"broadcast_to", {Shape{2, 1, 3}}, [](const Tensors& x) {
+                 return ag::broadcast_to(x[0], {4, 2, 5, 3});
+               }});
   c.push_back(
       {"squeeze", {Shape{1, 3, 1}}, [](const Tensors& x) { return ag::squeeze(x[0], {-1}); }});
   c.push_back({"concat", {Shape{2, 3}, Shape{2, 2}}, [](const Tensors& x) {

@@ -51,6 +51,20 @@ TYPED_TEST(Layout, ReshapeExpandSqueezeKeepTheBytes) {
   EXPECT_EQ(values<T>(ag::squeeze(e)), values<T>(x));
 }
 
+TYPED_TEST(Layout, BroadcastToRepeatsRowsAndElements) {
+  using T = TypeParam;
+  ag::Tensor row = this->iota({3});
+  EXPECT_EQ(ag::broadcast_to(row, {2, 3}).shape(), (ag::Shape{2, 3}));
+  EXPECT_EQ(values<T>(ag::broadcast_to(row, {2, 3})), this->v({0, 1, 2, 0, 1, 2}));
+  ag::Tensor column = this->iota({2, 1});
+  EXPECT_EQ(values<T>(ag::broadcast_to(column, {2, 3})), this->v({0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(values<T>(ag::broadcast_to(column, {2, 2, 2})), this->v({0, 0, 1, 1, 0, 0, 1, 1}));
+  EXPECT_EQ(values<T>(ag::broadcast_to(ag::cast(ag::constant(1), ag::dtype_v<T>), {2, 2})),
+            this->v({1, 1, 1, 1}));
+  EXPECT_EQ(values<T>(ag::broadcast_to(row, {3})), values<T>(row));
+  EXPECT_EQ(ag::broadcast_to(row, {0, 3}).shape(), (ag::Shape{0, 3}));
+}
+
 TYPED_TEST(Layout, ConcatAndStack) {
   using T = TypeParam;
   ag::Tensor a = this->iota({2, 2});
@@ -127,6 +141,19 @@ TEST(Reshape, Errors) {
                                          "reshape: only one dimension may be -1");
   expect_error<ag::InvalidArgumentError>([&] { ag::reshape(x, {4, -1}); },
                                          "reshape: cannot reshape a tensor of 6 elements to shape");
+}
+
+TEST(BroadcastTo, Errors) {
+  ag::Tensor x = ag::zeros(ag::Shape{2, 3});
+  expect_error<ag::InvalidArgumentError>(
+      [&] { ag::broadcast_to(x, {3, 3}); },
+      "broadcast_to: cannot broadcast a tensor of shape [2,3] to shape [3,3] (each dim, aligned "
+      "from the last, must be 1 or the target's)");
+  expect_error<ag::InvalidArgumentError>([&] { ag::broadcast_to(x, {3}); },
+                                         "broadcast_to: cannot broadcast a tensor of shape [2,3] "
+                                         "to shape [3]");
+  expect_error<ag::InvalidArgumentError>([&] { ag::broadcast_to(x, {-1, 3}); },
+                                         "broadcast_to: the shape must be fully defined");
 }
 
 TEST(ExpandDims, AtEveryPosition) {

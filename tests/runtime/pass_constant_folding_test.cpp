@@ -186,6 +186,22 @@ TEST(ConstantFolding, FoldsOnlySmallZeros) {
   EXPECT_TRUE(b.body.nodes[2].is_op(OpId::Zeros));
 }
 
+// A broadcast_to of a constant folds up to 1,024 elements, as zeros does:
+// larger, the graph keeps the small input, not its repeated copy.
+TEST(ConstantFolding, FoldsOnlySmallBroadcasts) {
+  BodyBuilder b;
+  ValueRef row = b.constant(ag::constant({1.0f, 2.0f}));
+  b.output(b.op(OpId::BroadcastTo, {row}, shape_attrs({512, 2})));
+  b.output(b.op(OpId::BroadcastTo, {row}, shape_attrs({513, 2})));
+
+  fold_constants(b.body);
+
+  ASSERT_EQ(b.body.nodes[1].kind, NodeKind::Const);
+  EXPECT_EQ(b.body.nodes[1].value.shape(), Shape({512, 2}));
+  EXPECT_EQ(b.body.nodes[1].value.to_vector<float>()[1023], 2.0f);
+  EXPECT_TRUE(b.body.nodes[3].is_op(OpId::BroadcastTo)) << b.body.to_string();
+}
+
 // A layout op of zeros is zeros of its own shape (a TensorArray laid out
 // transposed, passes/transposed_arrays.cpp), folded when small; the zeros it
 // read are left for dead code elimination.
