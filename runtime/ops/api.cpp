@@ -436,6 +436,9 @@ Tensor zeros_like(const Tensor& t, CallSite site) {
   return zeros(t.shape(), t.dtype());
 }
 Tensor ones_like(const Tensor& t, CallSite site) {
+  // A one of t's dtype repeated: no read of t (a constant when small).
+  if (t.is_symbolic() && t.shape().is_fully_defined())
+    return broadcast_to(ones(Shape{}, t.dtype()), {t.shape().begin(), t.shape().end()}, site);
   if (t.is_symbolic())
     return cast(logical_or(cast(t, DType::bool_, site), true, site), t.dtype(), site);
   return ones(t.shape(), t.dtype());

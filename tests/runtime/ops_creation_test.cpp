@@ -130,6 +130,28 @@ TEST(ZerosOp, ZerosLikeOfAStaticShapeIsTheZerosOp) {
       << staged.to_string();
 }
 
+// ones_like likewise: a one broadcast to a static shape (folded to a constant
+// when small, a fill when large), never a read of the tensor; staged from the
+// tensor where its dims are unknown while tracing.
+TEST(OnesLike, OfAStaticShapeIsABroadcastOne) {
+  for (int64_t size : {3, 3000}) {
+    auto like = [](const ag::Tensor& x) { return ag::ones_like(x * 2.0); };
+    const ag::Tensor x = ag::cast(ag::range(size), ag::float64) - 1.5;
+    auto fixed = ag::function(like);
+    EXPECT_EQ(values<double>(fixed(x)), values<double>(like(x)));
+    const auto ops = fixed.get_concrete_function(x).graph().ops();
+    EXPECT_NE(std::find(ops.begin(), ops.end(), "broadcast_to"), ops.end());
+    EXPECT_EQ(std::find(ops.begin(), ops.end(), "logical_or"), ops.end());
+    const auto optimized = fixed.get_concrete_function(x).optimized_graph().ops();
+    EXPECT_EQ(std::find(optimized.begin(), optimized.end(), "broadcast_to") != optimized.end(),
+              size > 1024);
+  }
+  const ag::TensorSpec any_length({ag::kUnknownDim}, ag::int32);
+  auto relaxed = ag::function([](const ag::Tensor& x) { return ag::ones_like(x); },
+                              {.input_signature = std::vector{any_length}});
+  EXPECT_EQ(values<int32_t>(relaxed(ag::constant({4, 0, -2}))), (std::vector<int32_t>{1, 1, 1}));
+}
+
 // ---- random ----------------------------------------------------------------------
 
 TEST(Random, SeededCallsAreReproducibleAfterSetRandomSeed) {
