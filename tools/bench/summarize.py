@@ -2,7 +2,8 @@
 """The benchmark summary: every workload of issue 17's table (and the older
 targets, and memory_bench's peak bytes) from the JSON files that Google Benchmark writes with
 --benchmark_out=FILE --benchmark_out_format=json, with eager, graph and hand,
-the ratio or per-iteration figure, the target, and "met" or "missed by Nx".
+the ratio or per-iteration figure, the target, and "met" or "missed by N%"
+(by Nx from 2x).
 train_bench's LibTorch peer rows (mlp_step/torch, rnn/torch_forward_backward;
 built only where LibTorch is found) add a torch column to the table, and the
 row's figure says graph over torch too.
@@ -20,6 +21,7 @@ are real time (two threads share one call). Stdlib only.
 
 import argparse
 import json
+import math
 import re
 import statistics
 import sys
@@ -90,10 +92,13 @@ class Row:
 
 
 def verdict(value, target, at_least=False):
-    """'met', or 'missed by Nx' (how far the value is from the target)."""
+    """'met', or 'missed by N%' / 'missed by Nx' (how far the value is from
+    the target: a percentage below 2x, where "1.0x" would say nothing)."""
     if (value >= target) if at_least else (value <= target):
         return "met"
     factor = target / value if at_least else value / target
+    if factor < 2:
+        return f"missed by {math.ceil((factor - 1) * 100)}%"
     return f"missed by {factor:.1f}x"
 
 

@@ -51,7 +51,7 @@ class SummarizeTest(unittest.TestCase):
         row = self.rows["collatz on 2 values, per iteration"]
         self.assertEqual(row.graph, 11.8e3)
         self.assertEqual(row.figure, "100 ns/iter")
-        self.assertEqual(row.result, "missed by 1.7x")
+        self.assertEqual(row.result, "missed by 67%")
 
     def test_peak_bytes_of_memory_bench(self):
         with open(os.path.join(HERE, "testdata", "memory_bench.json"), encoding="utf-8") as f:
@@ -75,17 +75,17 @@ class SummarizeTest(unittest.TestCase):
         rows = {r.workload: r for r in summarize.other_rows(summarize.Results([doc]))}
         row = rows["gradient of dynamic_rnn 32x100x128 (100 steps)"]
         self.assertEqual(row.figure, "backward 3.50x forward (10.0 ms)")
-        self.assertEqual(row.result, "missed by 1.2x")
+        self.assertEqual(row.result, "missed by 17%")
 
     def test_absolute_target(self):
         row = self.rows["cache hit, full call"]
         self.assertEqual(row.figure, "150 ns")
-        self.assertEqual(row.result, "missed by 1.5x")
+        self.assertEqual(row.result, "missed by 50%")
 
     def test_trace_per_thousand_nodes(self):
         self.assertEqual(self.rows["trace + optimise, 1k nodes"].figure, "1.50 ms per 1k nodes")
         self.assertEqual(self.rows["trace + optimise, 1k nodes"].result, "met")
-        self.assertEqual(self.rows["trace + optimise, 100k nodes"].result, "missed by 1.8x")
+        self.assertEqual(self.rows["trace + optimise, 100k nodes"].result, "missed by 75%")
 
     def test_workloads_not_run_are_left_out(self):
         self.assertNotIn("dynamic_rnn 32x100x128", self.rows)
@@ -124,7 +124,13 @@ class SummarizeTest(unittest.TestCase):
         self.assertNotIn("torch", table)
 
     def test_verdict_of_a_lower_bound(self):
-        self.assertEqual(summarize.verdict(1.2, 1.7, at_least=True), "missed by 1.4x")
+        self.assertEqual(summarize.verdict(1.2, 1.7, at_least=True), "missed by 42%")
+
+    def test_a_small_miss_is_a_percentage(self):
+        # 1.13x against a 1.1x target: "missed by 1.0x" would say nothing.
+        self.assertEqual(summarize.verdict(1.13, 1.1), "missed by 3%")
+        self.assertEqual(summarize.verdict(2.2, 1.1), "missed by 2.0x")
+        self.assertEqual(summarize.verdict(1.1, 1.1), "met")
 
     def test_summary_names_the_load(self):
         text = summarize.summary(self.res)
