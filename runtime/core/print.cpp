@@ -68,7 +68,9 @@ struct Formatter {
   // Visits the shown elements.
   template <class F>
   void for_each_shown(int axis, int64_t offset, F&& f) const {
-    if (axis == shape.rank()) return f(offset);
+    // (Also past kMaxRank, which no shape reaches: GCC's -O3 inlining of this
+    // recursion otherwise warns of a read past the dims.)
+    if (axis == shape.rank() || axis >= Shape::kMaxRank) return f(offset);
     for (int64_t i = 0; i < shape[axis]; ++i) {
       if (shown(axis, i)) for_each_shown(axis + 1, offset + i * strides[axis], f);
     }

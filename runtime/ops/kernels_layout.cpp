@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ag/error.h"
@@ -185,6 +186,28 @@ void kernel_stack(const KernelContext& ctx) {
   interleave_chunks(ctx);
 }
 
+namespace {
+
+// TensorFlow's spelling: "indices[1,0] = 5 is not in [0, 3)", or "indices =
+// 5" for a scalar. Out of line: the gather loop stays small.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_index_out_of_range(std::string_view op,
+                                                                     const Shape& indices_shape,
+                                                                     int64_t flat, int64_t index,
+                                                                     int64_t n) {
+  std::vector<int64_t> pos(size_t(indices_shape.rank()));
+  for (int d = indices_shape.rank() - 1; d >= 0; --d) {
+    pos[size_t(d)] = flat % indices_shape[d];
+    flat /= indices_shape[d];
+  }
+  std::string where;
+  for (size_t d = 0; d < pos.size(); ++d) where += (d ? "," : "[") + std::to_string(pos[d]);
+  if (!where.empty()) where += "]";
+  throw InvalidArgumentError(std::string(op) + ": indices" + where + " = " + std::to_string(index) +
+                             " is not in [0, " + std::to_string(n) + ")");
+}
+
+}  // namespace
+
 // params viewed as [outer, n, inner], the output as [outer, indices, inner].
 void kernel_gather(const KernelContext& ctx) {
   const Shape& params = *ctx.inputs[0].shape;
@@ -202,23 +225,8 @@ void kernel_gather(const KernelContext& ctx) {
       const I* indices = static_cast<const I*>(ctx.inputs[1].data);
       // Check every index before copying anything.
       for (int64_t i = 0; i < count; ++i) {
-        if (indices[i] < 0 || indices[i] >= n) {
-          int64_t pos[Shape::kMaxRank];
-          int64_t rest = i;
-          for (int d = indices_shape.rank() - 1; d >= 0; --d) {
-            pos[d] = rest % indices_shape[d];
-            rest /= indices_shape[d];
-          }
-          // TensorFlow's spelling: "indices[1,0] = 5", or "indices = 5" for a scalar.
-          std::string where;
-          for (int d = 0; d < indices_shape.rank(); ++d) {
-            where += (d ? "," : "[") + std::to_string(pos[d]);
-          }
-          if (!where.empty()) where += "]";
-          throw InvalidArgumentError(std::string(ctx.op_name) + ": indices" + where + " = " +
-                                     std::to_string(indices[i]) + " is not in [0, " +
-                                     std::to_string(n) + ")");
-        }
+        if (indices[i] < 0 || indices[i] >= n)
+          throw_index_out_of_range(ctx.op_name, indices_shape, i, int64_t(indices[i]), n);
       }
       visit_element_size(ctx.out_dtype, [&](auto e) {
         using E = decltype(e);

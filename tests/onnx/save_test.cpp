@@ -320,9 +320,11 @@ TEST(OnnxSave, BroadcastToIsAnExpandAndLoadsBack) {
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "broadcast_to"), 2)
       << loaded.optimized_graph().to_string();
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "where"), 0);
-  for (const auto& node : loaded.optimized_graph().body().nodes)
-    if (node.kind == ag::graph::NodeKind::Const)
+  for (const auto& node : loaded.optimized_graph().body().nodes) {
+    if (node.kind == ag::graph::NodeKind::Const) {
       EXPECT_LE(node.value.num_elements(), 12) << node.name;
+    }
+  }
   EXPECT_EQ(loaded({x})[0].to_vector<float>(), f(x).to_vector<float>());
 }
 
