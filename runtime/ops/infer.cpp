@@ -245,6 +245,23 @@ ValueType infer_cumsum(const InferContext& ctx) {
   return x;
 }
 
+namespace {
+
+// Whether `from` broadcasts to `to`: its dims, aligned from the last, each 1
+// or `to`'s (a dim unknown on either side may be). reduce_sum_to's and
+// broadcast_to's rule.
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  const int lead = to.rank() - from.rank();
+  if (lead < 0) return false;
+  for (int d = 0; d < from.rank(); ++d) {
+    const int64_t have = from[d], want = to[d + lead];
+    if (have != kUnknownDim && want != kUnknownDim && have != 1 && have != want) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 // x summed to like's shape: like must broadcast to x's shape. A dim of like
 // unknown while tracing stays unknown, unless x's is 1 (then like's is too).
 ValueType infer_reduce_sum_to(const InferContext& ctx) {
@@ -253,16 +270,14 @@ ValueType infer_reduce_sum_to(const InferContext& ctx) {
   require_known_rank(ctx, x.shape);
   require_known_rank(ctx, like.shape);
   require_dtype(ctx, x.dtype != DType::bool_, x.dtype);
-  int lead = x.shape.rank() - like.shape.rank();
-  auto incompatible = [&] {
+  if (!broadcasts_to(like.shape, x.shape)) {
     fail(ctx, "cannot sum a tensor of shape " + x.shape.to_list_string() + " to shape " +
                   like.shape.to_list_string() + ", which does not broadcast to it");
-  };
-  if (lead < 0) incompatible();
+  }
+  const int lead = x.shape.rank() - like.shape.rank();
   Shape out;
   for (int k = 0; k < like.shape.rank(); ++k) {
-    int64_t want = like.shape[k], have = x.shape[k + lead];
-    if (want != kUnknownDim && have != kUnknownDim && want != 1 && want != have) incompatible();
+    const int64_t want = like.shape[k], have = x.shape[k + lead];
     out.push_back(want == kUnknownDim && have == 1 ? 1 : want);
   }
   return {x.dtype, out};
@@ -363,13 +378,7 @@ ValueType infer_broadcast_to(const InferContext& ctx) {
   if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
     fail(ctx, "the shape must be fully defined");
   const Shape target(std::span<const int64_t>(dims.data(), dims.size()));
-  const int lead = target.rank() - x.shape.rank();
-  bool fits = lead >= 0;
-  for (int d = 0; fits && d < x.shape.rank(); ++d) {
-    const int64_t have = x.shape[d];
-    fits = have == kUnknownDim || have == 1 || have == target[d + lead];
-  }
-  if (!fits) {
+  if (!broadcasts_to(x.shape, target)) {
     fail(ctx, "cannot broadcast a tensor of shape " + x.shape.to_list_string() + " to shape " +
                   target.to_list_string() +
                   " (each dim, aligned from the last, must be 1 or the target's)");
