@@ -563,8 +563,8 @@ bool same_operand(const FusedProgram::Operand& p, const FusedProgram::Operand& q
 struct GuardedStep {
   ops::OpId guard;  // greater, less or equal, x on the left
   uint32_t flags = 0;
-  std::vector<FusedProgram::Operand> operands;  // x, g, s, r, t, e
-  std::vector<int32_t> joined;                  // the members it takes in
+  FusedProgram::Operands operands;  // x, g, s, r, t, e
+  std::vector<int32_t> joined;      // the members it takes in
   int32_t error_member = -1;
 };
 
@@ -720,23 +720,29 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
   auto dtype_of = [&](const Operand& op) {
     return op.external ? input_types[size_t(op.index)]->dtype : members[size_t(op.index)].dtype;
   };
+  // Per external input, its block in program.broadcasts or -1.
+  std::vector<int32_t> broadcast_of(input_types.size(), -1);
   auto stage_operand = [&](const Operand& op) {
     if (!op.external || !op.scalar) return op;
-    auto at = std::find(program.broadcasts.begin(), program.broadcasts.end(), op.index);
-    if (at == program.broadcasts.end()) at = program.broadcasts.insert(at, op.index);
-    return Operand{true, true, int32_t(at - program.broadcasts.begin())};
+    int32_t& block = broadcast_of[size_t(op.index)];
+    if (block < 0) {
+      block = int32_t(program.broadcasts.size());
+      program.broadcasts.push_back(op.index);
+    }
+    return Operand{true, true, block};
   };
   std::vector<FusedProgram::Stage>& stages = program.stages;
+  // Per member: its stage runs it alone (not composed, not taken in by a
+  // later stage); taken_in: a later stage runs it. Flags rather than
+  // searches of `stages`, so that composing stays linear in the members.
+  std::vector<bool> alone(members.size(), false), taken_in(members.size(), false);
   // Whether `reader` makes every read of the member `op` names, which runs
   // alone: its loop can then run in reader's.
   auto joinable = [&](const Operand& op, const Member& reader) {
     if (op.external) return false;
     int32_t by_reader = 0;
     for (const Operand& o : reader.operands) by_reader += !o.external && o.index == op.index;
-    return reads[size_t(op.index)] == by_reader &&
-           std::any_of(stages.begin(), stages.end(), [&](const FusedProgram::Stage& s) {
-             return s.member == op.index && !s.composed;
-           });
+    return reads[size_t(op.index)] == by_reader && alone[size_t(op.index)];
   };
   for (int32_t m = 0; m <= last; ++m) {
     const Member& member = members[size_t(m)];
@@ -847,17 +853,20 @@ void compose(FusedProgram& program, std::span<const ops::ValueType* const> input
     }
     if (stage.composed) {
       // Their members run in this stage.
-      std::erase_if(stages, [&](const FusedProgram::Stage& s) {
-        return std::find(joined.begin(), joined.end(), s.member) != joined.end();
-      });
+      for (int32_t j : joined) {
+        alone[size_t(j)] = false;
+        taken_in[size_t(j)] = true;
+      }
     } else {
       stage.operands.clear();
       stage.sums = false;
       stage.folds = false;
       stage.flags = 0;
     }
+    alone[size_t(m)] = !stage.composed;
     stages.push_back(std::move(stage));
   }
+  std::erase_if(stages, [&](const FusedProgram::Stage& s) { return taken_in[size_t(s.member)]; });
   // The scalars the final stages read broadcast (not those of stages a
   // guarded step took in).
   for (FusedProgram::Stage& stage : stages) {
@@ -979,8 +988,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   // Scratch blocks: every stage but an unreduced last one (or one that sums
   // its block) writes its member's block, which is free again after the
   // last stage that reads it.
-  auto stage_reads =
-      [&](const FusedProgram::Stage& stage) -> const std::vector<FusedProgram::Operand>& {
+  auto stage_reads = [&](const FusedProgram::Stage& stage) -> const FusedProgram::Operands& {
     return stage.composed ? stage.operands : members[size_t(stage.member)].operands;
   };
   const std::vector<FusedProgram::Stage>& stages = program->stages;
@@ -993,6 +1001,7 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
     }
   }
   std::vector<int32_t> free_blocks;
+  std::vector<bool> released(members.size(), false);  // its block is free again
   for (size_t s = 0; s < stages.size(); ++s) {
     FusedProgram::Member& member = members[size_t(stages[s].member)];
     bool writes_output = s + 1 == stages.size() && (!program->reduction || program->keeps_value);
@@ -1004,9 +1013,8 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
     for (const FusedProgram::Operand& op : stage_reads(stages[s])) {
       // Read last here (an operand read twice frees its block once).
       if (!op.external && last_read[size_t(op.index)] == s &&
-          members[size_t(op.index)].block >= 0 &&
-          std::find(free_blocks.begin(), free_blocks.end(), members[size_t(op.index)].block) ==
-              free_blocks.end()) {
+          members[size_t(op.index)].block >= 0 && !released[size_t(op.index)]) {
+        released[size_t(op.index)] = true;
         free_blocks.push_back(members[size_t(op.index)].block);
       }
     }

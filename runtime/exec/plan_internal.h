@@ -17,6 +17,7 @@
 
 #include "core/tensor_impl.h"
 #include "exec/plan.h"
+#include "graph/small_vector.h"
 #include "graph/variable_state.h"
 #include "ops/kernels.h"
 
@@ -45,12 +46,15 @@ struct FusedProgram {
     bool scalar;    // an external single element, broadcast
     int32_t index;
   };
+  // Inline up to an elementwise op's operand count: a program has a member
+  // (and a stage) per fused node, so no heap block each.
+  using Operands = graph::SmallVector<Operand, kMaxScalarInputs>;
   struct Member {
     const graph::Node* node;  // for the "defined at" of its errors
     const ops::OpDef* op;
     const ops::Attrs* attrs;
     DType dtype;
-    std::vector<Operand> operands;
+    Operands operands;
     int32_t block = -1;  // its scratch block; -1: the node's output
     // A flat program's: the op's flat kernel, for its dtypes; per operand
     // (padded with the first), the slot of the node's input it is or -1 for
@@ -95,7 +99,7 @@ struct FusedProgram {
     ComposedFn composed = nullptr;  // null: the member's kernel
     // The composed loop's operands; an external scalar's `index` is its
     // block in `broadcasts`.
-    std::vector<Operand> operands;
+    Operands operands;
     bool sums = false;
     // Writes its value and also folds the block's partial result of the
     // program's reduction (an integer max or min) in its loop.
