@@ -87,6 +87,11 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(self.rows["trace + optimise, 1k nodes"].result, "met")
         self.assertEqual(self.rows["trace + optimise, 100k nodes"].result, "missed by 75%")
 
+    def test_trace_freeing_follows_the_figure(self):
+        row = self.rows["trace + optimise, 100k nodes on 4,096 elements (no run)"]
+        self.assertEqual(row.figure, "1.90 ms per 1k nodes (+ 0.25 to free it)")
+        self.assertEqual(row.result, "met")
+
     def test_workloads_not_run_are_left_out(self):
         self.assertNotIn("dynamic_rnn 32x100x128", self.rows)
         self.assertNotIn("trace + optimise, 10k nodes", self.rows)
