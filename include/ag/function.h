@@ -229,6 +229,22 @@ class PolymorphicFunction {
         core_->concrete_for(detail::collect_atoms(args...), {&tracer, &decltype(tracer)::run}));
   }
 
+  // Without arguments, for a function with an input_signature: the
+  // signature's trace, as tf.function's get_concrete_function(). Needs the
+  // callable's parameters (not a generic lambda), each taking a tensor.
+  auto get_concrete_function() const
+    requires(std::tuple_size_v<typename detail::CallParameters<F>::type> > 0)
+  {
+    using Params = typename detail::CallParameters<F>::type;
+    return [this]<size_t... I>(std::index_sequence<I...>) {
+      static_assert((std::is_convertible_v<Tensor, std::tuple_element_t<I, Params>> && ...),
+                    "get_concrete_function() without arguments traces the input_signature's "
+                    "tensors: every parameter must take an ag::Tensor; pass the arguments");
+      const std::vector<TensorSpec>& signature = core_->input_signature_of_arity(sizeof...(I));
+      return get_concrete_function(signature[I]...);
+    }(std::make_index_sequence<std::tuple_size_v<Params>>());
+  }
+
   std::string pretty_printed_concrete_signatures() const {
     return core_->pretty_printed_concrete_signatures();
   }

@@ -27,18 +27,6 @@ namespace {
 using trace::TraceState;
 using CaptureKey = std::tuple<const TraceState*, int32_t, int32_t>;
 
-std::shared_ptr<TraceState> nested_trace() {
-  TraceState* outer = trace::current();
-  auto state = std::make_shared<TraceState>();
-  state->function_name = outer->function_name;
-  state->code_function = outer->code_function;
-  state->imported_node = outer->imported_node;
-  state->body = std::make_shared<graph::Body>();
-  state->parent = outer;
-  state->allow_variable_creation = outer->allow_variable_creation;
-  return state;
-}
-
 }  // namespace
 
 void check_condition(const Tensor& c, const std::string& construct) {
@@ -163,7 +151,7 @@ struct Branch {
 };
 
 Branch trace_branch(FnRef<void()> fn, CollectLeaves collect, const std::vector<Tensor>& initial) {
-  Branch b{nested_trace(), {}};
+  Branch b{trace::nested_in(*trace::current()), {}};
   {
     trace::ActiveTrace active(b.state, /*finish_on_exit=*/false);
     autodiff::PauseTapes paused;
@@ -295,7 +283,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
       *now[vars[i]].tensor = trace::add_placeholder(now[vars[i]].name, types[i]);
   };
   if (probe) {
-    auto state = nested_trace();
+    auto state = trace::nested_in(*trace::current());
     std::vector<Tensor> defined;
     {
       trace::ActiveTrace active(state);
@@ -331,7 +319,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
 
   std::shared_ptr<TraceState> cond_state, body_state;
   for (int attempt = 0;; ++attempt) {
-    cond_state = nested_trace();
+    cond_state = trace::nested_in(*trace::current());
     {
       trace::ActiveTrace active(cond_state);
       autodiff::PauseTapes paused;
@@ -342,7 +330,7 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
     }
     restore(collect, initial, "while");
 
-    body_state = nested_trace();
+    body_state = trace::nested_in(*trace::current());
     bool relaxed = false;
     {
       trace::ActiveTrace active(body_state, /*finish_on_exit=*/false);

@@ -126,13 +126,8 @@ struct Split {
 Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> captures) {
   const Body& body = *loop.subgraphs[1];
   size_t num_caps = body.placeholders.size() - num_vars;
-  trace::TraceState* outer = trace::current();
-  auto state = std::make_shared<trace::TraceState>();
-  state->function_name = outer->function_name;
-  state->code_function = outer->code_function;
-  state->imported_node = outer->imported_node;
-  state->body = std::make_shared<Body>();
-  state->parent = outer;
+  auto state = trace::nested_in(*trace::current());
+  state->allow_variable_creation = false;  // a gradient creates none
   trace::ActiveTrace active(state);
 
   Split split;

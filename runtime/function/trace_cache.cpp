@@ -98,6 +98,23 @@ FunctionCore::~FunctionCore() {
 const FunctionOptions& FunctionCore::options() const {
   return state_->options;
 }
+
+const std::vector<TensorSpec>& FunctionCore::input_signature_of_arity(size_t arity) const {
+  const State& s = *state_;
+  if (!s.options.input_signature) {
+    throw ValueError("ag::function '" + s.name +
+                     "' has no input_signature, so get_concrete_function() needs its "
+                     "arguments: pass tensors or TensorSpecs, one per parameter");
+  }
+  const size_t specs = s.options.input_signature->size();
+  if (specs != arity) {
+    throw ValueError("ag::function '" + s.name + "' takes " + std::to_string(arity) +
+                     (arity == 1 ? " argument" : " arguments") + " but its input_signature has " +
+                     std::to_string(specs) + (specs == 1 ? " TensorSpec" : " TensorSpecs") +
+                     ": give one TensorSpec per parameter");
+  }
+  return *s.options.input_signature;
+}
 int FunctionCore::tracing_count() const {
   return state_->tracing_count.load();
 }

@@ -51,6 +51,12 @@ struct TraceState {
 // The trace this thread is building, or null.
 TraceState* current();
 
+// A trace of a body nested in `outer` (a branch, a loop body, a loop's
+// gradient): a body of its own, `outer` as parent, and from `outer` what
+// names its ops (function, imported node) and whether it may create
+// variables.
+std::shared_ptr<TraceState> nested_in(TraceState& outer);
+
 // For its lifetime, the ops this thread traces come from the imported model
 // node `name` (TraceState::imported_node); nothing while not tracing.
 class ImportedNodeScope {

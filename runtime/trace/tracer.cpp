@@ -55,6 +55,17 @@ TraceState* current() {
   return t_current.get();
 }
 
+std::shared_ptr<TraceState> nested_in(TraceState& outer) {
+  auto state = std::make_shared<TraceState>();
+  state->function_name = outer.function_name;
+  state->code_function = outer.code_function;
+  state->imported_node = outer.imported_node;
+  state->body = std::make_shared<graph::Body>();
+  state->parent = &outer;
+  state->allow_variable_creation = outer.allow_variable_creation;
+  return state;
+}
+
 bool is_tracing() {
   return t_current != nullptr;
 }

@@ -129,6 +129,53 @@ TEST(Function, ConcreteFunctionOfASignedFunctionIsTheSignaturesTrace) {
   EXPECT_EQ(twice.tracing_count(), 1);
 }
 
+// As tf.function's get_concrete_function(): without arguments, the
+// input_signature's trace, for a lambda, a function object and a function
+// pointer; a clear error without a signature or with a wrong spec count.
+TEST(Function, ConcreteFunctionWithoutArgumentsIsTheSignaturesTrace) {
+  auto scaled_sum =
+      ag::function([](Tensor a, const Tensor& b) { return a * 2 + b; },
+                   {.input_signature = std::vector{TensorSpec({ag::kUnknownDim}, ag::int32),
+                                                   TensorSpec({}, ag::int32)},
+                    .name = "scaled_sum",
+                    .arg_names = {"a", "b"}});
+  auto concrete = scaled_sum.get_concrete_function();
+  EXPECT_EQ(concrete.function_type(),
+            "(a: TensorSpec(shape=(None,), dtype=int32), b: TensorSpec(shape=(), dtype=int32)) -> "
+            "TensorSpec(shape=(None,), dtype=int32)");
+  EXPECT_EQ(concrete(ag::constant({1, 2, 3}), ag::constant(10)).to_vector<int>(),
+            (std::vector<int>{12, 14, 16}));
+  EXPECT_EQ(scaled_sum(ag::constant({5}), ag::constant(1)).to_vector<int>(),
+            (std::vector<int>{11}));
+  EXPECT_EQ(scaled_sum.tracing_count(), 1);
+
+  struct Negate {
+    Tensor operator()(Tensor x) const noexcept { return -x; }
+  };
+  auto negate =
+      ag::function(Negate{}, {.input_signature = std::vector{TensorSpec({2}, ag::float32)}});
+  EXPECT_EQ(negate.get_concrete_function()(ag::constant({1.0f, -2.0f})).to_vector<float>(),
+            (std::vector<float>{-1.0f, 2.0f}));
+
+  Tensor (*pointer)(Tensor) = [](Tensor x) { return x + 1; };
+  auto plus_one =
+      ag::function(pointer, {.input_signature = std::vector{TensorSpec({}, ag::int32)}});
+  EXPECT_EQ(plus_one.get_concrete_function()(ag::constant(4)).to_vector<int>(),
+            (std::vector<int>{5}));
+
+  auto unsigned_fn = ag::function([](Tensor x) { return x; }, {.name = "plain"});
+  EXPECT_EQ(error_of([&] { unsigned_fn.get_concrete_function(); }),
+            "ValueError: ag::function 'plain' has no input_signature, so get_concrete_function() "
+            "needs its arguments: pass tensors or TensorSpecs, one per parameter");
+  auto short_signature =
+      ag::function([](Tensor a, Tensor b) { return a + b; },
+                   {.input_signature = std::vector{TensorSpec({}, ag::int32)}, .name = "add"});
+  EXPECT_EQ(error_of([&] { short_signature.get_concrete_function(); }),
+            "ValueError: ag::function 'add' takes 2 arguments but its input_signature has 1 "
+            "TensorSpec: give one TensorSpec per parameter");
+  EXPECT_EQ(short_signature.tracing_count(), 0);
+}
+
 TEST(Function, UnknownDimsResolveAtRunTime) {
   auto g = ag::function([](Tensor x) { return x * 2 + 1; },
                         {.input_signature = std::vector{TensorSpec({ag::kUnknownDim}, ag::int32)}});

@@ -56,6 +56,29 @@ struct Traced<T> {
 template <class T>
 using TracedT = typename Traced<T>::type;
 
+// The parameter types of a callable with one call operator that is not a
+// template (a lambda without auto parameters, a function object, a function
+// pointer), as a std::tuple; no `type` for a generic lambda.
+template <class F>
+struct CallParameters {};
+template <class F>
+  requires requires { &F::operator(); }
+struct CallParameters<F> : CallParameters<decltype(&F::operator())> {};
+template <class R, class... A>
+struct CallParameters<R (*)(A...)> {
+  using type = std::tuple<A...>;
+};
+template <class R, class... A>
+struct CallParameters<R (*)(A...) noexcept> : CallParameters<R (*)(A...)> {};
+template <class C, class R, class... A>
+struct CallParameters<R (C::*)(A...)> : CallParameters<R (*)(A...)> {};
+template <class C, class R, class... A>
+struct CallParameters<R (C::*)(A...) const> : CallParameters<R (*)(A...)> {};
+template <class C, class R, class... A>
+struct CallParameters<R (C::*)(A...) noexcept> : CallParameters<R (*)(A...)> {};
+template <class C, class R, class... A>
+struct CallParameters<R (C::*)(A...) const noexcept> : CallParameters<R (*)(A...)> {};
+
 // The argument as the traced function sees it: tensors (and specs) replaced
 // by placeholders in order, everything else passed through.
 template <class T>

@@ -106,6 +106,10 @@ class FunctionCore {
   int tracing_count() const;
   std::string pretty_printed_concrete_signatures() const;
   const FunctionOptions& options() const;
+  // The input_signature, for get_concrete_function() without arguments of a
+  // callable with `arity` parameters; throws without one or if it has
+  // another number of specs.
+  const std::vector<TensorSpec>& input_signature_of_arity(size_t arity) const;
   // Drops the traces that belong to a destroyed module.
   void drop_module(uint64_t module_id);
 
