@@ -433,6 +433,34 @@ TEST(FusedKernel, ArithmeticPairsCompose) {
   EXPECT_NE(two_readers->stages[1].composed, nullptr);
 }
 
+// A long chain composes pair by pair however many members it has (compose
+// keeps per-member flags, not searches of the stages so far): round k's
+// x * s_k + t_k is one loop, its tanh another; every scalar broadcast once.
+// Values bit for bit against eager.
+TEST(FusedKernel, ALongChainComposesEveryPair) {
+  constexpr int kRounds = 2000;
+  auto chain = [](Tensor x) {
+    for (int k = 0; k < kRounds; ++k) x = ag::tanh(x * 0.5f + float(k % 5 + 1));
+    return x;
+  };
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", float32, {4096});
+  ValueRef half = b.constant(constant(0.5f));
+  std::vector<ValueRef> offsets;
+  for (int k = 0; k < 5; ++k) offsets.push_back(b.constant(constant(float(k + 1))));
+  for (int k = 0; k < kRounds; ++k) {
+    x = b.op(OpId::Tanh, {b.op(OpId::Add, {b.op(OpId::Mul, {x, half}), offsets[k % 5]})});
+  }
+  b.output(x);
+  auto program = fused_program_of(b);
+  ASSERT_NE(program, nullptr);
+  EXPECT_EQ(program->members.size(), size_t(3 * kRounds));
+  EXPECT_EQ(program->stages.size(), size_t(2 * kRounds));
+  EXPECT_EQ(composed_stages(*program), size_t(kRounds));
+  EXPECT_EQ(program->broadcasts.size(), 6u);
+  expect_identical("long_chain", chain, ag::random_uniform({4096}, -1.0, 1.0, ag::float32, 41));
+}
+
 // Collatz's step keeping another vector than x (no guarded step): 8
 // members in 3 stages: the two comparisons run in the wheres they select
 // for (x % s and x // s with the first), x * t + e is one loop; no bool
