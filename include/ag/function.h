@@ -222,6 +222,10 @@ class PolymorphicFunction {
   // With an input_signature, the signature's trace (the arguments must fit it).
   template <class... Args>
   auto get_concrete_function(Args&&... args) const {
+    static_assert(std::is_invocable_v<F&, detail::TracedT<Args>...>,
+                  "get_concrete_function: the arguments do not fit the function's parameters; "
+                  "pass one tensor or TensorSpec per tensor parameter (no arguments only for a "
+                  "function with an input_signature and known parameters, not a generic lambda)");
     using R = std::invoke_result_t<F&, detail::TracedT<Args>...>;
     detail::Tracer<R, F, Args...> tracer{
         f_.get(), &core_->options().arg_names, {std::forward<Args>(args)...}};
