@@ -21,6 +21,12 @@ import math
 import random
 import sys
 
+# The multi_block call's x: more elements than two blocks of a fused group
+# (1,024 each), its values a cycle that fz_input repeats. int32, whose sums
+# are exact in any order.
+MULTI_BLOCK_SHAPE = (2500,)
+MULTI_BLOCK_CYCLE = 37
+
 FEATURES = {
     "if": "if / else if / else chains on tensor conditions, nested",
     "while": "while loops with a tensor condition",
@@ -60,6 +66,9 @@ FEATURES = {
     "broadcast_to": "ag::broadcast_to of a reduction of x-shaped data back to x's shape",
     "method": "some functions are marked methods of an ag::Module reading a private member: "
               "in or out of their class, const, static",
+    "multi_block": "some functions are also called with an int32 x of %d elements (a cycle of "
+                   "%d values), so that fused groups run several blocks and a partial one"
+                   % (MULTI_BLOCK_SHAPE[0], MULTI_BLOCK_CYCLE),
 }
 
 # How a function that is a method is written (the "method" feature).
@@ -729,6 +738,10 @@ class FunctionGen:
             values = [r.randint(-4, 4) for _ in range(count)]
             m = r.randint(0, 2) if self.on("retrace") else 1
             rows.append((dtype, shape, values, r.randint(0, 4), m))
+        if self.on("multi_block") and r.random() < 0.4:
+            values = [r.randint(-4, 4) for _ in range(MULTI_BLOCK_CYCLE)]
+            m = r.randint(0, 2) if self.on("retrace") else 1
+            rows.append(("int32", MULTI_BLOCK_SHAPE, values, r.randint(0, 4), m))
         return rows
 
 

@@ -30,6 +30,14 @@ struct FzCall {
   int m;
 };
 
+// The call's x: its values repeated, as a cycle, to fill its shape (a
+// multi_block call lists one cycle, not every element).
+inline ag::Tensor fz_input(const FzCall& in) {
+  std::vector<int> values(size_t(in.shape.num_elements()));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = in.x[i % in.x.size()];
+  return ag::cast(ag::constant(values, in.shape), in.dtype);
+}
+
 struct FzCase {
   const char* name;
   ag::Tensor (*fn)(ag::Tensor, ag::Tensor, int);
@@ -77,7 +85,7 @@ inline void fz_run_gradients(const FzCase& c) {
   for (const FzCall& in : c.calls) {
     if (in.dtype == ag::float32 || in.dtype == ag::float64) {
       try {
-        ag::Tensor x = ag::cast(ag::constant(in.x, in.shape), in.dtype);
+        ag::Tensor x = fz_input(in);
         fz_print_gradient(call, fz_gradient(c, x, ag::Tensor(in.n), in.m));
       } catch (const std::exception& e) {
         std::cout << "#" << call << " grad error: " << e.what() << "\n";
@@ -109,7 +117,7 @@ inline void fz_run_with_unknown_dims(const FzCase& c) {
   int call = 0;
   for (const FzCall& in : c.calls) {
     try {
-      ag::Tensor x = ag::cast(ag::constant(in.x, in.shape), in.dtype);
+      ag::Tensor x = fz_input(in);
       fz_print(call, fz_call_with_unknown_dims(c, x, ag::Tensor(in.n), in.m), "dims ");
     } catch (const std::exception& e) {
       std::cout << "#" << call << " dims error: " << e.what() << "\n";
@@ -123,7 +131,7 @@ inline void fz_run_case(const FzCase& c) {
   int call = 0;
   for (const FzCall& in : c.calls) {
     try {
-      ag::Tensor x = ag::cast(ag::constant(in.x, in.shape), in.dtype);
+      ag::Tensor x = fz_input(in);
       fz_print(call, c.fn(x, ag::Tensor(in.n), in.m));
     } catch (const std::exception& e) {
       std::cout << "#" << call << " error: " << e.what() << "\n";
