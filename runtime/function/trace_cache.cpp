@@ -115,6 +115,7 @@ const std::vector<TensorSpec>& FunctionCore::input_signature_of_arity(size_t ari
   }
   return *s.options.input_signature;
 }
+
 int FunctionCore::tracing_count() const {
   return state_->tracing_count.load();
 }
