@@ -45,7 +45,7 @@ int fz_run(const FzCase (&cases)[N], int, char**) {
       const std::string name = std::string(c.name) + "_" + std::to_string(k++);
       ++calls;
       try {
-        ag::Tensor x = ag::cast(ag::constant(in.x, in.shape), in.dtype);
+        ag::Tensor x = fz_input(in);
         ag::Tensor n(in.n);
         auto concrete = traced.get_concrete_function(x, n, in.m);
         const std::string bytes = ag_onnx_test::export_model(concrete.graph(), name);
