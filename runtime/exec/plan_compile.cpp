@@ -209,11 +209,12 @@ void Plan::Compiler::build_steps() {
       step.shape_is_static = step.static_shape.is_fully_defined();
       if (step.shape_is_static)
         step.static_bytes = byte_size(step.static_shape, step.out_dtypes[0]);
-      step.checks_input_shapes =
-          n.kind == graph::NodeKind::Op && step.shape_is_static &&
-          std::any_of(n.inputs.begin(), n.inputs.end(), [&](graph::ValueRef in) {
-            return !body.type_of(in).shape.is_fully_defined();
-          });
+      step.runs_shape_rule =
+          n.kind == graph::NodeKind::Op &&
+          (!step.shape_is_static ||
+           std::any_of(n.inputs.begin(), n.inputs.end(), [&](graph::ValueRef in) {
+             return !body.type_of(in).shape.is_fully_defined();
+           }));
     }
     if (n.kind == graph::NodeKind::Fused) {
       std::vector<const ops::ValueType*> input_types;

@@ -135,10 +135,11 @@ struct Plan::Step {
   std::vector<DType> out_dtypes;
   Shape static_shape;  // Op steps: the output shape when fully known
   bool shape_is_static = false;
-  // A static output from an input with unknown dims: the op's shape rule
-  // still runs on the actual shapes, to reject the inputs eager mode rejects
+  // Op steps: the op's shape rule runs on the actual shapes when the step
+  // runs. For an output of unknown shape, to learn it; for a static output
+  // from an input with unknown dims, to reject the inputs eager mode rejects
   // (a [5] reshaped to [2,3], a [2] added to a [3]).
-  bool checks_input_shapes = false;
+  bool runs_shape_rule = false;
   // Only the output's shape is read: the kernel does not run (see
   // mark_shape_only_steps in plan_compile.cpp).
   bool shape_only = false;

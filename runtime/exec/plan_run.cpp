@@ -225,7 +225,7 @@ void Plan::run_op(Arena& a, const Step& step) const {
     }
   }
   const Shape* out_shape = &step.static_shape;
-  if (!step.shape_is_static || step.checks_input_shapes) {
+  if (step.runs_shape_rule) {
     // Unknown dims: run the op's shape rule on the actual shapes and values,
     // with its inputs in inline arrays (no allocation per step; only the n
     // entries used are constructed). It throws eager mode's error for

@@ -351,7 +351,7 @@ void Plan::mark_static_copies() {
   const graph::Body& body = *body_;
   for (Step& step : steps_) {
     if (step.kind != graph::NodeKind::Op || !step.shape_is_static || step.shape_only ||
-        step.row_output || step.checks_input_shapes)
+        step.row_output || step.runs_shape_rule)
       continue;
     const DType dtype = step.out_dtypes[0];
     if (step.op->id == ops::OpId::Transpose) {
