@@ -1,4 +1,4 @@
-// What the examples share: the seed guides' `assert_raises` helper.
+// What the examples share: the TensorFlow guides' `assert_raises` helper.
 #pragma once
 
 #include <cstdlib>
@@ -8,8 +8,8 @@
 
 namespace example {
 
-// Runs `f`, which must throw an `E`, and prints the error as the seed guides'
-// assert_raises does. Any other outcome ends the program with exit code 1
+// Runs `f`, which must throw an `E`, and prints the error as the TensorFlow
+// guides' assert_raises does. Any other outcome ends the program with exit code 1
 // (an error of another type propagates).
 template <class E, class F>
 void assert_raises(F&& f) {

@@ -1,4 +1,4 @@
-// Deployment, part 1: trace a model and export it as ONNX (issue 16).
+// Deployment, part 1: trace a model and export it as ONNX.
 //
 // `predict` is a marked function (agc stages its while loop) reading two
 // ag::Variables. ag::onnx::save traces it for a batch of any size and writes
@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   ag::Variable w(ag::random_normal({3, 2}, 0.0, 1.0, ag::float32, /*seed=*/1), "w");
   ag::Variable b(ag::constant({0.5f, -0.25f}), "b");
 
-  // A dense layer, then the seed's tanh loop until the outputs sum to at most 1.
+  // A dense layer, then the TensorFlow guide's tanh loop until the outputs sum to at most 1.
   auto predict = ag::function(
       [&](ag::Tensor x) AG_FUNCTION {
         ag::Tensor h = ag::relu(ag::matmul(x, w.read()) + b.read());

@@ -1,4 +1,4 @@
-// Deployment, part 2: load an ONNX model and run it (issue 16).
+// Deployment, part 2: load an ONNX model and run it.
 //
 // Built without agc and without export_model.cpp: the model file is all it
 // needs. ag::onnx::load checks the model, traces its graph once and runs it

@@ -14,7 +14,7 @@ constexpr int64_t batch_size = 2;
 constexpr int64_t seq_len = 3;
 constexpr int64_t feature_size = 4;
 
-// The seed guide passes rnn_step as an argument; here dynamic_rnn calls it.
+// The TensorFlow guide passes rnn_step as an argument; here dynamic_rnn calls it.
 ag::Tensor rnn_step(ag::Tensor inp, ag::Tensor state) {
   return inp + state;
 }

@@ -1,4 +1,4 @@
-// Training a model (issue 15): a two-layer MLP fits a noisy sine.
+// Training a model: a two-layer MLP fits a noisy sine.
 //
 // The data: 64 points x uniform in [-3, 3], y = sin(x) + noise (stddev 0.1),
 // seeded. The model: 1 -> 16 (relu) -> 1, mean squared error, Adam.
@@ -8,7 +8,7 @@
 // Adam's updates of the variables. train_loop stages the whole training loop:
 // its `while` has a tensor condition, so agc turns it into one While node
 // whose body is train_step inlined; one call runs every step in the executor
-// (the seed guide's "loop in a graph" lesson). Both start from the same
+// (the TensorFlow guide's "loop in a graph" lesson). Both start from the same
 // weights and end with the same loss. The timings go to stderr, since they
 // vary from run to run: the staged loop saves the per-call cost of entering
 // a graph (about 1.3x here); with larger batches the kernels dominate and

@@ -99,7 +99,7 @@ struct Body {
   // Adds a node and returns its index.
   int32_t add(Node node);
 
-  // The seed guide's listing: one line per node, "['a', 'a'] -> add"; a
+  // The TensorFlow guide's listing: one line per node, "['a', 'a'] -> add"; a
   // fused node lists its members: "['a', 'b'] -> fused {sub, mul,
   // reduce_mean}".
   std::string to_string() const;

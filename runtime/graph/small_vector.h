@@ -1,7 +1,7 @@
 // A vector that keeps up to N elements inside itself and goes to the heap
 // only beyond that. A graph node's inputs and output types are almost always
 // one to three values; held inline, tracing, copying and freeing a body of
-// 100k nodes no longer allocates and frees two small blocks per node.
+// 100k nodes does not allocate and free two small blocks per node.
 // The subset of std::vector's interface the runtime uses, for trivially
 // copyable elements (ValueRef, ValueType). Internal to the runtime.
 #pragma once

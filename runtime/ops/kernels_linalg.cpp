@@ -45,7 +45,7 @@ void multiply_add_row(T* __restrict c, const T* __restrict b, T s, int64_t n) {
   for (; j < n; ++j) c[j] = add(c[j], mul(s, b[j]));
 }
 
-// Narrow products (n up to kMaxFixedN: the seed's 10x10 power, small
+// Narrow products (n up to kMaxFixedN: the TensorFlow guide's 10x10 power, small
 // vectors) with n known at compile time: a row of c lives in registers and
 // the inner loop is unrolled and vectorised exactly, as a hand-written loop
 // over fixed sizes is. The generic loop below pays its chunking and tails.

@@ -3,7 +3,7 @@
 // fixed at i, and its other axes in the order p lists them: when that order is
 // x's own (p without its entry a is increasing), it is gather(x, i, axis =
 // p[a]), which reads the one slice instead of transposing all of x. The
-// seed's dynamic_rnn transposes its input to [time, batch, features] and
+// TensorFlow guide's dynamic_rnn transposes its input to [time, batch, features] and
 // reads row i in its loop: that becomes x[:, i, :], and the transpose, a full
 // pass over the input, goes. The plan runs such a slice of a captured value
 // as a strided view when only binary elementwise kernels read it

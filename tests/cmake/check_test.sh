@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# autograph_check (issue 7): builds a tiny project with three linted targets
+# autograph_check: builds a tiny project with three linted targets
 # and checks that
 #   - a target whose sources have only warnings builds; its lint writes SARIF
 #     2.1.0 (with repository-relative paths) and re-runs only when a linted

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds tests/cmake/consumer, a separate CMake project, against autograph-cpp
-# and runs it (issue 7):
+# and runs it:
 #   consumer_test.sh install <build dir> <c++ compiler> <work dir>
 #       `cmake --install <build dir>` into <work dir>/prefix (no rebuild), then
 #       find_package(autograph_cpp) from that prefix; checks that the package

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Dependency tracking of autograph_transpile (issue 7): builds a tiny project
+# Dependency tracking of autograph_transpile: builds a tiny project
 # that transpiles model.cpp and second.cpp, then checks with Ninja that
 #   - a rebuild with nothing changed runs nothing;
 #   - touching a header that a transpiled source includes (directly, or through

@@ -189,7 +189,7 @@ TEST(OnnxLoopImport, NotEqualLoadsAsOneOp) {
 }
 
 TEST(OnnxLoopImport, TheCollatzLoopLoadsAsTraced) {
-  // The seed's collatz: not_equal and an integer floordiv, which the
+  // The TensorFlow guide's collatz: not_equal and an integer floordiv, which the
   // exporter writes in ONNX's ops (Not(Equal); Div, lowered where the
   // remainder's sign is not the divisor's), each load back as one op.
   auto f = ag::function([](Tensor a) {

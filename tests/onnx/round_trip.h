@@ -1,4 +1,4 @@
-// The round trip of the exporting tests (save_test.cpp, seed_examples.cpp,
+// The round trip of the exporting tests (save_test.cpp, guide_examples.cpp,
 // the fuzzer's sample in fuzz_round_trip.h): a traced graph is exported with
 // ag::onnx::save (which runs ONNX's checker with full shape inference), loaded
 // back with ag::onnx::load, run, and compared with the trace's own results.

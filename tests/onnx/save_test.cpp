@@ -99,7 +99,7 @@ TEST(OnnxSave, CondBecomesIf) {
 }
 
 TEST(OnnxSave, WhileLoopBecomesLoop) {
-  // The seed's tanh loop: a data-dependent trip count.
+  // The TensorFlow guide's tanh loop: a data-dependent trip count.
   auto f = ag::function([](ag::Tensor x) {
     return ag::while_loop([](ag::Tensor v) { return ag::reduce_sum(v) < 10.0f; },
                           [](ag::Tensor v) { return ag::tanh(v) + v + 1.0f; }, x);

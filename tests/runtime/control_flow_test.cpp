@@ -1,4 +1,4 @@
-// Staged control flow: the seed guides' AutoGraph examples written by hand in
+// Staged control flow: the TensorFlow guides' AutoGraph examples written by hand in
 // the statement forms agc emits, each run eagerly and as a graph.
 #include <gtest/gtest.h>
 
@@ -188,8 +188,8 @@ TEST(ControlFlow, DynamicRnnWithTensorArray) {
 
 // A TensorArray of dynamic size that starts empty, written in a staged
 // loop: each write grows it by one element. The empty array before the
-// first iteration is a known value of size 0 (it used to reach the write's
-// shape rule as "unknown", and the write failed with "size -1").
+// first iteration is a known value of size 0 (as "unknown", it would make
+// the write's shape rule fail with "size -1").
 Tensor fill_dynamic(Tensor n) {
   ag::TensorArray outputs(ag::float32, 0, /*dynamic_size=*/true);
   ag::for_stmt(

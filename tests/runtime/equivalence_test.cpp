@@ -533,7 +533,7 @@ TEST(OpEquivalenceCoverage, EveryOpInOpsDefHasACase) {
                          << missing << "; cases that failed to trace:" << untraced;
 }
 
-// ---- Non-strict execution (the seed guide's example) ----------------------------------------
+// ---- Non-strict execution (the TensorFlow guide's example) ----------------------------------
 
 TEST(NonStrictExecution, UnusedGatherRaisesEagerlyButNotInGraph) {
   auto unused_return = [](const Tensor& x) {

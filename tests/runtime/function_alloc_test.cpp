@@ -293,11 +293,11 @@ void expect_iterations_allocate_nothing(const Call& call, int few, int many) {
   EXPECT_EQ(with_few, with_many) << few << " iterations vs " << many;
 }
 
-// The seed workloads whose plans plan_buffers_test.cpp counts: once the
+// The guide workloads whose plans plan_buffers_test.cpp counts: once the
 // first call has made the arena, a call allocates nothing through operator
 // new. (Their large results are blocks of the block cache, which this counter
 // does not see; tools/bench/memory_bench.cpp measures their bytes.)
-TEST(FunctionAlloc, WarmCallsOfTheSeedWorkloadsAllocateNothing) {
+TEST(FunctionAlloc, WarmCallsOfTheGuideWorkloadsAllocateNothing) {
   auto expect_warm_call_allocates_nothing = [](const char* name, const auto& call) {
     call();
     AllocationCounter counter;

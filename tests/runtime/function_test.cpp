@@ -1,4 +1,4 @@
-// ag::function against the seed guides' examples, written in C++.
+// ag::function against the TensorFlow guide examples, written in C++.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -42,7 +42,7 @@ TEST(Function, AnUndefinedTensorArgumentIsAnError) {
                         "ag::function: an argument is an undefined ag::Tensor");
 }
 
-TEST(Function, GraphListsNodesLikeTheSeedGuide) {
+TEST(Function, GraphListsNodesLikeTheTfGuide) {
   auto double_fn =
       ag::function([](Tensor a) { return a + a; }, {.name = "double", .arg_names = {"a"}});
   auto concrete = double_fn.get_concrete_function(TensorSpec({}, ag::int32));
@@ -252,7 +252,7 @@ TEST(Function, BuggyAddFreezesAGlobalButNotAVariable) {
   auto buggy_add = ag::function([] { return ag::constant(1) + foo; });
   EXPECT_EQ(buggy_add().item<int>(), 2);
   foo = 100;
-  EXPECT_EQ(buggy_add().item<int>(), 2);  // frozen at trace time, as in the seed guide
+  EXPECT_EQ(buggy_add().item<int>(), 2);  // frozen at trace time, as in the TensorFlow guide
 }
 
 struct Model : ag::Module {

@@ -95,7 +95,7 @@ ag::Graph check_gradients(const Loss& loss, const Tensors& xs, const Tensor& n, 
   return g;
 }
 
-// The tanh loop: while sum(x) > 1: x = tanh(x * a).
+// A tanh loop with a weight: while sum(x) > 1: x = tanh(x * a).
 Tensor tanh_loop(const Tensors& p, const Tensor&) {
   Tensor x = p[0];
   const Tensor& a = p[1];
@@ -110,7 +110,7 @@ TEST(WhileGradient, TanhLoop) {
   check_gradients(tanh_loop, {doubles({0.1, 0.2, 0.3}, {3}), doubles({0.95}, {1})}, steps(0));
 }
 
-// The seed's dynamic_rnn with a real cell, h = tanh(x_t W + h U + b), over a
+// The TensorFlow guide's dynamic_rnn with a real cell, h = tanh(x_t W + h U + b), over a
 // data-dependent number of steps; the states are written to a TensorArray
 // and stacked.
 constexpr int64_t kBatch = 2, kTime = 5, kIn = 3, kHidden = 4;

@@ -23,7 +23,7 @@ const char* const kAmbiguous3 =
 // ---- Eager: C++'s own && and || ---------------------------------------------------
 
 TEST(Logical, EagerAndSkipsTheRightSideWhenTheLeftIsFalse) {
-  // The guard of the issue: with count 0 the division never runs.
+  // A guard: with count 0 the division never runs.
   int count = 0, total = 10;
   Tensor t(1);
   EXPECT_FALSE(count > 0 && total / count > t);

@@ -209,7 +209,7 @@ TYPED_TEST(IntegerOps, FloatingOnlyOpsRejectIntegers) {
                                          "sqrt: unsupported dtype " + name);
 }
 
-// ---- Scalar spot checks from the issue -----------------------------------------
+// ---- Scalar spot checks --------------------------------------------------------
 
 TEST(Elementwise, FloorDivAndModOfScalars) {
   EXPECT_EQ(ag::floordiv(ag::constant(-7), 2).item<int>(), -4);

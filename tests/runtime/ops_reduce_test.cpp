@@ -115,7 +115,7 @@ TEST(Reduce, LongRunsMatchASequentialLoop) {
 }
 
 TEST(Reduce, IntegerMeanTruncatesLikeTensorFlow) {
-  // The MSE of the seed guide: squared differences 49, 81, 36, 1, 4.
+  // The MSE of the TensorFlow guide: squared differences 49, 81, 36, 1, 4.
   ag::Tensor y = ag::constant({2, 0, 7, 2, 3}), p = ag::constant({9, 9, 1, 1, 5});
   ag::Tensor mse = ag::reduce_mean(ag::square(y - p));
   EXPECT_EQ(mse.dtype(), ag::int32);

@@ -16,7 +16,7 @@ namespace {
 
 using namespace ag_test;
 
-// The seed guide's non-strictness example: gather(x, [1]) on a length-1 x
+// The TensorFlow guide's non-strictness example: gather(x, [1]) on a length-1 x
 // would raise, but nothing uses it, so it goes. Unused stateful nodes stay.
 TEST(DeadCodeElimination, RemovesUnusedGatherKeepsStatefulNodes) {
   BodyBuilder b;

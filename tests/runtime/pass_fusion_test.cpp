@@ -71,7 +71,7 @@ TEST(Fusion, ChainWithTrailingReductionBecomesOneNode) {
       << dot;
 }
 
-// The seed's collatz step: a DAG over x, with scalar constants broadcast.
+// The TensorFlow guide's collatz step: a DAG over x, with scalar constants broadcast.
 TEST(Fusion, DagWithBroadcastScalarsFusesWhole) {
   BodyBuilder b;
   ValueRef x = b.placeholder("x", int32, {8});

@@ -1,4 +1,4 @@
-// The buffers of the plans of the seed's workloads (docs/benchmarks.md):
+// The buffers of the plans of the guide workloads (docs/benchmarks.md):
 // fusion and writing in place leave MSE no intermediate buffer at all, let
 // collatz's loop body update its variable in place, and let dynamic_rnn's
 // state and TensorArray be written where they are. Buffers are the arena's

@@ -1,4 +1,4 @@
-// Workloads and helpers shared by the tests of traced functions: the seed's
+// Workloads and helpers shared by the tests of traced functions: the TensorFlow guide's
 // dynamic_rnn and fizzbuzz, and the optimised body of a staged function's
 // trace.
 #pragma once
@@ -12,7 +12,7 @@
 
 #include <ag/ag.h>
 
-#include "../../tools/bench/seed_workloads.h"
+#include "../../tools/bench/guide_workloads.h"
 #include "graph/graph.h"
 #include "passes/passes.h"
 
@@ -30,7 +30,7 @@ inline void expect_same_bits(const ag::Tensor& expected, const ag::Tensor& actua
       << what << ": eager " << expected.values_string() << " vs graph " << actual.values_string();
 }
 
-// The seed's dynamic_rnn ([batch, time, features] -> the running sums over
+// The guide's dynamic_rnn ([batch, time, features] -> the running sums over
 // time, [batch, time, features]) and fizzbuzz counting (three nested ifs in a
 // for loop over range(1, n + 1); [fizzbuzz, fizz, buzz, other]), as the
 // benchmarks run them.

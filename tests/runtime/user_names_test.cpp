@@ -1,9 +1,9 @@
-// A program's own functions named like ag's ops (the seed guide's `add` and
+// A program's own functions named like ag's ops (the TensorFlow guide's `add` and
 // `dense_layer`, a `square`), called unqualified on tensors: they are the
 // program's, not ambiguous with ag::add and ag::square, because
 // argument-dependent lookup on ag types finds only the operators (the
-// namespace rule in ag/tensor.h). The functions are global, as in the seed
-// guide; `static` keeps them out of other test files' way.
+// namespace rule in ag/tensor.h). The functions are global, as in the
+// TensorFlow guide; `static` keeps them out of other test files' way.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -34,7 +34,7 @@ static ag::Tensor where(ag::Tensor cond, ag::Tensor x, ag::Tensor y) {
 
 namespace {
 
-TEST(UserNames, SeedFunctionsRunEagerly) {
+TEST(UserNames, GuideFunctionsRunEagerly) {
   g_user_calls = 0;
   ag::Tensor y = dense_layer(ag::ones({3, 2}), ag::ones({2, 2}), ag::ones({2}));
   EXPECT_EQ(y.shape(), ag::Shape({3, 2}));
@@ -47,7 +47,7 @@ TEST(UserNames, SeedFunctionsRunEagerly) {
   EXPECT_EQ(ag::add(ag::constant(1), 2).item<int>(), 3);
 }
 
-TEST(UserNames, SeedFunctionsTrace) {
+TEST(UserNames, GuideFunctionsTrace) {
   g_user_calls = 0;
   auto traced = ag::function(
       [](ag::Tensor x, ag::Tensor w, ag::Tensor b) { return square(dense_layer(x, w, b)); },

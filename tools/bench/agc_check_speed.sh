@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Times `agc check` against `clang-19 -fsyntax-only` on the same translation
 # unit (one including Eigen and <ag/ag.h>, with marked functions that every
-# check looks at), run after run in one session, and prints the medians and
-# their ratio. Target (issue 6): <= 1.5x.
+# check looks at), each run several times over, and prints the medians and
+# their ratio. Target (docs/architecture.md, "Performance targets"): <= 1.5x.
 #
 # usage: tools/bench/agc_check_speed.sh [BUILD_DIR] [RUNS]
 set -eu

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times `agc transpile` against `clang-19 -fsyntax-only` on the same
-# translation unit (one including Eigen and <ag/ag.h>), run after run in one
-# session, and prints the medians and their ratio. Target (docs/architecture.md, "Performance targets"): <= 1.5x.
+# translation unit (one including Eigen and <ag/ag.h>), the two runs
+# alternating, and prints the medians and their ratio. Target
+# (docs/architecture.md, "Performance targets"): <= 1.5x.
 #
 # usage: tools/bench/agc_speed.sh [BUILD_DIR] [RUNS]
 set -eu

@@ -146,7 +146,7 @@ inline float sum_of_squares(const float* a, const float* b, int64_t n) {
   return sum;
 }
 
-// The seed workloads by hand (control_bench.cpp describes them).
+// The guide workloads by hand (control_bench.cpp describes them).
 // collatz over a vector: the graph's algorithm, one fused pass per step: all
 // elements advance together until the largest is 1. `x` is overwritten.
 inline int32_t collatz_hand(int32_t* x, int64_t n) {

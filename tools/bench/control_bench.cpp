@@ -1,4 +1,4 @@
-// Issue 4 benchmarks: staged loops, each workload run three ways in one
+// control_bench: staged loops, each workload run three ways in one
 // process, side by side (as in runtime_bench.cpp):
 //   <workload>/hand   hand-written C++, the same algorithm with plain loops
 //   <workload>/eager  the same ag code without ag::function: the control-flow
@@ -13,26 +13,26 @@
 // are checked to be bit-identical and the hand results to agree with them.
 // Run tools/bench/run.sh (it runs runtime_bench, then this).
 //
-// The workloads (the seed guides' examples):
+// The workloads (the TensorFlow guide examples):
 //   tanh_loop        while (reduce_sum(x) > 1) x = tanh(x), x = uniform(5)
-//                    (seed 7) in [0, 1). No print: the seed's ag::print is
+//                    (seed 7) in [0, 1). No print: the guide's print is
 //                    left out so the loop, not the formatting, is timed.
 //   fizzbuzz_<n>     for i in range(1, n + 1): counts i by class (fizzbuzz,
 //                    fizz, buzz, other) in four int32 tensors, with the
-//                    seed's if / else if chain, instead of printing.
-//   collatz_<len>    the seed's vectorised step next_collatz(x) =
+//                    guide's if / else if chain, instead of printing.
+//   collatz_<len>    the guide's vectorised step next_collatz(x) =
 //                    where(x % 2 == 0, x // 2, 3 * x + 1), applied where
 //                    x > 1 (so 1 stays 1), iterated while reduce_max(x) > 1;
 //                    returns the number of steps. int32. len 2: x = [27, 97]
 //                    (118 steps); len 100000: x = 1..100000 (350 steps; the
 //                    largest value on the way is 1,570,824,736 < 2^31).
-//   collatz_scalar   the seed's scalar collatz(27.0): while (a != 1) { if
+//   collatz_scalar   the guide's scalar collatz(27.0): while (a != 1) { if
 //                    (a % 2 == 0) a = a / 2; else a = 3 * a + 1; ++counter }
 //                    on a float64 scalar (111 iterations; an If per iteration).
-//   rnn_<b>x<t>x<f>  the seed's dynamic_rnn: [batch, time, features] ->
+//   rnn_<b>x<t>x<f>  the guide's dynamic_rnn: [batch, time, features] ->
 //                    transpose -> for i in range(time) { state = input[i] +
 //                    state; states.write(i, state) } -> stack -> transpose,
-//                    with a static-size TensorArray. 2x3x4 (the seed's shape)
+//                    with a static-size TensorArray. 2x3x4 (the guide's shape)
 //                    and 32x100x128.
 #include <benchmark/benchmark.h>
 
@@ -51,7 +51,7 @@
 #include <ag/ag.h>
 
 #include "bench_util.h"
-#include "seed_workloads.h"
+#include "guide_workloads.h"
 
 namespace {
 
@@ -63,7 +63,7 @@ void check_close(const std::string& what, const auto* expected, const auto* actu
   ag_bench::check_close(what + ": hand and graph", expected, actual, n, {1e-4, 1e-4});
 }
 
-// ---- The workloads (seed_workloads.h) ----------------------------------------------
+// ---- The workloads (guide_workloads.h) ---------------------------------------------
 
 using ag_workloads::collatz_scalar;
 using ag_workloads::collatz_steps;

@@ -31,7 +31,7 @@
 
 #include "bench_util.h"
 #include "core/block_cache.h"
-#include "seed_workloads.h"
+#include "guide_workloads.h"
 
 // ---- Counting malloc ------------------------------------------------------------------
 

@@ -1,12 +1,12 @@
 // onnx_bench: models loaded with ag::onnx::load against the traced functions
-// they were exported from (issue 16, "Performance": the same speed, within
-// 5%). Each workload runs both ways in one process, side by side:
+// they were exported from (target: the same speed, within 5%). Each workload
+// runs both ways in one process, side by side:
 //   <workload>/traced   the ag::function, its trace cached by a warm-up call
 //   <workload>/loaded   ag::onnx::load of what ag::onnx::save wrote of that trace
 // Workloads:
 //   dense_256x512x512  relu(x w + b): x [256, 512]; w [512, 512] and b [512]
 //                      are ag::Variables, initializers in the model
-//   tanh_loop          the seed's while (reduce_sum(x) > 1) x = tanh(x),
+//   tanh_loop          the TensorFlow guide's while (reduce_sum(x) > 1) x = tanh(x),
 //                      x = uniform(5): 18 iterations
 //   add_one            x + 1 on a float32 scalar: the cost of a call itself
 // The loaded results are checked against the traced ones before timing.

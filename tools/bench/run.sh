@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release, ccache) in build-bench and runs them with one
 # BLAS thread, five repetitions, medians reported: runtime_bench (docs/architecture.md "Performance targets"
-# workloads), control_bench (staged loops, issue 4), threads_bench (intra-op
-# threads), train_bench (a training step, issue 15), memory_bench (peak heap
+# workloads), control_bench (staged loops), threads_bench (intra-op
+# threads), train_bench (a training step), memory_bench (peak heap
 # bytes of one call, graph against eager against hand), then onnx_bench (loaded
-# ONNX models against their traces, issue 16; built only with AG_BUILD_ONNX,
+# ONNX models against their traces; built only with AG_BUILD_ONNX,
 # skipped otherwise). Each binary writes its results as JSON to
 # build-bench/results (AG_BENCH_RESULTS picks another folder), and the run
 # ends with tools/bench/summarize.py's table of every workload against its

@@ -34,7 +34,7 @@
 #include <ag/ag.h>
 
 #include "bench_util.h"
-#include "seed_workloads.h"
+#include "guide_workloads.h"
 
 namespace {
 
@@ -52,7 +52,7 @@ constexpr ag_bench::Tolerance kTolerance{1e-3, 1e-3};
 constexpr int kPowerN = 10;
 constexpr int kPowerSteps = 100;
 
-// The seed's power(x, y): y chained matmuls starting from the identity.
+// The TensorFlow guide's power(x, y): y chained matmuls starting from the identity.
 Tensor power(const Tensor& x, int steps) {
   Tensor result = ag::eye(kPowerN, x.dtype());
   for (int i = 0; i < steps; ++i) result = ag::matmul(x, result);

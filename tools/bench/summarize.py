@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The benchmark summary: every workload of issue 17's table (and the older
+"""The benchmark summary: every workload of the main table (and the other
 targets, and memory_bench's peak bytes) from the JSON files that Google Benchmark writes with
 --benchmark_out=FILE --benchmark_out_format=json, with eager, graph and hand,
 the ratio or per-iteration figure, the target, and "met" or "missed by N%"
@@ -207,8 +207,8 @@ def backward_row(res, label, workload, target):
                torch=torch)
 
 
-def issue_rows(res):
-    """Issue 17's table, in its order."""
+def main_rows(res):
+    """The main table, in its order."""
     rows = [
         ratio_row(res, "MSE, float32, 1e6", "mse_f32_1e6", 1.1),
         ratio_row(res, "collatz over 1e5 ints (350 iterations)", "collatz_100000", 1.2),
@@ -229,7 +229,8 @@ def issue_rows(res):
 
 
 def other_rows(res):
-    """The earlier issues' targets (docs/architecture.md, issues 4, 15, 16, 17.5)."""
+    """The other targets: float power, small MSE, dense, small loops, training,
+    gradients, intra-op threads and loaded ONNX models."""
     rows = [
         ratio_row(res, "power float32 (100 chained 10x10 matmuls)", "power_f32", 3),
         overhead_row(res, "MSE, int32, length 5", "mse_i32_5", 500),
@@ -333,14 +334,14 @@ def describe_run(res):
 
 def summary(res):
     sections = []
-    issue = issue_rows(res)
-    if issue:
-        sections.append("Issue 17's workloads (CPU time per call, medians; graph figure: "
+    headline = main_rows(res)
+    if headline:
+        sections.append("Workloads (CPU time per call, medians; graph figure: "
                         "graph/hand, time per loop iteration, or per 1,000 traced nodes):\n\n"
-                        + markdown_table(issue))
+                        + markdown_table(headline))
     others = other_rows(res)
     if others:
-        sections.append("Earlier targets:\n\n" + markdown_table(others))
+        sections.append("Other targets:\n\n" + markdown_table(others))
     memory = memory_rows(res)
     if memory:
         sections.append("Peak heap bytes of one call (memory_bench: every malloc counted, inputs "

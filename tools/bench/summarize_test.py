@@ -26,7 +26,7 @@ def load_fixture():
 class SummarizeTest(unittest.TestCase):
     def setUp(self):
         self.res = load_fixture()
-        self.rows = {r.workload: r for r in summarize.issue_rows(self.res)}
+        self.rows = {r.workload: r for r in summarize.main_rows(self.res)}
 
     def test_ratio_against_the_fastest_hand_variant(self):
         row = self.rows["MSE, float32, 1e6"]
@@ -123,7 +123,7 @@ class SummarizeTest(unittest.TestCase):
                       table)
 
     def test_no_torch_column_without_a_torch_row(self):
-        table = summarize.markdown_table(summarize.issue_rows(self.res)
+        table = summarize.markdown_table(summarize.main_rows(self.res)
                                          + summarize.other_rows(self.res))
         self.assertIn("| workload | eager | graph | hand | graph figure |", table)
         self.assertNotIn("torch", table)

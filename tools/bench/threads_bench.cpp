@@ -1,4 +1,4 @@
-// threads_bench: issue 17's intra-op threads. The graph of MSE over 1e6
+// threads_bench: intra-op threads. The graph of MSE over 1e6
 // floats and of the dense layer (256x512 by 512x512 plus bias), run with
 // ag::set_intra_op_threads(1) and (2), side by side in one run. The target
 // on a 2-core machine: 2 threads at least 1.7x as fast as one. MSE has a

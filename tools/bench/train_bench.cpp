@@ -1,4 +1,4 @@
-// Issue 15 benchmark: one training step of an MLP, run three ways in one
+// train_bench: one training step of an MLP, run three ways in one
 // process, side by side (as runtime_bench.cpp and control_bench.cpp):
 //   mlp_step/hand   hand-written C++: forward and backward with cblas_sgemm
 //                   and plain loops, gradients into buffers, then the SGD
@@ -20,7 +20,7 @@
 // per step.
 //
 // The gradient of a staged loop, side by side with its forward:
-//   rnn/forward           the seed's dynamic_rnn with a real cell,
+//   rnn/forward           the TensorFlow guide's dynamic_rnn with a real cell,
 //                         h = tanh(x_t W + h U + b), over 100 steps (a
 //                         tensor, so a staged While), states stacked by a
 //                         TensorArray; batch 32, 128 features and units;
@@ -312,7 +312,7 @@ void prepare_rnn_inputs() {
   in.steps = Tensor(int64_t{kRnnSteps});
 }
 
-// dynamic_rnn as the seed writes it, with the cell tanh(x_t W + h U + b).
+// dynamic_rnn as the guide writes it, with the cell tanh(x_t W + h U + b).
 Tensor rnn_loss(const Tensor& x, const Tensor& w, const Tensor& u, const Tensor& b,
                 const Tensor& steps) {
   Tensor inputs = ag::transpose(x, {1, 0, 2});  // [time, batch, features]

@@ -5,14 +5,14 @@
 
 #include <ag/ag.h>
 
-// The seed guide's buggy_add: the global's value at trace time is used forever.
+// The TensorFlow guide's buggy_add: the global's value at trace time is used forever.
 int x = 1;
 
 AG_FUNCTION ag::Tensor buggy_add() {
   return ag::constant(1) + x;
 }
 
-// The seed guide's SimpleModel: `bias` is a plain float, frozen at trace time.
+// The TensorFlow guide's SimpleModel: `bias` is a plain float, frozen at trace time.
 class SimpleModel : public ag::Module {
  public:
   AG_FUNCTION ag::Tensor call(ag::Tensor input) {
@@ -25,7 +25,7 @@ class SimpleModel : public ag::Module {
   ag::Variable weight_{ag::constant(5.0f)};
 };
 
-// The seed guide's np.random.randn: the random number is drawn once.
+// The TensorFlow guide's np.random.randn: the random number is drawn once.
 AG_FUNCTION ag::Tensor noisy(ag::Tensor v) {
   return v + std::rand();
 }

@@ -1,5 +1,5 @@
 // ag-global-mutation: writes to state that outlives the call happen once,
-// while tracing (the seed guide's "Python side effects").
+// while tracing (the TensorFlow guide's "Python side effects").
 #include <map>
 #include <string>
 #include <vector>

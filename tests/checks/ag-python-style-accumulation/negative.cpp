@@ -2,7 +2,7 @@
 
 #include <vector>
 
-// The seed guide's fix: ag::TensorArray accumulates inside the graph.
+// The TensorFlow guide's fix: ag::TensorArray accumulates inside the graph.
 AG_FUNCTION ag::Tensor dynamic_rnn(ag::Tensor input_data, ag::Tensor initial_state) {
   ag::TensorArray states(ag::float64, 0, /*dynamic_size=*/true);
   ag::Tensor state = initial_state;

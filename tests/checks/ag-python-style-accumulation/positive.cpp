@@ -3,7 +3,7 @@
 #include <map>
 #include <vector>
 
-// The seed guide's "accumulating values in a loop", with a std::vector.
+// The TensorFlow guide's "accumulating values in a loop", with a std::vector.
 AG_FUNCTION ag::Tensor dynamic_rnn(ag::Tensor input_data, ag::Tensor initial_state) {
   std::vector<ag::Tensor> states;
   ag::Tensor state = initial_state;

@@ -1,6 +1,6 @@
 #include <ag/ag.h>
 
-// The seed guide's recursive_fn: a tensor decides the depth, so tracing both
+// The TensorFlow guide's recursive_fn: a tensor decides the depth, so tracing both
 // branches never ends.
 AG_FUNCTION ag::Tensor recursive_fn(ag::Tensor n) {
   if (n > 0) {

@@ -7,7 +7,7 @@
 
 #include <ag/ag.h>
 
-// The seed guide's `print` vs `tf.print`: printed on the first call only.
+// The TensorFlow guide's `print` vs `tf.print`: printed on the first call only.
 AG_FUNCTION ag::Tensor f(ag::Tensor x) {
   std::cout << "Traced with " << x << std::endl;
   return x + 1;

@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-// The seed guide's leaky_function: a tensor assigned to a global.
+// The TensorFlow guide's leaky_function: a tensor assigned to a global.
 ag::Tensor x;
 
 AG_FUNCTION ag::Tensor leaky_function(ag::Tensor a) {

@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-// The seed guide's "looping over Python data": the graph gets one copy of the
+// The TensorFlow guide's "looping over Python data": the graph gets one copy of the
 // body per element of the data set.
 AG_FUNCTION ag::Tensor train(std::vector<std::pair<int, int>> dataset) {
   ag::Tensor loss = ag::constant(0);

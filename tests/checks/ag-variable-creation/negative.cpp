@@ -3,7 +3,7 @@
 #include <memory>
 #include <optional>
 
-// The seed guide's Count module: the variable is created once, on the first
+// The TensorFlow guide's Count module: the variable is created once, on the first
 // trace, under a guard that tests it.
 class Count : public ag::Module {
  public:

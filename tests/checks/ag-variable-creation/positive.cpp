@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-// The seed guide's f: a variable created on every call.
+// The TensorFlow guide's f: a variable created on every call.
 AG_FUNCTION ag::Tensor f(ag::Tensor x) {
   ag::Variable v(1.0);
   return v.read() + x;

@@ -1,5 +1,5 @@
 // Regression (cross_branch_local): a local set in the then-branch and read in the else-branch, dead
-// after the if; failed before the state fix of issue 14 item 1, passes now.
+// after the if.
 #include <ag/ag.h>
 
 #include "harness.h"

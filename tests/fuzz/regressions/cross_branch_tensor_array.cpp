@@ -1,5 +1,5 @@
 // Regression (cross_branch_tensor_array): a TensorArray written in the then-branch, its size read
-// in the else-branch; failed before the state fix of issue 14 item 1, passes now.
+// in the else-branch.
 #include <ag/ag.h>
 
 #include "harness.h"

@@ -1,6 +1,7 @@
 // Regression (gradient_array_grown_in_if, fuzz.py --gradients, seed 21 function 187): an if in
 // a loop grows a dynamic-size TensorArray; the if's gradient needs the array, whose size
-// changes per iteration (a TensorArray.write shape error); the array is saved flat now.
+// changes per iteration, so the array is saved flat (stacked, its rows would not fit: a
+// TensorArray.write shape error).
 #include <ag/ag.h>
 
 #include "harness.h"

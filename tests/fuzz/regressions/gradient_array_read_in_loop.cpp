@@ -1,6 +1,7 @@
 // Regression (gradient_array_read_in_loop, fuzz.py --gradients, seed 21 function 170): a
-// dynamic-size TensorArray grown and read in a loop; its gradient stacked the array, whose
-// size changes per iteration (a TensorArray.write shape error); the array is saved flat now.
+// dynamic-size TensorArray grown and read in a loop; its gradient needs the array, whose size
+// changes per iteration, so the array is saved flat (stacked, its rows would not fit: a
+// TensorArray.write shape error).
 #include <ag/ag.h>
 
 #include "harness.h"

@@ -1,9 +1,9 @@
 // Regression (gradient_value_from_grown_array, fuzz.py --gradients, seed 22 function 13): two
 // nested do-whiles reading a dynamic-size TensorArray the outer one grows; the inner loop's
-// gradient starts the array's gradient from zeros computed from the array, which the outer
-// loop's gradient stacked by rows although their count changes per iteration (a
-// TensorArray.write shape error). Values computed from a varying one are saved flat now
-// (runtime/control/varying_rows.h).
+// gradient starts the array's gradient from zeros computed from the array, whose row count
+// changes per iteration of the outer loop. Values computed from a varying one are saved flat
+// (runtime/control/varying_rows.h): stacked by rows, they would not fit (a TensorArray.write
+// shape error).
 #include <ag/ag.h>
 
 #include "harness.h"

@@ -1,5 +1,5 @@
 // Regression (kill_after_jump): a variable assigned before a break and overwritten (unread) after
-// the staged if; failed before the state fix of issue 14 item 1, passes now.
+// the staged if.
 #include <ag/ag.h>
 
 #include "harness.h"

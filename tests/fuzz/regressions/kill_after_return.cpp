@@ -1,5 +1,5 @@
 // Regression (kill_after_return): a staged return, then a variable overwritten (unread) by the
-// guarded rest; failed before the state fix of issue 14 item 1, passes now.
+// guarded rest.
 #include <ag/ag.h>
 
 #include "harness.h"

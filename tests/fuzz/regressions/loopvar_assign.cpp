@@ -1,5 +1,4 @@
-// Regression (loopvar_assign): a range-for body that reassigns its loop variable; failed before
-// the loop fix of issue 14 item 5, passes now.
+// Regression (loopvar_assign): a range-for body that reassigns its loop variable.
 #include <ag/ag.h>
 
 #include "harness.h"

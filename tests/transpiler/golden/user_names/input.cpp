@@ -2,10 +2,10 @@
 
 #include <iostream>
 
-// The seed guide's `add` and `dense_layer`, and a `square` of the program's
-// own, called unqualified on tensors: each call finds the program's function,
-// not ag::add or ag::square (argument-dependent lookup on ag::Tensor finds
-// only its operators). The ops are called qualified.
+// The TensorFlow guide's `add` and `dense_layer`, and a `square` of the
+// program's own, called unqualified on tensors: each call finds the program's
+// function, not ag::add or ag::square (argument-dependent lookup on ag::Tensor
+// finds only its operators). The ops are called qualified.
 
 AG_FUNCTION ag::Tensor add(ag::Tensor a, ag::Tensor b) {
   return a + b;

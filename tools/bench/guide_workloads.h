@@ -1,5 +1,5 @@
-// The seed guides' staged examples, written once with ag ops as agc emits
-// them: the workloads of tools/bench/control_bench.cpp (which describes
+// The TensorFlow guide examples in staged form, written once with ag ops as agc
+// emits them: the workloads of tools/bench/control_bench.cpp (which describes
 // them) and of the runtime and ONNX tests (tests/runtime/staged_test_util.h).
 #pragma once
 

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-// The seed guides' examples, written in C++.
+// The TensorFlow guide examples, written in C++.
 
 AG_FUNCTION ag::Tensor simple_relu(ag::Tensor x) {
   if (ag::reduce_sum(x) > 0) {

@@ -1,8 +1,8 @@
-// The seed guides' examples as marked functions, transpiled by agc: each is
+// The TensorFlow guide examples as marked functions, transpiled by agc: each is
 // traced, exported with ag::onnx::save (checked by ONNX's checker with full
 // shape inference), loaded back and run; the loaded model must return what
 // the trace returns (integers exactly, floats within 1e-6). Not named
-// *_test.cpp: it is its own target (onnx_seed_examples), built through agc.
+// *_test.cpp: it is its own target (onnx_guide_examples), built through agc.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -95,51 +95,51 @@ void expect_round_trip(const char* name, F f, const std::vector<ag::Tensor>& inp
                        const Args&... args) {
   auto traced = ag::function(f, {.name = name});
   auto concrete = traced.get_concrete_function(args...);
-  EXPECT_EQ(ag_onnx_test::round_trip(concrete.graph(), std::string("seed_") + name, inputs,
+  EXPECT_EQ(ag_onnx_test::round_trip(concrete.graph(), std::string("guide_") + name, inputs,
                                      {concrete(args...)}, 1e-6),
             "");
 }
 
-TEST(OnnxSeedExamples, Power) {
+TEST(OnnxGuideExamples, Power) {
   ag::Tensor x = ag::random_uniform({10, 10}, -1, 2, ag::int32, /*seed=*/3);
   expect_round_trip("power", &power, {x}, x, 5);
 }
 
-TEST(OnnxSeedExamples, TanhLoop) {
+TEST(OnnxGuideExamples, TanhLoop) {
   ag::Tensor x = ag::random_uniform({5}, 0.0, 1.0, ag::float32, /*seed=*/1);
   expect_round_trip("tanh_loop", &tanh_loop, {x}, x);
 }
 
-TEST(OnnxSeedExamples, FizzbuzzCount) {
+TEST(OnnxGuideExamples, FizzbuzzCount) {
   ag::Tensor n = ag::constant(20);
   expect_round_trip("fizzbuzz_count", &fizzbuzz_count, {n}, n);
   // The counts themselves, so that a wrong trace cannot agree with itself.
   ag::onnx::Model model = ag::onnx::load_from_bytes(ag_onnx_test::export_model(
-      ag::function(&fizzbuzz_count).get_concrete_function(n).graph(), "seed_fizzbuzz_count_15"));
+      ag::function(&fizzbuzz_count).get_concrete_function(n).graph(), "guide_fizzbuzz_count_15"));
   EXPECT_EQ(model({ag::constant(15)})[0].to_vector<int32_t>(), (std::vector<int32_t>{1, 4, 2, 8}));
 }
 
-TEST(OnnxSeedExamples, Collatz) {
+TEST(OnnxGuideExamples, Collatz) {
   ag::Tensor a = ag::constant(27);
   expect_round_trip("collatz", &collatz, {a}, a);
   ag::onnx::Model model = ag::onnx::load_from_bytes(ag_onnx_test::export_model(
-      ag::function(&collatz).get_concrete_function(a).graph(), "seed_collatz_27"));
+      ag::function(&collatz).get_concrete_function(a).graph(), "guide_collatz_27"));
   EXPECT_EQ(model({a})[0].item<int32_t>(), 111);
 }
 
-TEST(OnnxSeedExamples, DynamicRnn) {
+TEST(OnnxGuideExamples, DynamicRnn) {
   ag::Tensor input = ag::random_uniform({2, 3, 4}, 0.0, 1.0, ag::float32, /*seed=*/7);
   ag::Tensor state = ag::zeros({2, 4});
   expect_round_trip("dynamic_rnn", &dynamic_rnn, {input, state}, input, state);
 }
 
-TEST(OnnxSeedExamples, MeanSquaredError) {
+TEST(OnnxGuideExamples, MeanSquaredError) {
   ag::Tensor y_true = ag::random_uniform({5}, 0, 10, ag::int32, /*seed=*/1);
   ag::Tensor y_pred = ag::random_uniform({5}, 0, 10, ag::int32, /*seed=*/2);
   expect_round_trip("get_MSE", &get_MSE, {y_true, y_pred}, y_true, y_pred);
 }
 
-TEST(OnnxSeedExamples, DenseLayer) {
+TEST(OnnxGuideExamples, DenseLayer) {
   ag::Tensor x = ag::random_normal({3, 4}, 0.0, 1.0, ag::float32, /*seed=*/4);
   ag::Tensor w = ag::random_normal({4, 2}, 0.0, 1.0, ag::float32, /*seed=*/5);
   ag::Tensor b = ag::constant({0.5f, -0.5f});

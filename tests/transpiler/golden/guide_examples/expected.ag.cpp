@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-// The seed guides' examples, written in C++.
+// The TensorFlow guide examples, written in C++.
 
 AG_FUNCTION ag::Tensor simple_relu(ag::Tensor x); static ag::Tensor agc_impl_simple_relu(ag::Tensor x) { ag::Tensor agc_do_return = ag::constant(false); ag::Tensor agc_retval;
   ag::if_stmt(ag::reduce_sum(x) > 0, [&] {
