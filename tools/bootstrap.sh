@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages autograph-cpp builds with, when any is missing.
-# Does nothing when everything is present; uses sudo when not root.
+# Prints one line per step; apt-get's own output goes to a log file, shown
+# only when a step fails. Uses sudo when not root.
 set -euo pipefail
 
 packages=(
@@ -10,6 +11,7 @@ packages=(
   cmake ninja-build pkg-config g++ ccache
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
   python3 python3-jsonschema
+  doxygen
 )
 
 missing=()
@@ -18,9 +20,12 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "bootstrap: all ${#packages[@]} packages present"
+  exit 0
+fi
 
-echo "bootstrap: installing ${missing[*]}" >&2
+echo "bootstrap: ${#missing[@]} of ${#packages[@]} packages missing: ${missing[*]}"
 if [ "$(id -u)" -eq 0 ]; then
   sudo=()
 elif command -v sudo >/dev/null 2>&1; then
@@ -31,9 +36,24 @@ else
   echo "  install them with: apt-get install ${missing[*]}" >&2
   exit 1
 fi
-if ! "${sudo[@]}" apt-get update -qq ||
-   ! DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
-  echo "bootstrap: error: apt-get could not install: ${missing[*]}" >&2
-  echo "  this project needs Debian 12 (bookworm) package names; see README.md" >&2
-  exit 1
-fi
+
+log=$(mktemp "${TMPDIR:-/tmp}/ag-bootstrap.XXXXXX.log")
+# Runs one step with its output in the log; on failure prints the log's end.
+step() {
+  local what=$1
+  shift
+  echo "bootstrap: $what"
+  if ! "$@" >>"$log" 2>&1; then
+    echo "bootstrap: error: $what failed; the last lines of $log:" >&2
+    tail -n 40 "$log" | sed 's/^/  /' >&2
+    echo "  this project needs Debian 12 (bookworm) package names; see docs/getting-started.md" >&2
+    exit 1
+  fi
+}
+
+apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -y)
+step "apt-get update" "${apt[@]}" update
+step "apt-get install: ${missing[*]}" \
+  "${apt[@]}" install --no-install-recommends "${missing[@]}"
+rm -f "$log"
+echo "bootstrap: done"
