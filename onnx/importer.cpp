@@ -213,13 +213,6 @@ ImportFn find_importer(std::string_view op_type) {
   return nullptr;
 }
 
-std::vector<std::string> supported_op_types() {
-  std::vector<std::string> out;
-  for (const Entry& e : kImporters) out.emplace_back(e.op_type);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 void bind_initializers(const ::onnx::GraphProto& graph, Scope& scope) {
   for (const auto& init : graph.initializer())
     scope.bind(init.name(), tensor_from_proto(init, "initializer '" + init.name() + "'"));

@@ -108,8 +108,6 @@ using ImportFn = std::vector<Tensor> (*)(NodeContext&);
 
 // The importer of an op type of the default domain, or null.
 ImportFn find_importer(std::string_view op_type);
-// Every op type with an importer, sorted.
-std::vector<std::string> supported_op_types();
 
 // Throws `e` again, of the same kind, with `where` in front of its message
 // unless the message starts with it already.

@@ -51,6 +51,76 @@ void f(ag::Tensor t, ag::detail::Inner inner, other::ag::Fake fake, std::vec v) 
   EXPECT_FALSE(isAgClass(code.var("f", "fake")->getType(), "Fake"));
 }
 
+// The direct callees of the calls in the body of `function`, in preorder.
+std::vector<const FunctionDecl*> calleesIn(const ParsedCode& code, const std::string& function) {
+  std::vector<const FunctionDecl*> callees;
+  for (const CallExpr* call : test::all<CallExpr>(code.body(function)))
+    callees.push_back(call->getDirectCallee());
+  return callees;
+}
+
+TEST(AstPredicatesTest, StdSubNamespaces) {
+  ParsedCode code(R"(
+namespace std {
+namespace chrono { struct steady_clock { static int now(); }; }
+namespace ranges { inline namespace cpo { int shuffle(); } }
+namespace filesystem { inline namespace v1 { int remove(); } }
+int shuffle();
+}
+namespace chrono { int now(); }
+namespace mine::filesystem { int remove(); }
+void use() {
+  std::chrono::steady_clock::now();
+  std::ranges::shuffle();
+  std::filesystem::remove();
+  std::shuffle();
+  chrono::now();
+  mine::filesystem::remove();
+}
+)");
+  std::vector<const FunctionDecl*> callees = calleesIn(code, "use");
+  ASSERT_EQ(callees.size(), 6u);
+  EXPECT_TRUE(isInStdSubNamespace(callees[0], "chrono"));  // a static method of a class in it
+  EXPECT_FALSE(isInStdSubNamespace(callees[0], "ranges"));
+  EXPECT_TRUE(isInStdSubNamespace(callees[1], "ranges"));  // through an inline namespace
+  EXPECT_TRUE(isInStdSubNamespace(callees[2], "filesystem"));
+  EXPECT_FALSE(isInStdSubNamespace(callees[3], "ranges"));  // std itself
+  EXPECT_FALSE(isInStdSubNamespace(callees[4], "chrono"));  // not in std
+  EXPECT_FALSE(isInStdSubNamespace(callees[5], "filesystem"));
+}
+
+TEST(AstPredicatesTest, CLibraryFunctions) {
+  // The line markers put the first declarations in a system header (flag 3),
+  // as <stdio.h> and <stdlib.h> would.
+  ParsedCode code(R"(
+# 1 "/usr/include/libc.h" 1 3
+extern "C" {
+int printf(const char*, ...);
+int rand();
+}
+namespace std { using ::printf; }
+int notExternC();
+# 40 "input.cc" 2
+extern "C" int puts(const char*);
+namespace mine { int rand(); }
+void use() {
+  printf("x");
+  std::printf("x");
+  rand();
+  notExternC();
+  puts("x");
+  mine::rand();
+}
+)");
+  std::vector<bool> library;
+  for (const FunctionDecl* callee : calleesIn(code, "use"))
+    library.push_back(isCLibraryFunction(callee));
+  // printf, std::printf and rand are the library's; a C++ function of a
+  // system header, an extern "C" function of the user and a namespace's
+  // function are not.
+  EXPECT_EQ(library, (std::vector<bool>{true, true, true, false, false, false}));
+}
+
 TEST(AstPredicatesTest, HoldsTensorAndVariable) {
   ParsedCode code(R"(
 template <class T> struct Box { T value; };

@@ -8,6 +8,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
 
 namespace agc {
 
@@ -31,6 +32,21 @@ bool isWithinStd(const Decl* decl) {
   for (const DeclContext* context = decl->getDeclContext(); context; context = context->getParent())
     if (context->isStdNamespace()) return true;
   return false;
+}
+
+bool isInStdSubNamespace(const Decl* decl, llvm::StringRef name) {
+  if (!isWithinStd(decl)) return false;
+  for (const DeclContext* context = decl->getDeclContext(); context; context = context->getParent())
+    if (const auto* ns = dyn_cast<NamespaceDecl>(context); ns && ns->getName() == name) return true;
+  return false;
+}
+
+bool isCLibraryFunction(const FunctionDecl* function) {
+  if (!function->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
+      !function->isExternC())
+    return false;
+  const SourceManager& sm = function->getASTContext().getSourceManager();
+  return sm.isInSystemHeader(sm.getExpansionLoc(function->getLocation()));
 }
 
 bool isAgClass(QualType type, llvm::StringRef name) {

@@ -1,8 +1,9 @@
 // The AST predicates the converters, the analyses and the checks share: where
-// a declaration lives, which code AG_FUNCTION marks, which types hold tensors
-// or variables, and which storage an expression names. One definition each,
-// so that all of agc agrees on them. The contract names (the annotation
-// string) come from <ag/annotate.h>, the one header agc shares with the runtime.
+// a declaration lives (ag, std, the C library), which code AG_FUNCTION marks,
+// which types hold tensors or variables, and which storage an expression
+// names. One definition each, so that all of agc agrees on them. The contract
+// names (the annotation string) come from <ag/annotate.h>, the one header agc
+// shares with the runtime.
 #pragma once
 
 #include "clang/AST/Decl.h"
@@ -22,6 +23,15 @@ bool isInNamespace(const clang::Decl* decl, llvm::StringRef name);
 bool isInAgNamespace(const clang::Decl* decl);
 // Whether any enclosing context is namespace std (std::chrono::steady_clock::now).
 bool isWithinStd(const clang::Decl* decl);
+// Whether the declaration lies in std and, at any depth inside it, in a
+// namespace `name`: "chrono" for std::chrono::steady_clock::now, "filesystem",
+// "this_thread", "ranges".
+bool isInStdSubNamespace(const clang::Decl* decl, llvm::StringRef name);
+
+// Whether the function is the C library's (printf, rand, time, ...): extern
+// "C", at global scope, declared in a system header. `std::printf` names the
+// same declaration; a user's function of the same name is not the library's.
+bool isCLibraryFunction(const clang::FunctionDecl* function);
 
 // True for a class `ag::<name>` (Tensor, TensorArray, Variable, Module),
 // through references, cv-qualifiers and sugar.

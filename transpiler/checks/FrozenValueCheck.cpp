@@ -1,8 +1,8 @@
 // ag-frozen-value. What converted code reads as C++ while it is traced
 // becomes a constant of the graph: a later change of a global is not seen
-// (the seed's `buggy_add`), nor a change of a plain member (`SimpleModel.bias`),
-// and `rand()` returns the same number on every call (the seed's
-// `np.random.randn`).
+// (the TensorFlow guide's `buggy_add`), nor a change of a plain member
+// (`SimpleModel.bias`), and `rand()` returns the same number on every call
+// (the TensorFlow guide's `np.random.randn`).
 //
 // Reported, in converted code outside ag::host_function:
 //   - a read of a global, static member or static local that is not const
@@ -38,18 +38,6 @@ const char* const kRandomFunctions[] = {
     "nrand48", "mrand48", "jrand48", "arc4random", "arc4random_uniform"};
 const char* const kClockFunctions[] = {"time",          "clock",  "gettimeofday",
                                        "clock_gettime", "getenv", "secure_getenv"};
-
-bool isCLibraryFunction(const FunctionDecl* function, const SourceManager& sm) {
-  return function->getDeclContext()->getRedeclContext()->isTranslationUnit() &&
-         function->isExternC() && sm.isInSystemHeader(sm.getExpansionLoc(function->getLocation()));
-}
-
-bool inStdSubNamespace(const Decl* decl, llvm::StringRef name) {
-  if (!isWithinStd(decl)) return false;
-  for (const DeclContext* context = decl->getDeclContext(); context; context = context->getParent())
-    if (const auto* ns = dyn_cast<NamespaceDecl>(context); ns && ns->getName() == name) return true;
-  return false;
-}
 
 // A <random> engine or distribution type.
 bool isRandomType(QualType type) {
@@ -161,16 +149,16 @@ void FrozenValueCheck::check(const MatchFinder::MatchResult& result) {
   llvm::StringRef name = function->getName();
   bool random = false;
   std::string shown;
-  if (isCLibraryFunction(function, sm) && llvm::is_contained(kRandomFunctions, name)) {
+  if (isCLibraryFunction(function) && llvm::is_contained(kRandomFunctions, name)) {
     random = true;
     shown = name.str() + "()";
-  } else if (isCLibraryFunction(function, sm) && llvm::is_contained(kClockFunctions, name)) {
+  } else if (isCLibraryFunction(function) && llvm::is_contained(kClockFunctions, name)) {
     shown = name.str() + "()";
   } else if (function->isInStdNamespace() && (name == "shuffle" || name == "sample") &&
-             !inStdSubNamespace(function, "ranges")) {
+             !isInStdSubNamespace(function, "ranges")) {
     random = true;
     shown = "std::" + name.str();
-  } else if (name == "now" && inStdSubNamespace(function, "chrono") &&
+  } else if (name == "now" && isInStdSubNamespace(function, "chrono") &&
              isa<CXXMethodDecl>(function)) {
     shown =
         "std::chrono::" + cast<CXXMethodDecl>(function)->getParent()->getNameAsString() + "::now()";

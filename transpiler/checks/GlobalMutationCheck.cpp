@@ -1,7 +1,7 @@
 // ag-global-mutation. Converted code runs as C++ only while it is traced, so
-// `++calls` on a global counts traces, not calls (the seed's "Python side
-// effects" example). State that must change on every call is an ag::Variable,
-// updated with assign()/assign_add().
+// `++calls` on a global counts traces, not calls (the TensorFlow guide's
+// "Python side effects" example). State that must change on every call is an
+// ag::Variable, updated with assign()/assign_add().
 //
 // Reported, in converted code outside ag::host_function, when the target is a
 // plain value (numbers, strings, std containers of them, plain structs; see

@@ -1,7 +1,8 @@
 // ag-python-style-accumulation. A staged loop's body is traced once, whatever
 // the number of iterations at run time: `results.push_back(x)` inside it runs
-// once, at trace time, and stores one symbolic tensor (the seed's "accumulating
-// values in a loop"). ag::TensorArray accumulates inside the graph instead.
+// once, at trace time, and stores one symbolic tensor (the TensorFlow guide's
+// "accumulating values in a loop"). ag::TensorArray accumulates inside the
+// graph instead.
 //
 // Reported: push_back, emplace_back, insert, emplace, push_front or
 // emplace_front on an object of a class outside namespace ag, inside the body

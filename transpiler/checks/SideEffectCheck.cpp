@@ -1,7 +1,7 @@
 // ag-side-effect. Converted code runs as C++ only while it is traced; the
 // graph then runs on every call without it. So `std::cout << x` prints once,
-// at the first call (the seed's `print` vs `tf.print`), and a file written or
-// a sleep taken happens once per trace.
+// at the first call (the TensorFlow guide's `print` vs `tf.print`), and a file
+// written or a sleep taken happens once per trace.
 //
 // Reported, in converted code outside ag::host_function:
 //   - `<<` / `>>` chains on a stream that is not a string stream (std::cout,
@@ -14,6 +14,7 @@
 // note, to `ag::print(...)` (which separates its arguments by spaces).
 #include "checks/SideEffectCheck.h"
 
+#include "analysis/AstPredicates.h"
 #include "analysis/TensorTypes.h"
 #include "checks/StateAccess.h"
 
@@ -89,22 +90,6 @@ bool isStdFunction(const Expr* expr, llvm::StringRef name) {
   if (!ref) return false;
   const auto* function = dyn_cast<FunctionDecl>(ref->getDecl());
   return function && function->isInStdNamespace() && function->getName() == name;
-}
-
-// Whether this is the C library's function (`std::printf` names it too).
-bool isCLibraryFunction(const FunctionDecl* function, const SourceManager& sm) {
-  if (!function->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
-      !function->isExternC())
-    return false;
-  return sm.isInSystemHeader(sm.getExpansionLoc(function->getLocation()));
-}
-
-bool isInStdSubNamespace(const FunctionDecl* function, llvm::StringRef name) {
-  if (!isWithinStd(function)) return false;
-  for (const DeclContext* context = function->getDeclContext(); context;
-       context = context->getParent())
-    if (const auto* ns = dyn_cast<NamespaceDecl>(context); ns && ns->getName() == name) return true;
-  return false;
 }
 
 const char* const kCFunctions[] = {
@@ -272,11 +257,10 @@ void SideEffectCheck::checkConstruct(const CXXConstructExpr& construct) {
 void SideEffectCheck::checkCall(const CallExpr& call) {
   const FunctionDecl* function = call.getDirectCallee();
   if (!function || !function->getDeclName().isIdentifier()) return;
-  const SourceManager& sm = function->getASTContext().getSourceManager();
   llvm::StringRef name = function->getName();
   std::string shown;
   bool printing = false;
-  if (isCLibraryFunction(function, sm) && llvm::is_contained(kCFunctions, name)) {
+  if (isCLibraryFunction(function) && llvm::is_contained(kCFunctions, name)) {
     shown = name.str();
     printing = name.contains("printf") || name.starts_with("put");
   } else if (function->isInStdNamespace() && (name == "print" || name == "println") &&

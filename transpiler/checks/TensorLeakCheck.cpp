@@ -1,7 +1,7 @@
 // ag-tensor-leak. A traced function's tensors are symbolic: they belong to the
 // graph being built and mean nothing once the trace ends. Storing one where it
-// outlives the call (the seed's `global x; x = a + 1`) leaves a dangling
-// symbolic tensor behind; the runtime fails later, far from the cause.
+// outlives the call (the TensorFlow guide's `global x; x = a + 1`) leaves a
+// dangling symbolic tensor behind; the runtime fails later, far from the cause.
 //
 // A store is an assignment (`=`, `+=`, ...) whose target or value is a tensor,
 // an insertion into a container (push_back, insert, ...) with a tensor

@@ -1,7 +1,8 @@
 // ag-unrolled-loop. A C++ loop in a traced function runs while tracing: each
-// iteration adds its ops to the graph again (the seed's "looping over Python
-// data": a graph that grows with the data set, and a retrace per size). Loops
-// whose condition or range is a tensor are staged by agc and never reported.
+// iteration adds its ops to the graph again (the TensorFlow guide's "looping
+// over Python data": a graph that grows with the data set, and a retrace per
+// size). Loops that agc stages (analysis/Staging.h: isStaged, a tensor
+// condition or range) are never reported.
 //
 // Reported, when the body makes or uses tensors:
 //   - a range-for over a container whose elements are data (numbers, tensors,
@@ -16,6 +17,7 @@
 #include "checks/UnrolledLoopCheck.h"
 
 #include "analysis/Activity.h"
+#include "analysis/Staging.h"
 #include "analysis/TensorTypes.h"
 
 #include "clang/AST/ASTContext.h"
@@ -189,7 +191,7 @@ void UnrolledLoopCheck::registerMatchers(MatchFinder& finder) {
 void UnrolledLoopCheck::check(const MatchFinder::MatchResult& result) {
   if (const auto* loop = result.Nodes.getNodeAs<CXXForRangeStmt>("range")) {
     const Expr* range = loop->getRangeInit();
-    if (!range || !scope().enclosingConverted(*loop) || isTensorExpr(range)) return;
+    if (!range || !scope().enclosingConverted(*loop) || isStaged(loop)) return;
     const VarDecl* element = loop->getLoopVariable();
     if (!element || element->getType()->isDependentType() || !isDataType(element->getType()))
       return;
@@ -203,9 +205,7 @@ void UnrolledLoopCheck::check(const MatchFinder::MatchResult& result) {
     return;
   }
   const auto* loop = result.Nodes.getNodeAs<ForStmt>("for");
-  if (!loop || !loop->getCond() || !scope().enclosingConverted(*loop) ||
-      isTensorExpr(loop->getCond()))
-    return;
+  if (!loop || !loop->getCond() || !scope().enclosingConverted(*loop) || isStaged(loop)) return;
   std::optional<int64_t> trips = tripCount(loop, *result.Context);
   if (!trips || *trips <= kMaxUnrolledIterations || !usesTensors(loop->getBody())) return;
   diag(loop->getForLoc(), "loop with " + std::to_string(*trips) +

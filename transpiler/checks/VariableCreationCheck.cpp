@@ -1,9 +1,9 @@
 // ag-variable-creation. A traced function may create an ag::Variable only on
 // its first trace (per ag::Module instance): a variable created on every call
 // would be a fresh, zero-history state each time, and the runtime refuses it
-// on the second trace. The create-once pattern (the seed's `Count` module)
-// keeps the variable in storage that outlives the call and creates it only
-// when that storage is empty:
+// on the second trace. The create-once pattern (the TensorFlow guide's
+// `Count` module) keeps the variable in storage that outlives the call and
+// creates it only when that storage is empty:
 //
 //   std::optional<ag::Variable> count_;
 //   AG_FUNCTION ag::Tensor operator_call() {
@@ -15,13 +15,14 @@
 // optional of variables, or `std::make_unique/make_shared<ag::Variable>`. It
 // is accepted when its target (the variable declared, the lvalue assigned, the
 // object emplaced into) is a static local, or is a member, static or global
-// and the creation sits in a branch of an `if` whose (non-tensor) condition
-// reads that target or a `bool` flag member, or follows an `if` on the target
-// that returns. Anything else is reported, locals always.
+// and the creation sits in a branch of an `if` that is not staged
+// (analysis/Staging.h: isStaged) and whose condition reads that target or a
+// `bool` flag member, or follows such an `if` that returns. Anything else is
+// reported, locals always.
 #include "checks/VariableCreationCheck.h"
 
 #include "analysis/AstPredicates.h"
-#include "analysis/TensorTypes.h"
+#include "analysis/Staging.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -63,6 +64,13 @@ bool readsGuard(const Stmt* stmt, const ValueDecl* target) {
   for (const Stmt* child : stmt->children())
     if (readsGuard(child, target)) return true;
   return false;
+}
+
+// Whether the `if` guards a creation into `target`: it runs once per trace
+// (it is not staged, by the rule of analysis/Staging.h) and its condition
+// reads the target or a flag.
+bool isGuardOf(const IfStmt* ifStmt, const ValueDecl* target) {
+  return !isStaged(ifStmt) && readsGuard(ifStmt->getCond(), target);
 }
 
 bool containsReturn(const Stmt* stmt) {
@@ -134,15 +142,14 @@ class Creation {
       if (!parent) continue;
       if (const auto* ifStmt = dyn_cast<IfStmt>(parent);
           ifStmt && (child == ifStmt->getThen() || child == ifStmt->getElse()) &&
-          !isTensorExpr(ifStmt->getCond()) && readsGuard(ifStmt->getCond(), target_))
+          isGuardOf(ifStmt, target_))
         return true;
       if (const auto* block = dyn_cast<CompoundStmt>(parent)) {
         // `if (v_) return ...;` earlier in the block.
         for (const Stmt* sibling : block->body()) {
           if (sibling == child) break;
           const auto* ifStmt = dyn_cast<IfStmt>(sibling);
-          if (ifStmt && !isTensorExpr(ifStmt->getCond()) &&
-              readsGuard(ifStmt->getCond(), target_) && containsReturn(ifStmt->getThen()))
+          if (ifStmt && isGuardOf(ifStmt, target_) && containsReturn(ifStmt->getThen()))
             return true;
         }
       }
