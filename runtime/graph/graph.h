@@ -101,7 +101,7 @@ struct Body {
 
   // The TensorFlow guide's listing: one line per node, "['a', 'a'] -> add"; a
   // fused node lists its members: "['a', 'b'] -> fused {sub, mul,
-  // reduce_mean}".
+  // reduce_mean}". graph/graph_text.h prints the complete form, which parses.
   std::string to_string() const;
   // Graphviz DOT, with dtype and shape on every edge; an If's branches and a
   // While's condition and body are clusters next to their node.

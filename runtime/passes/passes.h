@@ -7,9 +7,14 @@
 //   - body.outputs: the same values, remapped to the nodes' new indices;
 //   - the names of kept nodes; nodes named by body.outputs are never
 //     replaced by another node, so the tracer's "Identity" outputs stay.
-// Each file's header comment states what its pass needs and guarantees.
-// Internal to the runtime.
+// Each file's header comment states what its pass needs and guarantees;
+// passes.def registers each pass (its name, phase and a one-line summary),
+// and the pipeline runs them in its order. Internal to the runtime.
 #pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
 
 #include "graph/graph.h"
 
@@ -67,8 +72,44 @@ void lay_out_arrays_transposed(graph::Body& body);
 // chooses a layout for our executor only.
 enum class Target { kExecutor, kExport };
 
-// The pipeline: all of the above to a fixed point, then fusion, nested
-// bodies included.
+// The pipeline: the passes of passes.def, phase by phase (the loop
+// preparations, nested bodies, the rounds to a fixed point, then fusion).
+// With AG_PRINT_AFTER set (print_after.h), prints bodies after a pass to
+// stderr; throws ag::InvalidArgumentError when it names no pass.
 void optimize(graph::Body& body, Target target = Target::kExecutor);
+
+// Every registered pass, declared from its registry line: a new pass needs
+// no line here.
+#define AG_PASS_LOOP_PREPARE(name, function, targets, summary) void function(graph::Body& body);
+#define AG_PASS_ROUND(name, function, targets, summary) void function(graph::Body& body);
+#define AG_PASS_FINAL(name, function, targets, summary) void function(graph::Body& body);
+#include "passes/passes.def"
+
+// When the pipeline runs a pass (passes.def describes the phases).
+enum class PassPhase { kLoopPrepare, kRound, kFinal };
+// Which targets a pass runs for.
+enum class PassTargets { kAnyTarget, kExecutorOnly };
+
+// One line of passes.def.
+struct PassInfo {
+  std::string_view name;  // "constant-folding": what AG_PRINT_AFTER takes
+  void (*run)(graph::Body& body);
+  PassPhase phase;
+  PassTargets targets;
+  std::string_view summary;  // what it needs and guarantees, one line
+};
+
+// The registered passes in pipeline order.
+std::span<const PassInfo> registered_passes();
+// The registered pass named `name`, or null.
+const PassInfo* find_pass(std::string_view name);
+// "range-loops, loop-condition-reductions, ...": for messages.
+std::string registered_pass_names();
+
+// As LLVM's `opt -passes=a,b`: the text (graph/graph_text.h) of the body
+// `text` describes after the registered passes `names` (comma-separated) run
+// on it, each once, in that order. Throws ag::InvalidArgumentError for an
+// unknown name (listing the known ones) or for text that does not parse.
+std::string run_passes_on_text(std::string_view names, std::string_view text);
 
 }  // namespace ag::passes

@@ -1,15 +1,23 @@
-// The optimisation pipeline (passes/pipeline.cpp) on small hand-built bodies, checked LLVM-style by
-// the IR listing (Body::to_string()) before and after the pass.
+// The optimisation pipeline (passes/pipeline.cpp) on small hand-built bodies, checked by the IR
+// listing (Body::to_string()) before and after; the pass registry (passes/passes.def); and
+// AG_PRINT_AFTER (passes/print_after.h).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "ag/ag.h"
 #include "ag/tensor.h"
 #include "body_builder.h"
 #include "graph/graph.h"
+#include "graph/graph_text.h"
 #include "passes/passes.h"
+#include "passes/print_after.h"
+#include "staged_test_util.h"
 
 namespace ag::passes {
 namespace {
@@ -170,6 +178,203 @@ TEST(Optimize, RemovesUnusedControlFlowWithoutSideEffects) {
             "[] -> x\n"
             "['pred', 'x', 'x'] -> If_1\n"
             "['x'] -> Identity\n");
+}
+
+TEST(PassRegistry, NamesEachPassAfterItsFileInPipelineOrder) {
+  std::vector<std::string> names;
+  for (const PassInfo& pass : registered_passes()) {
+    names.emplace_back(pass.name);
+    EXPECT_FALSE(pass.summary.empty()) << pass.name;
+    EXPECT_EQ(find_pass(pass.name), &pass);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "range-loops", "loop-condition-reductions", "algebraic-simplification",
+                       "transposed-arrays", "constant-folding", "counter-signs",
+                       "common-subexpression-elimination", "transposed-gathers",
+                       "dead-code-elimination", "fusion"}));
+  EXPECT_EQ(find_pass("no-such-pass"), nullptr);
+  EXPECT_EQ(find_pass("transposed-arrays")->targets, PassTargets::kExecutorOnly);
+}
+
+TEST(PassRegistry, RunsPassesOnTextInTheOrderGiven) {
+  const std::string body =
+      "x = Placeholder : int32[]\n"
+      "Const = Const [2] : int32[]\n"
+      "Const_1 = Const [3] : int32[]\n"
+      "mul = mul(Const, Const_1) : int32[]\n"
+      "add = add(x, mul) : int32[]\n"
+      "Identity = Identity(add) : int32[]\n"
+      "inputs (x)\n"
+      "outputs (Identity)\n";
+  EXPECT_EQ(run_passes_on_text("constant-folding,dead-code-elimination", body),
+            "x = Placeholder : int32[]\n"
+            "mul = Const [6] : int32[]\n"
+            "add = add(x, mul) : int32[]\n"
+            "Identity = Identity(add) : int32[]\n"
+            "inputs (x)\n"
+            "outputs (Identity)\n");
+  EXPECT_EQ(run_passes_on_text("dead-code-elimination,constant-folding", body),
+            "x = Placeholder : int32[]\n"
+            "Const = Const [2] : int32[]\n"
+            "Const_1 = Const [3] : int32[]\n"
+            "mul = Const [6] : int32[]\n"
+            "add = add(x, mul) : int32[]\n"
+            "Identity = Identity(add) : int32[]\n"
+            "inputs (x)\n"
+            "outputs (Identity)\n");
+  try {
+    run_passes_on_text("constant-folding,cse", body);
+    FAIL() << "ran an unknown pass";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_EQ(e.message(),
+              "run_passes_on_text: no pass is named 'cse'; the passes of "
+              "runtime/passes/passes.def are " +
+                  registered_pass_names());
+  }
+}
+
+// Sets AG_PRINT_AFTER's value for one test (nullopt: read the environment
+// again), printing into `out`; back to the environment's value after it.
+class PrintAfterForTest {
+ public:
+  explicit PrintAfterForTest(std::optional<std::string> value) {
+    set_print_after_for_testing(std::move(value), &out);
+  }
+  ~PrintAfterForTest() { set_print_after_for_testing(std::nullopt, nullptr); }
+  std::ostringstream out;
+};
+
+// x + 2 * 3, which one round of folding and DCE optimises.
+const std::string kFoldable =
+    "x = Placeholder : int32[]\n"
+    "Const = Const [2] : int32[]\n"
+    "Const_1 = Const [3] : int32[]\n"
+    "mul = mul(Const, Const_1) : int32[]\n"
+    "add = add(x, mul) : int32[]\n"
+    "Identity = Identity(add) : int32[]\n"
+    "inputs (x)\n"
+    "outputs (Identity)\n";
+
+// The header lines of what AG_PRINT_AFTER printed.
+std::vector<std::string> headers(const std::string& printed) {
+  std::vector<std::string> lines;
+  std::istringstream in(printed);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("*** ")) lines.push_back(line);
+  }
+  return lines;
+}
+
+TEST(PrintAfter, PrintsTheBodyAfterEachRunOfTheNamedPass) {
+  PrintAfterForTest print("constant-folding");
+  graph::Body body = graph::parse_text(kFoldable);
+
+  optimize(body);
+
+  // Round 2 finds nothing left to do and ends the rounds.
+  const std::string folded =
+      "x = Placeholder : int32[]\n"
+      "mul = Const [6] : int32[]\n"
+      "add = add(x, mul) : int32[]\n"
+      "Identity = Identity(add) : int32[]\n"
+      "inputs (x)\n"
+      "outputs (Identity)\n";
+  EXPECT_EQ(print.out.str(),
+            "*** IR Dump After constant-folding (round 1) on the top-level body ***\n"
+            "x = Placeholder : int32[]\n"
+            "Const = Const [2] : int32[]\n"
+            "Const_1 = Const [3] : int32[]\n"
+            "mul = Const [6] : int32[]\n"
+            "add = add(x, mul) : int32[]\n"
+            "Identity = Identity(add) : int32[]\n"
+            "inputs (x)\n"
+            "outputs (Identity)\n"
+            "*** IR Dump After constant-folding (round 2) on the top-level body ***\n" +
+                folded);
+  EXPECT_EQ(graph::to_text(body), folded);
+}
+
+TEST(PrintAfter, AllPrintsAfterEveryPassThatRunsForTheTarget) {
+  PrintAfterForTest print("all");
+  graph::Body body = graph::parse_text(
+      "x = Placeholder : int32[]\n"
+      "Identity = Identity(x) : int32[]\n"
+      "inputs (x)\n"
+      "outputs (Identity)\n");
+
+  optimize(body, Target::kExport);
+
+  EXPECT_EQ(headers(print.out.str()),
+            (std::vector<std::string>{
+                "*** IR Dump After range-loops on the top-level body ***",
+                "*** IR Dump After loop-condition-reductions on the top-level body ***",
+                "*** IR Dump After algebraic-simplification (round 1) on the top-level body ***",
+                "*** IR Dump After constant-folding (round 1) on the top-level body ***",
+                "*** IR Dump After counter-signs (round 1) on the top-level body ***",
+                "*** IR Dump After common-subexpression-elimination (round 1) on the top-level "
+                "body ***",
+                "*** IR Dump After transposed-gathers (round 1) on the top-level body ***",
+                "*** IR Dump After dead-code-elimination (round 1) on the top-level body ***",
+                "*** IR Dump After fusion on the top-level body ***",
+            }));
+}
+
+// A traced function's bodies: nested bodies first, each named by its path.
+TEST(PrintAfter, NamesTheFunctionAndTheNestedBody) {
+  PrintAfterForTest print("fusion");
+  auto tanh_loop = ag::function(ag_workloads::tanh_loop, {.name = "tanh_loop"});
+
+  tanh_loop.get_concrete_function(TensorSpec({3}, float32));
+
+  EXPECT_EQ(headers(print.out.str()),
+            (std::vector<std::string>{
+                "*** IR Dump After fusion on function 'tanh_loop', body 'While/cond' ***",
+                "*** IR Dump After fusion on function 'tanh_loop', body 'While/body' ***",
+                "*** IR Dump After fusion on function 'tanh_loop' ***",
+            }));
+}
+
+TEST(PrintAfter, ReadsTheEnvironmentVariable) {
+  const char* previous = std::getenv("AG_PRINT_AFTER");
+  const std::optional<std::string> saved =
+      previous ? std::optional<std::string>(previous) : std::nullopt;
+  setenv("AG_PRINT_AFTER", "dead-code-elimination", 1);
+  {
+    PrintAfterForTest print(std::nullopt);
+    graph::Body body = graph::parse_text(kFoldable);
+
+    optimize(body);
+
+    EXPECT_EQ(headers(print.out.str()),
+              (std::vector<std::string>{
+                  "*** IR Dump After dead-code-elimination (round 1) on the top-level body ***",
+                  "*** IR Dump After dead-code-elimination (round 2) on the top-level body ***",
+              }));
+  }
+  if (saved) {
+    setenv("AG_PRINT_AFTER", saved->c_str(), 1);
+  } else {
+    unsetenv("AG_PRINT_AFTER");
+  }
+}
+
+TEST(PrintAfter, AnUnknownPassIsAnErrorListingTheKnownOnes) {
+  PrintAfterForTest print("constant-fold");
+  graph::Body body = graph::parse_text(kFoldable);
+  try {
+    optimize(body);
+    FAIL() << "optimised with an unknown AG_PRINT_AFTER";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_EQ(e.message(),
+              "AG_PRINT_AFTER=constant-fold: no optimisation pass is named 'constant-fold'. The "
+              "environment variable names the pass after which the optimiser prints each body to "
+              "stderr (runtime/passes/passes.def registers the passes). Known passes: "
+              "range-loops, loop-condition-reductions, algebraic-simplification, "
+              "transposed-arrays, constant-folding, counter-signs, "
+              "common-subexpression-elimination, transposed-gathers, dead-code-elimination, "
+              "fusion; or 'all' for every pass. Set it to one of them, or unset it.");
+  }
+  EXPECT_EQ(print.out.str(), "");
 }
 
 }  // namespace
