@@ -123,26 +123,62 @@ struct Split {
   std::vector<size_t> grad_captures;  // the captures the loop gives a gradient
 };
 
-Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> captures) {
-  const Body& body = *loop.subgraphs[1];
-  size_t num_caps = body.placeholders.size() - num_vars;
-  auto state = trace::nested_in(*trace::current());
-  state->allow_variable_creation = false;  // a gradient creates none
-  trace::ActiveTrace active(state);
-
+// The state shared by split_body's phases. G is the scratch body the loop's
+// body is replayed into (the current trace's); its placeholders are the
+// loop variables, the iteration count, the captures, then the gradients of
+// the floating loop variables.
+struct BodySplitter {
+  const Node& loop;
+  const Body& body;  // the loop's body
+  size_t num_vars;
+  size_t num_caps;
   Split split;
+  Tensor count;                        // G's iteration count
+  std::vector<ValueRef> forward_out;   // G's values of the body's outputs
+  std::vector<ValueRef> backward_out;  // G's values of the backward body's outputs
+  std::vector<ValueRef> saved;         // G's values the backward reads from the forward
+  std::vector<char> backward_nodes;    // G's nodes the backward body copies
+  std::vector<char> forward_nodes;     // G's nodes the forward body copies
+
+  std::vector<Tensor> add_placeholders(std::vector<Tensor>& output_grads);
+  void trace_gradients(const trace::TraceState& state, std::span<const Tensor> captures);
+  void collect_outputs(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grads,
+                       const std::vector<Tensor>& output_grads, const std::vector<size_t>& watched);
+  void partition(const Body& g);
+  void copy_backward(const Body& g);
+  void choose_stacks(const Body& g);
+  void copy_forward(const Body& g);
+  ValueRef add_next_count(BodyCopy& fw, ValueRef count_in) const;
+  void push_saved(BodyCopy& fw, ValueRef count_in, const std::vector<ValueRef>& stacks) const;
+  void push_row(BodyCopy& fw, ValueRef stack, ValueRef count_in, ValueRef row,
+                const ops::ValueType& type) const;
+  ValueRef append_rows(BodyCopy& fw, ValueRef stack, ValueRef value,
+                       const ops::ValueType& type) const;
+  ValueRef row_count(BodyCopy& fw, ValueRef value) const;
+};
+
+// G's placeholders, in their order; returns the body's inputs (the loop
+// variables' and the captures') and sets the output gradients'.
+std::vector<Tensor> BodySplitter::add_placeholders(std::vector<Tensor>& output_grads) {
   auto type_of_input = [&](size_t i) { return body.type_of({body.placeholders[i], 0}); };
-  std::vector<Tensor> inputs, output_grads;
+  std::vector<Tensor> inputs;
   for (size_t i = 0; i < num_vars; ++i) {
     inputs.push_back(trace::add_placeholder("loop_var", loop.outputs[i]));
     if (is_floating(loop.outputs[i].dtype)) split.float_vars.push_back(i);
   }
-  Tensor count = trace::add_placeholder("iterations", {DType::int64, Shape{}});
+  count = trace::add_placeholder("iterations", {DType::int64, Shape{}});
   for (size_t j = 0; j < num_caps; ++j)
     inputs.push_back(trace::add_placeholder("capture", type_of_input(num_vars + j)));
   for (size_t i : split.float_vars)
     output_grads.push_back(trace::add_placeholder("grad", loop.outputs[i]));
+  return inputs;
+}
 
+// Replays the body into G under a tape and differentiates it there.
+void BodySplitter::trace_gradients(const trace::TraceState& state,
+                                   std::span<const Tensor> captures) {
+  std::vector<Tensor> output_grads;
+  std::vector<Tensor> inputs = add_placeholders(output_grads);
   // The floating loop variables, and the captures the outer tapes track.
   GradientTape tape;
   std::vector<GradientSource> sources;
@@ -160,10 +196,18 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   std::vector<Tensor> targets;
   for (size_t i : split.float_vars) targets.push_back(outputs[i]);
   std::vector<Tensor> grads = autodiff::gradient_of_targets(tape, targets, output_grads, sources);
-  if (!state->captures.empty())
+  if (!state.captures.empty())
     throw InternalError("while gradient: the replayed body captured an outer value");
+  collect_outputs(outputs, grads, output_grads, watched);
+}
 
-  std::vector<ValueRef> forward_out, backward_out;
+// The forward's outputs: the body's. The backward's: the floating loop
+// variables' gradients (0 where undefined), then the defined ones of the
+// watched captures, which make grad_captures.
+void BodySplitter::collect_outputs(const std::vector<Tensor>& outputs,
+                                   const std::vector<Tensor>& grads,
+                                   const std::vector<Tensor>& output_grads,
+                                   const std::vector<size_t>& watched) {
   for (const Tensor& t : outputs) forward_out.push_back(trace::resolve(t));
   size_t source = 0;
   for (size_t f = 0; f < split.float_vars.size(); ++f, ++source) {
@@ -177,16 +221,14 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
     backward_out.push_back(trace::resolve(g));
     split.grad_captures.push_back(j);
   }
+}
 
-  // Which of G's nodes depend on an output gradient (the backward,
-  // graph/partition.h), and which are loop-invariant (captures, constants
-  // and pure ops on them).
-  const Body& g = *state->body;
-  const std::vector<int32_t>& ph = g.placeholders;  // loop vars, count, captures, grads
-  size_t first_grad = num_vars + 1 + num_caps;
-  std::vector<char> backward = graph::backward_part(g, std::span(ph).subspan(first_grad));
+// G's loop-invariant nodes: the captures, constants and pure ops on them
+// only, outside the backward part.
+std::vector<char> loop_invariant(const Body& g, const std::vector<char>& backward,
+                                 std::span<const int32_t> capture_placeholders) {
   std::vector<char> invariant(g.nodes.size(), 0);
-  for (size_t j = 0; j < num_caps; ++j) invariant[size_t(ph[num_vars + 1 + j])] = 1;
+  for (int32_t p : capture_placeholders) invariant[size_t(p)] = 1;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
     if (node.kind == NodeKind::Placeholder) continue;
@@ -196,9 +238,15 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
         !backward[n] && all_invariant &&
         (node.kind == NodeKind::Const || (node.kind == NodeKind::Op && !node.is_stateful()));
   }
-  // Pure ops on scalars (and loop-invariant values) are recomputed too, from
-  // their stacked scalars: a range over an array's rows stacks the count, not
-  // the range, whose length may change between iterations.
+  return invariant;
+}
+
+// The nodes the backward body may hold: the backward part, loop-invariant
+// nodes, and pure ops on scalars (and loop-invariant values), recomputed
+// from their stacked scalars: a range over an array's rows stacks the count,
+// not the range, whose length may change between iterations.
+std::vector<char> backward_may_hold(const Body& g, const std::vector<char>& backward,
+                                    const std::vector<char>& invariant) {
   std::vector<char> in_backward(g.nodes.size());
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
@@ -207,14 +255,31 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
       from_scalars &= invariant[size_t(in.node)] || g.type_of(in).shape.rank() == 0;
     in_backward[n] = backward[n] || invariant[n] || from_scalars;
   }
-  std::vector<ValueRef> saved;
-  std::vector<char> backward_nodes = needed(g, backward_out, in_backward, &saved);
+  return in_backward;
+}
+
+// Which of G's nodes depend on an output gradient (the backward,
+// graph/partition.h), which of the others the backward recomputes, and so
+// which values it reads from the forward (`saved`).
+void BodySplitter::partition(const Body& g) {
+  const std::vector<int32_t>& ph = g.placeholders;
+  size_t first_grad = num_vars + 1 + num_caps;
+  std::vector<char> backward = graph::backward_part(g, std::span(ph).subspan(first_grad));
+  std::vector<char> invariant =
+      loop_invariant(g, backward, std::span(ph).subspan(num_vars + 1, num_caps));
+  std::vector<char> in_backward = backward_may_hold(g, backward, invariant);
+  backward_nodes = needed(g, backward_out, in_backward, &saved);
   std::vector<ValueRef> forward_roots = forward_out;
   forward_roots.insert(forward_roots.end(), saved.begin(), saved.end());
   std::vector<char> not_backward(g.nodes.size());
   for (size_t n = 0; n < g.nodes.size(); ++n) not_backward[n] = !backward[n];
-  std::vector<char> forward_nodes = needed(g, forward_roots, not_backward, nullptr);
+  forward_nodes = needed(g, forward_roots, not_backward, nullptr);
+}
 
+// The backward body: placeholders for the saved values, the captures and
+// the output gradients, then the backward's nodes.
+void BodySplitter::copy_backward(const Body& g) {
+  const std::vector<int32_t>& ph = g.placeholders;
   BodyCopy bw(g);
   for (ValueRef v : saved) bw.give(v, "saved");
   for (size_t k = num_vars + 1; k < ph.size(); ++k)
@@ -222,11 +287,12 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   bw.copy(backward_nodes);
   for (ValueRef v : backward_out) bw.body()->outputs.push_back(bw.map(v));
   split.backward = bw.body();
+}
 
-  BodyCopy fw(g);
-  VaryingRows varying(g, std::span(ph).subspan(num_vars + 1, num_caps));
-  for (size_t i = 0; i <= num_vars; ++i) fw.give({ph[i], 0}, g.nodes[size_t(ph[i])].name);
-  std::vector<ValueRef> stacks;
+// Per saved value, its row type and its stacks: one grown a row per
+// iteration, or, saved flat, one of its rows and one of its row counts.
+void BodySplitter::choose_stacks(const Body& g) {
+  VaryingRows varying(g, std::span(g.placeholders).subspan(num_vars + 1, num_caps));
   for (ValueRef v : saved) {
     split.rows.push_back(g.type_of(v));
     split.flat.push_back(saved_flat(g, v, varying));
@@ -237,6 +303,17 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
       split.stacks.push_back(stack_type(split.rows.back()));
     }
   }
+}
+
+// The forward body: placeholders for the loop variables, the count, the
+// stacks and the captures; the forward's nodes; outputs the next loop
+// variables, the count plus one and the stacks with this iteration's rows.
+void BodySplitter::copy_forward(const Body& g) {
+  const std::vector<int32_t>& ph = g.placeholders;
+  BodyCopy fw(g);
+  choose_stacks(g);
+  for (size_t i = 0; i <= num_vars; ++i) fw.give({ph[i], 0}, g.nodes[size_t(ph[i])].name);
+  std::vector<ValueRef> stacks;
   for (const ops::ValueType& type : split.stacks)
     stacks.push_back(fw.add_placeholder("stack", type));
   for (size_t j = 0; j < num_caps; ++j)
@@ -245,6 +322,13 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   Body& f = *fw.body();
   for (ValueRef v : forward_out) f.outputs.push_back(fw.map(v));
   ValueRef count_in = fw.map(trace::resolve(count));
+  f.outputs.push_back(add_next_count(fw, count_in));
+  push_saved(fw, count_in, stacks);
+  split.forward = fw.body();
+}
+
+// count + 1.
+ValueRef BodySplitter::add_next_count(BodyCopy& fw, ValueRef count_in) const {
   Node one;
   one.kind = NodeKind::Const;
   one.name = "one";
@@ -257,44 +341,82 @@ Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> capt
   next.inputs = {count_in, fw.add(std::move(one))};
   next.outputs = {{DType::int64, Shape{}}};
   next.function = loop.function;
-  f.outputs.push_back(fw.add(std::move(next)));
-  auto push_row = [&](ValueRef stack, ValueRef row, const ops::ValueType& type) {
-    Node push;
-    push.op = ops::OpId::TensorArrayWrite;
-    push.name = "stack_push";
-    push.attrs.keepdims = true;  // grows a row
-    push.inputs = {stack, count_in, row};
-    push.outputs = {type};
-    push.function = loop.function;
-    f.outputs.push_back(fw.add(std::move(push)));
-  };
+  return fw.add(std::move(next));
+}
+
+// Each saved value onto its stacks, as outputs of the forward body: a row
+// pushed, or, saved flat, its rows appended and its row count pushed.
+void BodySplitter::push_saved(BodyCopy& fw, ValueRef count_in,
+                              const std::vector<ValueRef>& stacks) const {
+  Body& f = *fw.body();
   for (size_t s = 0, k = 0; s < saved.size(); ++s) {
     ValueRef value = fw.map(saved[s]);
     if (!split.flat[s]) {
-      push_row(stacks[k], value, split.stacks[k]);
+      push_row(fw, stacks[k], count_in, value, split.stacks[k]);
       ++k;
       continue;
     }
-    Node append;
-    append.op = ops::OpId::Concat;
-    append.name = "stack_append";
-    append.attrs.axis = 0;
-    append.inputs = {stacks[k], value};
-    append.outputs = {split.stacks[k]};
-    append.function = loop.function;
-    f.outputs.push_back(fw.add(std::move(append)));
-    Node rows;
-    rows.op = ops::OpId::Dim;
-    rows.name = "stack_rows";
-    rows.attrs.axis = 0;
-    rows.inputs = {value};
-    rows.outputs = {{DType::int64, Shape{}}};
-    rows.function = loop.function;
-    push_row(stacks[k + 1], fw.add(std::move(rows)), split.stacks[k + 1]);
+    f.outputs.push_back(append_rows(fw, stacks[k], value, split.stacks[k]));
+    push_row(fw, stacks[k + 1], count_in, row_count(fw, value), split.stacks[k + 1]);
     k += 2;
   }
-  split.forward = fw.body();
-  return split;
+}
+
+// `row` written at row `count_in` of `stack`, which grows a row, as an
+// output of the forward body.
+void BodySplitter::push_row(BodyCopy& fw, ValueRef stack, ValueRef count_in, ValueRef row,
+                            const ops::ValueType& type) const {
+  Node push;
+  push.op = ops::OpId::TensorArrayWrite;
+  push.name = "stack_push";
+  push.attrs.keepdims = true;  // grows a row
+  push.inputs = {stack, count_in, row};
+  push.outputs = {type};
+  push.function = loop.function;
+  fw.body()->outputs.push_back(fw.add(std::move(push)));
+}
+
+// `value`'s rows after `stack`'s.
+ValueRef BodySplitter::append_rows(BodyCopy& fw, ValueRef stack, ValueRef value,
+                                   const ops::ValueType& type) const {
+  Node append;
+  append.op = ops::OpId::Concat;
+  append.name = "stack_append";
+  append.attrs.axis = 0;
+  append.inputs = {stack, value};
+  append.outputs = {type};
+  append.function = loop.function;
+  return fw.add(std::move(append));
+}
+
+// `value`'s dim 0.
+ValueRef BodySplitter::row_count(BodyCopy& fw, ValueRef value) const {
+  Node rows;
+  rows.op = ops::OpId::Dim;
+  rows.name = "stack_rows";
+  rows.attrs.axis = 0;
+  rows.inputs = {value};
+  rows.outputs = {{DType::int64, Shape{}}};
+  rows.function = loop.function;
+  return fw.add(std::move(rows));
+}
+
+// The loop's body split in its phases, in a trace nested in the current one
+// whose body is G.
+Split split_body(const Node& loop, size_t num_vars, std::span<const Tensor> captures) {
+  const Body& body = *loop.subgraphs[1];
+  size_t num_caps = body.placeholders.size() - num_vars;
+  auto state = trace::nested_in(*trace::current());
+  state->allow_variable_creation = false;  // a gradient creates none
+  trace::ActiveTrace active(state);
+
+  BodySplitter splitter{loop, body, num_vars, num_caps, {}, {}, {}, {}, {}, {}, {}};
+  splitter.trace_gradients(*state, captures);
+  const Body& g = *state->body;
+  splitter.partition(g);
+  splitter.copy_backward(g);
+  splitter.copy_forward(g);
+  return std::move(splitter.split);
 }
 
 // The loop's condition body, taking the count and the stacks too (unused).

@@ -690,6 +690,244 @@ std::optional<GuardedStep> match_guarded_step(const FusedProgram& program,
   return step;
 }
 
+// The state shared by compose's phases: the members' reads, which members
+// run alone or are taken in, and the stage being built for one member.
+struct Composer {
+  using Member = FusedProgram::Member;
+  using Operand = FusedProgram::Operand;
+  using Stage = FusedProgram::Stage;
+
+  FusedProgram& program;
+  std::span<const ops::ValueType* const> input_types;
+  const bool flat;
+  std::vector<Member>& members;
+  const int32_t last;
+  std::vector<int32_t> reads;  // per member: how many operands read it
+  // Per member: its stage runs it alone (not composed, not taken in by a
+  // later stage); taken_in: a later stage runs it. Flags rather than
+  // searches of `stages`, so that composing stays linear in the members.
+  std::vector<bool> alone, taken_in;
+  Stage stage{};                // the stage being built
+  std::vector<int32_t> joined;  // the members whose stages it takes in
+
+  Composer(FusedProgram& p, std::span<const ops::ValueType* const> types, bool flat_program)
+      : program(p),
+        input_types(types),
+        flat(flat_program),
+        members(p.members),
+        last(int32_t(p.members.size()) - 1),
+        reads(p.members.size(), 0),
+        alone(p.members.size(), false),
+        taken_in(p.members.size(), false) {
+    for (const Member& m : members) {
+      for (const Operand& op : m.operands) {
+        if (!op.external) ++reads[size_t(op.index)];
+      }
+    }
+  }
+
+  DType dtype_of(const Operand& op) const {
+    return op.external ? input_types[size_t(op.index)]->dtype : members[size_t(op.index)].dtype;
+  }
+  // Whether `reader` makes every read of the member `op` names, which runs
+  // alone: its loop can then run in reader's.
+  bool joinable(const Operand& op, const Member& reader) const {
+    if (op.external) return false;
+    int32_t by_reader = 0;
+    for (const Operand& o : reader.operands) by_reader += !o.external && o.index == op.index;
+    return reads[size_t(op.index)] == by_reader && alone[size_t(op.index)];
+  }
+
+  void add_stage(int32_t m);
+  ops::OpId where_fold(int32_t m) const;
+  void compose_where(int32_t m);
+  void compose_compare_select(const Member& where, const Member& compare, ops::OpId fold);
+  void compose_divmod_compare_select(const Member& where, const Member& compare,
+                                     const Operand& mod_operand, int side, ops::OpId fold);
+  void compose_arithmetic_pair(int32_t m);
+  void drop_taken_in();
+  void broadcast_scalars();
+};
+
+// Member m's stage: composed with the members it takes in, or m alone.
+void Composer::add_stage(int32_t m) {
+  const Member& member = members[size_t(m)];
+  stage = Stage{m, nullptr, {}, false, false, m, 0, false};
+  joined.clear();
+  if (member.op->id == ops::OpId::Where) {
+    compose_where(m);
+  } else if (!flat && member.operands.size() == 2 && dtype_of(member.operands[0]) == member.dtype) {
+    compose_arithmetic_pair(m);
+  }
+  if (stage.composed) {
+    // Their members run in this stage.
+    for (int32_t j : joined) {
+      alone[size_t(j)] = false;
+      taken_in[size_t(j)] = true;
+    }
+  } else {
+    stage.operands.clear();
+    stage.sums = false;
+    stage.folds = false;
+    stage.flags = 0;
+  }
+  alone[size_t(m)] = !stage.composed;
+  program.stages.push_back(std::move(stage));
+}
+
+// The last member's where folds an integer max or min of its values: that
+// reduction, else kCount.
+ops::OpId Composer::where_fold(int32_t m) const {
+  const Member& member = members[size_t(m)];
+  const ops::OpId reduction = program.reduction ? program.reduction->id : ops::OpId::kCount;
+  return m == last && is_integer(member.dtype) &&
+                 (reduction == ops::OpId::ReduceMax || reduction == ops::OpId::ReduceMin)
+             ? reduction
+             : ops::OpId::kCount;
+}
+
+// A where: the root of a guarded step, or the where of a comparison read
+// only as its condition.
+void Composer::compose_where(int32_t m) {
+  const Member& member = members[size_t(m)];
+  const ops::OpId fold = where_fold(m);
+  stage.folds = fold != ops::OpId::kCount;
+  if (auto guarded = match_guarded_step(program, reads, m,
+                                        [this](const Operand& op) { return dtype_of(op); })) {
+    stage.composed = guarded_division_step_for(member.dtype, guarded->guard, fold);
+    stage.operands = std::move(guarded->operands);
+    stage.flags = guarded->flags;
+    stage.error_member = guarded->error_member;
+    stage.scalars_in_place = true;
+    joined = std::move(guarded->joined);
+  }
+  const Operand& condition = member.operands[0];
+  const Member* first = !flat && !stage.composed && joinable(condition, member)
+                            ? &members[size_t(condition.index)]
+                            : nullptr;
+  if (first && first->operands.size() == 2 && dtype_of(first->operands[0]) == member.dtype)
+    compose_compare_select(member, *first, fold);
+}
+
+// The comparison `compare`, the condition of `where`, in the where's loop:
+// with a mod by a broadcast scalar that only the comparison reads (all
+// three in one loop), else alone.
+void Composer::compose_compare_select(const Member& where, const Member& compare, ops::OpId fold) {
+  const Operand& condition = where.operands[0];
+  for (int side = 0; side < 2 && !stage.composed; ++side) {
+    const Operand& operand = compare.operands[size_t(side)];
+    if (!joinable(operand, compare)) continue;
+    const Member& mod = members[size_t(operand.index)];
+    if (mod.op->id != ops::OpId::Mod || !mod.operands[1].external || !mod.operands[1].scalar) {
+      continue;
+    }
+    compose_divmod_compare_select(where, compare, operand, side, fold);
+    if (stage.composed) break;
+    stage.composed = mod_compare_select_for(where.dtype, compare.op->id, side == 0, fold);
+    if (!stage.composed) continue;
+    stage.operands = {mod.operands[0], mod.operands[1], compare.operands[size_t(1 - side)],
+                      where.operands[1], where.operands[2]};
+    stage.error_member = operand.index;  // the only member here that can fail
+    joined = {condition.index, operand.index};
+  }
+  if (!stage.composed) {
+    stage.composed = compare_select_for(where.dtype, compare.op->id, fold);
+    stage.operands = {compare.operands[0], compare.operands[1], where.operands[1],
+                      where.operands[2]};
+    joined = {condition.index};
+  }
+}
+
+// And the quotient of the mod's division, if the where selects it and
+// nothing else reads it (collatz: x // 2 where x % 2 == 0).
+void Composer::compose_divmod_compare_select(const Member& where, const Member& compare,
+                                             const Operand& mod_operand, int side, ops::OpId fold) {
+  const Operand& condition = where.operands[0];
+  const Member& mod = members[size_t(mod_operand.index)];
+  for (int branch = 1; branch <= 2 && !stage.composed; ++branch) {
+    const Operand& selected = where.operands[size_t(branch)];
+    if (!joinable(selected, where)) continue;
+    const Member& div = members[size_t(selected.index)];
+    if (div.op->id != ops::OpId::FloorDiv || !same_operand(div.operands[0], mod.operands[0]) ||
+        !same_operand(div.operands[1], mod.operands[1])) {
+      continue;
+    }
+    stage.composed = divmod_compare_select_for(where.dtype, compare.op->id, branch == 1,
+                                               selected.index < mod_operand.index, fold);
+    if (!stage.composed) continue;
+    stage.operands = {mod.operands[0], mod.operands[1], compare.operands[size_t(1 - side)],
+                      where.operands[size_t(3 - branch)]};
+    // Both fail together (a zero divisor): the first in order.
+    stage.error_member = std::min(selected.index, mod_operand.index);
+    joined = {condition.index, mod_operand.index, selected.index};
+  }
+}
+
+// An add, sub or mul read only by member m, an add, sub or mul of the same
+// dtype: v in a register, or an integer product with a broadcast scalar by
+// scaled_pair.
+void Composer::compose_arithmetic_pair(int32_t m) {
+  const Member& member = members[size_t(m)];
+  const bool left = joinable(member.operands[0], member);
+  const Operand* read = left                                   ? &member.operands[0]
+                        : joinable(member.operands[1], member) ? &member.operands[1]
+                                                               : nullptr;
+  const Member* first = read ? &members[size_t(read->index)] : nullptr;
+  if (!first || first->operands.size() != 2 || first->dtype != member.dtype ||
+      dtype_of(first->operands[0]) != member.dtype) {
+    return;
+  }
+  const Operand& other = left ? member.operands[1] : member.operands[0];
+  const bool both = !other.external && other.index == read->index;
+  const SecondForm form = both ? SecondForm::kBoth : left ? SecondForm::kLeft : SecondForm::kRight;
+  stage.sums = m == last && program.float_sum && !program.keeps_value;
+  // kBoth's third operand is not read.
+  const Operand& third = both ? first->operands[0] : other;
+  // An integer product with a broadcast scalar (either side: integer
+  // products commute exactly).
+  const int scalar_side = first->op->id != ops::OpId::Mul ? -1
+                          : first->operands[1].scalar     ? 1
+                          : first->operands[0].scalar     ? 0
+                                                          : -1;
+  if (scalar_side >= 0) {
+    stage.composed = scaled_pair_for(member.dtype, member.op->id, form);
+    stage.operands = {first->operands[size_t(1 - scalar_side)],
+                      first->operands[size_t(scalar_side)], third};
+  }
+  if (!stage.composed) {
+    stage.composed =
+        arithmetic_pair_for(member.dtype, first->op->id, member.op->id, form, stage.sums);
+    stage.operands = {first->operands[0], first->operands[1], third};
+  }
+  joined = {read->index};
+}
+
+void Composer::drop_taken_in() {
+  std::erase_if(program.stages,
+                [&](const FusedProgram::Stage& s) { return taken_in[size_t(s.member)]; });
+}
+
+// The scalars the final stages read broadcast (not those of stages a
+// guarded step took in): each external scalar's operand names its block in
+// program.broadcasts instead of its input.
+void Composer::broadcast_scalars() {
+  // Per external input, its block in program.broadcasts or -1.
+  std::vector<int32_t> broadcast_of(input_types.size(), -1);
+  auto stage_operand = [&](const Operand& op) {
+    if (!op.external || !op.scalar) return op;
+    int32_t& block = broadcast_of[size_t(op.index)];
+    if (block < 0) {
+      block = int32_t(program.broadcasts.size());
+      program.broadcasts.push_back(op.index);
+    }
+    return Operand{true, true, block};
+  };
+  for (FusedProgram::Stage& s : program.stages) {
+    if (!s.composed || s.scalars_in_place) continue;
+    for (Operand& op : s.operands) op = stage_operand(op);
+  }
+}
+
 // Groups the members into stages (FusedProgram::Stage). A member whose
 // every read is by the next stage's member m, and which runs alone, joins
 // m's loop when the pair is one the composed loops cover: an add, sub or
@@ -707,172 +945,10 @@ std::optional<GuardedStep> match_guarded_step(const FusedProgram& program,
 // program (run_flat_members) composes only guarded steps, which read their
 // scalars in place; its other members run as flat steps.
 void compose(FusedProgram& program, std::span<const ops::ValueType* const> input_types, bool flat) {
-  using Member = FusedProgram::Member;
-  using Operand = FusedProgram::Operand;
-  std::vector<Member>& members = program.members;
-  const auto last = int32_t(members.size()) - 1;
-  std::vector<int32_t> reads(members.size(), 0);
-  for (const Member& m : members) {
-    for (const Operand& op : m.operands) {
-      if (!op.external) ++reads[size_t(op.index)];
-    }
-  }
-  auto dtype_of = [&](const Operand& op) {
-    return op.external ? input_types[size_t(op.index)]->dtype : members[size_t(op.index)].dtype;
-  };
-  // Per external input, its block in program.broadcasts or -1.
-  std::vector<int32_t> broadcast_of(input_types.size(), -1);
-  auto stage_operand = [&](const Operand& op) {
-    if (!op.external || !op.scalar) return op;
-    int32_t& block = broadcast_of[size_t(op.index)];
-    if (block < 0) {
-      block = int32_t(program.broadcasts.size());
-      program.broadcasts.push_back(op.index);
-    }
-    return Operand{true, true, block};
-  };
-  std::vector<FusedProgram::Stage>& stages = program.stages;
-  // Per member: its stage runs it alone (not composed, not taken in by a
-  // later stage); taken_in: a later stage runs it. Flags rather than
-  // searches of `stages`, so that composing stays linear in the members.
-  std::vector<bool> alone(members.size(), false), taken_in(members.size(), false);
-  // Whether `reader` makes every read of the member `op` names, which runs
-  // alone: its loop can then run in reader's.
-  auto joinable = [&](const Operand& op, const Member& reader) {
-    if (op.external) return false;
-    int32_t by_reader = 0;
-    for (const Operand& o : reader.operands) by_reader += !o.external && o.index == op.index;
-    return reads[size_t(op.index)] == by_reader && alone[size_t(op.index)];
-  };
-  for (int32_t m = 0; m <= last; ++m) {
-    const Member& member = members[size_t(m)];
-    FusedProgram::Stage stage{m, nullptr, {}, false, false, m, 0, false};
-    std::vector<int32_t> joined;  // the members whose stages this one takes in
-    if (member.op->id == ops::OpId::Where) {
-      // The last member's where folds an integer max or min of its values.
-      const ops::OpId reduction = program.reduction ? program.reduction->id : ops::OpId::kCount;
-      const ops::OpId fold =
-          m == last && is_integer(member.dtype) &&
-                  (reduction == ops::OpId::ReduceMax || reduction == ops::OpId::ReduceMin)
-              ? reduction
-              : ops::OpId::kCount;
-      stage.folds = fold != ops::OpId::kCount;
-      if (auto guarded = match_guarded_step(program, reads, m, dtype_of)) {
-        stage.composed = guarded_division_step_for(member.dtype, guarded->guard, fold);
-        stage.operands = std::move(guarded->operands);
-        stage.flags = guarded->flags;
-        stage.error_member = guarded->error_member;
-        stage.scalars_in_place = true;
-        joined = std::move(guarded->joined);
-      }
-      const Operand& condition = member.operands[0];
-      const Member* first = !flat && !stage.composed && joinable(condition, member)
-                                ? &members[size_t(condition.index)]
-                                : nullptr;
-      if (first && first->operands.size() == 2 && dtype_of(first->operands[0]) == member.dtype) {
-        // A comparison of a mod by a broadcast scalar that only it reads:
-        // all three in one loop.
-        for (int side = 0; side < 2 && !stage.composed; ++side) {
-          const Operand& operand = first->operands[size_t(side)];
-          if (!joinable(operand, *first)) continue;
-          const Member& mod = members[size_t(operand.index)];
-          if (mod.op->id != ops::OpId::Mod || !mod.operands[1].external ||
-              !mod.operands[1].scalar) {
-            continue;
-          }
-          // And the quotient of the same division, if the where selects it
-          // and nothing else reads it (collatz: x // 2 where x % 2 == 0).
-          for (int branch = 1; branch <= 2 && !stage.composed; ++branch) {
-            const Operand& selected = member.operands[size_t(branch)];
-            if (!joinable(selected, member)) continue;
-            const Member& div = members[size_t(selected.index)];
-            if (div.op->id != ops::OpId::FloorDiv ||
-                !same_operand(div.operands[0], mod.operands[0]) ||
-                !same_operand(div.operands[1], mod.operands[1])) {
-              continue;
-            }
-            stage.composed = divmod_compare_select_for(member.dtype, first->op->id, branch == 1,
-                                                       selected.index < operand.index, fold);
-            if (!stage.composed) continue;
-            stage.operands = {mod.operands[0], mod.operands[1], first->operands[size_t(1 - side)],
-                              member.operands[size_t(3 - branch)]};
-            // Both fail together (a zero divisor): the first in order.
-            stage.error_member = std::min(selected.index, operand.index);
-            joined = {condition.index, operand.index, selected.index};
-          }
-          if (stage.composed) break;
-          stage.composed = mod_compare_select_for(member.dtype, first->op->id, side == 0, fold);
-          if (!stage.composed) continue;
-          stage.operands = {mod.operands[0], mod.operands[1], first->operands[size_t(1 - side)],
-                            member.operands[1], member.operands[2]};
-          stage.error_member = operand.index;  // the only member here that can fail
-          joined = {condition.index, operand.index};
-        }
-        if (!stage.composed) {
-          stage.composed = compare_select_for(member.dtype, first->op->id, fold);
-          stage.operands = {first->operands[0], first->operands[1], member.operands[1],
-                            member.operands[2]};
-          joined = {condition.index};
-        }
-      }
-    } else if (!flat && member.operands.size() == 2 &&
-               dtype_of(member.operands[0]) == member.dtype) {
-      const bool left = joinable(member.operands[0], member);
-      const Operand* read = left                                   ? &member.operands[0]
-                            : joinable(member.operands[1], member) ? &member.operands[1]
-                                                                   : nullptr;
-      const Member* first = read ? &members[size_t(read->index)] : nullptr;
-      if (first && first->operands.size() == 2 && first->dtype == member.dtype &&
-          dtype_of(first->operands[0]) == member.dtype) {
-        const Operand& other = left ? member.operands[1] : member.operands[0];
-        const bool both = !other.external && other.index == read->index;
-        const SecondForm form = both   ? SecondForm::kBoth
-                                : left ? SecondForm::kLeft
-                                       : SecondForm::kRight;
-        stage.sums = m == last && program.float_sum && !program.keeps_value;
-        // kBoth's third operand is not read.
-        const Operand& third = both ? first->operands[0] : other;
-        // An integer product with a broadcast scalar (either side: integer
-        // products commute exactly).
-        const int scalar_side = first->op->id != ops::OpId::Mul ? -1
-                                : first->operands[1].scalar     ? 1
-                                : first->operands[0].scalar     ? 0
-                                                                : -1;
-        if (scalar_side >= 0) {
-          stage.composed = scaled_pair_for(member.dtype, member.op->id, form);
-          stage.operands = {first->operands[size_t(1 - scalar_side)],
-                            first->operands[size_t(scalar_side)], third};
-        }
-        if (!stage.composed) {
-          stage.composed =
-              arithmetic_pair_for(member.dtype, first->op->id, member.op->id, form, stage.sums);
-          stage.operands = {first->operands[0], first->operands[1], third};
-        }
-        joined = {read->index};
-      }
-    }
-    if (stage.composed) {
-      // Their members run in this stage.
-      for (int32_t j : joined) {
-        alone[size_t(j)] = false;
-        taken_in[size_t(j)] = true;
-      }
-    } else {
-      stage.operands.clear();
-      stage.sums = false;
-      stage.folds = false;
-      stage.flags = 0;
-    }
-    alone[size_t(m)] = !stage.composed;
-    stages.push_back(std::move(stage));
-  }
-  std::erase_if(stages, [&](const FusedProgram::Stage& s) { return taken_in[size_t(s.member)]; });
-  // The scalars the final stages read broadcast (not those of stages a
-  // guarded step took in).
-  for (FusedProgram::Stage& stage : stages) {
-    if (!stage.composed || stage.scalars_in_place) continue;
-    for (Operand& op : stage.operands) op = stage_operand(op);
-  }
+  Composer composer(program, input_types, flat);
+  for (int32_t m = 0; m <= composer.last; ++m) composer.add_stage(m);
+  composer.drop_taken_in();
+  composer.broadcast_scalars();
 }
 
 // A flat program (a few elements, no reduction): each stage over all
