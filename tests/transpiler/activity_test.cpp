@@ -39,7 +39,7 @@ Uses usesOf(const ParsedCode& code, const Stmt* stmt) {
   Activity activity(stmt);
   Uses out;
   for (const char* name : {"a", "b", "c", "n", "m", "box", "p"}) {
-    const VarDecl* var = code.var("f", name);
+    const ValueDecl* var = code.var("f", name);
     if (activity.reads(var)) out.reads.push_back(name);
     if (activity.writes(var)) out.writes.push_back(name);
   }
@@ -86,7 +86,7 @@ TEST(ActivityTest, WrittenInOrderOfFirstWrite) {
   ParsedCode code(kCode);
   Activity activity(code.body("f"));
   EXPECT_EQ(test::namesOf(activity.written()), (Names{"c", "n", "m", "box", "a"}));
-  const VarDecl* n = code.var("f", "n");
+  const ValueDecl* n = code.var("f", "n");
   ASSERT_NE(activity.firstWrite(n), nullptr);
   EXPECT_EQ(activity.firstWrite(n)->getDecl(), n);
   EXPECT_EQ(activity.firstWrite(code.var("f", "b")), nullptr);
@@ -102,14 +102,61 @@ void f(int x, int y) {
 }
 )");
   std::vector<const Stmt*> statements = test::statementsOf(code.body("f"));
-  const VarDecl* x = code.var("f", "x");
-  const VarDecl* y = code.var("f", "y");
-  const VarDecl* z = code.var("f", "z");
+  const ValueDecl* x = code.var("f", "x");
+  const ValueDecl* y = code.var("f", "y");
+  const ValueDecl* z = code.var("f", "z");
   EXPECT_TRUE(killsFirst(statements[0], x));   // assigned without reading x
   EXPECT_FALSE(killsFirst(statements[1], x));  // reads x first
   EXPECT_TRUE(killsFirst(statements[2], z));   // the declaration
   EXPECT_FALSE(killsFirst(statements[3], y));  // compound assignment reads
   EXPECT_FALSE(killsFirst(statements[0], y));
+}
+
+// Structured bindings are locals like any other: to an aggregate (a member of
+// the hidden object) and to a tuple-like type (a reference variable), by value
+// and by reference.
+TEST(ActivityTest, StructuredBindingsAreLocals) {
+  ParsedCode code(R"(
+struct Bracket { ag::Tensor lo, hi; };
+Bracket bracket(ag::Tensor c);
+struct Pair { ag::Tensor first, second; template <int I> ag::Tensor& get(); };
+namespace std {
+template <class T> struct tuple_size;
+template <int I, class T> struct tuple_element;
+}
+template <> struct std::tuple_size<Pair> { static constexpr int value = 2; };
+template <int I> struct std::tuple_element<I, Pair> { using type = ag::Tensor; };
+Pair make_pair(ag::Tensor c);
+void assign(ag::Tensor& target);
+void f(ag::Tensor c, Bracket b) {
+  auto [lo, hi] = bracket(c);
+  hi = lo + c;
+  auto& [first, second] = b;
+  assign(first);
+  auto [x, y] = make_pair(c);
+  y += x;
+}
+)");
+  std::vector<const Stmt*> statements = test::statementsOf(code.body("f"));
+  ASSERT_EQ(statements.size(), 6u);
+  const ValueDecl* lo = code.var("f", "lo");
+  const ValueDecl* hi = code.var("f", "hi");
+  ASSERT_TRUE(lo && hi);
+  EXPECT_TRUE(isa<BindingDecl>(lo));
+  EXPECT_EQ(asLocal(lo), lo);
+  EXPECT_TRUE(killsFirst(statements[0], lo));  // the declaration
+  EXPECT_TRUE(killsFirst(statements[1], hi));  // assigned without reading hi
+  Activity assignHi(statements[1]);
+  EXPECT_TRUE(assignHi.reads(lo));
+  EXPECT_EQ(test::namesOf(assignHi.written()), Names{"hi"});
+  // A binding by reference passed by non-const reference.
+  EXPECT_EQ(test::namesOf(Activity(statements[3]).written()), Names{"first"});
+  // A tuple-like binding, compound-assigned.
+  Activity compound(statements[5]);
+  EXPECT_EQ(test::namesOf(compound.written()), Names{"y"});
+  EXPECT_TRUE(compound.reads(code.var("f", "x")));
+  EXPECT_TRUE(compound.reads(code.var("f", "y")));
+  EXPECT_FALSE(isStaticLocal(hi));
 }
 
 }  // namespace

@@ -41,6 +41,11 @@ check "missing input file exits 2" exit_code 2 "$agc" transpile missing.cpp -o o
 check "unknown subcommand exits 2" exit_code 2 "$agc" frobnicate
 check "unknown compiler flag exits 2" exit_code 2 "$agc" transpile model.cpp -o bad -- "${flags[@]}" -fno-such-flag
 check "no output after a tool failure" test ! -e bad/model.ag.cpp
+# C++17 or older: refused before parsing, naming the flag seen.
+check "C++17 exits 2" exit_code 2 "$agc" transpile model.cpp -o old -- "${flags[@]}" -std=c++17
+check "C++17: says C++20 is needed and the flag" grep -q "is compiled as C++17 or older ('-std=c++17'); autograph-cpp needs C++20" last.err
+check "C++17: no output" test ! -e old/model.ag.cpp
+check "agc check on C++17 exits 2" exit_code 2 "$agc" check model.cpp -- "${flags[@]}" -std=gnu++17
 check "C++ errors exit 1" exit_code 1 "$agc" transpile "$tests/golden/error_must_initialize/input.cpp" -o out -- "${flags[@]}"
 # Clang's error limit stops at errors in the user's code: still exit 1.
 for i in $(seq 1 30); do echo "int f$i() { return undefined_$i; }"; done >many_errors.cpp

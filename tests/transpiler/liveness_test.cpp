@@ -96,7 +96,7 @@ ag::Tensor g(ag::Tensor x, ag::Tensor v, bool b) {
 TEST(LivenessTest, AKillAfterALoweredJumpIsGuarded) {
   ParsedCode code(kJumpCode);
   const Stmt* body = code.body("g");
-  const VarDecl* v = code.var("g", "v");
+  const ValueDecl* v = code.var("g", "v");
   const Stmt* branch = cast<IfStmt>(test::statementsOf(body)[0])->getThen();
   std::vector<const Stmt*> statements = test::statementsOf(branch);
   const Stmt* mayReturn = statements[1];
@@ -135,7 +135,7 @@ ag::Tensor h(ag::Tensor x, ag::Tensor w) {
 TEST(LivenessTest, AStagedBranchHandsBackWhatTheOtherBranchReads) {
   ParsedCode code(kBranchCode);
   const Stmt* body = code.body("h");
-  const VarDecl* w = code.var("h", "w");
+  const ValueDecl* w = code.var("h", "w");
   const auto* outer = cast<IfStmt>(test::statementsOf(body)[0]);
   const Stmt* inner = test::statementsOf(outer->getElse())[0];
   const Stmt* assignInThen = test::statementsOf(outer->getThen())[0];

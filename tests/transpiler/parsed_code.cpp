@@ -49,16 +49,24 @@ const Stmt* ParsedCode::body(const std::string& name) const {
   return found ? found->getBody() : nullptr;
 }
 
-const VarDecl* ParsedCode::var(const std::string& functionName, const std::string& name) const {
+const ValueDecl* ParsedCode::var(const std::string& functionName, const std::string& name) const {
   const FunctionDecl* found = function(functionName);
   if (!found) return nullptr;
   for (const ParmVarDecl* param : found->parameters())
     if (param->getName() == name) return param;
   for (const DeclStmt* declStmt : all<DeclStmt>(found->getBody()))
     for (const Decl* decl : declStmt->decls())
-      if (const auto* var = dyn_cast<VarDecl>(decl); var && var->getName() == name) return var;
+      for (const ValueDecl* local : localsDeclaredBy(decl))
+        if (local->getName() == name) return local;
   ADD_FAILURE() << "no variable " << name << " in " << functionName;
   return nullptr;
+}
+
+std::vector<const ValueDecl*> localsDeclaredBy(const Decl* decl) {
+  if (const auto* decomposition = dyn_cast<DecompositionDecl>(decl))
+    return {decomposition->bindings().begin(), decomposition->bindings().end()};
+  if (const auto* var = dyn_cast<VarDecl>(decl)) return {var};
+  return {};
 }
 
 std::vector<const Stmt*> statementsOf(const Stmt* compound) {
@@ -68,9 +76,9 @@ std::vector<const Stmt*> statementsOf(const Stmt* compound) {
   return {block->body_begin(), block->body_end()};
 }
 
-std::vector<std::string> namesOf(llvm::ArrayRef<const VarDecl*> vars) {
+std::vector<std::string> namesOf(llvm::ArrayRef<const ValueDecl*> vars) {
   std::vector<std::string> names;
-  for (const VarDecl* var : vars) names.push_back(var->getNameAsString());
+  for (const ValueDecl* var : vars) names.push_back(var->getNameAsString());
   return names;
 }
 

@@ -46,7 +46,8 @@ class ParsedCode {
   // The body of that function.
   const clang::Stmt* body(const std::string& name) const;
   // The local variable or parameter `name` of the function (first found).
-  const clang::VarDecl* var(const std::string& function, const std::string& name) const;
+  // A parameter, local variable or structured binding of `function`.
+  const clang::ValueDecl* var(const std::string& function, const std::string& name) const;
 
  private:
   std::unique_ptr<clang::ASTUnit> unit_;
@@ -72,6 +73,8 @@ std::vector<const T*> all(const clang::Stmt* root) {
 std::vector<const clang::Stmt*> statementsOf(const clang::Stmt* compound);
 
 // The names of the variables, in order.
-std::vector<std::string> namesOf(llvm::ArrayRef<const clang::VarDecl*> vars);
+std::vector<std::string> namesOf(llvm::ArrayRef<const clang::ValueDecl*> vars);
+// The locals a declaration introduces: the variable, or a decomposition's bindings.
+std::vector<const clang::ValueDecl*> localsDeclaredBy(const clang::Decl* decl);
 
 }  // namespace agc::test

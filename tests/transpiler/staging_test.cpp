@@ -159,8 +159,8 @@ ag::Tensor f(ag::Tensor t, ag::Tensor u, bool b) {
   // The nested `u && b` of the return is converted with it; `lowered` holds a tensor.
   const auto* inner = test::all<BinaryOperator>(test::statementsOf(code.body("f")).back()).back();
   EXPECT_TRUE(isConvertedLogicalExpr(inner, parentOf));
-  EXPECT_TRUE(isLoweredLogicalVar(code.var("f", "lowered")));
-  EXPECT_FALSE(isLoweredLogicalVar(code.var("f", "plain")));
+  EXPECT_TRUE(isLoweredLogicalVar(llvm::cast<VarDecl>(code.var("f", "lowered"))));
+  EXPECT_FALSE(isLoweredLogicalVar(llvm::cast<VarDecl>(code.var("f", "plain"))));
 }
 
 TEST(StagingTest, TensorControlFlowIgnoresPlainCodeAndLambdas) {

@@ -17,10 +17,21 @@ using test::ParsedCode;
 constexpr const char* kTypes = R"(
 namespace other { struct Tensor {}; }
 struct User { ag::Tensor a; };
+ag::Tensor& ag_fields(User& u);
+namespace hooked {
+struct Friend { ag::Tensor a; friend ag::Tensor& ag_fields(Friend& f) { return f.a; } };
+struct Templated { ag::Tensor a; };
+template <class S> ag::Tensor& ag_fields(S& s);
+}
+namespace bare {
+struct Bare { ag::Tensor a; };
+ag::Tensor& ag_fields(User& u);  // not Bare's
+}
 using Alias = ag::Tensor;
 enum Color { Red };
 void f(ag::Tensor t, const ag::Tensor& ref, Alias alias, other::Tensor notAg, int n, double* p,
-       Color c, User u, ag::TensorArray array, ag::Variable v, ag::Tensor* pointer) {}
+       Color c, User u, ag::TensorArray array, ag::Variable v, ag::Tensor* pointer,
+       hooked::Friend fr, hooked::Templated tm, bare::Bare bare) {}
 )";
 
 TEST(TensorTypesTest, TensorTypesThroughReferencesAndSugar) {
@@ -45,8 +56,15 @@ TEST(TensorTypesTest, StageableTypes) {
   EXPECT_TRUE(stageable("t"));
   EXPECT_TRUE(stageable("ref"));
   EXPECT_TRUE(stageable("array"));
-  EXPECT_TRUE(stageable("u"));      // a user struct (ag_fields)
-  EXPECT_TRUE(stageable("notAg"));  // also a user struct, as far as agc knows
+  // User structs with an ag_fields hook where the runtime's call finds it: in
+  // their namespace, as a hidden friend, or a template there.
+  EXPECT_TRUE(stageable("u"));
+  EXPECT_TRUE(stageable("fr"));
+  EXPECT_TRUE(stageable("tm"));
+  EXPECT_FALSE(stageable("bare"));   // no hook takes it
+  EXPECT_FALSE(stageable("notAg"));  // a struct without a hook
+  EXPECT_TRUE(isStructWithoutFields(code.var("f", "bare")->getType()));
+  EXPECT_FALSE(isStructWithoutFields(code.var("f", "u")->getType()));
   EXPECT_FALSE(stageable("n"));
   EXPECT_FALSE(stageable("p"));
   EXPECT_FALSE(stageable("c"));

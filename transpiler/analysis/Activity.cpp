@@ -105,7 +105,7 @@ class UseCollector {
   void visit(const Stmt* stmt) {
     if (!stmt) return;
     if (const auto* ref = dyn_cast<DeclRefExpr>(stmt)) {
-      if (const auto* var = dyn_cast<VarDecl>(ref->getDecl()); var && var->isLocalVarDeclOrParm()) {
+      if (asLocal(ref->getDecl())) {
         VarUse use = classifyLValue(ref, ancestors_);
         use.ref = ref;
         uses_.push_back(use);
@@ -129,32 +129,53 @@ class UseCollector {
 
 }  // namespace
 
+const ValueDecl* asLocal(const Decl* decl) {
+  if (const auto* var = dyn_cast_or_null<VarDecl>(decl))
+    return var->isLocalVarDeclOrParm() ? var : nullptr;
+  if (const auto* binding = dyn_cast_or_null<BindingDecl>(decl))
+    return asLocal(binding->getDecomposedDecl()) ? binding : nullptr;
+  return nullptr;
+}
+
+bool declares(const DeclStmt* stmt, const ValueDecl* local) {
+  return llvm::any_of(stmt->decls(), [&](const Decl* decl) {
+    if (decl == local) return true;
+    const auto* decomposition = dyn_cast<DecompositionDecl>(decl);
+    return decomposition && llvm::is_contained(decomposition->bindings(), local);
+  });
+}
+
+bool isStaticLocal(const ValueDecl* local) {
+  if (const auto* binding = dyn_cast<BindingDecl>(local)) local = binding->getDecomposedDecl();
+  const auto* var = dyn_cast_or_null<VarDecl>(local);
+  return var && var->isStaticLocal();
+}
+
 Activity::Activity(const Stmt* stmt) {
   UseCollector(uses_).visit(stmt);
   for (const VarUse& use : uses_) {
-    const auto* var = cast<VarDecl>(use.ref->getDecl());
+    const ValueDecl* var = use.ref->getDecl();
     if (use.write && !llvm::is_contained(written_, var)) written_.push_back(var);
   }
 }
 
-bool Activity::reads(const VarDecl* var) const {
+bool Activity::reads(const ValueDecl* var) const {
   return llvm::any_of(uses_,
                       [&](const VarUse& use) { return use.read && use.ref->getDecl() == var; });
 }
 
-bool Activity::writes(const VarDecl* var) const {
+bool Activity::writes(const ValueDecl* var) const {
   return llvm::is_contained(written_, var);
 }
 
-const DeclRefExpr* Activity::firstWrite(const VarDecl* var) const {
+const DeclRefExpr* Activity::firstWrite(const ValueDecl* var) const {
   for (const VarUse& use : uses_)
     if (use.write && use.ref->getDecl() == var) return use.ref;
   return nullptr;
 }
 
-bool killsFirst(const Stmt* stmt, const VarDecl* var) {
-  if (const auto* declStmt = dyn_cast<DeclStmt>(stmt))
-    return llvm::is_contained(declStmt->decls(), var);
+bool killsFirst(const Stmt* stmt, const ValueDecl* var) {
+  if (const auto* declStmt = dyn_cast<DeclStmt>(stmt)) return declares(declStmt, var);
   const Expr* expr = dyn_cast<Expr>(stmt);
   if (!expr) return false;
   expr = expr->IgnoreImplicit();

@@ -7,7 +7,7 @@ namespace agc {
 
 using namespace clang;
 
-Liveness::Liveness(const Stmt* body, llvm::SmallPtrSet<const VarDecl*, 4> liveAtExit)
+Liveness::Liveness(const Stmt* body, llvm::SmallPtrSet<const ValueDecl*, 4> liveAtExit)
     : body_(body), liveAtExit_(std::move(liveAtExit)), parents_(const_cast<Stmt*>(body)) {}
 
 const Stmt* Liveness::parentOf(const Stmt* stmt) const {
@@ -20,7 +20,7 @@ const Activity& Liveness::activity(const Stmt* stmt) const {
   return *slot;
 }
 
-bool Liveness::upwardExposed(const Stmt* stmt, const VarDecl* var) const {
+bool Liveness::upwardExposed(const Stmt* stmt, const ValueDecl* var) const {
   if (!stmt) return false;
   if (const auto* block = dyn_cast<CompoundStmt>(stmt)) {
     for (const Stmt* child : block->body()) {
@@ -32,7 +32,7 @@ bool Liveness::upwardExposed(const Stmt* stmt, const VarDecl* var) const {
   return !killsFirst(stmt, var) && activity(stmt).reads(var);
 }
 
-bool Liveness::liveIntoNextIteration(const Stmt* loop, const VarDecl* var) const {
+bool Liveness::liveIntoNextIteration(const Stmt* loop, const ValueDecl* var) const {
   auto reads = [&](const Stmt* part) { return part && activity(part).reads(var); };
   if (const auto* whileLoop = dyn_cast<WhileStmt>(loop))
     return reads(whileLoop->getCond()) || upwardExposed(whileLoop->getBody(), var);
@@ -46,7 +46,7 @@ bool Liveness::liveIntoNextIteration(const Stmt* loop, const VarDecl* var) const
   return false;
 }
 
-bool Liveness::readByOtherBranch(const IfStmt* ifStmt, const VarDecl* var) const {
+bool Liveness::readByOtherBranch(const IfStmt* ifStmt, const ValueDecl* var) const {
   const Stmt* branches[] = {ifStmt->getThen(), ifStmt->getElse()};
   for (const Stmt* writer : branches)
     for (const Stmt* reader : branches)
@@ -60,7 +60,19 @@ bool Liveness::mayEscape(const Stmt* stmt) const {
   return mayEscape_ && mayEscape_(stmt);
 }
 
-bool Liveness::liveAfter(const Stmt* stmt, const VarDecl* var) const {
+// Whether `var` names storage that another name reaches too: a local
+// reference (`T& r = box.lo;`) or a binding of a reference declaration
+// (`auto& [lo, hi] = box;`). A write through it is seen through the other
+// name, so its value counts as read after every statement.
+static bool isAlias(const ValueDecl* var) {
+  if (isa<ParmVarDecl>(var)) return false;  // the caller's: liveAtExit says
+  if (const auto* binding = dyn_cast<BindingDecl>(var))
+    return binding->getDecomposedDecl()->getType()->isReferenceType();
+  return var->getType()->isReferenceType();
+}
+
+bool Liveness::liveAfter(const Stmt* stmt, const ValueDecl* var) const {
+  if (isAlias(var)) return true;
   for (;;) {
     const Stmt* parent = parentOf(stmt);
     if (!parent) return liveAtExit_.contains(var);

@@ -3,6 +3,7 @@
 #include "analysis/AstPredicates.h"
 
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclFriend.h"
 #include "clang/AST/ExprCXX.h"
 
 namespace agc {
@@ -53,6 +54,33 @@ bool isLoweredLogicalVar(const VarDecl* var) {
          isTensorExpr(init);
 }
 
+// Whether `ag_fields(S&)` is declared for the record, where the runtime's
+// call finds it: in the record's namespace (by ADL) or as a hidden friend. A
+// function template of that name counts.
+static bool hasFieldsHook(const CXXRecordDecl* record) {
+  DeclarationName name(&record->getASTContext().Idents.get("ag_fields"));
+  auto isHook = [&](const NamedDecl* decl) {
+    if (!decl || decl->getDeclName() != name) return false;
+    if (isa<FunctionTemplateDecl>(decl)) return true;
+    const auto* function = dyn_cast<FunctionDecl>(decl);
+    if (!function || function->getNumParams() != 1) return false;
+    const CXXRecordDecl* param = recordOf(function->getParamDecl(0)->getType());
+    return param && param->getCanonicalDecl() == record->getCanonicalDecl();
+  };
+  for (const NamedDecl* decl : record->getDeclContext()->getRedeclContext()->lookup(name))
+    if (isHook(decl)) return true;
+  if (record->hasDefinition())
+    for (const FriendDecl* friendDecl : record->getDefinition()->friends())
+      if (isHook(friendDecl->getFriendDecl())) return true;
+  return false;
+}
+
+bool isStructWithoutFields(QualType type) {
+  const CXXRecordDecl* record = recordOf(type);
+  return record && !record->isInStdNamespace() && !isInAgNamespace(record) && !record->isLambda() &&
+         !hasFieldsHook(record);
+}
+
 bool isStageableType(QualType type) {
   if (type.isNull()) return false;
   type = type.getNonReferenceType();
@@ -78,9 +106,10 @@ bool isStageableType(QualType type) {
     if (name == "array" || name == "vector") return stageableArgument(args[0]);
     return llvm::all_of(args.asArray(), stageableArgument);
   }
-  // ag::Tensor, ag::TensorArray and user structs (through the ag_fields hook).
-  return !isInAgNamespace(record) || record->getName() == "Tensor" ||
-         record->getName() == "TensorArray";
+  // ag::Tensor, ag::TensorArray and user structs with the ag_fields hook.
+  if (isInAgNamespace(record))
+    return record->getName() == "Tensor" || record->getName() == "TensorArray";
+  return !isStructWithoutFields(type);
 }
 
 }  // namespace agc

@@ -31,8 +31,10 @@ bool isLoweredLogicalVar(const clang::VarDecl* var);
 
 // True when a variable of this type may be carried as staged state:
 // tensors, tensor arrays, tuples, pairs, arrays and vectors of them, user
-// structs, and dependent types. Scalars, pointers, enums and other std types
-// may not.
+// structs that declare `ag_fields`, and dependent types. Scalars, pointers,
+// enums, other std types and structs without the hook may not.
 bool isStageableType(clang::QualType type);
+// True for a user struct (not of std or ag) without an `ag_fields(S&)` hook.
+bool isStructWithoutFields(clang::QualType type);
 
 }  // namespace agc

@@ -55,7 +55,7 @@ std::string NameAllocator::fresh(const std::string& base, std::set<std::string>&
 // --- Source ranges ----------------------------------------------------------
 
 ConversionContext::ConversionContext(FileContext& file, const Stmt* body, QualType returnType,
-                                     llvm::SmallPtrSet<const VarDecl*, 4> liveAtExit)
+                                     llvm::SmallPtrSet<const ValueDecl*, 4> liveAtExit)
     : file(file), body(body), returnType(returnType), liveness(body, std::move(liveAtExit)) {
   liveness.setMayEscape([this](const Stmt* stmt) { return mayEscape(stmt); });
   liveness.setIsStaged([this](const Stmt* stmt) { return staged.contains(stmt); });
@@ -294,89 +294,173 @@ bool ConversionContext::containsOffset(llvm::ArrayRef<const Stmt*> parts,
   });
 }
 
-std::vector<const VarDecl*> ConversionContext::stateVariables(llvm::ArrayRef<const Stmt*> parts,
-                                                              const Stmt* anchor, const Stmt* loop,
-                                                              llvm::StringRef constructName,
-                                                              bool branches) {
-  std::vector<const VarDecl*> vars;
+std::vector<const ValueDecl*> ConversionContext::stateVariables(llvm::ArrayRef<const Stmt*> parts,
+                                                                const Stmt* anchor,
+                                                                const Stmt* loop,
+                                                                llvm::StringRef constructName,
+                                                                bool branches) {
+  std::vector<const ValueDecl*> vars;
   for (const Stmt* part : parts) {
     if (!part) continue;
-    for (const VarDecl* var : liveness.activity(part).written()) {
-      if (llvm::is_contained(vars, var) || var->isImplicit() || var->isStaticLocal() ||
+    for (const ValueDecl* var : liveness.activity(part).written()) {
+      if (llvm::is_contained(vars, var) || var->isImplicit() || isStaticLocal(var) ||
           isAgClass(var->getType(), "Variable"))
         continue;
       if (containsOffset(parts, offsetOf(var->getLocation()))) continue;
       // A range for's variable is the parameter of its body's lambda.
       if (const auto* rangeLoop = dyn_cast_or_null<CXXForRangeStmt>(loop);
-          rangeLoop && var == rangeLoop->getLoopVariable())
+          rangeLoop && rangeLoop->getLoopVarStmt() &&
+          declares(cast<DeclStmt>(rangeLoop->getLoopVarStmt()), var))
         continue;
       bool liveIntoOtherBranch = branches && liveness.readByOtherBranch(cast<IfStmt>(anchor), var);
       if (!liveness.liveAfter(anchor, var) &&
           !(loop && liveness.liveIntoNextIteration(loop, var)) && !liveIntoOtherBranch)
         continue;
       if (!isStageableType(var->getType())) {
-        if (!reportedVars_.insert(var).second) continue;
-        const DeclRefExpr* write = nullptr;
-        for (const Stmt* p : parts)
-          if (p && !write) write = liveness.activity(p).firstWrite(var);
-        error(write->getBeginLoc(), ("non-tensor variable '" + var->getName() + "' of type '" +
-                                     var->getType().getAsString(file.ast.getPrintingPolicy()) +
-                                     "' is modified inside a staged " + constructName)
-                                        .str())
-            << write->getSourceRange();
-        {  // the note is emitted when `hint` ends, before any further note
-          auto hint =
-              note(var->getLocation(), ("'" + var->getName() +
-                                        "' would be evaluated once, at trace time; make it an "
-                                        "ag::Tensor, or move it out of the " +
-                                        constructName)
-                                           .str());
-          if (TypeSourceInfo* typeInfo = var->getTypeSourceInfo()) {
-            SourceRange typeRange = typeInfo->getTypeLoc().getSourceRange();
-            if (typeRange.isValid() && !typeRange.getBegin().isMacroID())
-              hint << FixItHint::CreateReplacement(typeRange, "ag::Tensor");
-          }
-        }
-        if (loop) explainStagedByJump(loop, var);
+        if (reportedVars_.insert(var).second) reportUnstageable(var, parts, constructName, loop);
         continue;
       }
       vars.push_back(var);
     }
   }
-  llvm::sort(vars, [&](const VarDecl* a, const VarDecl* b) {
+  llvm::sort(vars, [&](const ValueDecl* a, const ValueDecl* b) {
     return offsetOf(a->getLocation()) < offsetOf(b->getLocation());
   });
   return vars;
 }
 
-void ConversionContext::explainStagedByJump(const Stmt* loop, const VarDecl* var) {
+void ConversionContext::reportUnstageable(const ValueDecl* var, llvm::ArrayRef<const Stmt*> parts,
+                                          llvm::StringRef constructName, const Stmt* loop) {
+  const DeclRefExpr* write = nullptr;
+  for (const Stmt* p : parts)
+    if (p && !write) write = liveness.activity(p).firstWrite(var);
+  std::string type = var->getType().getAsString(file.ast.getPrintingPolicy());
+  if (loop && reportCounterOfLoopStagedByJump(var, loop)) return;
+  if (isStructWithoutFields(var->getType())) {
+    error(write->getBeginLoc(),
+          ("'" + var->getName() + "' of type '" + type + "' is modified inside a staged " +
+           constructName + ", and its struct has no ag_fields hook to carry it as state")
+              .str())
+        << write->getSourceRange();
+    noteFieldsHook(var->getType());
+    return;
+  }
+  error(write->getBeginLoc(), ("non-tensor variable '" + var->getName() + "' of type '" + type +
+                               "' is modified inside a staged " + constructName)
+                                  .str())
+      << write->getSourceRange();
+  {  // the note is emitted when `hint` ends, before any further note
+    auto hint = note(var->getLocation(),
+                     ("'" + var->getName() +
+                      "' would be evaluated once, at trace time; make it an ag::Tensor, or move "
+                      "it out of the " +
+                      constructName)
+                         .str());
+    const auto* declarator = dyn_cast<DeclaratorDecl>(var);
+    if (TypeSourceInfo* typeInfo = declarator ? declarator->getTypeSourceInfo() : nullptr) {
+      SourceRange typeRange = typeInfo->getTypeLoc().getSourceRange();
+      if (typeRange.isValid() && !typeRange.getBegin().isMacroID())
+        hint << FixItHint::CreateReplacement(typeRange, "ag::Tensor");
+    }
+  }
+  if (loop) explainStagedByJump(loop, var);
+}
+
+// A note at the struct: the hook to declare, with its tensor fields.
+void ConversionContext::noteFieldsHook(QualType type) {
+  const CXXRecordDecl* record = type.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!record || !record->hasDefinition()) return;
+  std::string name = record->getNameAsString();
+  std::string fields;
+  for (const FieldDecl* field : record->getDefinition()->fields())
+    fields += (fields.empty() ? "s." : ", s.") + field->getNameAsString();
+  note(record->getLocation(), "declare next to '" + name + "': auto ag_fields(" + name +
+                                  "& s) { return std::tie(" + fields +
+                                  "); }, so that staged code can carry its fields");
+}
+
+// Whether `loop` starts `var` at 0 and steps it by one: `++k`, `k++` or `k += 1`.
+static bool isCountingUpFromZero(const ForStmt* loop, const ValueDecl* var) {
+  const auto* counter = dyn_cast<VarDecl>(var);
+  const auto* start = counter && counter->getInit()
+                          ? dyn_cast<IntegerLiteral>(counter->getInit()->IgnoreParenImpCasts())
+                          : nullptr;
+  if (!start || start->getValue() != 0 || !loop->getInc()) return false;
+  const Expr* inc = loop->getInc()->IgnoreParenImpCasts();
+  auto namesVar = [&](const Expr* e) {
+    const auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return ref && ref->getDecl() == var;
+  };
+  if (const auto* unary = dyn_cast<UnaryOperator>(inc))
+    return unary->isIncrementOp() && namesVar(unary->getSubExpr());
+  if (const auto* compound = dyn_cast<CompoundAssignOperator>(inc)) {
+    const auto* one = dyn_cast<IntegerLiteral>(compound->getRHS()->IgnoreParenImpCasts());
+    return compound->getOpcode() == BO_AddAssign && namesVar(compound->getLHS()) && one &&
+           one->getValue() == 1;
+  }
+  return false;
+}
+
+// The counter of `for (int k = 0; k < n; ++k)` (a declaration in its init
+// statement); null for another loop or variable.
+static const ForStmt* countedLoop(const Stmt* loop, const ValueDecl* var) {
+  const auto* forLoop = dyn_cast<ForStmt>(loop);
+  const auto* init = forLoop ? dyn_cast_or_null<DeclStmt>(forLoop->getInit()) : nullptr;
+  return init && declares(init, var) ? forLoop : nullptr;
+}
+
+void ConversionContext::explainStagedByJump(const Stmt* loop, const ValueDecl* var) {
   auto found = stagedByJump.find(loop);
   if (found == stagedByJump.end()) return;
   const Stmt* jump = found->second;
   note(jump->getBeginLoc(), std::string("the loop is staged because this '") +
                                 (isa<BreakStmt>(jump) ? "break" : "return") +
                                 "' leaves staged code");
+  if (const ForStmt* forLoop = countedLoop(loop, var)) suggestRangeLoop(forLoop, var);
+}
+
+bool ConversionContext::reportCounterOfLoopStagedByJump(const ValueDecl* var, const Stmt* loop) {
+  auto found = stagedByJump.find(loop);
+  const ForStmt* forLoop = countedLoop(loop, var);
+  if (found == stagedByJump.end() || !forLoop) return false;
+  const Stmt* jump = found->second;
+  std::string kind = isa<BreakStmt>(jump) ? "break" : "return";
+  std::string type = var->getType().getAsString(file.ast.getPrintingPolicy());
+  error(jump->getBeginLoc(), ("this '" + kind +
+                              "' leaves staged code, so the C++ for loop around it must be "
+                              "staged too, and its counter '" +
+                              var->getName() + "' of type '" + type + "' cannot be staged")
+                                 .str());
+  note(var->getLocation(),
+       ("'" + var->getName() + "' is the loop's counter, a C++ value fixed while tracing").str());
+  suggestRangeLoop(forLoop, var);
+  return true;
+}
+
+void ConversionContext::suggestRangeLoop(const ForStmt* loop, const ValueDecl* var) {
   // `for (int k = 0; k < n; ++k)`: the tensor range loop that stages cleanly.
-  const auto* forLoop = dyn_cast<ForStmt>(loop);
-  const auto* init = forLoop ? dyn_cast_or_null<DeclStmt>(forLoop->getInit()) : nullptr;
-  if (!init || !llvm::is_contained(init->decls(), var)) return;
   std::string bound = "n";
-  if (const auto* test = dyn_cast_or_null<BinaryOperator>(
-          forLoop->getCond() ? forLoop->getCond()->IgnoreParenImpCasts() : nullptr);
-      test && test->getOpcode() == BO_LT) {
+  const auto* test = dyn_cast_or_null<BinaryOperator>(
+      loop->getCond() ? loop->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (test && test->getOpcode() == BO_LT) {
     CharRange range = rangeOf(test->getRHS());
     if (range.valid)
       bound = std::string(file.source.buffer().substr(range.begin, range.end - range.begin));
   }
-  note(forLoop->getForLoc(), ("to stage the loop, iterate over a tensor range: for (ag::Tensor " +
-                              var->getName() + " : ag::range(" + bound + "))")
-                                 .str());
+  std::string header = "(ag::Tensor " + var->getName().str() + " : ag::range(" + bound + "))";
+  auto hint =
+      note(loop->getForLoc(), "to stage the loop, iterate over a tensor range: for " + header);
+  // The whole header, so that the fix compiles (`++k` goes with `int k`).
+  if (test && test->getOpcode() == BO_LT && isCountingUpFromZero(loop, var) &&
+      !loop->getLParenLoc().isMacroID() && !loop->getRParenLoc().isMacroID())
+    hint << FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(loop->getLParenLoc(), loop->getRParenLoc()), header);
 }
 
-Text ConversionContext::stateText(const std::vector<const VarDecl*>& vars,
+Text ConversionContext::stateText(const std::vector<const ValueDecl*>& vars,
                                   const std::vector<std::string>& flags) {
   std::vector<std::string> names;
-  for (const VarDecl* var : vars) names.push_back(var->getName().str());
+  for (const ValueDecl* var : vars) names.push_back(var->getName().str());
   names.insert(names.end(), flags.begin(), flags.end());
   if (names.empty()) return "ag::state()";
   std::string quoted, refs;
@@ -401,11 +485,18 @@ bool ConversionContext::inOtherBranch(const Stmt* stmt, const Stmt* construct) c
   return false;
 }
 
-bool ConversionContext::maybeDefinedBefore(const Stmt* construct, const VarDecl* var) {
-  if (isa<ParmVarDecl>(var)) return true;
-  if (const Expr* init = var->getInit()) {
+bool ConversionContext::maybeDefinedBefore(const Stmt* construct, const ValueDecl* var) {
+  // Parameters and structured bindings always start with a value.
+  const auto* local = dyn_cast<VarDecl>(var);
+  if (!local || isa<ParmVarDecl>(local)) return true;
+  if (const Expr* init = local->getInit()) {
     const auto* construction = dyn_cast<CXXConstructExpr>(init->IgnoreImplicit());
     if (!construction || construction->getNumArgs() != 0) return true;
+    // An empty vector is a value; a default ag::Tensor (alone or in a
+    // struct, pair or array) is undefined.
+    if (const CXXRecordDecl* record = local->getType()->getAsCXXRecordDecl();
+        record && record->isInStdNamespace() && record->getName() == "vector")
+      return true;
   }
   // The init statement of a for loop runs before the loop proper.
   if (const auto* forLoop = dyn_cast<ForStmt>(construct);
@@ -432,7 +523,7 @@ bool ConversionContext::maybeDefinedBefore(const Stmt* construct, const VarDecl*
   return false;
 }
 
-const DeclRefExpr* ConversionContext::firstReadAfter(const Stmt* stmt, const VarDecl* var) {
+const DeclRefExpr* ConversionContext::firstReadAfter(const Stmt* stmt, const ValueDecl* var) {
   std::size_t end = rangeOf(stmt).end;
   const DeclRefExpr* first = nullptr;
   for (const VarUse& use : liveness.activity(body).uses()) {

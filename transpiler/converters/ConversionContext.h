@@ -74,7 +74,7 @@ struct LoopFlags {
 class ConversionContext {
  public:
   ConversionContext(FileContext& file, const clang::Stmt* body, clang::QualType returnType,
-                    llvm::SmallPtrSet<const clang::VarDecl*, 4> liveAtExit);
+                    llvm::SmallPtrSet<const clang::ValueDecl*, 4> liveAtExit);
 
   FileContext& file;
   const clang::Stmt* body;
@@ -142,17 +142,17 @@ class ConversionContext {
   // `if`: also into another branch), in declaration order. This is
   // AutoGraph's modified ∩ (live_in ∪ live_out), with liveness on the code as
   // lowered (analysis/Liveness.h). Reports locals that cannot be staged.
-  std::vector<const clang::VarDecl*> stateVariables(llvm::ArrayRef<const clang::Stmt*> parts,
-                                                    const clang::Stmt* anchor,
-                                                    const clang::Stmt* loop,
-                                                    llvm::StringRef constructName,
-                                                    bool branches = false);
-  static Text stateText(const std::vector<const clang::VarDecl*>& vars,
+  std::vector<const clang::ValueDecl*> stateVariables(llvm::ArrayRef<const clang::Stmt*> parts,
+                                                      const clang::Stmt* anchor,
+                                                      const clang::Stmt* loop,
+                                                      llvm::StringRef constructName,
+                                                      bool branches = false);
+  static Text stateText(const std::vector<const clang::ValueDecl*>& vars,
                         const std::vector<std::string>& flags);
   // Whether `var` may hold a value when `construct` starts.
-  bool maybeDefinedBefore(const clang::Stmt* construct, const clang::VarDecl* var);
+  bool maybeDefinedBefore(const clang::Stmt* construct, const clang::ValueDecl* var);
   // The first read of `var` after `stmt`, for notes.
-  const clang::DeclRefExpr* firstReadAfter(const clang::Stmt* stmt, const clang::VarDecl* var);
+  const clang::DeclRefExpr* firstReadAfter(const clang::Stmt* stmt, const clang::ValueDecl* var);
 
   // Reports an error and marks the function as failed.
   clang::DiagnosticBuilder error(clang::SourceLocation loc, llvm::StringRef text);
@@ -163,12 +163,20 @@ class ConversionContext {
  private:
   Text emitUnstaged(const clang::Stmt* stmt);
   bool containsOffset(llvm::ArrayRef<const clang::Stmt*> parts, std::size_t offset) const;
+  // Reports a local of a type that cannot be staged state, modified in `parts`.
+  void reportUnstageable(const clang::ValueDecl* var, llvm::ArrayRef<const clang::Stmt*> parts,
+                         llvm::StringRef constructName, const clang::Stmt* loop);
+  void noteFieldsHook(clang::QualType type);
+  // For the counter of a C++ for loop that a lowered jump stages: the error at
+  // the jump, with the tensor range loop to write instead. False otherwise.
+  bool reportCounterOfLoopStagedByJump(const clang::ValueDecl* var, const clang::Stmt* loop);
+  void suggestRangeLoop(const clang::ForStmt* loop, const clang::ValueDecl* var);
   // Notes why a loop is staged when a lowered jump forced it.
-  void explainStagedByJump(const clang::Stmt* loop, const clang::VarDecl* var);
+  void explainStagedByJump(const clang::Stmt* loop, const clang::ValueDecl* var);
   bool inOtherBranch(const clang::Stmt* stmt, const clang::Stmt* construct) const;
 
   llvm::DenseSet<const clang::Stmt*> dirty_;
-  llvm::DenseSet<const clang::VarDecl*> reportedVars_;
+  llvm::DenseSet<const clang::ValueDecl*> reportedVars_;
 };
 
 // --- Converters: each lives in its own file ---------------------------------

@@ -30,6 +30,7 @@
 #include "clang/AST/DeclFriend.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/QualTypeNames.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -93,7 +94,10 @@ class FileConverter {
           sm.getFileOffset(Lexer::getLocForEndOfToken(range.getEnd(), 0, sm, LangOptions()));
       return std::string(source.buffer().substr(begin, end - begin));
     }
-    return type.getAsString(policy);
+    // A deduced type is spelled from what it deduced to, fully qualified: the
+    // generated declaration may be outside the namespaces the body uses.
+    if (type->getContainedDeducedType() && !type->isDependentType()) type = type.getCanonicalType();
+    return TypeName::getFullyQualifiedName(type, function->getASTContext(), policy);
   }
 
   std::optional<Text> convertedBody(const FunctionDecl* function) {

@@ -23,8 +23,8 @@ using namespace clang;
 
 // Reports the locals that the staged `if` would leave undefined on one path.
 static void checkBothBranchesInitialize(ConversionContext& ctx, const IfStmt* stmt,
-                                        const std::vector<const VarDecl*>& state) {
-  for (const VarDecl* var : state) {
+                                        const std::vector<const ValueDecl*>& state) {
+  for (const ValueDecl* var : state) {
     bool inThen = ctx.liveness.activity(stmt->getThen()).writes(var);
     bool inElse = stmt->getElse() && ctx.liveness.activity(stmt->getElse()).writes(var);
     if (inThen == inElse || ctx.maybeDefinedBefore(stmt, var)) continue;
@@ -41,7 +41,7 @@ static void checkBothBranchesInitialize(ConversionContext& ctx, const IfStmt* st
 Text convertIf(ConversionContext& ctx, const IfStmt* stmt) {
   Text thenBody = ctx.emitBody(stmt->getThen());
   Text elseBody = stmt->getElse() ? ctx.emitBody(stmt->getElse()) : Text("{}");
-  std::vector<const VarDecl*> state =
+  std::vector<const ValueDecl*> state =
       ctx.stateVariables({stmt->getThen(), stmt->getElse()}, stmt, nullptr, "if",
                          /*branches=*/true);
   checkBothBranchesInitialize(ctx, stmt, state);

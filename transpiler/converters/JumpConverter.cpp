@@ -64,7 +64,7 @@ static Text emitStatements(ConversionContext& ctx, const CompoundStmt* block,
     llvm::ArrayRef<const Stmt*> rest = children.drop_front(i + 1);
     bool restHasCode = llvm::any_of(rest, [](const Stmt* s) { return !isa<NullStmt>(s); });
     if (flags.empty() || !restHasCode) continue;
-    std::vector<const VarDecl*> state =
+    std::vector<const ValueDecl*> state =
         ctx.stateVariables(rest, children.back(), nullptr, "block (it follows a staged jump)");
     Text guarded = " ag::if_stmt(" + ConversionContext::noneOf(flags) + ", [&] {";
     guarded += emitStatements(ctx, block, rest, position);

@@ -53,8 +53,8 @@ LoopFlagCode flagCode(ConversionContext& ctx, const Stmt* loop) {
 }
 
 void checkDefinedBeforeLoop(ConversionContext& ctx, const Stmt* loop,
-                            const std::vector<const VarDecl*>& state) {
-  for (const VarDecl* var : state) {
+                            const std::vector<const ValueDecl*>& state) {
+  for (const ValueDecl* var : state) {
     if (ctx.maybeDefinedBefore(loop, var)) continue;
     ctx.error(loop->getBeginLoc(),
               ("'" + var->getName() + "' must be defined before the loop").str());
@@ -87,7 +87,7 @@ Text loopTest(const std::vector<std::string>& exitFlags, const Text& condition) 
 Text convertWhile(ConversionContext& ctx, const WhileStmt* stmt) {
   LoopFlagCode flags = flagCode(ctx, stmt);
   Text body = ctx.emitBody(stmt->getBody(), flags.bodyPrefix);
-  std::vector<const VarDecl*> state =
+  std::vector<const ValueDecl*> state =
       ctx.stateVariables({stmt->getCond(), stmt->getBody()}, stmt, stmt, "while loop");
   checkDefinedBeforeLoop(ctx, stmt, state);
   Text out = "ag::while_stmt(";
@@ -115,7 +115,7 @@ Text convertFor(ConversionContext& ctx, const ForStmt* stmt) {
     step += ";";
     if (!flags.exitFlags.empty()) {
       // A break or return skips the step, as in C++.
-      std::vector<const VarDecl*> stepState = ctx.stateVariables({inc}, inc, stmt, "for loop");
+      std::vector<const ValueDecl*> stepState = ctx.stateVariables({inc}, inc, stmt, "for loop");
       Text guarded = "ag::if_stmt(" + ConversionContext::noneOf(flags.exitFlags) + ", [&] { ";
       guarded += step;
       guarded += " }, [&] {}, ";
@@ -124,7 +124,7 @@ Text convertFor(ConversionContext& ctx, const ForStmt* stmt) {
       step = guarded;
     }
   }
-  std::vector<const VarDecl*> state = ctx.stateVariables(
+  std::vector<const ValueDecl*> state = ctx.stateVariables(
       {stmt->getCond(), stmt->getBody(), stmt->getInc()}, stmt, stmt, "for loop");
   checkDefinedBeforeLoop(ctx, stmt, state);
   Text condition = stmt->getCond() ? ctx.copy(stmt->getCond()) : Text("true");
@@ -147,7 +147,8 @@ Text convertFor(ConversionContext& ctx, const ForStmt* stmt) {
 Text convertRangeFor(ConversionContext& ctx, const CXXForRangeStmt* stmt) {
   LoopFlagCode flags = flagCode(ctx, stmt);
   Text body = ctx.emitBody(stmt->getBody(), flags.bodyPrefix);
-  std::vector<const VarDecl*> state = ctx.stateVariables({stmt->getBody()}, stmt, stmt, "for loop");
+  std::vector<const ValueDecl*> state =
+      ctx.stateVariables({stmt->getBody()}, stmt, stmt, "for loop");
   checkDefinedBeforeLoop(ctx, stmt, state);
 
   Text out = "ag::for_stmt(";
@@ -169,7 +170,7 @@ Text convertDo(ConversionContext& ctx, const DoStmt* stmt) {
   const std::string& first = ctx.loopFlags[stmt].firstFlag;
   Text body = ctx.emitBody(stmt->getBody(),
                            Text(" " + first + " = ag::constant(false);") + flags.bodyPrefix);
-  std::vector<const VarDecl*> state =
+  std::vector<const ValueDecl*> state =
       ctx.stateVariables({stmt->getCond(), stmt->getBody()}, stmt, stmt, "do-while loop");
   checkDefinedBeforeLoop(ctx, stmt, state);
   std::vector<std::string> stateFlags = ctx.modifiedFlags({stmt->getBody()}, stmt);

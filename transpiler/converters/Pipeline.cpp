@@ -221,6 +221,12 @@ class BodyPipeline {
           function_.body->getBeginLoc(),
           "cannot lower 'return' out of staged code in a function with a deduced return type");
       ctx_.note(function_.body->getBeginLoc(), "spell out the return type, e.g. ag::Tensor");
+    } else if (ctx_.lowerReturns && function_.returnType->isReferenceType()) {
+      // The value is kept in a local until the function ends; a reference
+      // cannot be declared without what it refers to.
+      ctx_.error(function_.body->getBeginLoc(),
+                 "cannot lower 'return' out of staged code in a function that returns a reference");
+      ctx_.note(function_.body->getBeginLoc(), "return by value, e.g. ag::Tensor");
     }
     if (ctx_.lowerReturns) {
       ctx_.doReturnFlag = ctx_.file.names.fresh("agc_do_return", ctx_.localNames);

@@ -12,7 +12,7 @@ struct FunctionBody {
   const clang::Stmt* body;     // the function's CompoundStmt
   clang::QualType returnType;  // void for none
   std::string returnTypeText;  // as the user spelled it, for `R agc_retval;`
-  llvm::SmallPtrSet<const clang::VarDecl*, 4> liveAtExit;  // reference parameters
+  llvm::SmallPtrSet<const clang::ValueDecl*, 4> liveAtExit;  // reference parameters
 };
 
 // The converted body text (braces included), or nullopt after an error.

@@ -59,10 +59,43 @@ class ProcessingConsumer : public ASTConsumer {
   bool& processed_;
 };
 
+void toolError(const llvm::Twine& message) {
+  llvm::errs() << "agc: error: " << message << "\n";
+}
+
+// The language standard flag of a command line as the user wrote it (the
+// last -std= wins), or a phrase saying there is none.
+std::string standardFlagOf(const std::vector<std::string>& args) {
+  std::string flag;
+  for (const std::string& arg : args) {
+    llvm::StringRef text(arg);
+    if (text.starts_with("-std=") || text.starts_with("--std=") || text.starts_with("/std:"))
+      flag = arg;
+  }
+  return flag.empty() ? "no -std= flag, so the compiler's default" : "'" + flag + "'";
+}
+
 class ProcessingAction : public ASTFrontendAction {
  public:
-  ProcessingAction(const FileProcessor& process, FileOutput& output, bool& processed)
-      : process_(process), output_(output), processed_(processed) {}
+  ProcessingAction(const FileProcessor& process, FileOutput& output, bool& processed,
+                   std::string standardFlag, bool& wrongStandard)
+      : process_(process),
+        output_(output),
+        processed_(processed),
+        standardFlag_(std::move(standardFlag)),
+        wrongStandard_(wrongStandard) {}
+
+  // Code converted for C++17 or older could not compile: stop before parsing.
+  bool BeginSourceFileAction(CompilerInstance& compiler) override {
+    const LangOptions& language = compiler.getLangOpts();
+    if (language.CPlusPlus20) return true;
+    wrongStandard_ = true;
+    toolError("'" + getCurrentFile() + "' is compiled as " +
+              (language.CPlusPlus ? "C++17 or older" : "C") + " (" + standardFlag_ +
+              "); autograph-cpp needs C++20: compile it with -std=c++20 (in CMake, "
+              "target_compile_features(<target> PUBLIC cxx_std_20))");
+    return false;
+  }
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, llvm::StringRef) override {
     return std::make_unique<ProcessingConsumer>(process_, output_, processed_);
@@ -72,11 +105,9 @@ class ProcessingAction : public ASTFrontendAction {
   const FileProcessor& process_;
   FileOutput& output_;
   bool& processed_;
+  std::string standardFlag_;
+  bool& wrongStandard_;
 };
-
-void toolError(const llvm::Twine& message) {
-  llvm::errs() << "agc: error: " << message << "\n";
-}
 
 std::unique_ptr<tooling::CompilationDatabase> makeDatabase(const DriverOptions& options,
                                                            const std::string& firstFile) {
@@ -203,13 +234,20 @@ DriverResult runOnFiles(const DriverOptions& options, const FileProcessor& proce
         new FileManager(FileSystemOptions(), std::move(fileSystem)));
 
     FileOutput output{file, "", {}, false};
-    bool processed = false;
+    bool processed = false, wrongStandard = false;
     ClassifyingPrinter printer;
+    std::vector<std::string> commandLine = adjustedCommandLine(command, options);
     tooling::ToolInvocation invocation(
-        adjustedCommandLine(command, options),
-        std::make_unique<ProcessingAction>(process, output, processed), files.get());
+        commandLine,
+        std::make_unique<ProcessingAction>(process, output, processed, standardFlagOf(commandLine),
+                                           wrongStandard),
+        files.get());
     invocation.setDiagnosticConsumer(&printer);
     bool ran = invocation.run();
+    if (wrongStandard) {
+      toolErrors = true;
+      continue;
+    }
     if (printer.toolErrors)
       toolError("cannot use the compile flags for '" + file + "': fix or drop the arguments above");
     toolErrors |= printer.toolErrors;

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-// Marked methods as code bases write them: operator() (the seed's Count
+// Marked methods as code bases write them: operator() (the TensorFlow guide's Count
 // module is `__call__`), a const method defined outside its class, static
 // members (overloaded), a hidden friend; and free functions that are
 // overloaded or templates with default template arguments.
