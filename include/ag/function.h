@@ -75,7 +75,7 @@ struct Body;
 class Graph {
  public:
   Graph(std::shared_ptr<const graph::Body> body, std::string name);
-  // One line per node, as the seed guide's as_graph_def loop prints it:
+  // One line per node, as the TensorFlow guide's as_graph_def loop prints it:
   //   [] -> a
   //   ['a', 'a'] -> add
   //   ['add'] -> Identity

@@ -29,19 +29,35 @@ using CaptureKey = std::tuple<const TraceState*, int32_t, int32_t>;
 
 }  // namespace
 
+namespace {
+
+// Where the user's code computed `t`: its node's call site for a symbolic
+// tensor, the op's for an eager one; unknown for inputs and constants.
+CallSite defined_at(const Tensor& t) {
+  const auto& impl = *t.impl();
+  if (!impl.trace) return impl.site;
+  return impl.trace->body->nodes[size_t(impl.node)].site;
+}
+
+// " (set at FILE:LINE)" for a value an op of the user's code computed.
+std::string set_at(const Tensor& t) {
+  CallSite site = defined_at(t);
+  if (site.line() == 0) return "";
+  return " (set at " + std::string(site.file_name()) + ":" + std::to_string(site.line()) + ")";
+}
+
+}  // namespace
+
 void check_condition(const Tensor& c, const std::string& construct) {
   if (!c.defined()) throw ValueError(construct + ": the condition is an undefined ag::Tensor");
-  // First, as eager operator bool: `t1 && t2` on vectors says the same in both builds.
-  if (c.shape().is_fully_defined() && c.shape().num_elements() != 1)
-    throw_ambiguous_truth(c.shape(), construct + ": ");
+  // First, as eager operator bool: `if (t)` and `t1 && t2` on vectors say
+  // the same in both builds.
+  if (c.shape().has_unknown_rank() || c.shape().rank() != 0)
+    throw_non_scalar_condition(c.shape(), defined_at(c));
   if (c.dtype() != DType::bool_) {
-    throw TypeError(construct + ": the condition must be a bool tensor, got dtype " +
-                    std::string(dtype_name(c.dtype())) + "; compare explicitly, e.g. `x != 0`");
-  }
-  if (c.shape().rank() != 0) {
-    throw InvalidArgumentError(
-        construct + ": the condition must be a scalar, got a tensor of shape " +
-        c.shape().to_string() + "; reduce it first, e.g. with ag::reduce_max");
+    throw TypeError("a condition must be a scalar bool, but this one has dtype " +
+                    std::string(dtype_name(c.dtype())) + "; compare explicitly, e.g. `x != 0`" +
+                    condition_defined_at(defined_at(c)));
   }
 }
 
@@ -178,8 +194,12 @@ Tensor first_dim(const Tensor& t) {
   return ops::apply(ops::OpId::Dim, {t}, attrs);
 }
 
-void stage_if(const Tensor& pred, FnRef<void()> then_fn, FnRef<void()> else_fn,
+void stage_if(const Tensor& condition, FnRef<void()> then_fn, FnRef<void()> else_fn,
               CollectLeaves collect) {
+  // The condition's value when the `if` is reached: `condition` may name a
+  // local that a branch assigns (`if (b) { b = x > 5; }`), and the branches
+  // are traced before the node is built.
+  const Tensor pred = condition;
   check_condition(pred, "if");
   std::vector<Leaf> leaves = collect();
   std::vector<Tensor> initial = values_of(leaves);
@@ -211,8 +231,9 @@ void stage_if(const Tensor& pred, FnRef<void()> then_fn, FnRef<void()> else_fn,
     }
     if (t.defined() && e.defined() && t.dtype() != e.dtype()) {
       throw TypeError("'" + name + "' has dtype " + std::string(dtype_name(t.dtype())) +
-                      " in the main branch, but dtype " + std::string(dtype_name(e.dtype())) +
-                      " in the else branch; both branches must give it one dtype");
+                      " in the main branch" + set_at(t) + ", but dtype " +
+                      std::string(dtype_name(e.dtype())) + " in the else branch" + set_at(e) +
+                      "; both branches must give it one dtype");
     }
     const Tensor& any = t.defined() ? t : e;
     Shape shape = t.defined() && e.defined() ? t.shape().most_specific_common_supertype(e.shape())
@@ -254,16 +275,43 @@ void stage_if(const Tensor& pred, FnRef<void()> then_fn, FnRef<void()> else_fn,
   for (size_t i = 0; i < outputs.size(); ++i) *now[outputs[i].leaf].tensor = results[i];
 }
 
-void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect,
-                 const WhileOptions& options) {
-  std::vector<Leaf> leaves = collect();
-  std::vector<Tensor> initial = values_of(leaves);
-  size_t n = leaves.size();
+namespace {
 
-  // The loop variables: the defined leaves, plus the undefined ones that
-  // may stay undefined but that the body defines (found by tracing it once).
+// The state shared by stage_while's phases: the leaves and their values
+// before the loop, the loop variables (indices of leaves) with their types,
+// and the traced condition and body.
+struct WhileStager {
+  CollectLeaves collect;
+  std::vector<Leaf> leaves;
+  std::vector<Tensor> initial;
+  size_t n;
   std::vector<size_t> vars;
-  std::vector<ops::ValueType> types;
+  std::vector<ops::ValueType> types;  // per loop variable
+  std::vector<bool> fixed_shape;      // per loop variable: set by a shape invariant
+  std::shared_ptr<TraceState> cond_state, body_state;
+
+  // Copied from a const reference: FnRef's constructor from a non-const
+  // callable would refer to `c` itself, which ends with this constructor.
+  explicit WhileStager(const CollectLeaves& c)
+      : collect(c), leaves(collect()), initial(values_of(leaves)), n(leaves.size()) {}
+
+  bool choose_variables();
+  void bind_placeholders();
+  void probe_body(FnRef<void()> body);
+  void apply_shape_invariants(const WhileOptions& options);
+  void trace_until_shapes_fit(FnRef<Tensor()> test, FnRef<void()> body);
+  void trace_condition(FnRef<Tensor()> test);
+  bool trace_body(FnRef<void()> body);
+  bool check_next(const std::vector<Tensor>& next);
+  std::vector<Tensor> add_loop(const WhileOptions& options);
+  graph::Node while_node(const std::vector<std::pair<CaptureKey, Tensor>>& captures,
+                         const WhileOptions& options) const;
+};
+
+// The loop variables: the defined leaves. Returns whether an undefined leaf
+// may stay undefined, so that the body must be traced once to find whether
+// it defines it.
+bool WhileStager::choose_variables() {
   bool probe = false;
   for (size_t k = 0; k < n; ++k) {
     if (initial[k].defined()) {
@@ -277,32 +325,43 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
                        "loop and used afterwards), so it needs a value before the first iteration");
     }
   }
-  auto bind_placeholders = [&] {
-    std::vector<Leaf> now = collect_checked(collect, n, "while");
-    for (size_t i = 0; i < vars.size(); ++i)
-      *now[vars[i]].tensor = trace::add_placeholder(now[vars[i]].name, types[i]);
-  };
-  if (probe) {
-    auto state = trace::nested_in(*trace::current());
-    std::vector<Tensor> defined;
-    {
-      trace::ActiveTrace active(state);
-      autodiff::PauseTapes paused;
-      bind_placeholders();
-      body();
-      defined = values_of(collect_checked(collect, n, "while"));
-    }
-    for (size_t k = 0; k < n; ++k) {
-      if (initial[k].defined() || !defined[k].defined()) continue;
-      ops::ValueType type{defined[k].dtype(), defined[k].shape()};
-      initial[k] = unset_value(leaves[k], type);
-      vars.push_back(k);
-      types.push_back({type.dtype, initial[k].shape()});
-    }
-    restore(collect, initial, "while");
-  }
+  return probe;
+}
 
-  std::vector<bool> fixed_shape(vars.size(), false);
+// Sets each loop variable's leaf to a placeholder of its type in the
+// current trace.
+void WhileStager::bind_placeholders() {
+  std::vector<Leaf> now = collect_checked(collect, n, "while");
+  for (size_t i = 0; i < vars.size(); ++i)
+    *now[vars[i]].tensor = trace::add_placeholder(now[vars[i]].name, types[i]);
+}
+
+// Traces the body once, and makes loop variables of the undefined leaves it
+// defines, starting from unset_value.
+void WhileStager::probe_body(FnRef<void()> body) {
+  auto state = trace::nested_in(*trace::current());
+  std::vector<Tensor> defined;
+  {
+    trace::ActiveTrace active(state);
+    autodiff::PauseTapes paused;
+    bind_placeholders();
+    body();
+    defined = values_of(collect_checked(collect, n, "while"));
+  }
+  for (size_t k = 0; k < n; ++k) {
+    if (initial[k].defined() || !defined[k].defined()) continue;
+    ops::ValueType type{defined[k].dtype(), defined[k].shape()};
+    initial[k] = unset_value(leaves[k], type);
+    vars.push_back(k);
+    types.push_back({type.dtype, initial[k].shape()});
+  }
+  restore(collect, initial, "while");
+}
+
+// A loop variable with a shape invariant takes it as its type's shape,
+// which must hold its initial value's.
+void WhileStager::apply_shape_invariants(const WhileOptions& options) {
+  fixed_shape.assign(vars.size(), false);
   for (size_t i = 0; i < vars.size(); ++i) {
     size_t k = vars[i];
     if (k < options.shape_invariants.size() && options.shape_invariants[k]) {
@@ -316,67 +375,83 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
       fixed_shape[i] = true;
     }
   }
+}
 
-  std::shared_ptr<TraceState> cond_state, body_state;
+// Traces the condition and the body until the body's loop variables fit
+// their types, the dims that changed relaxed each time.
+void WhileStager::trace_until_shapes_fit(FnRef<Tensor()> test, FnRef<void()> body) {
   for (int attempt = 0;; ++attempt) {
-    cond_state = trace::nested_in(*trace::current());
-    {
-      trace::ActiveTrace active(cond_state);
-      autodiff::PauseTapes paused;
-      bind_placeholders();
-      Tensor t = test();
-      check_condition(t, "while");
-      cond_state->body->outputs = {trace::resolve(t)};
-    }
+    trace_condition(test);
     restore(collect, initial, "while");
-
-    body_state = trace::nested_in(*trace::current());
-    bool relaxed = false;
-    {
-      trace::ActiveTrace active(body_state, /*finish_on_exit=*/false);
-      autodiff::PauseTapes paused;
-      bind_placeholders();
-      body();
-      std::vector<Tensor> next = values_of(collect_checked(collect, n, "while"));
-      for (size_t i = 0; i < vars.size(); ++i) {
-        const Tensor& v = next[vars[i]];
-        const std::string& name = leaves[vars[i]].name;
-        if (!v.defined())
-          throw ValueError("'" + name + "' is undefined after an iteration of the loop");
-        if (v.dtype() != types[i].dtype) {
-          throw TypeError(
-              "'" + name + "' has dtype " + std::string(dtype_name(types[i].dtype)) +
-              " before the loop, but dtype " + std::string(dtype_name(v.dtype())) +
-              " after one iteration; a loop variable must keep its dtype (cast it explicitly)");
-        }
-        if (!v.shape().is_subtype_of(types[i].shape)) {
-          if (fixed_shape[i]) {
-            throw ValueError("'" + name + "' has shape " + v.shape().to_string() +
-                             " after one iteration, which does not fit its shape invariant " +
-                             types[i].shape.to_string());
-          }
-          // Relax the dims that changed to None and trace the loop again.
-          types[i].shape = types[i].shape.most_specific_common_supertype(v.shape());
-          relaxed = true;
-        }
-      }
-      if (!relaxed) {
-        for (size_t i = 0; i < vars.size(); ++i)
-          body_state->body->outputs.push_back(trace::resolve(next[vars[i]]));
-      }
-    }
+    const bool relaxed = trace_body(body);
     restore(collect, initial, "while");
     if (!relaxed) break;
     body_state->finished = true;
     if (attempt > 2 * Shape::kMaxRank)
       throw InternalError("while: loop shape relaxation did not converge");
   }
+}
 
-  auto captures = union_of_captures({cond_state.get(), body_state.get()});
-  bind_captures(*cond_state, vars.size(), captures);
-  bind_captures(*body_state, vars.size(), captures);
-  body_state->finished = true;
+void WhileStager::trace_condition(FnRef<Tensor()> test) {
+  cond_state = trace::nested_in(*trace::current());
+  trace::ActiveTrace active(cond_state);
+  autodiff::PauseTapes paused;
+  bind_placeholders();
+  Tensor t = test();
+  check_condition(t, "while");
+  cond_state->body->outputs = {trace::resolve(t)};
+}
 
+// Traces one iteration of the body; its outputs are the loop variables'
+// next values unless a type was relaxed (returns true: trace again).
+bool WhileStager::trace_body(FnRef<void()> body) {
+  body_state = trace::nested_in(*trace::current());
+  trace::ActiveTrace active(body_state, /*finish_on_exit=*/false);
+  autodiff::PauseTapes paused;
+  bind_placeholders();
+  body();
+  std::vector<Tensor> next = values_of(collect_checked(collect, n, "while"));
+  const bool relaxed = check_next(next);
+  if (!relaxed) {
+    for (size_t i = 0; i < vars.size(); ++i)
+      body_state->body->outputs.push_back(trace::resolve(next[vars[i]]));
+  }
+  return relaxed;
+}
+
+// Checks each loop variable's value after an iteration against its type,
+// relaxing a shape that does not fit it (returns whether one was).
+bool WhileStager::check_next(const std::vector<Tensor>& next) {
+  bool relaxed = false;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    const Tensor& v = next[vars[i]];
+    const std::string& name = leaves[vars[i]].name;
+    if (!v.defined())
+      throw ValueError("'" + name + "' is undefined after an iteration of the loop");
+    if (v.dtype() != types[i].dtype) {
+      throw TypeError("'" + name + "' has dtype " + std::string(dtype_name(types[i].dtype)) +
+                      " before the loop, but dtype " + std::string(dtype_name(v.dtype())) +
+                      " after one iteration" + set_at(v) +
+                      "; a loop variable must keep its dtype (cast it explicitly)");
+    }
+    if (!v.shape().is_subtype_of(types[i].shape)) {
+      if (fixed_shape[i]) {
+        throw ValueError("'" + name + "' has shape " + v.shape().to_string() +
+                         " after one iteration, which does not fit its shape invariant " +
+                         types[i].shape.to_string());
+      }
+      // Relax the dims that changed to None and trace the loop again.
+      types[i].shape = types[i].shape.most_specific_common_supertype(v.shape());
+      relaxed = true;
+    }
+  }
+  return relaxed;
+}
+
+// The While node's inputs: the loop variables' initial values, then the
+// captures of both bodies.
+graph::Node WhileStager::while_node(const std::vector<std::pair<CaptureKey, Tensor>>& captures,
+                                    const WhileOptions& options) const {
   graph::Node node;
   node.kind = graph::NodeKind::While;
   for (size_t k : vars) node.inputs.push_back(trace::resolve(initial[k]));
@@ -384,6 +459,18 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
   node.subgraphs = {cond_state->body, body_state->body};
   node.outputs = types;
   if (options.maximum_iterations) node.attrs.ints = {*options.maximum_iterations};
+  return node;
+}
+
+// Adds the While node to the current trace, told to the tapes that track
+// its inputs; returns the loop variables' final values.
+std::vector<Tensor> WhileStager::add_loop(const WhileOptions& options) {
+  auto captures = union_of_captures({cond_state.get(), body_state.get()});
+  bind_captures(*cond_state, vars.size(), captures);
+  bind_captures(*body_state, vars.size(), captures);
+  body_state->finished = true;
+
+  graph::Node node = while_node(captures, options);
   std::vector<Tensor> inputs, outers;
   for (size_t k : vars) inputs.push_back(initial[k]);
   for (const auto& [key, outer] : captures) outers.push_back(outer);
@@ -400,8 +487,22 @@ void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect
   } else {
     results = trace::add_node(std::move(node));
   }
-  std::vector<Leaf> now = collect_checked(collect, n, "while");
-  for (size_t i = 0; i < vars.size(); ++i) *now[vars[i]].tensor = results[i];
+  return results;
+}
+
+}  // namespace
+
+void stage_while(FnRef<Tensor()> test, FnRef<void()> body, CollectLeaves collect,
+                 const WhileOptions& options) {
+  WhileStager loop(collect);
+  // The undefined leaves that may stay undefined are loop variables if the
+  // body defines them.
+  if (loop.choose_variables()) loop.probe_body(body);
+  loop.apply_shape_invariants(options);
+  loop.trace_until_shapes_fit(test, body);
+  std::vector<Tensor> results = loop.add_loop(options);
+  std::vector<Leaf> now = collect_checked(collect, loop.n, "while");
+  for (size_t i = 0; i < loop.vars.size(); ++i) *now[loop.vars[i]].tensor = results[i];
 }
 
 }  // namespace ag::detail

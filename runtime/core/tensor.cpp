@@ -76,12 +76,22 @@ void throw_value_access(const TensorImpl& impl, std::string_view what) {
   throw InternalError("a symbolic tensor before any trace");
 }
 
-void throw_ambiguous_truth(const Shape& shape, std::string_view context) {
-  throw InvalidArgumentError(std::string(context) + "the truth value of a tensor with " +
-                             std::to_string(shape.num_elements()) +
-                             " elements is ambiguous; use ag::logical_and or ag::reduce_all "
-                             "(its shape is " +
-                             shape.to_string() + ")");
+std::string condition_defined_at(CallSite site) {
+  if (site.line() == 0) return "";
+  return " (the condition is defined at " + std::string(site.file_name()) + ":" +
+         std::to_string(site.line()) + ")";
+}
+
+void throw_non_scalar_condition(const Shape& shape, CallSite defined_at) {
+  std::string what = "a tensor of shape " + shape.to_string();
+  if (shape.is_fully_defined() && shape.num_elements() != 1)
+    what +=
+        " (" + std::to_string(shape.num_elements()) + " elements), whose truth value is ambiguous";
+  throw InvalidArgumentError(
+      "a condition must be a scalar bool, but this one is " + what +
+      "; reduce it first with ag::reduce_all or ag::reduce_any, or use ag::logical_and / "
+      "ag::logical_or for elementwise results" +
+      condition_defined_at(defined_at));
 }
 
 }  // namespace detail
@@ -196,7 +206,8 @@ AG_INSTANTIATE(long long)
 Tensor::operator bool() const {
   if (!impl_) throw_undefined("conversion to bool");
   if (impl_->trace) detail::throw_value_access(*impl_, "converted to bool");
-  if (impl_->shape.num_elements() != 1) detail::throw_ambiguous_truth(impl_->shape);
+  if (impl_->shape.num_elements() != 1)
+    detail::throw_non_scalar_condition(impl_->shape, impl_->site);
   return item<bool>();
 }
 

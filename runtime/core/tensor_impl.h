@@ -45,6 +45,10 @@ struct TensorImpl {
   std::shared_ptr<trace::TraceState> trace;
   int32_t node = -1;
   int32_t output = 0;
+  // An eager tensor an op made: where the user's code called the op, so that
+  // an error about the value (a condition that is not a scalar) names the
+  // line that computed it, as a symbolic tensor's node does.
+  CallSite site = {};
 };
 
 // A fresh eager tensor with uninitialised storage.
@@ -71,10 +75,12 @@ void install_symbolic_tensor_hooks(const SymbolicTensorHooks& hooks);
 std::string symbolic_name(const TensorImpl& impl);
 [[noreturn]] void throw_value_access(const TensorImpl& impl, std::string_view what);
 
-// The error for taking the truth value of a tensor of `shape` (fully known,
-// not one element), as `if (t)`, `t1 && t2` and `t1 || t2` do: eager
-// operator bool and staged conditions (ag::if_stmt, ag::and_, ...) share it.
-// `context` prefixes the message ("if: ").
-[[noreturn]] void throw_ambiguous_truth(const Shape& shape, std::string_view context = "");
+// The error for a condition that is not a scalar (`if (t)`, `t1 && t2`,
+// `while (t)` on a tensor of another shape): eager operator bool and staged
+// conditions (ag::if_stmt, ag::and_, ...) share it, so both builds say the
+// same. `defined_at` is where the condition was computed, when known.
+[[noreturn]] void throw_non_scalar_condition(const Shape& shape, CallSite defined_at);
+// " (the condition is defined at FILE:LINE)", or empty for an unknown site.
+std::string condition_defined_at(CallSite site);
 
 }  // namespace ag::detail

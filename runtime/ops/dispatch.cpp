@@ -114,9 +114,11 @@ Tensor record_or_run(const OpDef& def, std::span<const Tensor> inputs, const Att
       return hooks->record_op(def.id, inputs, attrs, site);
     }
   }
-  if (def.flags & kStateful)
-    return run_eager(def.id, inputs, attrs, &eager_random_state(attrs.seed));
-  return run_eager(def.id, inputs, attrs, nullptr);
+  Tensor output = run_eager(def.id, inputs, attrs,
+                            (def.flags & kStateful) ? &eager_random_state(attrs.seed) : nullptr);
+  // Only on a tensor no one else holds: an op may hand back an input.
+  if (output.impl().use_count() == 1) output.impl()->site = site;
+  return output;
 }
 
 }  // namespace

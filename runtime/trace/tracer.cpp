@@ -208,13 +208,33 @@ std::string symbolic_name(const detail::TensorImpl& impl) {
   return node.name + ":" + std::to_string(impl.output);
 }
 
+namespace {
+
+// What to do instead of reading a value while tracing. The code may be what
+// agc wrote, so the advice names what agc stages rather than "run agc".
+std::string_view value_access_remedy(std::string_view what) {
+  if (what == "converted to bool") {
+    return "agc stages the conditions of if, while, for and ?:, and the operands of &&, || and "
+           "!, in the functions it converts (marked AG_FUNCTION, and what they call in the same "
+           "file); any other conversion to bool is C++ that runs once, while tracing: keep the "
+           "tensor and use ag::where, ag::cond or ag::while_loop";
+  }
+  if (what == "iterated over with a C++ for loop") {
+    return "iterate over it in a function agc converts (for (auto row : t) is staged there), or "
+           "use ag::while_loop";
+  }
+  return "keep it a tensor and compute with ag ops, or read the value after the function "
+         "returns";
+}
+
+}  // namespace
+
 void throw_value_access(const detail::TensorImpl& impl, std::string_view what) {
   if (impl.trace->finished) throw_leak(impl);
   throw FailedPreconditionError(describe(impl) + " cannot be " + std::string(what) +
                                 " while tracing function '" + impl.trace->function_name +
-                                "': its value is only known when the graph runs. Run agc on this "
-                                "file so that if/while/for on "
-                                "tensors are staged, or use ag::cond / ag::while_loop.");
+                                "': its value is only known when the graph runs; " +
+                                std::string(value_access_remedy(what)) + ".");
 }
 
 }  // namespace ag::trace

@@ -414,6 +414,34 @@ TEST(ControlFlow, IfInsideALoopPassesAndSwapsLoopVariables) {
   }
 }
 
+// An if reads its condition when it is reached: a branch that reassigns the
+// condition's variable (to a new value, or to a tensor made before the if)
+// changes neither which branch runs nor the node's predicate.
+Tensor condition_reassigned_in_branch(Tensor x, Tensor other) {
+  Tensor r = ag::constant(1.0f);
+  Tensor b = x > 0;
+  ag::if_stmt(
+      b,
+      [&] {
+        b = other;
+        r = ag::constant(2.0f);
+      },
+      [&] { b = x > 5; }, ag::state({"r"}, r));
+  return r;
+}
+
+TEST(ControlFlow, IfReadsItsConditionWhenReached) {
+  auto f = ag::function(condition_reassigned_in_branch);
+  for (float x : {-1.0f, 1.0f, 7.0f}) {
+    for (bool other : {true, false}) {
+      SCOPED_TRACE(std::to_string(x) + (other ? " other" : " not other"));
+      Tensor eager = condition_reassigned_in_branch(ag::constant(x), ag::constant(other));
+      EXPECT_EQ(eager.item<float>(), x > 0 ? 2.0f : 1.0f);
+      expect_same(eager, f(ag::constant(x), ag::constant(other)));
+    }
+  }
+}
+
 // Eager writes within the size change the array in place; a tensor taken
 // from the array before keeps its values (copy on write).
 TEST(ControlFlow, EagerTensorArrayWritesKeepValueSemantics) {
@@ -592,9 +620,13 @@ TEST(ControlFlow, BranchDtypeMismatchNamesTheVariable) {
     ag::if_stmt(x > 0, [&] { y = ag::cast(x, ag::float32); }, [&] { y = x; }, ag::state({"y"}, y));
     return y;
   });
+  const int cast_line = __LINE__ - 3;  // `ag::cast(x, ag::float32)`
   std::string err = error_of([&] { f(ag::constant(1)); });
-  EXPECT_CONTAINS(err,
-                  "'y' has dtype float32 in the main branch, but dtype int32 in the else branch");
+  // The branch whose value an op computed names that op's line; `y = x` none.
+  EXPECT_CONTAINS(err, "'y' has dtype float32 in the main branch (set at " + std::string(__FILE__) +
+                           ":" + std::to_string(cast_line) +
+                           "), but dtype int32 in the else branch; both branches must give it "
+                           "one dtype");
 }
 
 TEST(ControlFlow, BranchShapesMergeToTheCommonShape) {
@@ -617,8 +649,11 @@ TEST(ControlFlow, LoopVariableDtypeChangeIsAnError) {
                    [&] { x = ag::cast(x, ag::float32) + 1; }, ag::state({"x"}, x));
     return x;
   });
+  const int add_line = __LINE__ - 3;  // `ag::cast(x, ag::float32) + 1`
   EXPECT_CONTAINS(error_of([&] { f(ag::constant(1)); }),
-                  "'x' has dtype int32 before the loop, but dtype float32 after one iteration");
+                  "'x' has dtype int32 before the loop, but dtype float32 after one iteration "
+                  "(set at " +
+                      std::string(__FILE__) + ":" + std::to_string(add_line) + ")");
 }
 
 TEST(ControlFlow, NonScalarConditionShowsItsShape) {
@@ -627,8 +662,8 @@ TEST(ControlFlow, NonScalarConditionShowsItsShape) {
     return x;
   });
   EXPECT_CONTAINS(error_of([&] { f(ag::constant({1, 2})); }),
-                  "if: the truth value of a tensor with 2 elements is ambiguous; use "
-                  "ag::logical_and or ag::reduce_all (its shape is (2,))");
+                  "a condition must be a scalar bool, but this one is a tensor of shape (2,) (2 "
+                  "elements), whose truth value is ambiguous");
 }
 
 TEST(ControlFlow, UndefinedLoopVariableIsAnError) {

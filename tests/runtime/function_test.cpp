@@ -405,7 +405,7 @@ TEST(Function, LeakedTensorNamesItsFunction) {
   g_leaked = Tensor();
 }
 
-TEST(Function, SymbolicTensorToBoolSaysToRunAgc) {
+TEST(Function, SymbolicTensorToBoolSaysWhatAgcStages) {
   auto f = ag::function(
       [](Tensor x) {
         if (ag::reduce_sum(x) > 0) return x;  // not converted by agc
@@ -414,8 +414,19 @@ TEST(Function, SymbolicTensorToBoolSaysToRunAgc) {
       {.name = "f"});
   std::string err = error_of([&] { f(ag::constant({1, 2})); });
   EXPECT_CONTAINS(err, "cannot be converted to bool while tracing function 'f'");
-  EXPECT_CONTAINS(err, "agc");
+  EXPECT_CONTAINS(err, "agc stages the conditions of if, while, for and ?:");
   EXPECT_CONTAINS(err, "ag::cond");
+  // The code may be what agc wrote: the message never says to run agc on it.
+  EXPECT_EQ(err.find("Run agc"), std::string::npos);
+}
+
+TEST(Function, SymbolicTensorItemSaysToKeepATensor) {
+  auto f = ag::function([](Tensor x) { return Tensor(x.item<float>() * 2); }, {.name = "f"});
+  std::string err = error_of([&] { f(ag::constant(1.0f)); });
+  EXPECT_CONTAINS(err,
+                  "cannot be item() while tracing function 'f': its value is only known "
+                  "when the graph runs; keep it a tensor and compute with ag ops");
+  EXPECT_EQ(err.find("agc"), std::string::npos);
 }
 
 TEST(Function, RecursionIsAnError) {

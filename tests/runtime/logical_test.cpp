@@ -17,8 +17,9 @@ using ag::Tensor;
 using ag_test::error_of;
 
 const char* const kAmbiguous3 =
-    "the truth value of a tensor with 3 elements is ambiguous; use ag::logical_and or "
-    "ag::reduce_all";
+    "a condition must be a scalar bool, but this one is a tensor of shape (3,) (3 elements), "
+    "whose truth value is ambiguous; reduce it first with ag::reduce_all or ag::reduce_any, or "
+    "use ag::logical_and / ag::logical_or for elementwise results";
 
 // ---- Eager: C++'s own && and || ---------------------------------------------------
 
@@ -55,8 +56,9 @@ TEST(Logical, EagerOperandOfMoreThanOneElementIsAmbiguous) {
   EXPECT_CONTAINS(error_of([&] { static_cast<void>(v && Tensor(true)); }), kAmbiguous3);
   EXPECT_CONTAINS(error_of([&] { static_cast<void>(Tensor(true) && v); }), kAmbiguous3);
   EXPECT_CONTAINS(error_of([&] { static_cast<void>(v || Tensor(false)); }), kAmbiguous3);
-  EXPECT_CONTAINS(error_of([&] { static_cast<void>(ag::constant({1, 2}) > 0 && true); }),
-                  "the truth value of a tensor with 2 elements is ambiguous");
+  EXPECT_CONTAINS(
+      error_of([&] { static_cast<void>(ag::constant({1, 2}) > 0 && true); }),
+      "this one is a tensor of shape (2,) (2 elements), whose truth value is ambiguous");
   // Elementwise stays available under its name.
   EXPECT_EQ(ag::logical_and(v, Tensor(true)).to_vector<bool>(), (std::vector<bool>{1, 0, 1}));
 }
@@ -133,13 +135,12 @@ TEST(Logical, GraphOperandOfMoreThanOneElementIsAmbiguous) {
   auto left = ag::function([](Tensor x, Tensor y) { return ag::and_(x > 0, [&] { return y; }); });
   auto right = ag::function([](Tensor x, Tensor y) { return ag::or_(y, [&] { return x > 0; }); });
   Tensor v = ag::constant({1, 2, 3});
-  EXPECT_CONTAINS(error_of([&] { left(v, Tensor(true)); }), std::string("&&: ") + kAmbiguous3);
+  EXPECT_CONTAINS(error_of([&] { left(v, Tensor(true)); }), kAmbiguous3);
   EXPECT_CONTAINS(error_of([&] { left(Tensor(1), ag::constant({true, true, false})); }),
-                  std::string("&&: ") + kAmbiguous3);
-  EXPECT_CONTAINS(error_of([&] { right(v, Tensor(false)); }), std::string("||: ") + kAmbiguous3);
+                  kAmbiguous3);
+  EXPECT_CONTAINS(error_of([&] { right(v, Tensor(false)); }), kAmbiguous3);
   // Eagerly, ag::and_ says the same.
-  EXPECT_CONTAINS(error_of([&] { ag::and_(v > 0, [] { return true; }); }),
-                  std::string("&&: ") + kAmbiguous3);
+  EXPECT_CONTAINS(error_of([&] { ag::and_(v > 0, [] { return true; }); }), kAmbiguous3);
 }
 
 TEST(Logical, StagedIfConditionOfMoreThanOneElementIsAmbiguous) {
@@ -147,8 +148,7 @@ TEST(Logical, StagedIfConditionOfMoreThanOneElementIsAmbiguous) {
     ag::if_stmt(x > 0, [&] { x = x + 1; }, [&] {}, ag::state({"x"}, x));
     return x;
   });
-  EXPECT_CONTAINS(error_of([&] { f(ag::constant({1, 2, 3})); }),
-                  std::string("if: ") + kAmbiguous3 + " (its shape is (3,))");
+  EXPECT_CONTAINS(error_of([&] { f(ag::constant({1, 2, 3})); }), kAmbiguous3);
 }
 
 }  // namespace

@@ -132,6 +132,18 @@ R rebuild_result(const ConcreteCore& core, std::vector<Tensor>& outputs) {
   }
 }
 
+// Calls `f` with the traced arguments as rvalues, or, when it cannot take
+// them so, as lvalues: a template marked with a forwarding parameter (`T&&`)
+// and called with an lvalue has deduced a non-const reference.
+template <class F, class... Ts>
+decltype(auto) apply_traced(F& f, std::tuple<Ts...>& traced) {
+  if constexpr (std::is_invocable_v<F&, Ts&&...>) {
+    return std::apply(f, std::move(traced));
+  } else {
+    return std::apply(f, traced);
+  }
+}
+
 template <class R, class F, class... Args>
 struct Tracer {
   F* f;
@@ -153,10 +165,10 @@ struct Tracer {
     std::tuple<decltype(substitute(std::get<I>(std::move(args)), request, std::string()))...>
         traced{substitute(std::get<I>(std::move(args)), request, name_of(*arg_names, I))...};
     if constexpr (std::is_void_v<R>) {
-      std::apply(*f, std::move(traced));
+      apply_traced(*f, traced);
       request.set_result({}, nullptr, typeid(void));
     } else {
-      auto result = std::make_shared<R>(std::apply(*f, std::move(traced)));
+      auto result = std::make_shared<R>(apply_traced(*f, traced));
       std::vector<Tensor> flat;
       for_each_tensor(*result, [&](Tensor& t) { flat.push_back(t); });
       request.set_result(std::move(flat), result, typeid(R));
