@@ -66,6 +66,13 @@ FEATURES = {
     "broadcast_to": "ag::broadcast_to of a reduction of x-shaped data back to x's shape",
     "method": "some functions are marked methods of an ag::Module reading a private member: "
               "in or out of their class, const, static",
+    "bindings": "structured bindings of a pair, a tuple or an array (by reference) of data "
+                "tensors, assigned like any local, also through std::tie",
+    "auto_return": "helpers whose return type is deduced: declared `auto`, or lambdas without "
+                   "`-> T` defined in the marked function (their staged returns keep the "
+                   "value in a local of the deduced type)",
+    "cond_reassigned": "an if whose condition is a bool local that its own branch reassigns "
+                       "(to a new comparison or to a bool made before the if)",
     "multi_block": "some functions are also called with an int32 x of %d elements (a cycle of "
                    "%d values), so that fused groups run several blocks and a partial one"
                    % (MULTI_BLOCK_SHAPE[0], MULTI_BLOCK_CYCLE),
@@ -146,8 +153,12 @@ class FunctionGen:
         # Also apart: whether main() calls it with x's dims unknown too.
         self.unknown_dims = (self.on("unknown_dims") and
                              random.Random(f"{seed}:{index}:dims").random() < 0.5)
+        # Also apart: where structured bindings and reassigned conditions go.
+        self.bind_rng = random.Random(f"{seed}:{index}:bindings")
+        self.cond_rng = random.Random(f"{seed}:{index}:cond_reassigned")
+        self.helper_form_rng = random.Random(f"{seed}:{index}:auto_return")
         self.counter = 0
-        self.helpers = []         # (name, lines)
+        self.helpers = []         # (name, lines, is_lambda)
         self.stmt_budget = 0
 
     def fresh(self, prefix):
@@ -171,7 +182,7 @@ class FunctionGen:
         if sc.has_ta and "ta" not in sc.excluded and r.random() < 0.15:
             return "ta.read(ta.size() - 1)", CLIP
         if self.helpers and not self.in_helper and r.random() < 0.25:
-            name, _ = r.choice(self.helpers)
+            name, _, _ = r.choice(self.helpers)
             arg, _ = r.choice(choices)
             return f"{name}({arg}, n)", CLIP
         return r.choice(choices)
@@ -285,11 +296,52 @@ class FunctionGen:
         name = self.target(sc)
         if name is None:
             return []
+        if self.on("bindings") and self.bind_rng.random() < 0.1:
+            return self.tie_assign(sc, ind, name)
         e, _ = self.expr(sc)
         sc.note_assign(name)
         if self.keeps_live():
             return [f"{ind}{name} = fz_clip({name} + {e});"]
         return [f"{ind}{name} = fz_clip({e});"]
+
+    def tie_assign(self, sc, ind, first):
+        """`std::tie(a, b) = std::pair{...}`: two targets assigned at once."""
+        second = self.target(sc)
+        if second == first:
+            second = None
+        values = []
+        for name in (first, second):
+            if name is None:
+                continue
+            e, _ = self.expr(sc)
+            values.append(f"fz_clip({name} + {e})" if self.keeps_live() else f"fz_clip({e})")
+        for name in (first, second):
+            if name is not None:
+                sc.note_assign(name)
+        if second is None:
+            return [f"{ind}std::tie({first}) = std::tuple<ag::Tensor>{{{values[0]}}};"]
+        return [f"{ind}std::tie({first}, {second}) = std::pair{{{values[0]}, {values[1]}}};"]
+
+    def binding(self, sc, ind):
+        """`auto [a, b] = ...` of two data tensors; a and b are then locals like any."""
+        a, b = self.fresh("p"), self.fresh("p")
+        e1, _ = self.expr(sc)
+        e2, _ = self.expr(sc)
+        form = self.bind_rng.choice(["pair", "tuple", "array_ref"])
+        lines = []
+        if form == "pair":
+            lines.append(f"{ind}[[maybe_unused]] auto [{a}, {b}] = "
+                         f"std::pair{{fz_clip({e1}), fz_clip({e2})}};")
+        elif form == "tuple":
+            lines.append(f"{ind}[[maybe_unused]] auto [{a}, {b}] = "
+                         f"std::tuple<ag::Tensor, ag::Tensor>{{fz_clip({e1}), fz_clip({e2})}};")
+        else:
+            array = self.fresh("arr")
+            lines += [f"{ind}std::array<ag::Tensor, 2> {array}{{fz_clip({e1}), fz_clip({e2})}};",
+                      f"{ind}[[maybe_unused]] auto& [{a}, {b}] = {array};"]
+        sc.data += [(a, CLIP), (b, CLIP)]
+        sc.assignable += [a, b]
+        return lines
 
     def block(self, sc, depth, ind, nmin=1, nmax=3):
         lines = []
@@ -357,6 +409,8 @@ class FunctionGen:
             ("jump", 1, None)] if feat is None or self.on(feat)]
         if not sc.has_ta or "ta" in sc.excluded:
             kinds = [k for k in kinds if k[0] != "ta_write"]
+        if self.on("bindings") and self.bind_rng.random() < 0.06:
+            return self.binding(sc, ind)
         kind = r.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
         inner = ind + "  "
 
@@ -425,10 +479,20 @@ class FunctionGen:
         excluded = set(sc.excluded)
         n_branches = r.choice([1, 1, 2, 2, 3])
         has_else = r.random() < 0.6 or cross
+        flag = None
+        if self.on("cond_reassigned") and self.cond_rng.random() < 0.3:
+            # The condition is a bool local that its own branch reassigns: the
+            # if must read it when it is reached.
+            flag = self.fresh("b")
+            lines.append(f"{ind}ag::Tensor {flag} = {self.cond(sc)};")
         for b in range(n_branches):
             bsc = self.child(sc, staged_since_loop=True, excluded=set(excluded))
-            c = self.cond(bsc)
+            c = flag if b == 0 and flag else self.cond(bsc)
             lines.append(f"{ind}{'if' if b == 0 else '} else if'} ({c}) {{")
+            if b == 0 and flag:
+                earlier = self.cond_rng.choice(["new", "negated"])
+                value = self.cond(bsc) if earlier == "new" else f"!{flag}"
+                lines.append(f"{inner}{flag} = {value};")
             if cross and b == 0:
                 e, _ = self.expr(bsc)
                 lines.append(f"{inner}{pre} = fz_clip({e});")
@@ -651,11 +715,16 @@ class FunctionGen:
         sc.assignable = ["a", "u"]
         sc.scalars = [("n", 4)]
         self.in_helper = True
-        lines = [f"ag::Tensor {name}(ag::Tensor a, ag::Tensor n) {{",
-                 "  const ag::Tensor a0 = a;", "  ag::Tensor u = fz_clip(a + n);"]
+        form = "function"
+        if self.on("auto_return"):
+            form = self.helper_form_rng.choice(["function", "auto_function", "lambda"])
+        header = {"function": f"ag::Tensor {name}(ag::Tensor a, ag::Tensor n) {{",
+                  "auto_function": f"auto {name}(ag::Tensor a, ag::Tensor n) {{",
+                  "lambda": f"auto {name} = [](ag::Tensor a, ag::Tensor n) {{"}[form]
+        lines = [header, "  const ag::Tensor a0 = a;", "  ag::Tensor u = fz_clip(a + n);"]
         lines += self.body(sc, "  ", self.rng.randint(2, 4))
-        lines += ["  return fz_clip(a - u);", "}"]
-        self.helpers.append((name, lines))
+        lines += ["  return fz_clip(a - u);", "};" if form == "lambda" else "}"]
+        self.helpers.append((name, lines, form == "lambda"))
 
     def function(self):
         r = self.rng
@@ -672,7 +741,9 @@ class FunctionGen:
         sc.cxx_ints = [("m", 2)]
         if self.method_form:
             sc.cxx_ints.append(("bias_", 2))
-        lines = ["  const ag::Tensor x0 = x;", "  ag::Tensor v0 = x;",
+        # Lambda helpers are locals of the marked function, defined first.
+        lines = ["  " + line for _, hl, is_lambda in self.helpers if is_lambda for line in hl]
+        lines += ["  const ag::Tensor x0 = x;", "  ag::Tensor v0 = x;",
                  "  ag::Tensor v1 = fz_clip(x * 2 + 1);",
                  "  ag::Tensor v2 = fz_clip(x - n);"]
         if self.has_rows:
@@ -690,8 +761,9 @@ class FunctionGen:
         lines += self.body(sc, "  ", r.randint(3, 7))
         lines += [f"  return {result};"]
         out = []
-        for _, hl in self.helpers:
-            out += hl + [""]
+        for _, hl, is_lambda in self.helpers:
+            if not is_lambda:
+                out += hl + [""]
         if not self.method_form:
             return out + [f"AG_FUNCTION ag::Tensor {self.name}({PARAMS}) {{"] + lines + ["}"]
         return out + self.method(lines)

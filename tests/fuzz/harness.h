@@ -16,10 +16,13 @@
 
 #include <ag/ag.h>
 
+#include <array>
 #include <cstring>
 #include <exception>
 #include <iomanip>
 #include <iostream>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 struct FzCall {
