@@ -21,9 +21,9 @@ namespace {
 // The Tensor methods that read an eager tensor's values.
 bool readsValue(const CXXMethodDecl& method) {
   return method.getDeclName().isIdentifier() &&
-         llvm::is_contained({"item", "data", "mutable_data", "raw_data", "raw_mutable_data",
-                             "to_vector"},
-                            method.getName());
+         llvm::is_contained(
+             {"item", "data", "mutable_data", "raw_data", "raw_mutable_data", "to_vector"},
+             method.getName());
 }
 
 bool isItemOfBool(const CXXMemberCallExpr& call) {

@@ -1,4 +1,5 @@
-// ag-tensor-value-read: item(), data() or to_vector() of a tensor in converted code: its value is only known when the graph runs
+// ag-tensor-value-read: item(), data() or to_vector() of a tensor in converted code: its value is
+// only known when the graph runs
 #pragma once
 
 #include "checks/AgCheck.h"
