@@ -4,7 +4,9 @@
 //
 // Output, per function:
 //   == NAME
-//   #CALL DTYPE SHAPE VALUE...      (values as hexfloats of their float64 cast)
+//   #CALL DTYPE SHAPE VALUE...      (values as hexfloats of their float64 cast;
+//                                    zeros unsigned: graphs may simplify x + 0 to
+//                                    x, as Grappler does, which keeps a -0)
 //   #CALL error: WHAT               (an exception)
 //   traces: N, expected M           (staged build only, when they differ)
 //   #CALL dims DTYPE SHAPE VALUE... (unknown_dims: the staged build calls it
@@ -52,7 +54,8 @@ struct FzCase {
 inline void fz_print(int call, const ag::Tensor& t, const char* tag = "") {
   std::cout << "#" << call << " " << tag << ag::dtype_name(t.dtype()) << " " << t.shape();
   std::cout << std::hexfloat;
-  for (double v : ag::cast(t, ag::float64).to_vector<double>()) std::cout << " " << v;
+  for (double v : ag::cast(t, ag::float64).to_vector<double>())
+    std::cout << " " << (v == 0 ? 0.0 : v);
   std::cout << std::defaultfloat << "\n";
 }
 
