@@ -104,7 +104,7 @@ struct OpExport {
   std::vector<std::string> arg_extreme();
   std::vector<std::string> cumsum();
   std::vector<std::string> reduce_sum_to();
-  std::vector<std::string> reduce_sum_to_at_run_time(int lead);
+  std::vector<std::string> reduce_sum_to_at_run_time(int leading_dims);
   std::vector<std::string> transpose();
   std::vector<std::string> reshape();
   std::vector<std::string> stack();
@@ -287,12 +287,13 @@ std::vector<std::string> OpExport::cumsum() {
 std::vector<std::string> OpExport::reduce_sum_to() {
   const Shape& x_shape = body.type_of(n.inputs[0]).shape;
   const Shape& like_shape = body.type_of(n.inputs[1]).shape;
-  const int lead = x_shape.rank() - like_shape.rank();
+  const int leading_dims = x_shape.rank() - like_shape.rank();
   if (!x_shape.is_fully_defined() || !like_shape.is_fully_defined())
-    return reduce_sum_to_at_run_time(lead);
+    return reduce_sum_to_at_run_time(leading_dims);
   std::vector<int64_t> axes;
   for (int d = 0; d < x_shape.rank(); ++d)
-    if (d < lead || (like_shape[d - lead] == 1 && x_shape[d] != 1)) axes.push_back(d);
+    if (d < leading_dims || (like_shape[d - leading_dims] == 1 && x_shape[d] != 1))
+      axes.push_back(d);
   if (axes.empty()) return unary("Identity");
   ops::Attrs sum;
   sum.ints = axes;
@@ -304,13 +305,14 @@ std::vector<std::string> OpExport::reduce_sum_to() {
 // Dims known only at run time: the axes where like's shape (padded with
 // leading 1s to x's rank) has 1 and x's has not, by NonZero, which our
 // importer cannot load.
-std::vector<std::string> OpExport::reduce_sum_to_at_run_time(int lead) {
+std::vector<std::string> OpExport::reduce_sum_to_at_run_time(int leading_dims) {
   std::string like_dims = e.op("Shape", {in[1]});
   std::string padded;
-  if (lead > 0) {
-    set_int(e.with_attrs("Concat", {ex.int64s(std::vector<int64_t>(size_t(lead), 1)), like_dims},
-                         padded),
-            "axis", 0);
+  if (leading_dims > 0) {
+    set_int(
+        e.with_attrs("Concat",
+                     {ex.int64s(std::vector<int64_t>(size_t(leading_dims), 1)), like_dims}, padded),
+        "axis", 0);
   } else {
     padded = like_dims;
   }

@@ -216,6 +216,8 @@ class Plan {
   void enter_loop(Arena& a, const Step& step) const;
   void update_loop_variables(Arena& a, const Step& step) const;
   void run_fused(Arena& a, const Step& step) const;  // plan_fused.cpp
+  void* fused_output(Arena& a, const Step& step, size_t index, const Shape*& shape) const;
+  void fill_fused_broadcasts(Arena& a, const Step& step, char* scratch) const;
   // Loop variables overwritten whole (plan_views.cpp): marked after the
   // steps are built, before the shape-only steps.
   void mark_dead_initial_values();

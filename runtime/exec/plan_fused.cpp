@@ -1114,23 +1114,73 @@ std::unique_ptr<FusedProgram> compile_fused(const graph::Node& node,
   return program;
 }
 
+namespace {
+
+// The shape of a scalar operand or result.
+const Shape kScalar;
+
+// The reduction of the blocks' partial results into `reduced_out`; a mean
+// divides the sum as kernel_reduce_mean does (integers truncate).
+void reduce_partials(const FusedProgram& program, const char* partials, int64_t num_blocks,
+                     DType value_dtype, DType reduced_dtype, void* reduced_out) {
+  const Shape partial_shape{num_blocks};
+  ops::KernelInput reduced{partials, &partial_shape, value_dtype};
+  program.reduction->kernel({program.reduction->name,
+                             {&reduced, 1},
+                             reduced_out,
+                             &kScalar,
+                             reduced_dtype,
+                             &all_axes(),
+                             nullptr});
+  if (!program.mean) return;
+  // The element count is at least 1 (fusion takes no empty shapes).
+  visit_dtype(reduced_dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (!std::is_same_v<T, bool>) {
+      T* result = static_cast<T*>(reduced_out);
+      *result = T(*result / T(program.num_elements));
+    }
+  });
+}
+
+}  // namespace
+
+// Output `index` of a fused step: into its planned buffer, or a fresh tensor
+// the arena holds (`shape` then points to the tensor's shape).
+void* Plan::fused_output(Arena& a, const Step& step, size_t index, const Shape*& shape) const {
+  if (step.buffers[index] >= 0) {
+    return a.reserve(step.buffers[index],
+                     index == 0 ? step.static_bytes : dtype_size(step.out_dtypes[index]));
+  }
+  Tensor& held = a.holders[size_t(step.out_slot) + index];
+  held = detail::make_eager(step.out_dtypes[index], *shape);
+  shape = &held.shape();
+  return held.raw_mutable_data();
+}
+
+// Each broadcast input repeated over one block, shared by every chunk.
+void Plan::fill_fused_broadcasts(Arena& a, const Step& step, char* scratch) const {
+  const FusedProgram& program = *step.fused;
+  for (size_t b = 0; b < program.broadcasts.size(); ++b) {
+    const int32_t slot = step.inputs[size_t(program.broadcasts[b])];
+    visit_dtype(slot_dtypes_[size_t(slot)], [&](auto v) {
+      using T = decltype(v);
+      T* block = reinterpret_cast<T*>(scratch + b * program.block_bytes);
+      std::fill_n(block, std::min(program.block_elements, program.num_elements),
+                  *static_cast<const T*>(a.data[size_t(slot)]));
+    });
+  }
+}
+
 void Plan::run_fused(Arena& a, const Step& step) const {
   const FusedProgram& program = *step.fused;
   const DType out_dtype = step.out_dtypes[0];
-  void* out;
   const Shape* out_shape = &step.static_shape;
-  if (step.write_into_input >= 0 &&
-      step.static_bytes <= donated_capacity(a, step.write_into_input)) {
-    // Block by block, each block's inputs are read before it is written.
-    out = const_cast<void*>(a.data[size_t(step.inputs[size_t(step.in_place_operand)])]);
-  } else if (step.buffers[0] >= 0) {
-    out = a.reserve(step.buffers[0], step.static_bytes);
-  } else {
-    Tensor fresh = detail::make_eager(out_dtype, step.static_shape);
-    out = fresh.raw_mutable_data();
-    a.holders[size_t(step.out_slot)] = std::move(fresh);
-    out_shape = &a.holders[size_t(step.out_slot)].shape();
-  }
+  // Block by block, each block's inputs are read before it is written.
+  void* out =
+      step.write_into_input >= 0 && step.static_bytes <= donated_capacity(a, step.write_into_input)
+          ? const_cast<void*>(a.data[size_t(step.inputs[size_t(step.in_place_operand)])])
+          : fused_output(a, step, 0, out_shape);
   if (program.flat) {
     auto* scratch = static_cast<char*>(a.reserve(step.first_scratch, program.scratch_bytes));
     const FusedProgram::Member* current = nullptr;
@@ -1159,31 +1209,15 @@ void Plan::run_fused(Arena& a, const Step& step) const {
       step.first_scratch, broadcast_bytes + chunk_bytes * size_t(max_chunks) + partial_bytes));
   char* partials = scratch + broadcast_bytes + chunk_bytes * size_t(max_chunks);
   const DType value_dtype = program.members.back().dtype;  // what a reduction reduces
-  static const Shape kScalar;
-  for (size_t b = 0; b < program.broadcasts.size(); ++b) {
-    const int32_t slot = step.inputs[size_t(program.broadcasts[b])];
-    visit_dtype(slot_dtypes_[size_t(slot)], [&](auto v) {
-      using T = decltype(v);
-      T* block = reinterpret_cast<T*>(scratch + b * program.block_bytes);
-      std::fill_n(block, std::min(block_elements, program.num_elements),
-                  *static_cast<const T*>(a.data[size_t(slot)]));
-    });
-  }
+  fill_fused_broadcasts(a, step, scratch);
   // The last stage gave each block's partial result already.
   const bool last_reduces = program.stages.back().sums || program.stages.back().folds;
   // Output 1, the reduction, when output 0 is the value.
   void* reduced_out = out;
   const Shape* reduced_shape = out_shape;
   if (program.keeps_value) {
-    const int32_t slot = step.out_slot + 1;
     reduced_shape = &step.node->outputs[1].shape;
-    if (step.buffers[1] >= 0) {
-      reduced_out = a.reserve(step.buffers[1], dtype_size(step.out_dtypes[1]));
-    } else {
-      a.holders[size_t(slot)] = detail::make_eager(step.out_dtypes[1], *reduced_shape);
-      reduced_out = a.holders[size_t(slot)].raw_mutable_data();
-      reduced_shape = &a.holders[size_t(slot)].shape();
-    }
+    reduced_out = fused_output(a, step, 1, reduced_shape);
   }
 
   auto run_blocks = [&](int64_t chunk, int64_t begin, int64_t end) {
@@ -1278,29 +1312,9 @@ void Plan::run_fused(Arena& a, const Step& step) const {
   ops::parallel_chunks(num_blocks, std::max<int64_t>(1, ops::kParallelGrain / block_elements),
                        max_chunks, run_blocks);
 
-  if (program.reduction) {
-    const Shape partial_shape{num_blocks};
-    const DType reduced_dtype = step.out_dtypes.back();
-    ops::KernelInput reduced{partials, &partial_shape, value_dtype};
-    program.reduction->kernel({program.reduction->name,
-                               {&reduced, 1},
-                               reduced_out,
-                               &kScalar,
-                               reduced_dtype,
-                               &all_axes(),
-                               nullptr});
-    if (program.mean) {
-      // As kernel_reduce_mean divides its sum: integers truncate. The
-      // element count is at least 1 (fusion takes no empty shapes).
-      visit_dtype(reduced_dtype, [&](auto v) {
-        using T = decltype(v);
-        if constexpr (!std::is_same_v<T, bool>) {
-          T* result = static_cast<T*>(reduced_out);
-          *result = T(*result / T(program.num_elements));
-        }
-      });
-    }
-  }
+  if (program.reduction)
+    reduce_partials(program, partials, num_blocks, value_dtype, step.out_dtypes.back(),
+                    reduced_out);
   a.data[size_t(step.out_slot)] = out;
   a.shape[size_t(step.out_slot)] = out_shape;
   if (program.keeps_value) {
