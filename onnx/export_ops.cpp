@@ -1,15 +1,16 @@
-// The ONNX form of each op of our registry (runtime/ops/ops.def). export_op
-// has one case per op, so that the compiler's -Wswitch names an op added to
-// the registry without one here, and sends it to its family's form (unary,
-// arithmetic, comparison, reduction, layout, indexing, shape and creation).
-// Ops whose semantics ONNX spells differently:
-//   floordiv of integers: ONNX's Div truncates, so q = Div(a, b) is lowered
+// The ONNX form of each op of our registry, as its ag/ops.def row's onnx
+// column says: one ONNX op on the same inputs (onnx("Type")), a comparison
+// (onnx_compare("Type"), bool operands cast to int32), a reduction
+// (onnx_reduce("Type")), a form written here (onnx_by(form)), or none
+// (onnx_none("why")). The forms, for ops ONNX spells differently:
+//   floor_div of integers: ONNX's Div truncates, so q = Div(a, b) is lowered
 //     by one where the remainder is not 0 and has the other sign than b;
 //     of floats: Floor(Div(a, b)).
 //   mod of floats: ONNX's Mod(fmod=1) takes the dividend's sign, so b is
 //     added where the remainder is not 0 and its sign differs from b's
 //     (integers: Mod(fmod=0) is our floor modulo already).
-//   not_equal: Not(Equal); stack: Unsqueeze each input, then Concat;
+//   not_equal: Not(Equal); is_finite: Not(Or(IsNaN, IsInf));
+//   stack: Unsqueeze each input, then Concat;
 //   reduce_any/reduce_all: ReduceMax/ReduceMin of the input cast to int32;
 //   dim: Shape(start=axis, end=axis+1), squeezed to a scalar.
 //   reduce_sum_to: ReduceSum (keepdims) reshaped to like's shape; where a dim is
@@ -87,103 +88,67 @@ struct OpExport {
   std::vector<std::string> unary(const char* type) { return {e.op(type, {in[0]})}; }
   std::vector<std::string> binary(const char* type) { return {e.op(type, {in[0], in[1]})}; }
 
-  // The families export_op dispatches to.
-  std::vector<std::string> elementwise_unary();
-  std::vector<std::string> arithmetic();
-  std::vector<std::string> comparison();
-  std::vector<std::string> reduction();
-  std::vector<std::string> layout();
-  std::vector<std::string> indexing();
-  std::vector<std::string> shape_and_creation();
-  [[noreturn]] void not_exported();
-  [[noreturn]] void no_op();
-
-  // The ops whose form is more than one ONNX op or needs attributes.
+  // The forms of the onnx column of ag/ops.def.
+  std::vector<std::string> same(const char* type) { return {e.op(type, in)}; }
+  std::vector<std::string> reduce(const char* type);
+  std::vector<std::string> compare(const char* type) {
+    if (in_dtype != DType::bool_) return binary(type);
+    return {e.op(type, {e.cast(in[0], DType::int32), e.cast(in[1], DType::int32)})};
+  }
+  [[noreturn]] std::vector<std::string> not_exported(const char* why);
+  // onnx_by(form): the ops whose form is more than one ONNX op or needs attributes.
+  std::vector<std::string> round();
+  std::vector<std::string> cast() { return {e.cast(in[0], attrs.dtype)}; }
+  std::vector<std::string> div();
   std::vector<std::string> floor_div();
   std::vector<std::string> mod();
-  std::vector<std::string> arg_extreme();
+  std::vector<std::string> not_equal() { return {e.op("Not", {e.op("Equal", {in[0], in[1]})})}; }
+  std::vector<std::string> clip_by_value();
+  std::vector<std::string> is_finite() {
+    return {e.op("Not", {e.op("Or", {unary("IsNaN")[0], unary("IsInf")[0]})})};
+  }
+  std::vector<std::string> reduce_any();
+  std::vector<std::string> reduce_all();
+  std::vector<std::string> arg_max() { return arg_extreme("ArgMax"); }
+  std::vector<std::string> arg_min() { return arg_extreme("ArgMin"); }
+  std::vector<std::string> arg_extreme(const char* type);
   std::vector<std::string> cumsum();
   std::vector<std::string> reduce_sum_to();
   std::vector<std::string> reduce_sum_to_at_run_time(int leading_dims);
   std::vector<std::string> transpose();
   std::vector<std::string> reshape();
+  std::vector<std::string> expand_dims();
+  std::vector<std::string> squeeze();
+  std::vector<std::string> broadcast_to();
+  std::vector<std::string> concat();
   std::vector<std::string> stack();
+  std::vector<std::string> gather();
   std::vector<std::string> slice();
   std::vector<std::string> unsorted_segment_sum();
   std::vector<std::string> one_hot();
+  std::vector<std::string> shape();
+  std::vector<std::string> size();
+  std::vector<std::string> rank();
   std::vector<std::string> dim();
+  std::vector<std::string> zeros();
+  [[noreturn]] std::vector<std::string> tensor_array_write();
 };
 
-// Ops of one input, each one ONNX op.
-std::vector<std::string> OpExport::elementwise_unary() {
-  switch (n.op) {
-    case OpId::Neg:
-      return unary("Neg");
-    case OpId::Abs:
-      return unary("Abs");
-    case OpId::Exp:
-      return unary("Exp");
-    case OpId::Log:
-      return unary("Log");
-    case OpId::Sqrt:
-      return unary("Sqrt");
-    case OpId::Tanh:
-      return unary("Tanh");
-    case OpId::Sigmoid:
-      return unary("Sigmoid");
-    case OpId::Relu:
-      return unary("Relu");
-    case OpId::Round:
-      // ONNX's Round takes floats only; an integer is its own rounding.
-      return is_floating(in_dtype) ? unary("Round") : unary("Identity");
-    case OpId::Floor:
-      return unary("Floor");
-    case OpId::Ceil:
-      return unary("Ceil");
-    case OpId::Sign:
-      return unary("Sign");
-    case OpId::LogicalNot:
-      return unary("Not");
-    case OpId::Identity:
-      return unary("Identity");
-    case OpId::Cast:
-      return {e.cast(in[0], attrs.dtype)};
-    default:
-      no_op();
-  }
+// ONNX's Round takes floats only; an integer is its own rounding.
+std::vector<std::string> OpExport::round() {
+  return is_floating(in_dtype) ? unary("Round") : unary("Identity");
 }
 
-// Arithmetic of two inputs, matmul, and clip_by_value (a min and a max).
-std::vector<std::string> OpExport::arithmetic() {
-  switch (n.op) {
-    case OpId::Add:
-      return binary("Add");
-    case OpId::Sub:
-      return binary("Sub");
-    case OpId::Mul:
-      return binary("Mul");
-    case OpId::Div:
-      if (in_dtype != out_dtype)
-        return {e.op("Div", {e.cast(in[0], out_dtype), e.cast(in[1], out_dtype)})};
-      return binary("Div");
-    case OpId::FloorDiv:
-      return floor_div();
-    case OpId::Mod:
-      return mod();
-    case OpId::Pow:
-      return binary("Pow");
-    case OpId::Maximum:
-      return binary("Max");
-    case OpId::Minimum:
-      return binary("Min");
-    case OpId::ClipByValue:
-      // ONNX's Clip takes scalar bounds only; ours broadcast.
-      return {e.op("Max", {e.op("Min", {in[0], in[2]}), in[1]})};
-    case OpId::MatMul:
-      return binary("MatMul");
-    default:
-      no_op();
-  }
+// True division of operands cast to the output's floating dtype.
+std::vector<std::string> OpExport::div() {
+  if (in_dtype != out_dtype)
+    return {e.op("Div", {e.cast(in[0], out_dtype), e.cast(in[1], out_dtype)})};
+  return binary("Div");
+}
+
+// ONNX's Clip takes scalar bounds only; ours broadcast.
+std::vector<std::string> OpExport::clip_by_value() {
+  return {e.op("Max", {e.op("Min", {in[0], in[2]}), in[1]})};
 }
 
 // ONNX's Div of integers truncates, so its quotient is lowered by one where
@@ -208,65 +173,24 @@ std::vector<std::string> OpExport::mod() {
   return {e.op("Where", {e.sign_differs(out, in[1], in_dtype), fixed, out})};
 }
 
-// Comparisons, logical and/or, and where.
-std::vector<std::string> OpExport::comparison() {
-  switch (n.op) {
-    case OpId::Equal:
-      return binary("Equal");
-    case OpId::NotEqual:
-      return {e.op("Not", {e.op("Equal", {in[0], in[1]})})};
-    case OpId::Less:
-      return binary("Less");
-    case OpId::LessEqual:
-      return binary("LessOrEqual");
-    case OpId::Greater:
-      return binary("Greater");
-    case OpId::GreaterEqual:
-      return binary("GreaterOrEqual");
-    case OpId::LogicalAnd:
-      return binary("And");
-    case OpId::LogicalOr:
-      return binary("Or");
-    case OpId::Where:
-      return {e.op("Where", {in[0], in[1], in[2]})};
-    default:
-      no_op();
-  }
+// ONNX's ReduceMax and ReduceMin take no bool: a bool input is reduced as
+// int32 and cast back, as reduce_any and reduce_all are.
+std::vector<std::string> OpExport::reduce(const char* type) {
+  if (in_dtype != DType::bool_) return {e.reduce(type, in[0], attrs)};
+  return {e.cast(e.reduce(type, e.cast(in[0], DType::int32), attrs), DType::bool_)};
 }
 
-// Reductions over axes (reduce_any/reduce_all: ReduceMax/ReduceMin of the
-// input cast to int32), arg max/min, cumsum and reduce_sum_to.
-std::vector<std::string> OpExport::reduction() {
-  switch (n.op) {
-    case OpId::ReduceSum:
-      return {e.reduce("ReduceSum", in[0], attrs)};
-    case OpId::ReduceMean:
-      return {e.reduce("ReduceMean", in[0], attrs)};
-    case OpId::ReduceMax:
-      return {e.reduce("ReduceMax", in[0], attrs)};
-    case OpId::ReduceMin:
-      return {e.reduce("ReduceMin", in[0], attrs)};
-    case OpId::ReduceProd:
-      return {e.reduce("ReduceProd", in[0], attrs)};
-    case OpId::ReduceAny:
-      return {e.cast(e.reduce("ReduceMax", e.cast(in[0], DType::int32), attrs), DType::bool_)};
-    case OpId::ReduceAll:
-      return {e.cast(e.reduce("ReduceMin", e.cast(in[0], DType::int32), attrs), DType::bool_)};
-    case OpId::ArgMax:
-    case OpId::ArgMin:
-      return arg_extreme();
-    case OpId::Cumsum:
-      return cumsum();
-    case OpId::ReduceSumTo:
-      return reduce_sum_to();
-    default:
-      no_op();
-  }
+// ReduceMax/ReduceMin of the input cast to int32.
+std::vector<std::string> OpExport::reduce_any() {
+  return {e.cast(e.reduce("ReduceMax", e.cast(in[0], DType::int32), attrs), DType::bool_)};
+}
+std::vector<std::string> OpExport::reduce_all() {
+  return {e.cast(e.reduce("ReduceMin", e.cast(in[0], DType::int32), attrs), DType::bool_)};
 }
 
-std::vector<std::string> OpExport::arg_extreme() {
+std::vector<std::string> OpExport::arg_extreme(const char* type) {
   std::string out;
-  ::onnx::NodeProto& node = e.with_attrs(n.op == OpId::ArgMax ? "ArgMax" : "ArgMin", {in[0]}, out);
+  ::onnx::NodeProto& node = e.with_attrs(type, {in[0]}, out);
   set_int(node, "axis", attrs.axis);
   set_int(node, "keepdims", 0);
   return {out};
@@ -328,29 +252,23 @@ std::vector<std::string> OpExport::reduce_sum_to_at_run_time(int leading_dims) {
   return {e.op("Reshape", {summed, like_dims})};
 }
 
-// Ops that move elements between dims or join tensors.
-std::vector<std::string> OpExport::layout() {
+std::vector<std::string> OpExport::expand_dims() {
+  return {e.op("Unsqueeze", {in[0], ex.int64s({attrs.axis})})};
+}
+
+std::vector<std::string> OpExport::squeeze() {
+  if (attrs.ints.empty()) return unary("Squeeze");
+  return {e.op("Squeeze", {in[0], ex.int64s(attrs.ints)})};
+}
+
+std::vector<std::string> OpExport::broadcast_to() {
+  return {e.op("Expand", {in[0], ex.int64s(attrs.ints)})};
+}
+
+std::vector<std::string> OpExport::concat() {
   std::string out;
-  switch (n.op) {
-    case OpId::Transpose:
-      return transpose();
-    case OpId::Reshape:
-      return reshape();
-    case OpId::ExpandDims:
-      return {e.op("Unsqueeze", {in[0], ex.int64s({attrs.axis})})};
-    case OpId::BroadcastTo:
-      return {e.op("Expand", {in[0], ex.int64s(attrs.ints)})};
-    case OpId::Squeeze:
-      if (attrs.ints.empty()) return unary("Squeeze");
-      return {e.op("Squeeze", {in[0], ex.int64s(attrs.ints)})};
-    case OpId::Concat:
-      set_int(e.with_attrs("Concat", in, out), "axis", attrs.axis);
-      return {out};
-    case OpId::Stack:
-      return stack();
-    default:
-      no_op();
-  }
+  set_int(e.with_attrs("Concat", in, out), "axis", attrs.axis);
+  return {out};
 }
 
 std::vector<std::string> OpExport::transpose() {
@@ -383,22 +301,10 @@ std::vector<std::string> OpExport::stack() {
   return {out};
 }
 
-// Ops that read or write elements at indices.
-std::vector<std::string> OpExport::indexing() {
+std::vector<std::string> OpExport::gather() {
   std::string out;
-  switch (n.op) {
-    case OpId::Gather:
-      set_int(e.with_attrs("Gather", {in[0], in[1]}, out), "axis", attrs.axis);
-      return {out};
-    case OpId::Slice:
-      return slice();
-    case OpId::UnsortedSegmentSum:
-      return unsorted_segment_sum();
-    case OpId::OneHot:
-      return one_hot();
-    default:
-      no_op();
-  }
+  set_int(e.with_attrs("Gather", {in[0], in[1]}, out), "axis", attrs.axis);
+  return {out};
 }
 
 // Our slice's ints are the begins, then the sizes (-1: to the end).
@@ -455,24 +361,15 @@ std::vector<std::string> OpExport::one_hot() {
   return {out};
 }
 
-// Ops that read a shape, and ops that make a tensor.
-std::vector<std::string> OpExport::shape_and_creation() {
-  switch (n.op) {
-    case OpId::Shape:
-      return {e.cast(e.op("Shape", {in[0]}), attrs.dtype)};
-    case OpId::Size:
-      return {e.cast(e.op("Size", {in[0]}), attrs.dtype)};
-    case OpId::Rank:
-      return {e.cast(e.op("Size", {e.op("Shape", {in[0]})}), out_dtype)};
-    case OpId::Dim:
-      return dim();
-    case OpId::Range:
-      return {e.op("Range", {in[0], in[1], in[2]})};
-    case OpId::Zeros:
-      return {ex.zeros(e.g, attrs.ints, attrs.dtype)};
-    default:
-      no_op();
-  }
+// A tensor's shape, element count and rank in the op's dtype.
+std::vector<std::string> OpExport::shape() {
+  return {e.cast(e.op("Shape", {in[0]}), attrs.dtype)};
+}
+std::vector<std::string> OpExport::size() {
+  return {e.cast(e.op("Size", {in[0]}), attrs.dtype)};
+}
+std::vector<std::string> OpExport::rank() {
+  return {e.cast(e.op("Size", {e.op("Shape", {in[0]})}), out_dtype)};
 }
 
 // Shape(start=axis, end=axis+1), squeezed to a scalar.
@@ -484,104 +381,48 @@ std::vector<std::string> OpExport::dim() {
   return {e.op("Squeeze", {out, ex.int64s({0})})};
 }
 
-// A TensorArray write, which export_array_op emits, and the random ops.
-void OpExport::not_exported() {
-  if (n.op == OpId::TensorArrayWrite)
-    throw InternalError("onnx export: node '" + n.name + "' is a TensorArray write");
-  throw UnimplementedError("node '" + n.name + "' (" + n.op_name() +
-                           ") draws random numbers; ONNX's random ops give other values, so "
-                           "it is not exported");
+std::vector<std::string> OpExport::zeros() {
+  return {ex.zeros(e.g, attrs.ints, attrs.dtype)};
 }
 
-void OpExport::no_op() {
-  throw InternalError("onnx export: node '" + n.name + "' has no op");
+// export_array_op (onnx/export_sequences.cpp) writes TensorArray writes as
+// sequence ops before a node reaches export_op.
+std::vector<std::string> OpExport::tensor_array_write() {
+  throw InternalError("onnx export: node '" + n.name + "' is a TensorArray write");
+}
+
+std::vector<std::string> OpExport::not_exported(const char* why) {
+  throw UnimplementedError("node '" + n.name + "' (" + n.op_name() + ") " + why +
+                           "; it is not exported");
 }
 
 }  // namespace
 
+// The ONNX nodes of `n`, from the onnx column of its op's ag/ops.def row.
 std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const graph::Node& n,
                                    ::onnx::GraphProto& g, const std::vector<std::string>& in) {
   const DType in_dtype = n.inputs.empty() ? DType::float32 : body.type_of(n.inputs[0]).dtype;
   OpExport x{{ex, g}, ex, body, n, in, n.attrs, in_dtype, n.outputs[0].dtype};
+#define AG_EXPORT_onnx(type) same(type)
+#define AG_EXPORT_onnx_compare(type) compare(type)
+#define AG_EXPORT_onnx_reduce(type) reduce(type)
+#define AG_EXPORT_onnx_by(form) form()
+#define AG_EXPORT_onnx_none(why) not_exported(why)
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx) \
+  case OpId::id:                                                     \
+    return x.AG_EXPORT_##onnx;
   switch (n.op) {
-    case OpId::Neg:
-    case OpId::Abs:
-    case OpId::Exp:
-    case OpId::Log:
-    case OpId::Sqrt:
-    case OpId::Tanh:
-    case OpId::Sigmoid:
-    case OpId::Relu:
-    case OpId::Round:
-    case OpId::Floor:
-    case OpId::Ceil:
-    case OpId::Sign:
-    case OpId::LogicalNot:
-    case OpId::Identity:
-    case OpId::Cast:
-      return x.elementwise_unary();
-    case OpId::Add:
-    case OpId::Sub:
-    case OpId::Mul:
-    case OpId::Div:
-    case OpId::FloorDiv:
-    case OpId::Mod:
-    case OpId::Pow:
-    case OpId::Maximum:
-    case OpId::Minimum:
-    case OpId::ClipByValue:
-    case OpId::MatMul:
-      return x.arithmetic();
-    case OpId::Equal:
-    case OpId::NotEqual:
-    case OpId::Less:
-    case OpId::LessEqual:
-    case OpId::Greater:
-    case OpId::GreaterEqual:
-    case OpId::LogicalAnd:
-    case OpId::LogicalOr:
-    case OpId::Where:
-      return x.comparison();
-    case OpId::ReduceSum:
-    case OpId::ReduceMean:
-    case OpId::ReduceMax:
-    case OpId::ReduceMin:
-    case OpId::ReduceProd:
-    case OpId::ReduceAny:
-    case OpId::ReduceAll:
-    case OpId::ArgMax:
-    case OpId::ArgMin:
-    case OpId::Cumsum:
-    case OpId::ReduceSumTo:
-      return x.reduction();
-    case OpId::Transpose:
-    case OpId::Reshape:
-    case OpId::ExpandDims:
-    case OpId::BroadcastTo:
-    case OpId::Squeeze:
-    case OpId::Concat:
-    case OpId::Stack:
-      return x.layout();
-    case OpId::Gather:
-    case OpId::Slice:
-    case OpId::UnsortedSegmentSum:
-    case OpId::OneHot:
-      return x.indexing();
-    case OpId::Shape:
-    case OpId::Size:
-    case OpId::Rank:
-    case OpId::Dim:
-    case OpId::Range:
-    case OpId::Zeros:
-      return x.shape_and_creation();
-    case OpId::TensorArrayWrite:
-    case OpId::RandomUniform:
-    case OpId::RandomNormal:
-      x.not_exported();
+#include "ag/ops.def"
     case OpId::kCount:
       break;
   }
-  x.no_op();
+#undef AG_OP
+#undef AG_EXPORT_onnx
+#undef AG_EXPORT_onnx_compare
+#undef AG_EXPORT_onnx_reduce
+#undef AG_EXPORT_onnx_by
+#undef AG_EXPORT_onnx_none
+  throw InternalError("onnx export: node '" + n.name + "' has no op");
 }
 
 }  // namespace ag::onnx_io

@@ -1,7 +1,7 @@
 // Writing a traced graph as an ONNX model (ag::onnx::save). The Exporter
 // walks a graph body in order and emits ONNX nodes for each of our nodes:
 // registry ops through export_op (onnx/export_ops.cpp, one case per op of
-// runtime/ops/ops.def), constants and variables as initializers, If as If,
+// include/ag/ops.def), constants and variables as initializers, If as If,
 // While as Loop, TensorArrays as sequences (onnx/export_sequences.cpp).
 // Names are unique across the model, so subgraphs can read the values of the
 // graphs around them by name.

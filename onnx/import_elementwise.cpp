@@ -1,5 +1,7 @@
 // Importers of ONNX's elementwise ops. ONNX broadcasts as NumPy does, as our
-// binary ops do, and gives both operands one type, so most map one to one.
+// binary ops do, and gives both operands one type, so most map one to one,
+// from their ag/ops.def rows (onnx("Type"), imported by importer.cpp); here
+// are the others.
 // Before opset 7, broadcasting was asked for by attribute (see operands()).
 // Where ONNX's semantics differ from ours, the importer composes our ops:
 //   Div of integers truncates toward zero (ours floors):
@@ -20,10 +22,6 @@
 
 namespace ag::onnx_io {
 
-namespace {
-
-// The operands of a binary op. Before opset 7, `broadcast=1` with `axis`
-// aligned b's dims with a's from `axis` on (b: [3], a: [2, 3, 4], axis 1).
 std::pair<Tensor, Tensor> operands(NodeContext& ctx) {
   Tensor a = ctx.input(0), b = ctx.input(1);
   if (ctx.attr_int("broadcast", 0) != 0 && ctx.has_attr("axis")) {
@@ -34,6 +32,8 @@ std::pair<Tensor, Tensor> operands(NodeContext& ctx) {
   }
   return {a, b};
 }
+
+namespace {
 
 // Sum, Max, Min, Mean: any number of inputs, broadcast together.
 template <class Binary>
@@ -49,18 +49,6 @@ Tensor signs_differ(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-std::vector<Tensor> import_abs(NodeContext& ctx) {
-  return {abs(ctx.input(0))};
-}
-std::vector<Tensor> import_exp(NodeContext& ctx) {
-  return {exp(ctx.input(0))};
-}
-std::vector<Tensor> import_log(NodeContext& ctx) {
-  return {log(ctx.input(0))};
-}
-std::vector<Tensor> import_neg(NodeContext& ctx) {
-  return {neg(ctx.input(0))};
-}
 std::vector<Tensor> import_not(NodeContext& ctx) {
   // Not(Equal(a, b)) is how the exporter writes not_equal (ONNX has none):
   // one op again. (An Equal with attributes broadcasts as before opset 7.)
@@ -73,41 +61,26 @@ std::vector<Tensor> import_not(NodeContext& ctx) {
   }
   return {logical_not(ctx.input(0))};
 }
-std::vector<Tensor> import_relu(NodeContext& ctx) {
-  return {relu(ctx.input(0))};
+std::vector<Tensor> import_identity(NodeContext& ctx) {
+  return {ctx.input(0)};
 }
-std::vector<Tensor> import_sigmoid(NodeContext& ctx) {
-  return {sigmoid(ctx.input(0))};
-}
-std::vector<Tensor> import_sqrt(NodeContext& ctx) {
-  return {sqrt(ctx.input(0))};
-}
-std::vector<Tensor> import_tanh(NodeContext& ctx) {
-  return {tanh(ctx.input(0))};
-}
-std::vector<Tensor> import_floor(NodeContext& ctx) {
-  return {floor(ctx.input(0))};
-}
-std::vector<Tensor> import_ceil(NodeContext& ctx) {
-  return {ceil(ctx.input(0))};
-}
+// ONNX's Round takes floats only (our round of an integer is itself).
 std::vector<Tensor> import_round(NodeContext& ctx) {
   return {round(ctx.input(0))};
 }
-std::vector<Tensor> import_sign(NodeContext& ctx) {
-  return {sign(ctx.input(0))};
-}
-std::vector<Tensor> import_identity(NodeContext& ctx) {
-  return {ctx.input(0)};
+// IsInf tells +inf and -inf apart by attribute (both by default).
+std::vector<Tensor> import_is_inf(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const bool positive = ctx.attr_int("detect_positive", 1) != 0;
+  const bool negative = ctx.attr_int("detect_negative", 1) != 0;
+  if (positive && negative) return {is_inf(x)};
+  if (!positive && !negative) return {logical_and(is_inf(x), false)};
+  return {logical_and(is_inf(x), positive ? greater(x, 0) : less(x, 0))};
 }
 std::vector<Tensor> import_reciprocal(NodeContext& ctx) {
   return {div(1, ctx.input(0))};
 }
 
-std::vector<Tensor> import_add(NodeContext& ctx) {
-  auto [a, b] = operands(ctx);
-  return {add(a, b)};
-}
 namespace {
 
 // The operands a and b when the Sub node is the last of the exporter's
@@ -160,42 +133,6 @@ std::vector<Tensor> import_sub(NodeContext& ctx) {
   auto [a, b] = operands(ctx);
   return {sub(a, b)};
 }
-std::vector<Tensor> import_mul(NodeContext& ctx) {
-  auto [a, b] = operands(ctx);
-  return {mul(a, b)};
-}
-std::vector<Tensor> import_and(NodeContext& ctx) {
-  auto [a, b] = operands(ctx);
-  return {logical_and(a, b)};
-}
-std::vector<Tensor> import_or(NodeContext& ctx) {
-  auto [a, b] = operands(ctx);
-  return {logical_or(a, b)};
-}
-std::vector<Tensor> import_xor(NodeContext& ctx) {
-  auto [a, b] = operands(ctx);
-  return {not_equal(a, b)};
-}
-std::vector<Tensor> import_equal(NodeContext& ctx) {
-  auto [a, b] = operands(ctx);
-  return {equal(a, b)};
-}
-std::vector<Tensor> import_less(NodeContext& ctx) {
-  auto [a, b] = operands(ctx);
-  return {less(a, b)};
-}
-std::vector<Tensor> import_less_or_equal(NodeContext& ctx) {
-  auto [a, b] = operands(ctx);
-  return {less_equal(a, b)};
-}
-std::vector<Tensor> import_greater(NodeContext& ctx) {
-  auto [a, b] = operands(ctx);
-  return {greater(a, b)};
-}
-std::vector<Tensor> import_greater_or_equal(NodeContext& ctx) {
-  auto [a, b] = operands(ctx);
-  return {greater_equal(a, b)};
-}
 
 std::vector<Tensor> import_div(NodeContext& ctx) {
   auto [a, b] = operands(ctx);
@@ -235,10 +172,6 @@ std::vector<Tensor> import_sum(NodeContext& ctx) {
 std::vector<Tensor> import_mean(NodeContext& ctx) {
   return {div(fold_inputs(ctx, [](const Tensor& a, const Tensor& b) { return add(a, b); }),
               Scalar(int64_t(ctx.num_inputs())))};
-}
-
-std::vector<Tensor> import_where(NodeContext& ctx) {
-  return {where(ctx.input(0), ctx.input(1), ctx.input(2))};
 }
 
 std::vector<Tensor> import_cast_like(NodeContext& ctx) {

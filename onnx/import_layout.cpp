@@ -429,10 +429,6 @@ std::vector<Tensor> import_tile(NodeContext& ctx) {
   return {x};
 }
 
-std::vector<Tensor> import_range(NodeContext& ctx) {
-  return {range(ctx.input(0), ctx.input(1), ctx.input(2))};
-}
-
 std::vector<Tensor> import_matmul(NodeContext& ctx) {
   Tensor a = ctx.input(0), b = ctx.input(1);
   if (a.rank() == 0 || b.rank() == 0) ctx.invalid("MatMul operands must have rank 1 or more");

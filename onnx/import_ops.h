@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <utility>
 
 #include "importer.h"
 
@@ -11,6 +12,11 @@ namespace ag::onnx_io {
 #define AG_ONNX_OP(op_type, fn) std::vector<Tensor> fn(NodeContext& ctx);
 #include "ops.def"
 #undef AG_ONNX_OP
+
+// The operands of a binary op. Before opset 7, `broadcast=1` with `axis`
+// aligned b's dims with a's from `axis` on (b: [3], a: [2, 3, 4], axis 1).
+// (import_elementwise.cpp)
+std::pair<Tensor, Tensor> operands(NodeContext& ctx);
 
 // Softmax, LogSoftmax and Hardmax: `f(x, axis)` along one axis of the node's
 // input. From opset 13 that is attribute `axis` (default -1); before, the

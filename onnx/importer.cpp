@@ -5,6 +5,7 @@
 
 #include "ag/error.h"
 #include "import_ops.h"
+#include "ops/dispatch.h"
 #include "tensor_proto.h"
 #include "trace/trace_state.h"
 
@@ -155,6 +156,55 @@ constexpr Entry kImporters[] = {
 #undef AG_ONNX_OP
 };
 
+// The import of an op whose ag/ops.def row says onnx("Type") or
+// onnx_compare("Type"): the node's
+// inputs, as they are (a binary op's with the broadcast of opsets before 7),
+// to the op.
+template <ops::OpId kId, int kArity>
+std::vector<Tensor> import_same_op(NodeContext& ctx) {
+  if (kArity >= 0 && ctx.num_inputs() != size_t(kArity)) {
+    ctx.invalid("expected " + std::to_string(kArity) + " inputs, got " +
+                std::to_string(ctx.num_inputs()));
+  }
+  // Attributes of older opsets that the form keeps: a binary op's broadcast
+  // (operands()), and consumed_inputs, which only named buffers to reuse.
+  for (const ::onnx::AttributeProto& attr : ctx.node().attribute()) {
+    const bool kept = attr.name() == "consumed_inputs" ||
+                      (kArity == 2 && (attr.name() == "broadcast" || attr.name() == "axis"));
+    if (!kept) ctx.unsupported("attribute '" + attr.name() + "' is not supported");
+  }
+  std::vector<Tensor> inputs;
+  if constexpr (kArity == 2) {
+    auto [a, b] = operands(ctx);
+    inputs = {a, b};
+  } else {
+    for (size_t k = 0; k < ctx.num_inputs(); ++k) inputs.push_back(ctx.input(k));
+  }
+  return {ops::apply(kId, inputs, {}, {})};
+}
+
+struct SameOp {
+  const char* op_type;  // null: the op's ONNX form is not one op on the same inputs
+  ImportFn fn;
+};
+
+constexpr SameOp kSameOps[] = {
+#define AG_SAME_onnx(type) type
+#define AG_SAME_onnx_compare(type) type
+#define AG_SAME_onnx_reduce(type) nullptr
+#define AG_SAME_onnx_by(form) nullptr
+#define AG_SAME_onnx_none(why) nullptr
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx) \
+  {AG_SAME_##onnx, &import_same_op<ops::OpId::id, arity>},
+#include "ag/ops.def"
+#undef AG_OP
+#undef AG_SAME_onnx
+#undef AG_SAME_onnx_compare
+#undef AG_SAME_onnx_reduce
+#undef AG_SAME_onnx_by
+#undef AG_SAME_onnx_none
+};
+
 }  // namespace
 
 void rethrow_at(const Error& e, const std::string& where) {
@@ -210,6 +260,8 @@ bool is_initializer(const ::onnx::GraphProto& graph, const std::string& name) {
 ImportFn find_importer(std::string_view op_type) {
   for (const Entry& e : kImporters)
     if (e.op_type == op_type) return e.fn;
+  for (const SameOp& op : kSameOps)
+    if (op.op_type && op.op_type == op_type) return op.fn;
   return nullptr;
 }
 

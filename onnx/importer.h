@@ -106,7 +106,8 @@ class NodeContext {
 
 using ImportFn = std::vector<Tensor> (*)(NodeContext&);
 
-// The importer of an op type of the default domain, or null.
+// The importer of an op type of the default domain: its own (onnx/ops.def),
+// else the import of the op whose ag/ops.def row maps to it one to one; or null.
 ImportFn find_importer(std::string_view op_type);
 
 // Throws `e` again, of the same kind, with `where` in front of its message

@@ -1,30 +1,36 @@
 #!/usr/bin/env bash
 # Scaffolds a new op (as clang-tidy's add_new_check.py does for checks): every
 # place an op needs, each with a stub that builds, and a failing
-# eager-vs-graph case in tests/runtime/equivalence_test.cpp to make pass.
+# eager-vs-graph case in tests/runtime/op_cases.cpp to make pass.
 #
 #   tools/new-op.sh NAME [--elementwise unary|binary] [--family FAMILY]
+#                        [--onnx TYPE] [--not-differentiable]
 #
 # NAME is the snake_case public name (ag::NAME); the op's id is its CamelCase.
 #
-# --elementwise unary|binary (4 files and the test):
-#   runtime/ops/ops.def       an AG_ELEMENTWISE_OP line (kernel and scalar
-#                             kernel come from the functor; gradient grad_NAME)
-#   runtime/ops/scalar_ops.h  the functor, which throws until written
-#   include/ag/ops.h          the public declaration
-#   runtime/ops/api.cpp       the public definition (binary: dtype promotion)
-# otherwise (5 files and the test):
-#   runtime/ops/ops.def                  an AG_OP line
+# --elementwise unary|binary: an op whose arithmetic is one functor. Its row
+# declares and defines its public function (api column unary(NAME) or
+# binary(NAME)) and its kernels; it touches
+#   include/ag/ops.def          its AG_ELEMENTWISE_OP row
+#   runtime/ops/scalar_ops.h    its functor, which throws until written
+#   tests/runtime/op_cases.cpp  its case
+# otherwise:
+#   include/ag/ops.def                   its AG_OP row
 #   runtime/ops/infer.cpp                infer_NAME, which throws until written
 #   runtime/ops/kernels_FAMILY.cpp       kernel_NAME (FAMILY: layout by default,
 #                                        reduce, linalg, creation, control)
-#   include/ag/ops.h, runtime/ops/api.cpp
-# and in both cases grad_NAME in runtime/ops/gradients_elementwise.cpp (reduce:
-# gradients_reduce.cpp, other families: gradients_layout.cpp), which throws
-# until written (or replace it by `not_differentiable` in ops.def), and
-# tests/runtime/equivalence_test.cpp: a case in make_cases(). The finite
-# difference test (tests/runtime/gradient_ops_test.cpp) fails until the op
-# has a case there.
+#   include/ag/ops.h, runtime/ops/api.cpp  its public function
+#   tests/runtime/op_cases.cpp           its case
+# A differentiable op also gets grad_NAME in runtime/ops/gradients_elementwise.cpp
+# (reduce: gradients_reduce.cpp, other families: gradients_layout.cpp), which
+# throws until written, and needs a finite-difference case in
+# tests/runtime/gradient_ops_test.cpp (OpGradientCoverage fails without one);
+# --not-differentiable writes `not_differentiable` in its row instead.
+#
+# --onnx TYPE: the op is ONNX's TYPE on the same inputs (onnx("TYPE"): export
+# and import both ways). Without it the row says onnx_none("has no ONNX form
+# yet"); write an onnx_by(form) in onnx/export_ops.cpp for a form of several
+# ONNX ops (tests/onnx/op_round_trip_test.cpp checks every form).
 #
 # Then: pick the infer rule and the dtypes (the generated lines say which
 # default they took), write the arithmetic, build runtime_tests and run
@@ -32,7 +38,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 NAME [--elementwise unary|binary] [--family layout|reduce|linalg|creation|control]" >&2
+  echo "usage: $0 NAME [--elementwise unary|binary] [--family layout|reduce|linalg|creation|control] [--onnx TYPE] [--not-differentiable]" >&2
   exit 2
 }
 
@@ -41,6 +47,8 @@ name=$1
 shift
 kind=general
 family=layout
+onnx='onnx_none("has no ONNX form yet")'
+differentiable=1
 while [[ $# -gt 0 ]]; do
   case $1 in
     --elementwise)
@@ -53,13 +61,22 @@ while [[ $# -gt 0 ]]; do
       family=$2
       shift 2
       ;;
+    --onnx)
+      [[ $# -ge 2 && $2 =~ ^[A-Z][A-Za-z0-9]*$ ]] || usage
+      onnx="onnx(\"$2\")"
+      shift 2
+      ;;
+    --not-differentiable)
+      differentiable=0
+      shift
+      ;;
     *) usage ;;
   esac
 done
 [[ $name =~ ^[a-z][a-z0-9_]*$ ]] || { echo "$0: NAME must be snake_case: $name" >&2; exit 2; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-ops_def=$root/runtime/ops/ops.def
+ops_def=$root/include/ag/ops.def
 scalar_ops=$root/runtime/ops/scalar_ops.h
 infer=$root/runtime/ops/infer.cpp
 case $kind/$family in
@@ -70,11 +87,13 @@ esac
 kernels=$root/runtime/ops/kernels_$family.cpp
 ops_h=$root/include/ag/ops.h
 api=$root/runtime/ops/api.cpp
-test=$root/tests/runtime/equivalence_test.cpp
+test=$root/tests/runtime/op_cases.cpp
 [[ $kind != general || -f $kernels ]] || { echo "$0: no $kernels" >&2; exit 2; }
 
 id=$(echo "$name" | sed -E 's/(^|_)([a-z0-9])/\U\2/g')
 functor=${id}Op
+gradient=grad_$name
+[[ $differentiable == 1 ]] || gradient=not_differentiable
 if grep -q "^AG_\(ELEMENTWISE_\)\?OP($id," "$ops_def" || grep -q "\"$name\"" "$ops_def"; then
   echo "$0: ops.def already has $id or \"$name\"" >&2
   exit 1
@@ -108,10 +127,10 @@ case $kind in
       arity=2 infer_fn=infer_binary_numeric params="T, T" call='x[0], x[1]'
     fi
     insert_after "$ops_def" "^AG_ELEMENTWISE_OP\(\w+, \"\w+\", $arity," \
-      "AG_ELEMENTWISE_OP($id, \"$name\", $arity, $infer_fn, kernel_$name, $functor, grad_$name)"
+      "AG_ELEMENTWISE_OP($id, \"$name\", $arity, $infer_fn, kernel_$name, $functor, $gradient, $onnx, $kind($name))"
     insert_before "$scalar_ops" '^} +// namespace ag::ops::scalar' \
       "// TODO(new-op.sh): $name's arithmetic on one element; Numeric is the dtypes it
-// supports (Floating, BoolOnly, Any), matching $infer_fn in ops.def.
+// supports (Floating, BoolOnly, IntegerOnly, Any), matching $infer_fn in ops.def.
 struct $functor : Numeric {
   template <class T>
   T operator()($params) const {
@@ -121,18 +140,10 @@ struct $functor : Numeric {
 "
     changed+=("$scalar_ops")
     if [[ $kind == unary ]]; then
-      insert_before "$ops_h" '^// Elementwise choice;' "Tensor $name(const Tensor& x, CallSite site = CallSite::current());"
-      insert_before "$api" '^Tensor where\(const Tensor& cond, const Tensor& x, const Tensor& y' \
-        "Tensor $name(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::$id, {x}, {}, site);
-}
-"
       insert_after "$test" '^  add_unary\(c, .*\);$' \
         "  // TODO(new-op.sh): the dtypes $name supports.
   add_unary(c, \"$name\", ag::$name, kNumeric);"
     else
-      insert_before "$ops_h" '^#undef AG_DECLARE_BINARY' "AG_DECLARE_BINARY($name)"
-      insert_before "$api" '^#undef AG_DEFINE_BINARY' "AG_DEFINE_BINARY($name, $id)"
       insert_after "$test" '^  add_binary\(c, .*\);$' \
         "  // TODO(new-op.sh): the dtypes $name supports.
   add_binary(c, \"$name\", ag::$name, kNumeric);"
@@ -141,7 +152,7 @@ struct $functor : Numeric {
   general)
     insert_before "$ops_def" '^#ifdef AG_OPS_DEF_DEFAULT_ELEMENTWISE_OP' \
       "// TODO(new-op.sh): move to its section; arity, attrs and flags.
-AG_OP($id, \"$name\", 1, infer_$name, kernel_$name, kNone, grad_$name)
+AG_OP($id, \"$name\", 1, infer_$name, kernel_$name, kNone, $gradient, $onnx)
 "
     insert_before "$infer" '^} +// namespace ag::ops$' \
       "// TODO(new-op.sh): $name's output dtype and shape, and its errors.
@@ -155,7 +166,7 @@ void kernel_$name(const KernelContext&) {
   throw InternalError($stub_error);
 }
 "
-    changed+=("$infer" "$kernels")
+    changed+=("$infer" "$kernels" "$ops_h" "$api")
     insert_before "$ops_h" '^} +// namespace api' "// TODO(new-op.sh): what $name computes.
 Tensor $name(const Tensor& x, CallSite site = CallSite::current());
 "
@@ -168,14 +179,17 @@ Tensor $name(const Tensor& x, CallSite site = CallSite::current());
   c.push_back({\"$name\", kAll, samples({{2, 3}}), [](const Tensors& x) { return ag::$name(x[0]); }});"
     ;;
 esac
-insert_before "$gradients" '^} +// namespace ag::ops$' \
-  "// TODO(new-op.sh): $name's gradient with the public ops (one per input; an
+if [[ $differentiable == 1 ]]; then
+  insert_before "$gradients" '^} +// namespace ag::ops$' \
+    "// TODO(new-op.sh): $name's gradient with the public ops (one per input; an
 // undefined tensor for none), or mark the op not_differentiable in ops.def.
 Grads grad_$name(const GradContext&) {
   throw InternalError($stub_error);
 }
 "
-changed+=("$ops_def" "$gradients" "$ops_h" "$api" "$test")
+  changed+=("$gradients")
+fi
+changed+=("$ops_def" "$test")
 
 if command -v clang-format-19 >/dev/null; then
   for f in "${changed[@]}"; do

@@ -8,7 +8,7 @@
 //
 // A tape records eagerly and while tracing alike: inside a traced function
 // its gradient is built from symbolic ops, so forward and backward are one
-// graph. Each op's gradient is declared with the op (runtime/ops/ops.def);
+// graph. Each op's gradient is declared with the op (include/ag/ops.def);
 // docs/gradients.md lists what is differentiable and the limits.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Tensor operations. Each one is declared once in runtime/ops/ops.def with its
+// Tensor operations. Each one is declared once in ag/ops.def with its
 // shape/dtype rule and its kernel; eager mode and the graph executor call the
 // same kernel. Binary ops broadcast as NumPy does and promote dtypes as
 // described in ag/dtype.h. C++ scalars are "weak" (`int32 tensor * 2` stays
@@ -48,26 +48,46 @@ Tensor scalar_like(Scalar s, DType like);
   Tensor name(S a, const Tensor& b, CallSite site = CallSite::current()) {            \
     return name(Scalar(a), b, site);                                                  \
   }
-AG_DECLARE_BINARY(add)
-AG_DECLARE_BINARY(sub)
-AG_DECLARE_BINARY(mul)
+// The unary and binary elementwise ops of ag/ops.def, declared from their
+// rows (the api column): neg, abs, exp, log, sqrt, tanh, sigmoid, relu,
+// round (half to even; integers pass through), floor and ceil (floating
+// only), sign (-1, 0 or 1; NaN stays NaN), identity, logical_not; add, sub,
+// mul, floordiv and mod (floor division and the matching modulo: the result
+// takes the divisor's sign; integer division by zero is an
+// InvalidArgumentError), maximum, minimum, equal, not_equal, less,
+// less_equal, greater, greater_equal, logical_and, logical_or.
+#define AG_DECLARE_unary(name) Tensor name(const Tensor& x, CallSite site = CallSite::current());
+#define AG_DECLARE_bool_unary(name) AG_DECLARE_unary(name)
+#define AG_DECLARE_binary(name) AG_DECLARE_BINARY(name)
+#define AG_DECLARE_bool_binary(name) AG_DECLARE_BINARY(name)
+#define AG_DECLARE_custom(name)
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient, onnx, api) \
+  AG_DECLARE_##api
+#include "ag/ops.def"
+#undef AG_ELEMENTWISE_OP
+#undef AG_OP
+#undef AG_DECLARE_unary
+#undef AG_DECLARE_bool_unary
+#undef AG_DECLARE_binary
+#undef AG_DECLARE_bool_binary
+#undef AG_DECLARE_custom
+// The elementwise ops with a public function of their own.
 // True division: integer operands are cast to float64, as TensorFlow's `/`.
 AG_DECLARE_BINARY(div)
-// Floor division and the matching modulo (the result takes the divisor's
-// sign). Integer division by zero is an InvalidArgumentError.
-AG_DECLARE_BINARY(floordiv)
-AG_DECLARE_BINARY(mod)
+// Powers; pow(x, 2) is one multiply.
 AG_DECLARE_BINARY(pow)
-AG_DECLARE_BINARY(maximum)
-AG_DECLARE_BINARY(minimum)
-AG_DECLARE_BINARY(equal)
-AG_DECLARE_BINARY(not_equal)
-AG_DECLARE_BINARY(less)
-AG_DECLARE_BINARY(less_equal)
-AG_DECLARE_BINARY(greater)
-AG_DECLARE_BINARY(greater_equal)
-AG_DECLARE_BINARY(logical_and)
-AG_DECLARE_BINARY(logical_or)
+namespace operators {
+// The operators &, | and ^: the logical op of bool operands, the bitwise op
+// of integers, as tf.Tensor's __and__, __or__ and __xor__.
+AG_DECLARE_BINARY(operator_and)
+AG_DECLARE_BINARY(operator_or)
+AG_DECLARE_BINARY(operator_xor)
+// ~x: logical_not of a bool tensor, invert of an integer one.
+Tensor operator_invert(const Tensor& x, CallSite site);
+// ++t and --t: t plus `step` (1 or -1) in t's dtype; a bool t is an error.
+Tensor operator_step(const Tensor& t, int step, const char* op);
+}  // namespace operators
 #undef AG_DECLARE_BINARY
 inline Tensor subtract(const Tensor& a, const Tensor& b, CallSite site = CallSite::current()) {
   return sub(a, b, site);
@@ -79,21 +99,11 @@ inline Tensor divide(const Tensor& a, const Tensor& b, CallSite site = CallSite:
   return div(a, b, site);
 }
 
-Tensor neg(const Tensor& x, CallSite site = CallSite::current());
 inline Tensor negative(const Tensor& x, CallSite site = CallSite::current()) {
   return neg(x, site);
 }
-Tensor abs(const Tensor& x, CallSite site = CallSite::current());
-Tensor exp(const Tensor& x, CallSite site = CallSite::current());
-Tensor log(const Tensor& x, CallSite site = CallSite::current());
-Tensor sqrt(const Tensor& x, CallSite site = CallSite::current());
-Tensor tanh(const Tensor& x, CallSite site = CallSite::current());
-Tensor sigmoid(const Tensor& x, CallSite site = CallSite::current());
-Tensor relu(const Tensor& x, CallSite site = CallSite::current());
 Tensor square(const Tensor& x, CallSite site = CallSite::current());
-Tensor logical_not(const Tensor& x, CallSite site = CallSite::current());
 Tensor cast(const Tensor& x, DType dtype, CallSite site = CallSite::current());
-Tensor identity(const Tensor& x, CallSite site = CallSite::current());
 // Elementwise choice; `cond` is bool; all three broadcast.
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y,
              CallSite site = CallSite::current());
@@ -211,13 +221,6 @@ void set_random_seed(uint64_t seed);
 Tensor shape(const Tensor& x, DType out_type = DType::int32, CallSite site = CallSite::current());
 Tensor size(const Tensor& x, DType out_type = DType::int32, CallSite site = CallSite::current());
 Tensor rank(const Tensor& x, CallSite site = CallSite::current());
-// Half to even (banker's rounding: 0.5 -> 0, 1.5 -> 2); integers pass through.
-Tensor round(const Tensor& x, CallSite site = CallSite::current());
-// float32 and float64 only, as tf.math.floor and tf.math.ceil.
-Tensor floor(const Tensor& x, CallSite site = CallSite::current());
-Tensor ceil(const Tensor& x, CallSite site = CallSite::current());
-// -1, 0 or 1 in x's dtype; NaN stays NaN.
-Tensor sign(const Tensor& x, CallSite site = CallSite::current());
 // maximum(minimum(t, clip_value_max), clip_value_min): the min wins when
 // min > max, and NaN passes through. The result has t's dtype and shape: the
 // bounds must have t's dtype (C++ scalars convert to it; a floating one for
@@ -290,6 +293,13 @@ AG_DECLARE_OPERATOR(<, less)
 AG_DECLARE_OPERATOR(<=, less_equal)
 AG_DECLARE_OPERATOR(>, greater)
 AG_DECLARE_OPERATOR(>=, greater_equal)
+AG_DECLARE_OPERATOR(&, api::operators::operator_and)
+AG_DECLARE_OPERATOR(|, api::operators::operator_or)
+AG_DECLARE_OPERATOR(^, api::operators::operator_xor)
+// Shifts of integers (tf.bitwise.left_shift, right_shift). `std::cout << t`
+// still prints: a stream is not an Operand.
+AG_DECLARE_OPERATOR(<<, left_shift)
+AG_DECLARE_OPERATOR(>>, right_shift)
 // `&&` and `||` are C++'s own: they short-circuit on scalar bool tensors
 // through `explicit operator bool`. Elementwise: logical_and, logical_or.
 #undef AG_DECLARE_OPERATOR
@@ -298,6 +308,29 @@ inline Tensor operator-(Operand x) {
 }
 inline Tensor operator!(const Tensor& x) {
   return logical_not(x);
+}
+inline Tensor operator~(Operand x) {
+  return api::operators::operator_invert(x.tensor(), x.site());
+}
+// Prefix ++ and -- step t by 1 in its dtype, as `t += 1`; postfix returns
+// the value before.
+inline Tensor& operator++(Tensor& t) {
+  t = api::operators::operator_step(t, 1, "++");
+  return t;
+}
+inline Tensor& operator--(Tensor& t) {
+  t = api::operators::operator_step(t, -1, "--");
+  return t;
+}
+inline Tensor operator++(Tensor& t, int) {
+  Tensor before = t;
+  t = api::operators::operator_step(t, 1, "++");
+  return before;
+}
+inline Tensor operator--(Tensor& t, int) {
+  Tensor before = t;
+  t = api::operators::operator_step(t, -1, "--");
+  return before;
 }
 
 // A C++ number on the right of a compound assignment, with its call site.
@@ -324,6 +357,11 @@ AG_DECLARE_COMPOUND(-=, sub)
 AG_DECLARE_COMPOUND(*=, mul)
 AG_DECLARE_COMPOUND(/=, div)
 AG_DECLARE_COMPOUND(%=, mod)
+AG_DECLARE_COMPOUND(&=, api::operators::operator_and)
+AG_DECLARE_COMPOUND(|=, api::operators::operator_or)
+AG_DECLARE_COMPOUND(^=, api::operators::operator_xor)
+AG_DECLARE_COMPOUND(<<=, left_shift)
+AG_DECLARE_COMPOUND(>>=, right_shift)
 #undef AG_DECLARE_COMPOUND
 
 }  // namespace ag

@@ -377,37 +377,16 @@ FusedProgram::ComposedFn with_number(DType dtype, Then then) {
 // Calls then with the functor of add, sub or mul; null for other ops.
 template <class Then>
 FusedProgram::ComposedFn with_arithmetic(ops::OpId id, Then then) {
-  switch (id) {
-    case ops::OpId::Add:
-      return then(ops::scalar::AddOp{});
-    case ops::OpId::Sub:
-      return then(ops::scalar::SubOp{});
-    case ops::OpId::Mul:
-      return then(ops::scalar::MulOp{});
-    default:
-      return nullptr;
-  }
+  using ops::OpId;
+  return ops::with_functor<OpId::Add, OpId::Sub, OpId::Mul>(id, then, FusedProgram::ComposedFn{});
 }
 
 // Calls then with the functor of a comparison; null for other ops.
 template <class Then>
 FusedProgram::ComposedFn with_comparison(ops::OpId id, Then then) {
-  switch (id) {
-    case ops::OpId::Equal:
-      return then(ops::scalar::EqualOp{});
-    case ops::OpId::NotEqual:
-      return then(ops::scalar::NotEqualOp{});
-    case ops::OpId::Less:
-      return then(ops::scalar::LessOp{});
-    case ops::OpId::LessEqual:
-      return then(ops::scalar::LessEqualOp{});
-    case ops::OpId::Greater:
-      return then(ops::scalar::GreaterOp{});
-    case ops::OpId::GreaterEqual:
-      return then(ops::scalar::GreaterEqualOp{});
-    default:
-      return nullptr;
-  }
+  using ops::OpId;
+  return ops::with_functor<OpId::Equal, OpId::NotEqual, OpId::Less, OpId::LessEqual, OpId::Greater,
+                           OpId::GreaterEqual>(id, then, FusedProgram::ComposedFn{});
 }
 
 FusedProgram::ComposedFn arithmetic_pair_for(DType dtype, ops::OpId first, ops::OpId second,

@@ -573,7 +573,7 @@ class Parser {
     if (!op) {
       fail_here(t, "'" + t.text +
                        "' is neither a node kind (Placeholder, Const, Effect, If, While, Fused, "
-                       "ReadVariableOp, Assign*VariableOp) nor an op of runtime/ops/ops.def");
+                       "ReadVariableOp, Assign*VariableOp) nor an op of include/ag/ops.def");
     }
     node.kind = NodeKind::Op;
     node.op = *op;

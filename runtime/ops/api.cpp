@@ -104,30 +104,53 @@ Tensor scalar_of_dtype(Scalar s, DType dtype, const char* op, const char* what, 
 
 }  // namespace
 
-#define AG_DEFINE_BINARY(name, id)                               \
-  Tensor name(const Tensor& a, const Tensor& b, CallSite site) { \
-    return binary(OpId::id, a, b, site);                         \
-  }                                                              \
-  Tensor name(const Tensor& a, Scalar b, CallSite site) {        \
-    return binary(OpId::id, a, b, site);                         \
-  }                                                              \
-  Tensor name(Scalar a, const Tensor& b, CallSite site) {        \
-    return binary(OpId::id, a, b, site);                         \
+// The public functions of the elementwise ops whose ag/ops.def row names
+// their form (the api column). A row's `unary(neg)` reads as `unary, neg`,
+// so that the form's definition gets the row's id too.
+#define AG_API_FORM_unary(fn) unary, fn
+#define AG_API_FORM_bool_unary(fn) bool_unary, fn
+#define AG_API_FORM_binary(fn) binary, fn
+#define AG_API_FORM_bool_binary(fn) bool_binary, fn
+#define AG_API_FORM_custom(fn) custom, fn
+#define AG_DEFINE_ROW(id, ...) AG_DEFINE_FORM(id, __VA_ARGS__)
+#define AG_DEFINE_FORM(id, form, fn) AG_DEFINE_##form(id, fn)
+
+#define AG_DEFINE_unary(id, fn)                 \
+  Tensor fn(const Tensor& x, CallSite site) {   \
+    return ops::apply(OpId::id, {x}, {}, site); \
   }
-AG_DEFINE_BINARY(add, Add)
-AG_DEFINE_BINARY(sub, Sub)
-AG_DEFINE_BINARY(mul, Mul)
-AG_DEFINE_BINARY(floordiv, FloorDiv)
-AG_DEFINE_BINARY(mod, Mod)
-AG_DEFINE_BINARY(maximum, Maximum)
-AG_DEFINE_BINARY(minimum, Minimum)
-AG_DEFINE_BINARY(equal, Equal)
-AG_DEFINE_BINARY(not_equal, NotEqual)
-AG_DEFINE_BINARY(less, Less)
-AG_DEFINE_BINARY(less_equal, LessEqual)
-AG_DEFINE_BINARY(greater, Greater)
-AG_DEFINE_BINARY(greater_equal, GreaterEqual)
-#undef AG_DEFINE_BINARY
+#define AG_DEFINE_bool_unary(id, fn)                          \
+  Tensor fn(const Tensor& x, CallSite site) {                 \
+    return ops::apply(OpId::id, {as_bool(x, #fn)}, {}, site); \
+  }
+#define AG_DEFINE_binary(id, fn)                               \
+  Tensor fn(const Tensor& a, const Tensor& b, CallSite site) { \
+    return binary(OpId::id, a, b, site);                       \
+  }                                                            \
+  Tensor fn(const Tensor& a, Scalar b, CallSite site) {        \
+    return binary(OpId::id, a, b, site);                       \
+  }                                                            \
+  Tensor fn(Scalar a, const Tensor& b, CallSite site) {        \
+    return binary(OpId::id, a, b, site);                       \
+  }
+#define AG_DEFINE_bool_binary(id, fn)                                          \
+  Tensor fn(const Tensor& a, const Tensor& b, CallSite site) {                 \
+    return ops::apply(OpId::id, {as_bool(a, #fn), as_bool(b, #fn)}, {}, site); \
+  }                                                                            \
+  Tensor fn(const Tensor& a, Scalar b, CallSite site) {                        \
+    return fn(a, scalar_like(b, DType::bool_), site);                          \
+  }                                                                            \
+  Tensor fn(Scalar a, const Tensor& b, CallSite site) {                        \
+    return fn(scalar_like(a, DType::bool_), b, site);                          \
+  }
+#define AG_DEFINE_custom(id, fn)
+
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient, onnx, api) \
+  AG_DEFINE_ROW(id, AG_API_FORM_##api)
+#include "ag/ops.def"
+#undef AG_ELEMENTWISE_OP
+#undef AG_OP
 
 Tensor pow(const Tensor& a, const Tensor& b, CallSite site) {
   return binary(OpId::Pow, a, b, site);
@@ -161,61 +184,49 @@ Tensor div(Scalar a, const Tensor& b, CallSite site) {
   return ops::apply(OpId::Div, {scalar_like(a, fb.dtype()), fb}, {}, site);
 }
 
-#define AG_DEFINE_LOGICAL(name, id)                                                \
-  Tensor name(const Tensor& a, const Tensor& b, CallSite site) {                   \
-    return ops::apply(OpId::id, {as_bool(a, #name), as_bool(b, #name)}, {}, site); \
-  }                                                                                \
-  Tensor name(const Tensor& a, Scalar b, CallSite site) {                          \
-    return name(a, scalar_like(b, DType::bool_), site);                            \
-  }                                                                                \
-  Tensor name(Scalar a, const Tensor& b, CallSite site) {                          \
-    return name(scalar_like(a, DType::bool_), b, site);                            \
-  }
-AG_DEFINE_LOGICAL(logical_and, LogicalAnd)
-AG_DEFINE_LOGICAL(logical_or, LogicalOr)
-#undef AG_DEFINE_LOGICAL
+namespace operators {
+namespace {
+// The logical op for operands that promote to bool, else the bitwise one
+// (whose rule rejects floating operands).
+OpId logical_or_bitwise(DType common, OpId logical, OpId bitwise) {
+  return common == DType::bool_ ? logical : bitwise;
+}
+}  // namespace
 
-Tensor neg(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Neg, {x}, {}, site);
+#define AG_DEFINE_BOOL_OR_BITS(fn, logical, bitwise)                                     \
+  Tensor fn(const Tensor& a, const Tensor& b, CallSite site) {                           \
+    DType common = promote_types(a.dtype(), b.dtype());                                  \
+    return binary(logical_or_bitwise(common, OpId::logical, OpId::bitwise), a, b, site); \
+  }                                                                                      \
+  Tensor fn(const Tensor& a, Scalar b, CallSite site) {                                  \
+    DType common = promote_with_scalar(a.dtype(), b.kind);                               \
+    return binary(logical_or_bitwise(common, OpId::logical, OpId::bitwise), a, b, site); \
+  }                                                                                      \
+  Tensor fn(Scalar a, const Tensor& b, CallSite site) {                                  \
+    DType common = promote_with_scalar(b.dtype(), a.kind);                               \
+    return binary(logical_or_bitwise(common, OpId::logical, OpId::bitwise), a, b, site); \
+  }
+AG_DEFINE_BOOL_OR_BITS(operator_and, LogicalAnd, BitwiseAnd)
+AG_DEFINE_BOOL_OR_BITS(operator_or, LogicalOr, BitwiseOr)
+AG_DEFINE_BOOL_OR_BITS(operator_xor, LogicalXor, BitwiseXor)
+#undef AG_DEFINE_BOOL_OR_BITS
+
+Tensor operator_invert(const Tensor& x, CallSite site) {
+  return ops::apply(logical_or_bitwise(x.dtype(), OpId::LogicalNot, OpId::Invert), {x}, {}, site);
 }
-Tensor abs(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Abs, {x}, {}, site);
+
+Tensor operator_step(const Tensor& t, int step, const char* op) {
+  if (t.dtype() == DType::bool_) {
+    throw InvalidArgumentError(std::string(op) +
+                               " of a bool tensor: C++ has no ++ or -- of bool; write "
+                               "ag::logical_not(t) or ag::cast(t, ag::int32) + 1");
+  }
+  return binary(OpId::Add, t, Scalar(step), {});
 }
-Tensor exp(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Exp, {x}, {}, site);
-}
-Tensor log(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Log, {x}, {}, site);
-}
-Tensor sqrt(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Sqrt, {x}, {}, site);
-}
-Tensor tanh(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Tanh, {x}, {}, site);
-}
-Tensor sigmoid(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Sigmoid, {x}, {}, site);
-}
-Tensor relu(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Relu, {x}, {}, site);
-}
+}  // namespace operators
+
 Tensor square(const Tensor& x, CallSite site) {
   return mul(x, x, site);
-}
-Tensor logical_not(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::LogicalNot, {as_bool(x, "logical_not")}, {}, site);
-}
-Tensor round(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Round, {x}, {}, site);
-}
-Tensor floor(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Floor, {x}, {}, site);
-}
-Tensor ceil(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Ceil, {x}, {}, site);
-}
-Tensor sign(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Sign, {x}, {}, site);
 }
 
 Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, const Tensor& clip_value_max,
@@ -256,9 +267,6 @@ Tensor rank(const Tensor& x, CallSite site) {
 
 Tensor cast(const Tensor& x, DType dtype, CallSite site) {
   return cast_to(x, dtype, site);
-}
-Tensor identity(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::Identity, {x}, {}, site);
 }
 
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, CallSite site) {

@@ -115,6 +115,33 @@ ValueType infer_unary_bool(const InferContext& ctx) {
   return x;
 }
 
+namespace {
+// TensorFlow's bitwise ops take integers only.
+void require_integer(const InferContext& ctx, DType dtype) {
+  if (!is_integer(dtype)) {
+    fail(ctx, "unsupported dtype " + std::string(dtype_name(dtype)) +
+                  "; it takes int32 or int64, as tf.bitwise." + std::string(ctx.op_name) +
+                  " (on bool tensors, use the logical ops)");
+  }
+}
+}  // namespace
+
+ValueType infer_unary_integer(const InferContext& ctx) {
+  require_integer(ctx, ctx.inputs[0].dtype);
+  return ctx.inputs[0];
+}
+
+// is_nan, is_inf, is_finite: a bool per element of a floating tensor.
+ValueType infer_unary_floating_test(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  if (!is_floating(x.dtype)) {
+    fail(ctx, "unsupported dtype " + std::string(dtype_name(x.dtype)) +
+                  "; it takes float32 or float64, as tf.math." + std::string(ctx.op_name) +
+                  " (an integer tensor has no NaN or infinity)");
+  }
+  return {DType::bool_, x.shape};
+}
+
 ValueType infer_identity(const InferContext& ctx) {
   return ctx.inputs[0];
 }
@@ -133,6 +160,12 @@ ValueType infer_binary_numeric(const InferContext& ctx) {
 ValueType infer_binary_floating(const InferContext& ctx) {
   ValueType out = binary_same_dtype(ctx);
   require_dtype(ctx, is_floating(out.dtype), out.dtype);
+  return out;
+}
+
+ValueType infer_binary_integer(const InferContext& ctx) {
+  ValueType out = binary_same_dtype(ctx);
+  require_integer(ctx, out.dtype);
   return out;
 }
 

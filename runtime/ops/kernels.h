@@ -7,11 +7,11 @@
 
 namespace ag::ops {
 
-#define AG_OP(id, name, arity, infer, kernel, flags, gradient) \
-  ValueType infer(const InferContext&);                        \
-  void kernel(const KernelContext&);                           \
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx) \
+  ValueType infer(const InferContext&);                              \
+  void kernel(const KernelContext&);                                 \
   std::vector<Tensor> gradient(const GradContext&);
-#include "ops/ops.def"
+#include "ag/ops.def"
 #undef AG_OP
 
 // Shared by infer functions: the NumPy broadcast of two shapes, or an

@@ -210,12 +210,12 @@ void elementwise_kernel(const KernelContext& ctx) {
 }
 
 // The kernel of every AG_ELEMENTWISE_OP of ops.def.
-#define AG_OP(id, name, arity, infer, kernel, flags, gradient)
-#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient) \
-  void kernel(const KernelContext& ctx) {                                    \
-    elementwise_kernel<arity, functor>(ctx);                                 \
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient, onnx, api) \
+  void kernel(const KernelContext& ctx) {                                               \
+    elementwise_kernel<arity, functor>(ctx);                                            \
   }
-#include "ops/ops.def"
+#include "ag/ops.def"
 #undef AG_ELEMENTWISE_OP
 #undef AG_OP
 
@@ -341,20 +341,20 @@ struct ElementKernels {
 template <class Fn, class Pick>
 Fn element_kernel(OpId id, DType input_dtype, DType output_dtype, Pick pick) {
   switch (id) {
-#define AG_OP(id, name, arity, infer, kernel, flags, gradient)
-#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient)           \
-  case OpId::id:                                                                       \
-    return visit_dtype(input_dtype, [&](auto v) -> Fn {                                \
-      using T = decltype(v);                                                           \
-      if constexpr (functor::template supports<T>) {                                   \
-        return [&]<size_t... I>(std::index_sequence<I...>) {                           \
-          return pick.template operator()<ElementKernels<functor, Repeat<I, T>...>>(); \
-        }(std::make_index_sequence<arity>{});                                          \
-      } else {                                                                         \
-        return nullptr;                                                                \
-      }                                                                                \
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient, onnx, api) \
+  case OpId::id:                                                                        \
+    return visit_dtype(input_dtype, [&](auto v) -> Fn {                                 \
+      using T = decltype(v);                                                            \
+      if constexpr (functor::template supports<T>) {                                    \
+        return [&]<size_t... I>(std::index_sequence<I...>) {                            \
+          return pick.template operator()<ElementKernels<functor, Repeat<I, T>...>>();  \
+        }(std::make_index_sequence<arity>{});                                           \
+      } else {                                                                          \
+        return nullptr;                                                                 \
+      }                                                                                 \
     });
-#include "ops/ops.def"
+#include "ag/ops.def"
 #undef AG_ELEMENTWISE_OP
 #undef AG_OP
     case OpId::Cast:

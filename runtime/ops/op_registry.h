@@ -1,4 +1,4 @@
-// The op registry: the one description of every op (runtime/ops/ops.def) that
+// The op registry: the one description of every op (include/ag/ops.def) that
 // eager dispatch, tracing, constant folding and the graph executor share.
 // Internal to the runtime.
 #pragma once
@@ -15,8 +15,8 @@
 namespace ag::ops {
 
 enum class OpId : uint16_t {
-#define AG_OP(id, name, arity, infer, kernel, flags, gradient) id,
-#include "ops/ops.def"
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx) id,
+#include "ag/ops.def"
 #undef AG_OP
   kCount
 };

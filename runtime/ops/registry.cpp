@@ -8,9 +8,9 @@ namespace ag::ops {
 namespace {
 
 constexpr OpDef kOps[] = {
-#define AG_OP(id, name, arity, infer, kernel, flags, gradient) \
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx) \
   {OpId::id, name, arity, infer, kernel, flags, gradient},
-#include "ops/ops.def"
+#include "ag/ops.def"
 #undef AG_OP
 };
 static_assert(sizeof(kOps) / sizeof(kOps[0]) == size_t(OpId::kCount));

@@ -35,6 +35,10 @@ struct BoolOnly {
   template <class T>
   static constexpr bool supports = std::is_same_v<T, bool>;
 };
+struct IntegerOnly {
+  template <class T>
+  static constexpr bool supports = kIsInt<T>;
+};
 
 // Signed integer arithmetic wraps (as TensorFlow's does) instead of being
 // undefined behaviour: compute in the unsigned type.
@@ -86,7 +90,20 @@ AG_UNARY_OP(CeilOp, Floating, std::ceil(x))
 AG_UNARY_OP(SignOp, Numeric, x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x)
 AG_UNARY_OP(LogicalNotOp, BoolOnly, !x)
 AG_UNARY_OP(IdentityOp, Any, x)
+AG_UNARY_OP(InvertOp, IntegerOnly, T(~x))
 #undef AG_UNARY_OP
+
+#define AG_FLOATING_TEST(Name, expr) \
+  struct Name : Floating {           \
+    template <class T>               \
+    bool operator()(T x) const {     \
+      return expr;                   \
+    }                                \
+  };
+AG_FLOATING_TEST(IsNanOp, std::isnan(x))
+AG_FLOATING_TEST(IsInfOp, std::isinf(x))
+AG_FLOATING_TEST(IsFiniteOp, std::isfinite(x))
+#undef AG_FLOATING_TEST
 
 // float32 by a formula that vectorises (ops/fast_tanh.h), float64 by libm.
 struct TanhOp : Floating {
@@ -122,7 +139,30 @@ AG_BINARY_OP(GreaterOp, Any, bool, a > b)
 AG_BINARY_OP(GreaterEqualOp, Any, bool, a >= b)
 AG_BINARY_OP(LogicalAndOp, BoolOnly, T, a&& b)
 AG_BINARY_OP(LogicalOrOp, BoolOnly, T, a || b)
+AG_BINARY_OP(LogicalXorOp, BoolOnly, T, a != b)
+AG_BINARY_OP(BitwiseAndOp, IntegerOnly, T, T(a& b))
+AG_BINARY_OP(BitwiseOrOp, IntegerOnly, T, T(a | b))
+AG_BINARY_OP(BitwiseXorOp, IntegerOnly, T, T(a ^ b))
 #undef AG_BINARY_OP
+
+// Shifts by a count outside [0, bits) are defined here rather than undefined
+// behaviour: all bits shifted out (0; a right shift of a negative value keeps
+// its sign bits: -1). A left shift is computed in the unsigned type.
+struct LeftShiftOp : IntegerOnly {
+  template <class T>
+  T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    if (b < 0 || b >= T(sizeof(T) * 8)) return T(0);
+    return T(U(a) << b);
+  }
+};
+struct RightShiftOp : IntegerOnly {
+  template <class T>
+  T operator()(T a, T b) const {
+    if (b < 0 || b >= T(sizeof(T) * 8)) return a < 0 ? T(-1) : T(0);
+    return T(a >> b);
+  }
+};
 
 // tf.round: half to even (banker's rounding); integers are already whole.
 // Written out rather than std::nearbyint, which follows the thread's
@@ -217,3 +257,34 @@ struct PowOp : Numeric {
 };
 
 }  // namespace ag::ops::scalar
+
+namespace ag::ops {
+
+// The functor of each AG_ELEMENTWISE_OP row of ag/ops.def, by the op's id
+// (void for other ops): how code outside the elementwise kernels, such as the
+// executor's fused kernels, reaches an op's arithmetic without a list of its own.
+template <OpId>
+struct FunctorOf {
+  using type = void;
+};
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient, onnx, api) \
+  template <>                                                                           \
+  struct FunctorOf<OpId::id> {                                                          \
+    using type = scalar::functor;                                                       \
+  };
+#include "ag/ops.def"
+#undef AG_ELEMENTWISE_OP
+#undef AG_OP
+
+// then(F{}) for the functor F of `id` when `id` is one of kIds, else `otherwise`.
+template <OpId... kIds, class Then, class Result>
+Result with_functor(OpId id, Then then, Result otherwise) {
+  static_assert((!std::is_void_v<typename FunctorOf<kIds>::type> && ...),
+                "with_functor takes elementwise ops of ag/ops.def");
+  Result result = otherwise;
+  ((id == kIds ? (result = then(typename FunctorOf<kIds>::type{}), true) : false) || ...);
+  return result;
+}
+
+}  // namespace ag::ops

@@ -4,8 +4,8 @@
 // traced function of placeholders (twice, the second time on the cached plan
 // whose buffers are now reused), and traced over captured eager tensors, which
 // constant folding evaluates while tracing. Dtypes an op rejects must be
-// rejected in both modes. Every op of runtime/ops/ops.def must appear in the
-// graph of some case (OpEquivalenceCoverage).
+// rejected in both modes. Every op of ag/ops.def must appear in the graph of
+// some case (OpEquivalenceCoverage). The cases are in op_cases.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,386 +18,27 @@
 
 #include <ag/ag.h>
 
+#include "op_cases.h"
 #include "ops/op_registry.h"
 #include "staged_test_util.h"
 
 namespace {
 
 using ag::DType;
-using ag::Shape;
 using ag::Tensor;
+using ag_test::all_op_cases;
+using ag_test::kAllDtypes;
+using ag_test::OpCase;
 using Tensors = std::vector<Tensor>;
-
-constexpr DType kAllDtypes[] = {ag::float32, ag::float64, ag::int32, ag::int64, ag::bool_};
-const std::vector<DType> kNumeric = {ag::float32, ag::float64, ag::int32, ag::int64};
-const std::vector<DType> kFloating = {ag::float32, ag::float64};
-const std::vector<DType> kAll = {ag::float32, ag::float64, ag::int32, ag::int64, ag::bool_};
-const std::vector<DType> kBoolOnly = {ag::bool_};
-
-// Deterministic values with negatives, zeros and fractions; `salt` varies
-// them between operands. `nonzero` keeps divisors away from zero, where
-// integer division raises.
-Tensor sample(DType dtype, Shape shape, int salt = 0, bool nonzero = false) {
-  int64_t n = shape.num_elements();
-  std::vector<double> values(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t v = (i * 7 + salt * 5 + 3) % 11 - 5;  // -5..5
-    if (nonzero && v == 0) v = 2;
-    values[size_t(i)] = ag::is_floating(dtype) ? double(v) * 0.75 + 0.125 * double(salt % 3) : v;
-  }
-  if (dtype == ag::bool_) {
-    std::vector<int32_t> bits(values.begin(), values.end());
-    for (int32_t& b : bits) b = b > 0;
-    return ag::cast(ag::constant(bits, shape), ag::bool_);
-  }
-  return ag::cast(ag::constant(values, shape), dtype);
-}
-
-// Positive values, for log, sqrt and pow with fractional exponents. Bool
-// (for the rejection tests) has no abs: plain samples.
-Tensor positive(DType dtype, Shape shape, int salt = 0) {
-  if (dtype == ag::bool_) return sample(dtype, shape, salt);
-  return ag::abs(sample(dtype, shape, salt, true)) + 1;
-}
-
-// The inputs of a case: one sample per shape, the k-th with salt first_salt + k.
-std::function<Tensors(DType)> samples(std::vector<Shape> shapes, int first_salt = 0) {
-  return [shapes, first_salt](DType d) {
-    Tensors inputs;
-    for (size_t k = 0; k < shapes.size(); ++k) {
-      inputs.push_back(sample(d, shapes[k], first_salt + int(k)));
-    }
-    return inputs;
-  };
-}
-
-struct OpCase {
-  std::string name;
-  std::vector<DType> dtypes;  // the dtypes the op supports
-  std::function<Tensors(DType)> inputs;
-  std::function<Tensor(const Tensors&)> op;
-};
 
 struct Param {
   const OpCase* op;
   DType dtype;
 };
 
-// ---- The cases ------------------------------------------------------------------------
-
-// Rank-0 operands (the "_scalars" cases) make the executor's scalar steps,
-// which compute values that later steps read; a function output is computed
-// by the general kernel. So those cases pass the result through one more op.
-Tensor as_intermediate(const Tensor& scalar) {
-  return ag::reshape(scalar, {1});
-}
-
-// An op's last parameter is its call site (ag/tensor.h, CallSite).
-using BinaryFn = Tensor (*)(const Tensor&, const Tensor&, ag::CallSite);
-using UnaryFn = Tensor (*)(const Tensor&, ag::CallSite);
-
-void add_binary(std::vector<OpCase>& cases, const std::string& name, BinaryFn fn,
-                std::vector<DType> dtypes, bool nonzero_divisor = false) {
-  auto make = [=](Shape a, Shape b) {
-    return [=](DType d) { return Tensors{sample(d, a, 1), sample(d, b, 2, nonzero_divisor)}; };
-  };
-  auto call = [fn](const Tensors& x) { return fn(x[0], x[1], {}); };
-  cases.push_back({name, dtypes, make({2, 3}, {2, 3}), call});
-  cases.push_back({name + "_broadcast", dtypes, make({2, 1, 3}, {4, 3}), call});
-  cases.push_back({name + "_row", dtypes, make({2, 3}, {3}), call});
-  cases.push_back({name + "_scalar", dtypes, make({2, 3}, {}), call});
-  cases.push_back({name + "_scalars", dtypes, make({}, {}),
-                   [fn](const Tensors& x) { return as_intermediate(fn(x[0], x[1], {})); }});
-}
-
-void add_unary(std::vector<OpCase>& cases, const std::string& name, UnaryFn fn,
-               std::vector<DType> dtypes, bool positive_only = false) {
-  auto make = [=](Shape shape) {
-    return [=](DType d) { return Tensors{positive_only ? positive(d, shape) : sample(d, shape)}; };
-  };
-  cases.push_back({name, dtypes, make({2, 5}), [fn](const Tensors& x) { return fn(x[0], {}); }});
-  cases.push_back({name + "_scalars", dtypes, make({}),
-                   [fn](const Tensors& x) { return as_intermediate(fn(x[0], {})); }});
-}
-
-std::vector<OpCase> make_cases() {
-  std::vector<OpCase> c;
-  // Elementwise binary (weak C++ scalars too).
-  add_binary(c, "add", ag::add, kNumeric);
-  add_binary(c, "sub", ag::sub, kNumeric);
-  add_binary(c, "mul", ag::mul, kNumeric);
-  // Integer and bool operands divide as float64.
-  add_binary(c, "div", ag::div, kAll, true);
-  add_binary(c, "floordiv", ag::floordiv, kNumeric, true);
-  add_binary(c, "mod", ag::mod, kNumeric, true);
-  add_binary(c, "maximum", ag::maximum, kNumeric);
-  add_binary(c, "minimum", ag::minimum, kNumeric);
-  add_binary(c, "equal", ag::equal, kAll);
-  add_binary(c, "not_equal", ag::not_equal, kAll);
-  add_binary(c, "less", ag::less, kAll);
-  add_binary(c, "less_equal", ag::less_equal, kAll);
-  add_binary(c, "greater", ag::greater, kAll);
-  add_binary(c, "greater_equal", ag::greater_equal, kAll);
-  add_binary(c, "logical_and", ag::logical_and, kBoolOnly);
-  add_binary(c, "logical_or", ag::logical_or, kBoolOnly);
-  // Small non-negative integer exponents; bool stays bool for the rejection test.
-  auto pow_inputs = [](Shape shape) {
-    return [shape](DType d) {
-      Tensor exponent = d == ag::bool_ ? sample(d, shape, 2) : positive(d, shape, 2) % 4;
-      return Tensors{sample(d, shape, 1), exponent};
-    };
-  };
-  auto pow = [](const Tensors& x) { return ag::pow(x[0], x[1]); };
-  c.push_back({"pow", kNumeric, pow_inputs({2, 3}), pow});
-  c.push_back({"pow_scalars", kNumeric, pow_inputs({}),
-               [pow](const Tensors& x) { return as_intermediate(pow(x)); }});
-  auto positive_base = [](DType d) {
-    return Tensors{positive(d, {2, 3}, 1), sample(d, {2, 3}, 2)};
-  };
-  c.push_back({"pow_fractional", kFloating, positive_base, pow});
-  c.push_back({"weak_scalars", kAll, samples({{2, 3}}),
-               [](const Tensors& x) { return ag::pow(x[0] * 3 - 1, 2) + 0.5 * x[0]; }});
-
-  // Elementwise unary.
-  add_unary(c, "neg", ag::neg, kNumeric);
-  add_unary(c, "abs", ag::abs, kNumeric);
-  add_unary(c, "relu", ag::relu, kNumeric);
-  add_unary(c, "square", ag::square, kNumeric);
-  add_unary(c, "identity", ag::identity, kAll);
-  add_unary(c, "exp", ag::exp, kFloating);
-  add_unary(c, "tanh", ag::tanh, kFloating);
-  add_unary(c, "sigmoid", ag::sigmoid, kFloating);
-  add_unary(c, "log", ag::log, kFloating, true);
-  add_unary(c, "sqrt", ag::sqrt, kFloating, true);
-  add_unary(c, "logical_not", ag::logical_not, kBoolOnly);
-  // The samples include halves (1.5, -3.75 + 0.25 = ...), where round picks the even neighbour.
-  add_unary(c, "round", ag::round, kNumeric);
-  add_unary(c, "floor", ag::floor, kFloating);
-  add_unary(c, "ceil", ag::ceil, kFloating);
-  add_unary(c, "sign", ag::sign, kNumeric);
-  // Bounds as C++ scalars, as tensors that broadcast (some min > max), and
-  // all rank 0 (a scalar step).
-  c.push_back({"clip_by_value", kNumeric, samples({{2, 5}}),
-               [](const Tensors& x) { return ag::clip_by_value(x[0], -2, 3); }});
-  c.push_back({"clip_by_value_tensors", kNumeric, samples({{2, 3}, {3}, {2, 1}}),
-               [](const Tensors& x) { return ag::clip_by_value(x[0], x[1], x[2]); }});
-  c.push_back({"clip_by_value_scalars", kNumeric, samples({{}, {}, {}}), [](const Tensors& x) {
-                 return as_intermediate(ag::clip_by_value(x[0], x[1], x[2]));
-               }});
-  for (DType to : kAllDtypes) {
-    c.push_back({"cast_to_" + std::string(ag::dtype_name(to)), kAll, samples({{2, 5}}),
-                 [to](const Tensors& x) { return ag::cast(x[0], to); }});
-    c.push_back({"cast_scalars_to_" + std::string(ag::dtype_name(to)), kAll, samples({Shape{}}),
-                 [to](const Tensors& x) { return as_intermediate(ag::cast(x[0], to)); }});
-  }
-  c.push_back({"where", kAll,
-               [](DType d) {
-                 return Tensors{sample(ag::bool_, {2, 3}), sample(d, {2, 3}, 1), sample(d, {3}, 2)};
-               },
-               [](const Tensors& x) { return ag::where(x[0], x[1], x[2]); }});
-  for (bool condition : {false, true}) {
-    c.push_back({std::string("where_scalars_") + (condition ? "true" : "false"), kAll,
-                 [condition](DType d) {
-                   return Tensors{ag::constant(condition), sample(d, {}, 1), sample(d, {}, 2)};
-                 },
-                 [](const Tensors& x) { return as_intermediate(ag::where(x[0], x[1], x[2])); }});
-  }
-
-  // Reductions, over every axis, one axis, a negative axis and two axes.
-  using ReduceFn = Tensor (*)(const Tensor&, std::vector<int64_t>, bool, ag::CallSite);
-  struct Reduction {
-    const char* name;
-    ReduceFn fn;
-    std::vector<DType> dtypes;
-  };
-  const Reduction reductions[] = {
-      {"reduce_sum", ag::reduce_sum, kNumeric},   {"reduce_mean", ag::reduce_mean, kNumeric},
-      {"reduce_prod", ag::reduce_prod, kNumeric}, {"reduce_max", ag::reduce_max, kAll},
-      {"reduce_min", ag::reduce_min, kAll},       {"reduce_any", ag::reduce_any, kBoolOnly},
-      {"reduce_all", ag::reduce_all, kBoolOnly}};
-  const std::vector<std::vector<int64_t>> axes_cases = {{}, {0}, {1}, {-1}, {0, 2}};
-  for (const Reduction& r : reductions) {
-    for (const auto& axes : axes_cases) {
-      for (bool keepdims : {false, true}) {
-        std::string axes_name = "all";
-        if (!axes.empty()) axes_name.clear();
-        for (int64_t a : axes) axes_name += (axes_name.empty() ? "" : "_") + std::to_string(a);
-        std::replace(axes_name.begin(), axes_name.end(), '-', 'm');
-        c.push_back({std::string(r.name) + "_" + axes_name + (keepdims ? "_keepdims" : ""),
-                     r.dtypes, samples({{2, 3, 4}}), [fn = r.fn, axes, keepdims](const Tensors& x) {
-                       return fn(x[0], axes, keepdims, {});
-                     }});
-      }
-    }
-  }
-  for (int64_t axis : {0, 1, -1}) {
-    std::string suffix = "_axis" + std::string(axis < 0 ? "m1" : std::to_string(axis));
-    c.push_back({"argmax" + suffix, kNumeric, samples({{3, 4, 2}}),
-                 [axis](const Tensors& x) { return ag::argmax(x[0], axis); }});
-    c.push_back({"argmin" + suffix, kNumeric, samples({{3, 4, 2}}),
-                 [axis](const Tensors& x) { return ag::argmin(x[0], axis); }});
-  }
-
-  for (int64_t axis : {0, 1, -1}) {
-    for (bool exclusive : {false, true}) {
-      for (bool reverse : {false, true}) {
-        c.push_back({"cumsum_axis" + std::string(axis < 0 ? "m1" : std::to_string(axis)) +
-                         (exclusive ? "_exclusive" : "") + (reverse ? "_reverse" : ""),
-                     kNumeric, samples({{3, 4, 2}}),
-                     [=](const Tensors& x) { return ag::cumsum(x[0], axis, exclusive, reverse); }});
-      }
-    }
-  }
-
-  auto sum_to_case = [&](const std::string& name, Shape x, Shape like) {
-    c.push_back({name, kNumeric, samples({x, like}),
-                 [](const Tensors& t) { return ag::reduce_sum_to(t[0], t[1]); }});
-  };
-  sum_to_case("reduce_sum_to_leading_and_inner", {3, 4, 2}, {4, 1});
-  sum_to_case("reduce_sum_to_scalar", {2, 3}, {});
-  sum_to_case("reduce_sum_to_same_shape", {2, 3}, {2, 3});
-
-  // Linear algebra: tiny (own loop), BLAS-sized, batched.
-  auto matmul_case = [&](const std::string& name, Shape a, Shape b) {
-    c.push_back({name, kNumeric, samples({a, b}, 1),
-                 [](const Tensors& x) { return ag::matmul(x[0], x[1]); }});
-  };
-  matmul_case("matmul_2x2", {2, 2}, {2, 2});
-  matmul_case("matmul_10x10", {10, 10}, {10, 10});
-  matmul_case("matmul_33x17x9", {33, 17}, {17, 9});
-  matmul_case("matmul_batched", {2, 3, 4}, {2, 4, 5});
-
-  // Shapes and data movement.
-  auto layout = [&](const std::string& name, Shape shape, std::function<Tensor(const Tensor&)> f) {
-    c.push_back({name, kAll, samples({shape}), [f](const Tensors& x) { return f(x[0]); }});
-  };
-  layout("transpose_reverse", {2, 3, 4}, [](const Tensor& x) { return ag::transpose(x); });
-  layout("transpose_perm", {2, 3, 4}, [](const Tensor& x) { return ag::transpose(x, {1, 0, 2}); });
-  layout("reshape", {2, 3, 4}, [](const Tensor& x) { return ag::reshape(x, {4, -1}); });
-  layout("reshape_flat", {2, 3, 4}, [](const Tensor& x) { return ag::reshape(x, {-1}); });
-  layout("expand_dims_0", {2, 3}, [](const Tensor& x) { return ag::expand_dims(x, 0); });
-  layout("expand_dims_m1", {2, 3}, [](const Tensor& x) { return ag::expand_dims(x, -1); });
-  layout("squeeze_all", {1, 3, 1, 2}, [](const Tensor& x) { return ag::squeeze(x); });
-  layout("squeeze_axis", {1, 3, 1, 2}, [](const Tensor& x) { return ag::squeeze(x, {2}); });
-  layout("broadcast_to_rows", {3}, [](const Tensor& x) { return ag::broadcast_to(x, {2, 3}); });
-  layout("broadcast_to_inner", {2, 1, 3},
-         [](const Tensor& x) { return ag::broadcast_to(x, {4, 2, 5, 3}); });
-  layout("slice", {4, 5}, [](const Tensor& x) { return ag::slice(x, {1, 2}, {2, -1}); });
-  layout("index_int", {4, 3}, [](const Tensor& x) { return x[2]; });
-  layout("index_negative", {4, 3}, [](const Tensor& x) { return x[-1]; });
-  layout("index_tensor", {4, 3}, [](const Tensor& x) { return x[ag::constant(1)]; });
-  for (int64_t axis : {0, 1, -1}) {
-    std::string suffix = axis < 0 ? "m1" : std::to_string(axis);
-    c.push_back({"concat_" + suffix, kAll,
-                 [](DType d) {
-                   return Tensors{sample(d, {2, 3}, 1), sample(d, {2, 3}, 2), sample(d, {2, 3}, 3)};
-                 },
-                 [axis](const Tensors& x) { return ag::concat(x, axis); }});
-  }
-  for (int64_t axis : {0, 1, 2}) {
-    c.push_back({"stack_" + std::to_string(axis), kAll, samples({{2, 3}, {2, 3}}, 1),
-                 [axis](const Tensors& x) { return ag::stack(x, axis); }});
-  }
-  for (DType index_dtype : {ag::int32, ag::int64}) {
-    for (int64_t axis : {0, 1}) {
-      c.push_back(
-          {"gather_" + std::string(ag::dtype_name(index_dtype)) + "_axis" + std::to_string(axis),
-           kAll,
-           [index_dtype](DType d) {
-             return Tensors{sample(d, {3, 4}), ag::cast(ag::constant({2, 0, 2, 1}), index_dtype)};
-           },
-           [axis](const Tensors& x) { return ag::gather(x[0], x[1], axis); }});
-    }
-  }
-
-  // Rows summed into segments: the count a graph input (the output's first dim
-  // known only when the graph runs) or a constant; repeated ids, empty segments.
-  for (DType index_dtype : {ag::int32, ag::int64}) {
-    c.push_back({"unsorted_segment_sum_" + std::string(ag::dtype_name(index_dtype)), kNumeric,
-                 [index_dtype](DType d) {
-                   return Tensors{sample(d, {4, 3}),
-                                  ag::cast(ag::constant({2, 0, 2, 1}), index_dtype),
-                                  ag::cast(Tensor(5), index_dtype)};
-                 },
-                 [](const Tensors& x) { return ag::unsorted_segment_sum(x[0], x[1], x[2]); }});
-  }
-  c.push_back({"unsorted_segment_sum_ids_of_rank_2", kNumeric,
-               [](DType d) { return Tensors{sample(d, {2, 2, 3})}; },
-               [](const Tensors& x) {
-                 return ag::unsorted_segment_sum(x[0], ag::constant({{1, 1}, {0, 3}}), Tensor(4));
-               }});
-
-  // one_hot into the case's dtype (that of the second input); -1 and 3 are
-  // out of range, which gives rows of off_value.
-  for (DType index_dtype : {ag::int32, ag::int64}) {
-    for (int64_t axis : {-1, 0, 1}) {
-      c.push_back({"one_hot_" + std::string(ag::dtype_name(index_dtype)) + "_axis" +
-                       std::string(axis < 0 ? "m1" : std::to_string(axis)),
-                   kAll,
-                   [index_dtype](DType d) {
-                     return Tensors{ag::cast(ag::constant({{2, -1, 0}, {1, 3, 2}}), index_dtype),
-                                    sample(d, {})};
-                   },
-                   [axis](const Tensors& x) {
-                     DType d = x[1].dtype();
-                     if (d == ag::bool_) return ag::one_hot(x[0], 3, false, true, axis);
-                     return ag::one_hot(x[0], 3, 7, -2, axis, d);
-                   }});
-    }
-  }
-
-  // shape, size and rank of any dtype (folded to constants: the shapes are static here).
-  layout("shape", {2, 3, 4}, [](const Tensor& x) { return ag::shape(x); });
-  layout("shape_int64", {2, 3, 4}, [](const Tensor& x) { return ag::shape(x, ag::int64); });
-  layout("shape_of_scalar", {}, [](const Tensor& x) { return ag::shape(x); });
-  layout("size", {2, 3, 4}, [](const Tensor& x) { return ag::size(x); });
-  layout("size_int64_empty", {2, 0}, [](const Tensor& x) { return ag::size(x, ag::int64); });
-  layout("rank", {2, 3, 4}, [](const Tensor& x) { return ag::rank(x); });
-  layout("shape_arithmetic", {2, 3},
-         [](const Tensor& x) { return ag::shape(x) * ag::size(x) + ag::rank(x); });
-
-  // Staged creation: the output shape depends on input values.
-  c.push_back({"range", kNumeric,
-               [](DType d) {
-                 return Tensors{ag::cast(ag::constant(-3), d), ag::cast(ag::constant(7), d),
-                                ag::cast(ag::constant(2), d)};
-               },
-               [](const Tensors& x) { return ag::range(x[0], x[1], x[2]); }});
-  // A bool limit promotes to int32 against the int32 delta.
-  c.push_back({"range_limit", kAll, [](DType d) { return Tensors{ag::cast(ag::constant(5), d)}; },
-               [](const Tensors& x) { return ag::range(x[0]); }});
-
-  // A TensorArray writes in place eagerly and with tensor_array_write nodes
-  // in a graph.
-  c.push_back({"tensor_array_write", kAll, samples({{3}, {3}}, 1), [](const Tensors& x) {
-                 ag::TensorArray rows(x[0].dtype(), 3);
-                 rows.write(ag::constant(2), x[0]);
-                 rows.write(ag::constant(0), x[1]);
-                 return rows.stack();
-               }});
-  // A for loop over a tensor whose length is unknown while tracing stages a
-  // dim node for its trip count.
-  c.push_back({"for_over_range", kAll,
-               [](DType d) { return Tensors{ag::cast(ag::constant(5), d)}; },
-               [](const Tensors& x) {
-                 Tensor total(int64_t{0});
-                 ag::for_stmt(
-                     ag::range(x[0]), ag::no_extra_test,
-                     [&](Tensor i) { total = total + ag::cast(i, ag::int64); },
-                     ag::state({"total"}, total));
-                 return total;
-               }});
-  return c;
-}
-
-const std::vector<OpCase>& all_cases() {
-  static const std::vector<OpCase> cases = make_cases();
-  return cases;
-}
-
 std::vector<Param> supported_params() {
   std::vector<Param> out;
-  for (const OpCase& c : all_cases()) {
+  for (const OpCase& c : all_op_cases()) {
     for (DType d : c.dtypes) out.push_back({&c, d});
   }
   return out;
@@ -405,7 +46,7 @@ std::vector<Param> supported_params() {
 
 std::vector<Param> unsupported_params() {
   std::vector<Param> out;
-  for (const OpCase& c : all_cases()) {
+  for (const OpCase& c : all_op_cases()) {
     for (DType d : kAllDtypes) {
       if (std::find(c.dtypes.begin(), c.dtypes.end(), d) == c.dtypes.end()) out.push_back({&c, d});
     }
@@ -502,7 +143,7 @@ std::set<std::string> covered_ops(std::string& untraced) {
       untraced += " " + name;
     }
   };
-  for (const OpCase& c : all_cases()) {
+  for (const OpCase& c : all_op_cases()) {
     add(c.name, [&] {
       auto traced = ag::function([op = c.op](const Tensors& xs) { return op(xs); });
       return traced.get_concrete_function(c.inputs(c.dtypes.front())).graph();
@@ -528,8 +169,8 @@ TEST(OpEquivalenceCoverage, EveryOpInOpsDefHasACase) {
     std::string name(ag::ops::op_def(ag::ops::OpId(i)).name);
     if (!covered.count(name)) missing += " " + name;
   }
-  EXPECT_EQ(missing, "") << "ops of runtime/ops/ops.def with no case in make_cases() "
-                            "(tests/runtime/equivalence_test.cpp):"
+  EXPECT_EQ(missing, "") << "ops of ag/ops.def with no case in make_cases() "
+                            "(tests/runtime/op_cases.cpp):"
                          << missing << "; cases that failed to trace:" << untraced;
 }
 

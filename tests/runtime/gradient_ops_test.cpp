@@ -342,10 +342,13 @@ TEST(OpGradientCoverage, NotDifferentiableOpsAreTheExpectedOnes) {
     if (!def.differentiable()) marked.insert(std::string(def.name));
   }
   std::set<std::string> expected = {
-      "logical_not", "floordiv",      "equal",          "not_equal",     "less",       "less_equal",
-      "greater",     "greater_equal", "logical_and",    "logical_or",    "reduce_any", "reduce_all",
-      "argmax",      "argmin",        "one_hot",        "shape",         "size",       "rank",
-      "dim",         "range",         "random_uniform", "random_normal", "zeros"};
+      "logical_not",    "floordiv",      "equal",         "not_equal",   "less",
+      "less_equal",     "greater",       "greater_equal", "logical_and", "logical_or",
+      "reduce_any",     "reduce_all",    "argmax",        "argmin",      "one_hot",
+      "shape",          "size",          "rank",          "dim",         "range",
+      "random_uniform", "random_normal", "zeros",         "logical_xor", "bitwise_and",
+      "bitwise_or",     "bitwise_xor",   "invert",        "left_shift",  "right_shift",
+      "is_nan",         "is_inf",        "is_finite"};
   EXPECT_EQ(marked, expected);
 }
 

@@ -281,6 +281,94 @@ TEST(Elementwise, CompoundAssignment) {
   EXPECT_EQ(values<double>(t), (std::vector<double>{1.5, 0.5}));
 }
 
+// ---- Bitwise ops, their operators, ++ and --, NaN and infinity tests -------------------
+
+TYPED_TEST(IntegerOps, BitwiseOpsAndTheirOperators) {
+  using T = TypeParam;
+  ag::Tensor a = vec<T>({12, -1, 5}), b = vec<T>({10, 6, -8});
+  EXPECT_EQ(values<T>(ag::bitwise_and(a, b)), (std::vector<T>{8, 6, 0}));
+  EXPECT_EQ(values<T>(ag::bitwise_or(a, b)), (std::vector<T>{14, -1, -3}));
+  EXPECT_EQ(values<T>(ag::bitwise_xor(a, b)), (std::vector<T>{6, -7, -3}));
+  EXPECT_EQ(values<T>(ag::invert(a)), (std::vector<T>{-13, 0, -6}));
+  EXPECT_EQ(values<T>(a & b), values<T>(ag::bitwise_and(a, b)));
+  EXPECT_EQ(values<T>(a | 1), (std::vector<T>{13, -1, 5}));
+  EXPECT_EQ(values<T>(3 ^ a), (std::vector<T>{15, -4, 6}));
+  EXPECT_EQ(values<T>(~a), (std::vector<T>{-13, 0, -6}));
+}
+
+TYPED_TEST(IntegerOps, ShiftsOutsideTheWidthShiftEverythingOut) {
+  using T = TypeParam;
+  const T bits = T(sizeof(T) * 8);
+  ag::Tensor a = vec<T>({3, -8, 1, -1, 5});
+  ag::Tensor count = vec<T>({2, 1, bits, bits + 1, -1});
+  EXPECT_EQ(values<T>(a << count), (std::vector<T>{12, -16, 0, 0, 0}));
+  EXPECT_EQ(values<T>(a >> count), (std::vector<T>{0, -4, 0, -1, 0}));
+  EXPECT_EQ(values<T>(ag::left_shift(vec<T>({1}), bits - 1)),
+            (std::vector<T>{std::numeric_limits<T>::min()}));
+}
+
+TEST(Elementwise, AndOrXorInvertOfBoolAreTheLogicalOps) {
+  ag::Tensor a = ag::constant({true, true, false, false});
+  ag::Tensor b = ag::constant({true, false, true, false});
+  EXPECT_EQ(values<bool>(a & b), (std::vector<bool>{true, false, false, false}));
+  EXPECT_EQ(values<bool>(a | b), (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(values<bool>(a ^ b), (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(values<bool>(ag::logical_xor(a, b)), (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(values<bool>(~a), (std::vector<bool>{false, false, true, true}));
+  EXPECT_EQ(values<bool>(a & true), (std::vector<bool>{true, true, false, false}));
+}
+
+TEST(Elementwise, BitwiseOpsRejectFloats) {
+  ag::Tensor x = ag::constant({1.5f});
+  expect_error<ag::InvalidArgumentError>(
+      [&] { x & x; }, "bitwise_and: unsupported dtype float32; it takes int32 or int64");
+  expect_error<ag::InvalidArgumentError>([&] { ~x; }, "invert: unsupported dtype float32");
+  expect_error<ag::InvalidArgumentError>([&] { x << 1; }, "left_shift: unsupported dtype float32");
+}
+
+TEST(Elementwise, CompoundBitwiseAssignment) {
+  ag::Tensor t = ag::constant({6, 9});
+  t &= 3;
+  t |= ag::constant({8, 4});
+  t ^= 1;
+  t <<= 2;
+  t >>= 1;
+  EXPECT_EQ(values<int32_t>(t), (std::vector<int32_t>{22, 8}));
+  ag::Tensor flags = ag::constant({true, false});
+  flags |= ag::constant({false, false});
+  flags ^= true;
+  EXPECT_EQ(values<bool>(flags), (std::vector<bool>{false, true}));
+}
+
+TEST(Elementwise, IncrementAndDecrementKeepTheDtype) {
+  ag::Tensor i = ag::constant({1, 5});
+  ag::Tensor alias = i;
+  ++i;
+  EXPECT_EQ(values<int32_t>(i), (std::vector<int32_t>{2, 6}));
+  EXPECT_EQ(values<int32_t>(i++), (std::vector<int32_t>{2, 6}));
+  EXPECT_EQ(values<int32_t>(i), (std::vector<int32_t>{3, 7}));
+  EXPECT_EQ(values<int32_t>(--i), (std::vector<int32_t>{2, 6}));
+  EXPECT_EQ(values<int32_t>(i--), (std::vector<int32_t>{2, 6}));
+  EXPECT_EQ(values<int32_t>(i), (std::vector<int32_t>{1, 5}));
+  EXPECT_EQ(values<int32_t>(alias), (std::vector<int32_t>{1, 5}));
+  ag::Tensor x = ag::constant(0.5f);
+  ++x;
+  EXPECT_EQ(values<float>(x), (std::vector<float>{1.5f}));
+  ag::Tensor flag = ag::constant(true);
+  expect_error<ag::InvalidArgumentError>([&] { ++flag; }, "++ of a bool tensor");
+}
+
+TEST(Elementwise, NanAndInfinityTests) {
+  const double inf = std::numeric_limits<double>::infinity();
+  ag::Tensor x = ag::constant({1.0, std::nan(""), inf, -inf, -0.0});
+  EXPECT_EQ(values<bool>(ag::is_nan(x)), (std::vector<bool>{false, true, false, false, false}));
+  EXPECT_EQ(values<bool>(ag::is_inf(x)), (std::vector<bool>{false, false, true, true, false}));
+  EXPECT_EQ(values<bool>(ag::is_finite(x)), (std::vector<bool>{true, false, false, false, true}));
+  expect_error<ag::InvalidArgumentError>(
+      [] { ag::is_nan(ag::constant({1})); },
+      "is_nan: unsupported dtype int32; it takes float32 or float64, as tf.math.is_nan");
+}
+
 // ---- Broadcasting ---------------------------------------------------------------
 
 TEST(Broadcasting, ScalarWithTensorOnEitherSide) {
