@@ -197,6 +197,7 @@ class Plan {
   static void fuse_tests(std::vector<Instr>& program);
   // Runs the program: this plan's steps and its branches'.
   void run_steps(Arena& a) const;
+  void run_general_step(Arena& a, const Step& step) const;
   // A step that reads or writes a variable, or calls a host function.
   void run_host_step(Arena& a, const Step& step) const;
   // A scalar or flat step's output that is a top-level output: a fresh

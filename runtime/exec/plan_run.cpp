@@ -478,6 +478,53 @@ void Plan::bind(Arena& a, std::span<const View> inputs, size_t first) const {
   }
 }
 
+namespace {
+
+// A Reduce instruction: its one-element output set to the reduction's initial
+// value, then the input's elements folded into it in memory order.
+inline void reduce_in_order(const Plan::Instr& i, const void* input, void* out) {
+  copy_value(out, i.step->reduce_init.data(), i.bytes);  // one element, of the input's type
+  const char* x = static_cast<const char*>(input);
+  const void* in[kMaxScalarInputs] = {out, x, x};
+  for (int32_t e = 0; e < i.step->flat_elements; ++e, x += i.bytes) {
+    in[1] = x;
+    i.kernel(in, out);
+  }
+}
+
+// The end of a loop body: each loop variable takes its next value, in place.
+inline void copy_loop_variables(const Plan::Step& step, const void** data) {
+  for (const Plan::Step::LoopCopy& copy : step.loop_copies) {
+    const void* from = data[size_t(copy.from)];
+    void* var = const_cast<void*>(data[size_t(copy.var)]);
+    if (from != var) copy_value(var, from, copy.bytes);
+  }
+}
+
+}  // namespace
+
+// A step with no instruction of its own: an op through its kernel context, a
+// while loop, a fused group or a host step.
+void Plan::run_general_step(Arena& a, const Step& step) const {
+  switch (step.kind) {
+    case graph::NodeKind::Op:
+      if (step.row_view) {
+        run_row_view(a, step);
+      } else {
+        run_op(a, step);
+      }
+      return;
+    case graph::NodeKind::While:
+      run_while(a, step);
+      return;
+    case graph::NodeKind::Fused:
+      run_fused(a, step);
+      return;
+    default:
+      run_host_step(a, step);
+  }
+}
+
 void Plan::run_steps(Arena& a) const {
   const Instr* const begin = program_.data();
   const Instr* pc = begin;
@@ -566,15 +613,8 @@ void Plan::run_steps(Arena& a) const {
     AG_NEXT;
   }
   do_Reduce: {
-    const Step& step = *pc->step;
     void* out = output_of(*pc);
-    copy_value(out, step.reduce_init.data(), pc->bytes);  // one element, of the input's type
-    const char* x = static_cast<const char*>(data[size_t(pc->in[0])]);
-    const void* in[kMaxScalarInputs] = {out, x, x};
-    for (int32_t e = 0; e < step.flat_elements; ++e, x += pc->bytes) {
-      in[1] = x;
-      pc->kernel(in, out);
-    }
+    reduce_in_order(*pc, data[size_t(pc->in[0])], out);
     set_output(out);
     ++pc;
     AG_NEXT;
@@ -609,12 +649,8 @@ void Plan::run_steps(Arena& a) const {
     const Step& step = *pc->step;
     if (step.loop_holds_aside) {
       pc->plan->update_loop_variables(a, step);
-    } else {  // its usual case, inline
-      for (const Step::LoopCopy& copy : step.loop_copies) {
-        const void* from = data[size_t(copy.from)];
-        void* var = const_cast<void*>(data[size_t(copy.var)]);
-        if (from != var) copy_value(var, from, copy.bytes);
-      }
+    } else {  // its usual case
+      copy_loop_variables(step, data);
     }
     pc = begin + pc->target;
     AG_NEXT;
@@ -628,23 +664,7 @@ void Plan::run_steps(Arena& a) const {
     ++pc;
     AG_NEXT;
   do_General:
-    switch (pc->step->kind) {
-      case graph::NodeKind::Op:
-        if (pc->step->row_view) {
-          pc->plan->run_row_view(a, *pc->step);
-        } else {
-          pc->plan->run_op(a, *pc->step);
-        }
-        break;
-      case graph::NodeKind::While:
-        pc->plan->run_while(a, *pc->step);
-        break;
-      case graph::NodeKind::Fused:
-        pc->plan->run_fused(a, *pc->step);
-        break;
-      default:
-        pc->plan->run_host_step(a, *pc->step);
-    }
+    pc->plan->run_general_step(a, *pc->step);
     ++pc;
     AG_NEXT;
   } catch (const Error& e) {
