@@ -9,40 +9,44 @@ namespace agc {
 
 using namespace clang;
 
+// The staged statement classes and their structure: converters/Converters.def.
+#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+  if (const auto* typed = dyn_cast<Class>(stmt)) return typed->condition();
 const Expr* conditionOf(const Stmt* stmt) {
-  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt))
-    return ifStmt->isConsteval() ? nullptr : ifStmt->getCond();
-  if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return loop->getCond();
-  if (const auto* loop = dyn_cast<ForStmt>(stmt)) return loop->getCond();
-  if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return loop->getRangeInit();
-  if (const auto* loop = dyn_cast<DoStmt>(stmt)) return loop->getCond();
+  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt); ifStmt && ifStmt->isConsteval()) return nullptr;
+#include "converters/Converters.def"
   return nullptr;
 }
+#undef AG_CONVERTER
 
+#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+  if (const auto* typed = dyn_cast<Class>(stmt)) return typed->body();
 const Stmt* bodyOf(const Stmt* stmt) {
-  if (const auto* ifStmt = dyn_cast<IfStmt>(stmt)) return ifStmt->getThen();
-  if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return loop->getBody();
-  if (const auto* loop = dyn_cast<ForStmt>(stmt)) return loop->getBody();
-  if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return loop->getBody();
-  if (const auto* loop = dyn_cast<DoStmt>(stmt)) return loop->getBody();
+#include "converters/Converters.def"
   return nullptr;
 }
+#undef AG_CONVERTER
 
 const Stmt* elseOf(const Stmt* stmt) {
   const auto* ifStmt = dyn_cast<IfStmt>(stmt);
   return ifStmt ? ifStmt->getElse() : nullptr;
 }
 
+#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+  if (isa<Class>(stmt)) return construct;
 const char* constructName(const Stmt* stmt) {
-  if (isa<IfStmt>(stmt)) return "if";
-  if (isa<WhileStmt>(stmt)) return "while loop";
-  if (isa<DoStmt>(stmt)) return "do-while loop";
-  return "for loop";
+#include "converters/Converters.def"
+  return "statement";
 }
+#undef AG_CONVERTER
 
+#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+  if (isa<Class>(stmt)) return loop;
 bool isLoop(const Stmt* stmt) {
-  return isa<WhileStmt, ForStmt, CXXForRangeStmt, DoStmt>(stmt);
+#include "converters/Converters.def"
+  return false;
 }
+#undef AG_CONVERTER
 
 bool isStaged(const Stmt* stmt) {
   if (const auto* ifStmt = dyn_cast<IfStmt>(stmt); ifStmt && ifStmt->isConstexpr()) return false;

@@ -134,11 +134,10 @@ Text ConversionContext::emit(const Stmt* stmt) {
   if (lowered.contains(stmt)) return lowerJump(*this, stmt);
   if (const auto* block = dyn_cast<CompoundStmt>(stmt)) return emitBlock(*this, block, {}, {});
   if (staged.contains(stmt)) {
-    if (const auto* ifStmt = dyn_cast<IfStmt>(stmt)) return convertIf(*this, ifStmt);
-    if (const auto* loop = dyn_cast<WhileStmt>(stmt)) return convertWhile(*this, loop);
-    if (const auto* loop = dyn_cast<ForStmt>(stmt)) return convertFor(*this, loop);
-    if (const auto* loop = dyn_cast<CXXForRangeStmt>(stmt)) return convertRangeFor(*this, loop);
-    if (const auto* loop = dyn_cast<DoStmt>(stmt)) return convertDo(*this, loop);
+#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+  if (const auto* typed = dyn_cast<Class>(stmt)) return function(*this, typed);
+#include "converters/Converters.def"
+#undef AG_CONVERTER
   }
   return emitUnstaged(stmt);
 }

@@ -180,12 +180,12 @@ class ConversionContext {
 };
 
 // --- Converters: each lives in its own file ---------------------------------
-Text convertIf(ConversionContext& ctx, const clang::IfStmt* stmt);                 // IfConverter
-Text convertWhile(ConversionContext& ctx, const clang::WhileStmt* stmt);           // LoopConverter
-Text convertFor(ConversionContext& ctx, const clang::ForStmt* stmt);               // LoopConverter
-Text convertRangeFor(ConversionContext& ctx, const clang::CXXForRangeStmt* stmt);  // LoopConverter
-Text convertDo(ConversionContext& ctx, const clang::DoStmt* stmt);                 // LoopConverter
-Text lowerJump(ConversionContext& ctx, const clang::Stmt* jump);                   // JumpConverter
+// The statement converters of Converters.def.
+#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+  Text function(ConversionContext& ctx, const clang::Class* stmt);
+#include "converters/Converters.def"
+#undef AG_CONVERTER
+Text lowerJump(ConversionContext& ctx, const clang::Stmt* jump);  // JumpConverter
 Text emitBlock(ConversionContext& ctx, const clang::CompoundStmt* block, const Text& prefix,
                const Text& suffix);  // JumpConverter
 // Registers the edits; returns how many.
