@@ -73,6 +73,10 @@ FEATURES = {
                    "value in a local of the deduced type)",
     "cond_reassigned": "an if whose condition is a bool local that its own branch reassigns "
                        "(to a new comparison or to a bool made before the if)",
+    "bitwise": "& | ^ ~ << >> of data cast to int32 (bitwise) and of scalar bool conditions "
+               "(the logical ops, both sides evaluated)",
+    "increment": "++ and -- of data variables, prefix and postfix, as statements and as the "
+                 "operand of an expression",
     "multi_block": "some functions are also called with an int32 x of %d elements (a cycle of "
                    "%d values), so that fused groups run several blocks and a partial one"
                    % (MULTI_BLOCK_SHAPE[0], MULTI_BLOCK_CYCLE),
@@ -157,6 +161,8 @@ class FunctionGen:
         self.bind_rng = random.Random(f"{seed}:{index}:bindings")
         self.cond_rng = random.Random(f"{seed}:{index}:cond_reassigned")
         self.helper_form_rng = random.Random(f"{seed}:{index}:auto_return")
+        self.bits_rng = random.Random(f"{seed}:{index}:bitwise")
+        self.step_rng = random.Random(f"{seed}:{index}:increment")
         self.counter = 0
         self.helpers = []         # (name, lines, is_lambda)
         self.stmt_budget = 0
@@ -199,6 +205,8 @@ class FunctionGen:
     def expr(self, sc, depth=0):
         """A data-shaped expression: (code, bound)."""
         r = self.rng
+        if self.on("bitwise") and depth < 2 and self.bits_rng.random() < 0.08:
+            return self.bitwise_expr(sc, depth)
         if depth >= 2 or r.random() < 0.3:
             return self.data_atom(sc)
         form = r.choice(["add", "sub", "mul", "scalar", "scalar", "max", "min", "abs", "neg",
@@ -239,6 +247,25 @@ class FunctionGen:
         c2, _ = self.expr(sc, depth + 1)
         return f"ag::where({c1} {r.choice(['>', '<', '>=', '=='])} {c2}, {a}, {b})", max(ba, bb)
 
+    def bitwise_expr(self, sc, depth):
+        """A bitwise op of an expression cast to int32, cast back to its dtype: (code, bound)."""
+        r = self.bits_rng
+        a, ba = self.expr(sc, depth + 1)
+        bits = f"ag::cast({a}, ag::int32)"
+        form = r.choice(["&", "|", "^", "~", "<<", ">>"])
+        if form == "~":
+            code, bound = f"~{bits}", ba + 1
+        elif form == "<<":
+            shift = 1 if 2 * ba <= MAX_BOUND else 0
+            code, bound = f"({bits} << {shift})", ba * 2
+        elif form == ">>":
+            code, bound = f"({bits} >> {r.randint(0, 2)})", ba
+        else:
+            # |a op k| < 2 * max(|a|, k) + 1 for k in [1, 7].
+            k = r.randint(1, 7)
+            code, bound = f"({bits} {form} {k})", 2 * max(ba, k) + 1
+        return f"ag::cast({code}, ({a}).dtype())", bound
+
     def guarded_step(self, sc):
         """Collatz's step of a variable, one of its forms: (code, bound)."""
         r = self.rng
@@ -265,6 +292,8 @@ class FunctionGen:
             if form == "not":
                 return f"!({self.cond(sc, depth + 1)})"
             op = "&&" if form == "and" else "||"
+            if self.on("bitwise") and self.bits_rng.random() < 0.3:
+                op = self.bits_rng.choice(["&", "|", "^"])
             return f"({self.cond(sc, depth + 1)}) {op} ({self.cond(sc, depth + 1)})"
         scalars = sc.readable(sc.scalars)
         if scalars and r.random() < 0.3:
@@ -298,11 +327,26 @@ class FunctionGen:
             return []
         if self.on("bindings") and self.bind_rng.random() < 0.1:
             return self.tie_assign(sc, ind, name)
+        if self.on("increment") and self.step_rng.random() < 0.1:
+            return self.step_assign(sc, ind, name)
         e, _ = self.expr(sc)
         sc.note_assign(name)
         if self.keeps_live():
             return [f"{ind}{name} = fz_clip({name} + {e});"]
         return [f"{ind}{name} = fz_clip({e});"]
+
+    def step_assign(self, sc, ind, name):
+        """`++v;`, `v--;`, or a postfix step read by an assignment to v (clipped)."""
+        r = self.step_rng
+        op = r.choice(["++", "--"])
+        sc.note_assign(name)
+        form = r.choice(["prefix", "postfix", "read"])
+        if form == "prefix":
+            return [f"{ind}{op}{name};"]
+        if form == "postfix":
+            return [f"{ind}{name}{op};"]
+        # v is stepped, then overwritten by a value computed from its old one.
+        return [f"{ind}{name} = fz_clip(({name}{op}) * 2);"]
 
     def tie_assign(self, sc, ind, first):
         """`std::tie(a, b) = std::pair{...}`: two targets assigned at once."""
