@@ -2,7 +2,7 @@
 # installs
 #   bin/agc                                    (when AG_BUILD_TRANSPILER)
 #   bin/ag-onnx, lib/libag_onnx.a               (when AG_BUILD_ONNX)
-#   include/ag/*.h
+#   include/ag/*.h, include/ag/ops.def (the op table ag/ops.h reads)
 #   lib/libag_runtime.a
 #   lib/cmake/autograph_cpp/                   autograph_cppConfig.cmake, its
 #       version file, the exported targets and the CMake modules
@@ -32,7 +32,7 @@ install(TARGETS ag_runtime EXPORT autograph_cppTargets
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/ag" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-        FILES_MATCHING PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 
 set(AG_PACKAGE_HAS_AGC FALSE)
 if(TARGET agc)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Scaffolds a statement converter, as tools/new-op.sh does for ops. Given
 # SwitchStmt switch it writes
-#   a line in transpiler/converters/Converters.def   the registry: staging
+#   a line in transpiler/analysis/StagedStatements.def   the registry: staging
 #       analysis reads the statement's condition and body from it, and
 #       ConversionContext::emit sends a staged statement of the class to the
 #       converter
@@ -43,22 +43,22 @@ done
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 camel=$(echo "$name" | sed -E 's/(^|_)([a-z])/\U\2/g')
-registry=$root/transpiler/converters/Converters.def
+registry=$root/transpiler/analysis/StagedStatements.def
 converter=$root/transpiler/converters/${camel}Converter.cpp
 function=convert$camel
 golden=$root/tests/transpiler/golden/$name
-if grep -q "^AG_CONVERTER($class," "$registry" || [[ -e $converter || -e $golden ]]; then
+if grep -q "^AG_STAGED_STATEMENT($class," "$registry" || [[ -e $converter || -e $golden ]]; then
   echo "$0: $class, $converter or $golden exists already" >&2
   exit 1
 fi
 
 cat >>"$registry" <<EOT
 // TODO(new-converter.sh): what a staged $name becomes.
-AG_CONVERTER($class, "$name", $condition, $body, $loop, $function)
+AG_STAGED_STATEMENT($class, "$name", $condition, $body, $loop, $function)
 EOT
 
 cat >"$converter" <<EOT
-// The staged form of a $name (Converters.def): TODO(new-converter.sh) what it emits.
+// The staged form of a $name (analysis/StagedStatements.def): TODO(new-converter.sh) what it emits.
 #include "converters/ConversionContext.h"
 
 #include "clang/AST/Stmt.h"

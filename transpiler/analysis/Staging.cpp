@@ -9,44 +9,44 @@ namespace agc {
 
 using namespace clang;
 
-// The staged statement classes and their structure: converters/Converters.def.
-#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+// The staged statement classes and their structure: analysis/StagedStatements.def.
+#define AG_STAGED_STATEMENT(Class, construct, condition, body, loop, function) \
   if (const auto* typed = dyn_cast<Class>(stmt)) return typed->condition();
 const Expr* conditionOf(const Stmt* stmt) {
   if (const auto* ifStmt = dyn_cast<IfStmt>(stmt); ifStmt && ifStmt->isConsteval()) return nullptr;
-#include "converters/Converters.def"
+#include "analysis/StagedStatements.def"
   return nullptr;
 }
-#undef AG_CONVERTER
+#undef AG_STAGED_STATEMENT
 
-#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+#define AG_STAGED_STATEMENT(Class, construct, condition, body, loop, function) \
   if (const auto* typed = dyn_cast<Class>(stmt)) return typed->body();
 const Stmt* bodyOf(const Stmt* stmt) {
-#include "converters/Converters.def"
+#include "analysis/StagedStatements.def"
   return nullptr;
 }
-#undef AG_CONVERTER
+#undef AG_STAGED_STATEMENT
 
 const Stmt* elseOf(const Stmt* stmt) {
   const auto* ifStmt = dyn_cast<IfStmt>(stmt);
   return ifStmt ? ifStmt->getElse() : nullptr;
 }
 
-#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+#define AG_STAGED_STATEMENT(Class, construct, condition, body, loop, function) \
   if (isa<Class>(stmt)) return construct;
 const char* constructName(const Stmt* stmt) {
-#include "converters/Converters.def"
+#include "analysis/StagedStatements.def"
   return "statement";
 }
-#undef AG_CONVERTER
+#undef AG_STAGED_STATEMENT
 
-#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+#define AG_STAGED_STATEMENT(Class, construct, condition, body, loop, function) \
   if (isa<Class>(stmt)) return loop;
 bool isLoop(const Stmt* stmt) {
-#include "converters/Converters.def"
+#include "analysis/StagedStatements.def"
   return false;
 }
-#undef AG_CONVERTER
+#undef AG_STAGED_STATEMENT
 
 bool isStaged(const Stmt* stmt) {
   if (const auto* ifStmt = dyn_cast<IfStmt>(stmt); ifStmt && ifStmt->isConstexpr()) return false;

@@ -134,10 +134,10 @@ Text ConversionContext::emit(const Stmt* stmt) {
   if (lowered.contains(stmt)) return lowerJump(*this, stmt);
   if (const auto* block = dyn_cast<CompoundStmt>(stmt)) return emitBlock(*this, block, {}, {});
   if (staged.contains(stmt)) {
-#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+#define AG_STAGED_STATEMENT(Class, construct, condition, body, loop, function) \
   if (const auto* typed = dyn_cast<Class>(stmt)) return function(*this, typed);
-#include "converters/Converters.def"
-#undef AG_CONVERTER
+#include "analysis/StagedStatements.def"
+#undef AG_STAGED_STATEMENT
   }
   return emitUnstaged(stmt);
 }

@@ -180,11 +180,11 @@ class ConversionContext {
 };
 
 // --- Converters: each lives in its own file ---------------------------------
-// The statement converters of Converters.def.
-#define AG_CONVERTER(Class, construct, condition, body, loop, function) \
+// The statement converters of analysis/StagedStatements.def.
+#define AG_STAGED_STATEMENT(Class, construct, condition, body, loop, function) \
   Text function(ConversionContext& ctx, const clang::Class* stmt);
-#include "converters/Converters.def"
-#undef AG_CONVERTER
+#include "analysis/StagedStatements.def"
+#undef AG_STAGED_STATEMENT
 Text lowerJump(ConversionContext& ctx, const clang::Stmt* jump);  // JumpConverter
 Text emitBlock(ConversionContext& ctx, const clang::CompoundStmt* block, const Text& prefix,
                const Text& suffix);  // JumpConverter
