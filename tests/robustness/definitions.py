@@ -119,12 +119,11 @@ def _file(location):
 class Definition:
     """One function definition of the main file: where a mark goes, its lines."""
 
-    def __init__(self, name, kind, mark_offset, mark_line, end_line, name_line):
+    def __init__(self, name, kind, mark_offset, lines, name_line):
         self.name = name              # qualified, as the reports name it
         self.kind = kind              # FUNCTIONS' values
         self.mark_offset = mark_offset  # where AG_FUNCTION is inserted
-        self.mark_line = mark_line
-        self.end_line = end_line      # the line of the body's closing brace
+        self.first_line, self.end_line = lines  # its template header to its closing brace
         self.name_line = name_line    # the line of the declarator's name
 
     def __repr__(self):
@@ -233,14 +232,13 @@ def _definition(cursor, text, data):
     if _offset(name_location, spelling=True)[1] != name_offset:
         return None  # declared by a macro: there is no place of its own to mark
     extent = _lib.clang_getCursorExtent(cursor)
-    _, begin = _offset(_lib.clang_getRangeStart(extent))
+    first_line, begin = _offset(_lib.clang_getRangeStart(extent))
     end_line, _ = _offset(_lib.clang_getRangeEnd(extent))
     begin = len(data[:begin].decode("utf-8", "replace"))  # Clang counts bytes, Python characters
     mark = mark_offset(text, begin, _is_templated(cursor))
     if mark is None:
         return None
-    mark_line = text.count("\n", 0, mark) + 1
-    return Definition(_qualified_name(cursor), FUNCTIONS[cursor.kind], mark, mark_line, end_line,
+    return Definition(_qualified_name(cursor), FUNCTIONS[cursor.kind], mark, (first_line, end_line),
                       name_line)
 
 

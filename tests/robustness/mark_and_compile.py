@@ -181,7 +181,7 @@ def load_unit(index, library, header, work):
             reason = f"does not compile unmarked: {parsed.errors[0]}"
             continue
         unit.definitions = [d for d in parsed.definitions
-                            if unit.header_line(d.mark_line) and unit.header_line(d.end_line)]
+                            if unit.header_line(d.first_line) and unit.header_line(d.end_line)]
         if unit.definitions:
             return unit, None
     return None, reason
@@ -246,7 +246,7 @@ def attribute(blocks, marks, first_only=False):
     found = {}
     for message, lines, _ in blocks[:1] if first_only else blocks:
         for mark in marks:
-            if mark not in found and any(mark.mark_line <= n <= mark.end_line for n in lines):
+            if mark not in found and any(mark.first_line <= n <= mark.end_line for n in lines):
                 found[mark] = message
     return found
 

@@ -145,14 +145,7 @@ class FileConverter {
       file_.source.replace(bodyBegin, bodyEnd, std::move(*body));
       return;
     }
-    bool namedOrOperator =
-        function->getDeclName().isIdentifier() ||
-        function->getDeclName().getNameKind() == DeclarationName::CXXOperatorName;
-    if (!namedOrOperator || function->isVariadic()) {
-      file_.diags.error(function->getLocation(),
-                        "agc can only mark named functions with a fixed parameter list");
-      return;
-    }
+    if (!isCallableKind(function)) return;
     for (const ParmVarDecl* param : function->parameters()) {
       if (param->getName().empty() && param->isParameterPack()) {
         file_.diags.error(param->getBeginLoc(),
@@ -172,6 +165,30 @@ class FileConverter {
     if (generated.segments().empty()) return;
     result.functions[name] = generated.str();
     file_.source.replace(declBegin(function), bodyEnd, std::move(generated));
+  }
+
+  // A wrapper calls the impl as a function: constructors, destructors and
+  // conversion functions have no call to wrap, a C variadic list no
+  // arguments to forward.
+  bool isCallableKind(const FunctionDecl* function) {
+    const char* kind = isa<CXXConstructorDecl>(function)  ? "a constructor"
+                       : isa<CXXDestructorDecl>(function) ? "a destructor"
+                       : isa<CXXConversionDecl>(function) ? "a conversion function"
+                                                          : nullptr;
+    if (kind) {
+      file_.diags.error(function->getLocation(), std::string("agc cannot convert ") + kind +
+                                                     ", only functions, methods " +
+                                                     "and operators");
+      file_.diags.note(function->getLocation(), "call a marked method from it");
+      return false;
+    }
+    if (function->isVariadic()) {
+      file_.diags.error(function->getLocation(),
+                        "agc cannot convert a function with a C variadic parameter list (...)");
+      file_.diags.note(function->getLocation(), "take a parameter pack or a std::vector instead");
+      return false;
+    }
+    return true;
   }
 
   // Each argument selects the trace: a type without a trace type is an error

@@ -75,3 +75,15 @@ AG_FUNCTION ag::Tensor negated<int>(ag::Tensor x, int) {
   if (x > 0) x = -x;
   return x;
 }
+
+// Functions with no call of their own to wrap, or no arguments to forward.
+struct Scaler : ag::Module {
+  AG_FUNCTION explicit Scaler(double by) : by_(by) {}
+  AG_FUNCTION explicit operator bool() const { return by_ != 0; }
+  double by_;
+};
+
+AG_FUNCTION ag::Tensor summed(ag::Tensor x, ...) {
+  if (x > 0) x = x + 1;
+  return x;
+}
