@@ -245,20 +245,44 @@ def _definition(cursor, text, data):
 _TOKEN = re.compile(r"\s+|//[^\n]*|/\*.*?\*/|\[\[|\]\]|>>|\w+|.", re.S)
 
 
+_MACRO = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*$")
+
+
 def mark_offset(text, begin, templated):
     """Where AG_FUNCTION goes in a declaration starting at `begin`: after its
-    template headers and standard attributes, before any specifier (macros
-    such as FMT_CONSTEXPR included), as users write it. None when the
+    template headers, directives, attributes and macros (FMT_CONSTEXPR,
+    FMT_NODISCARD: specifiers or attributes, which a GNU attribute may follow
+    but not precede), before the rest of its specifiers. None when the
     declaration is a template whose header a macro spells: no place to mark."""
     token, start, end = _next_token(text, begin)
     if templated and token != "template":
         return None
-    while token in ("template", "[["):
-        end = _skip_group(text, end if token == "template" else start, token)
+    while token:
+        if token == "#":
+            end = _line_end(text, start)
+        elif token in _GROUPS:
+            end = _skip_group(text, end if token != "[[" else start, token)
+        elif _MACRO.match(token):
+            following, _, after = _next_token(text, end)
+            if following == "(":
+                end = _skip_group(text, end, "(")
+        else:
+            return start
         if end is None:
             return None
         token, start, end = _next_token(text, end)
-    return start if token else None
+    return None
+
+
+def _line_end(text, pos):
+    """The end of a directive's line, its continuations included."""
+    while True:
+        newline = text.find("\n", pos)
+        if newline < 0:
+            return len(text)
+        if not text[:newline].rstrip("\r").endswith("\\"):
+            return newline + 1
+        pos = newline + 1
 
 
 def _next_token(text, pos):
@@ -272,24 +296,25 @@ def _next_token(text, pos):
     return "", pos, pos
 
 
-_GROUPS = {"template": ("<", ">"), "[[": ("[[", "]]")}
+_GROUPS = {"template": ("<", ">"), "[[": ("[[", "]]"), "__attribute__": ("(", ")"), "(": ("(", ")")}
 
 
 def _skip_group(text, pos, kind):
-    """The offset past a template header's <...> or an attribute's [[...]]
-    that opens at `pos`; None when it does not close."""
+    """The offset past the group of `kind` that opens at `pos`: a template
+    header's <...>, an attribute's [[...]] or ((...)), a macro's (...); None
+    when it does not close."""
     opening, closing = _GROUPS[kind]
     token, _, pos = _next_token(text, pos)
     if token != opening:
         return None
-    depth, nesting = 1, 0  # nesting: parentheses, brackets and braces inside
+    depth, nesting = 1, 0  # nesting: other parentheses, brackets and braces inside
     while depth > 0:
         token, _, pos = _next_token(text, pos)
         if not token:
             return None
-        if token in ("(", "[", "{"):
+        if token in ("(", "[", "{") and token != opening:
             nesting += 1
-        elif token in (")", "]", "}"):
+        elif token in (")", "]", "}") and token != closing:
             nesting -= 1
         elif nesting == 0 and token == opening:
             depth += 1

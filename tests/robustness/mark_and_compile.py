@@ -320,13 +320,17 @@ def crash_line(stderr, code):
 
 def unmarkable(unit, marks, index, work):
     """{mark: error} for the marks that make the unit fail to compile as plain
-    C++ (a place the heuristic got wrong); agc never sees them."""
+    C++ (a place the heuristic got wrong); agc never sees them. An error
+    outside the marked definitions (in a macro they use) splits the marks."""
     parsed = index.parse(os.path.join(work, "unit.cpp"), unit.marked(marks))
     if not parsed.errors:
         return {}
     blocks = [(e, [int(n) for n in re.findall(r"unit\.cpp:(\d+):", e)], e) for e in parsed.errors]
     found = attribute(blocks, marks)
-    return found or {mark: parsed.errors[0] for mark in marks}
+    if found or len(marks) == 1:
+        return found or {marks[0]: parsed.errors[0]}
+    half = len(marks) // 2
+    return {**unmarkable(unit, marks[:half], index, work), **unmarkable(unit, marks[half:], index, work)}
 
 
 # ---- The run ----------------------------------------------------------------
