@@ -435,6 +435,8 @@ def main():
         if not args.only and done >= args.count:
             break
         marks = choose(unit, lines, rng, min(args.per_unit, args.count - done))
+        if not marks:
+            sys.exit(f"--only: no definition whose name is on line {lines} of {unit.name()}")
         bad = unmarkable(unit, marks, index, work)
         results = {mark: Outcome("unmarkable", message) for mark, message in bad.items()}
         if len(bad) < len(marks):
