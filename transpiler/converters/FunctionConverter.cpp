@@ -491,9 +491,13 @@ class FileConverter {
     return cut;
   }
 
-  // The end of the token at `loc`, or of the macro invocation it comes from.
+  // The end of the token at `loc`, of the macro invocation it comes from, or
+  // of the half of a `>>` that Clang split (`char_t<S>>>`: a location of its
+  // own, whose range ends where that `>` does).
   std::size_t endOf(SourceLocation loc) const {
-    return tokenEnd(loc.isMacroID() ? sm_.getExpansionRange(loc).getEnd() : loc);
+    if (!loc.isMacroID()) return tokenEnd(loc);
+    CharSourceRange range = sm_.getExpansionRange(loc);
+    return range.isTokenRange() ? tokenEnd(range.getEnd()) : offsetOf(range.getEnd());
   }
 
   // A template parameter in the header: without its default argument unless
@@ -639,8 +643,9 @@ class FileConverter {
 
   Text functionWrapper(const FunctionDecl* function, const Text& body) {
     std::string name = function->getNameAsString();
-    std::string implName = file_.names.fresh("agc_impl_" + name, file_.fileScopeNames);
-    std::string fnName = file_.names.fresh("agc_fn_" + name, file_.fileScopeNames);
+    std::string implName =
+        file_.names.fresh("agc_impl_" + namePart(function), file_.fileScopeNames);
+    std::string fnName = file_.names.fresh("agc_fn_" + namePart(function), file_.fileScopeNames);
     std::string registration = parameterNames(function);
     std::string call = "return " + fnName + "(" + forwardedArguments(function) + "); }";
     if (function->getDescribedFunctionTemplate()) {

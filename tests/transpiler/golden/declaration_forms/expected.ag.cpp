@@ -61,22 +61,50 @@ AG_FUNCTION ag::Tensor decremented(ag::Tensor x)  // NOLINT(ag-unrolled-loop): n
 static ag::MarkedFunction<&agc_impl_decremented> agc_fn_decremented{&decremented, "decremented", {"x"}};
 #line 31 "input.cpp"
 AG_FUNCTION ag::Tensor decremented(ag::Tensor x)  // NOLINT(ag-unrolled-loop): none here
+#line 35 "input.cpp"
  { return agc_fn_decremented(x); }
 
-#line 37 "input.cpp"
+// A default ending in `>>`, and an operator: its impl is named by its kind.
+template <typename T, typename U = std::enable_if_t<true, std::common_type_t<T>>>
+AG_FUNCTION ag::Tensor raised(ag::Tensor x, U by); 
+#line 38 "input.cpp"
+template <typename T, typename U = std::enable_if_t<true, std::common_type_t<T>>>
+static ag::Tensor agc_impl_raised(ag::Tensor x, U by) {
+  ag::if_stmt(x < by, [&] { x = x + by; }, [&] {}, ag::state({"x"}, x));
+  return x;
+}
+#line 38 "input.cpp"
+template <typename T, typename U>
+AG_FUNCTION ag::Tensor raised(ag::Tensor x, U by) { static ag::MarkedFunction<&agc_impl_raised<T, U>> agc_fn_raised{&raised<T, U>, "raised", {"x", "by"}}; return agc_fn_raised(x, by); }
+
+#line 44 "input.cpp"
+struct Box {
+  double by;
+};
+inline int ag_trace_type(const Box& box) { return static_cast<int>(box.by); }
+
+AG_FUNCTION ag::Tensor operator*(ag::Tensor x, Box box); static ag::Tensor agc_impl_operator_star(ag::Tensor x, Box box) {
+  ag::if_stmt(x > 0, [&] { x = x * box.by; }, [&] {}, ag::state({"x"}, x));
+  return x;
+}
+static ag::MarkedFunction<&agc_impl_operator_star> agc_fn_operator_star{&operator*, "operator*", {"x", "box"}};
+#line 49 "input.cpp"
+AG_FUNCTION ag::Tensor operator*(ag::Tensor x, Box box) { return agc_fn_operator_star(x, box); }
+
+#line 54 "input.cpp"
 template <typename T>
 AG_FUNCTION ag::Tensor shifted(ag::Tensor x, T by); 
-#line 37 "input.cpp"
+#line 54 "input.cpp"
 template <typename T>
 static ag::Tensor agc_impl_shifted(ag::Tensor x, T by) {
   ag::if_stmt(x < 0, [&] { x = x + by; }, [&] {}, ag::state({"x"}, x));
   return x;
 }
-#line 37 "input.cpp"
+#line 54 "input.cpp"
 template <typename T>
 AG_FUNCTION ag::Tensor shifted(ag::Tensor x, T by) { static ag::MarkedFunction<&agc_impl_shifted<T>> agc_fn_shifted{&shifted<T>, "shifted", {"x", "by"}}; return agc_fn_shifted(x, by); }
 
-#line 43 "input.cpp"
+#line 60 "input.cpp"
 // Not marked: the specialization is a function of its own.
 template <>
 ag::Tensor shifted<bool>(ag::Tensor x, bool by) {
@@ -88,6 +116,7 @@ int main() {
             << "\n";
   std::cout << count_down(ag::constant(7.0), 2) << "\n";
   std::cout << clipped(ag::constant(5.0)) << " " << clipped<int>(ag::constant(1.0), 0.5) << "\n";
-  std::cout << decremented(ag::constant(4.5)) << "\n";
+  std::cout << decremented(ag::constant(4.5)) << " " << raised<double>(ag::constant(1.0), 2.0)
+            << " " << ag::constant(1.5) * Box{2.0} << "\n";
   std::cout << shifted(ag::constant(-1.0), 3.0) << " " << shifted(ag::constant(-1.0), true) << "\n";
 }

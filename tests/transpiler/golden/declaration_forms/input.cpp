@@ -34,6 +34,23 @@ AG_FUNCTION ag::Tensor decremented(ag::Tensor x)  // NOLINT(ag-unrolled-loop): n
   return x;
 }
 
+// A default ending in `>>`, and an operator: its impl is named by its kind.
+template <typename T, typename U = std::enable_if_t<true, std::common_type_t<T>>>
+AG_FUNCTION ag::Tensor raised(ag::Tensor x, U by) {
+  if (x < by) x = x + by;
+  return x;
+}
+
+struct Box {
+  double by;
+};
+inline int ag_trace_type(const Box& box) { return static_cast<int>(box.by); }
+
+AG_FUNCTION ag::Tensor operator*(ag::Tensor x, Box box) {
+  if (x > 0) x = x * box.by;
+  return x;
+}
+
 template <typename T>
 AG_FUNCTION ag::Tensor shifted(ag::Tensor x, T by) {
   if (x < 0) x = x + by;
@@ -51,6 +68,7 @@ int main() {
             << "\n";
   std::cout << count_down(ag::constant(7.0), 2) << "\n";
   std::cout << clipped(ag::constant(5.0)) << " " << clipped<int>(ag::constant(1.0), 0.5) << "\n";
-  std::cout << decremented(ag::constant(4.5)) << "\n";
+  std::cout << decremented(ag::constant(4.5)) << " " << raised<double>(ag::constant(1.0), 2.0)
+            << " " << ag::constant(1.5) * Box{2.0} << "\n";
   std::cout << shifted(ag::constant(-1.0), 3.0) << " " << shifted(ag::constant(-1.0), true) << "\n";
 }
