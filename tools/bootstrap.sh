@@ -12,6 +12,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
   python3 python3-jsonschema
   doxygen
+  nlohmann-json3-dev libfmt-dev libspdlog-dev
 )
 
 missing=()

@@ -32,6 +32,22 @@ ag::Tensor use(ag::Tensor x) { return templ(x); }
   EXPECT_TRUE(isMarked(call->getDirectCallee()));  // the instantiation
 }
 
+// Clang copies a template's annotation onto its explicit specializations; a
+// specialization is marked only when its own declaration says so.
+TEST(AstPredicatesTest, ExplicitSpecializationsAreMarkedOnlyWhereWritten) {
+  ParsedCode code(std::string("#define AG_FUNCTION __attribute__((annotate(\"") +
+                  AG_FUNCTION_ANNOTATION + R"("))) 
+template <class T> AG_FUNCTION int size(T) { return 1; }
+template <> int size<bool>(bool) { return 2; }
+template <> AG_FUNCTION int size<char>(char) { return 3; }
+int use() { return size(true) + size('a'); }
+)");
+  std::vector<const CallExpr*> calls = test::all<CallExpr>(code.body("use"));
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_FALSE(isMarked(calls[0]->getDirectCallee()));
+  EXPECT_TRUE(isMarked(calls[1]->getDirectCallee()));
+}
+
 TEST(AstPredicatesTest, Namespaces) {
   ParsedCode code(R"(
 namespace ag::detail { struct Inner {}; }

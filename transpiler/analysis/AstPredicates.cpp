@@ -9,6 +9,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace agc {
 
@@ -55,18 +56,39 @@ bool isAgClass(QualType type, llvm::StringRef name) {
   return record && record->getName() == name && isInAgNamespace(record);
 }
 
-static bool hasMarker(const Decl* decl) {
+// A marker written on the declaration itself. Clang copies markers onto
+// redeclarations (inherited ones) and onto an explicit specialization, whose
+// body is the user's own and unmarked: `copied` holds the locations of its
+// primary template's markers.
+static bool hasMarker(const Decl* decl, const llvm::DenseSet<unsigned>& copied = {}) {
   for (const auto* attr : decl->specific_attrs<AnnotateAttr>())
-    if (attr->getAnnotation() == AG_FUNCTION_ANNOTATION) return true;
+    if (attr->getAnnotation() == AG_FUNCTION_ANNOTATION && !attr->isInherited() &&
+        !copied.contains(attr->getLocation().getRawEncoding()))
+      return true;
   return false;
+}
+
+// The locations of the markers of an explicit specialization's primary
+// template, which Clang gives the specialization too.
+static llvm::DenseSet<unsigned> primaryMarkers(const FunctionDecl* function) {
+  llvm::DenseSet<unsigned> found;
+  const FunctionTemplateDecl* primary = function->getPrimaryTemplate();
+  if (!primary || function->getTemplateSpecializationKind() != TSK_ExplicitSpecialization)
+    return found;
+  for (const FunctionDecl* redecl : primary->getTemplatedDecl()->redecls())
+    for (const auto* attr : redecl->specific_attrs<AnnotateAttr>())
+      if (attr->getAnnotation() == AG_FUNCTION_ANNOTATION)
+        found.insert(attr->getLocation().getRawEncoding());
+  return found;
 }
 
 bool isMarked(const Decl* decl) {
   const auto* function = dyn_cast_or_null<FunctionDecl>(decl);
   if (!function) return decl && hasMarker(decl);
   if (const FunctionDecl* pattern = function->getTemplateInstantiationPattern()) function = pattern;
+  llvm::DenseSet<unsigned> copied = primaryMarkers(function);
   return llvm::any_of(function->redecls(),
-                      [](const FunctionDecl* redecl) { return hasMarker(redecl); });
+                      [&](const FunctionDecl* redecl) { return hasMarker(redecl, copied); });
 }
 
 bool isHostFunctionCall(const CallExpr* call) {

@@ -12,9 +12,13 @@
 // (which captures `this`), given to `ag::call_method` or, for a static member,
 // made the impl of a function-local MarkedFunction. A marked lambda is
 // converted in place. Errors at the user's line: a parameter without a trace
-// type, a declaration from a macro, a marked method of a class that is not an
-// ag::Module. Functions of the main file that marked code calls, and that take
-// or return tensors or hold tensor control flow, are converted in place
+// type (also in an instantiation), a reference result, a constexpr or consteval
+// function, an explicit specialization, a declaration from a macro or holding
+// a directive, a template parameter from a macro that has a default or no name
+// (the wrapper repeats the declaration without defaults, naming its template
+// parameters), a marked method of a class that is not an ag::Module.
+// Functions of the main file that marked code calls, and that take or return
+// tensors or hold tensor control flow, are converted in place
 // (analysis/ConvertedFunctions finds them).
 #include "converters/FunctionConverter.h"
 
@@ -36,6 +40,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace agc {
 
@@ -140,14 +145,7 @@ class FileConverter {
       file_.source.replace(bodyBegin, bodyEnd, std::move(*body));
       return;
     }
-    bool namedOrOperator =
-        function->getDeclName().isIdentifier() ||
-        function->getDeclName().getNameKind() == DeclarationName::CXXOperatorName;
-    if (!namedOrOperator || function->isVariadic()) {
-      file_.diags.error(function->getLocation(),
-                        "agc can only mark named functions with a fixed parameter list");
-      return;
-    }
+    if (!isCallableKind(function)) return;
     for (const ParmVarDecl* param : function->parameters()) {
       if (param->getName().empty() && param->isParameterPack()) {
         file_.diags.error(param->getBeginLoc(),
@@ -155,7 +153,9 @@ class FileConverter {
         return;
       }
     }
-    if (!parametersHaveTraceTypes(function)) return;
+    if (!parametersHaveTraceTypes(function) || !returnsValue(function) ||
+        !declarationCanBeRepeated(function))
+      return;
     const auto* method = dyn_cast<CXXMethodDecl>(function);
     Text generated = method && method->isOutOfLine() ? outOfClassWrapper(method, *body)
                      : (method && method->isStatic()) || isFriend(function)
@@ -167,13 +167,49 @@ class FileConverter {
     file_.source.replace(declBegin(function), bodyEnd, std::move(generated));
   }
 
+  // A wrapper calls the impl as a function: constructors, destructors and
+  // conversion functions have no call to wrap, a C variadic list no
+  // arguments to forward.
+  bool isCallableKind(const FunctionDecl* function) {
+    const char* kind = isa<CXXConstructorDecl>(function)  ? "a constructor"
+                       : isa<CXXDestructorDecl>(function) ? "a destructor"
+                       : isa<CXXConversionDecl>(function) ? "a conversion function"
+                                                          : nullptr;
+    if (kind) {
+      file_.diags.error(function->getLocation(), std::string("agc cannot convert ") + kind +
+                                                     ", only functions, methods " +
+                                                     "and operators");
+      file_.diags.note(function->getLocation(), "call a marked method from it");
+      return false;
+    }
+    if (function->isVariadic()) {
+      file_.diags.error(function->getLocation(),
+                        "agc cannot convert a function with a C variadic parameter list (...)");
+      file_.diags.note(function->getLocation(), "take a parameter pack or a std::vector instead");
+      return false;
+    }
+    return true;
+  }
+
   // Each argument selects the trace: a type without a trace type is an error
-  // at its parameter, not a static_assert inside ag/trace_type.h.
+  // at its parameter, not a static_assert inside ag/trace_type.h. A
+  // template's parameters are checked as written and in each instantiation
+  // the file makes (`buffer<Char>&` has none for any `Char`).
   bool parametersHaveTraceTypes(const FunctionDecl* function) {
+    std::set<unsigned> reported;  // the parameters' locations, once each
+    bool all = instanceHasTraceTypes(function, reported);
+    if (const FunctionTemplateDecl* templ = function->getDescribedFunctionTemplate())
+      for (const FunctionDecl* instance : templ->specializations())
+        all = instanceHasTraceTypes(instance, reported) && all;
+    return all;
+  }
+
+  bool instanceHasTraceTypes(const FunctionDecl* function, std::set<unsigned>& reported) {
     bool all = true;
     for (const ParmVarDecl* param : function->parameters()) {
       if (hasTraceType(param->getType())) continue;
       all = false;
+      if (!reported.insert(param->getLocation().getRawEncoding()).second) continue;
       std::string type = param->getType().getNonReferenceType().getUnqualifiedType().getAsString(
           ast_.getPrintingPolicy());
       file_.diags.error(param->getLocation(),
@@ -182,6 +218,104 @@ class FileConverter {
                        "pass ag::Tensor, ag::Variable, scalars, strings, std containers of them "
                        "or an ag::Module; or give the type `auto ag_trace_type(const " +
                            type + "&)` (a value that identifies it), found by ADL");
+    }
+    return all;
+  }
+
+  // A traced function's result is a value the trace computes: a reference,
+  // as written or in an instantiation, has nothing to refer to.
+  bool returnsValue(const FunctionDecl* function) {
+    const FunctionDecl* reference =
+        function->getReturnType()->isReferenceType() ? function : nullptr;
+    if (const FunctionTemplateDecl* templ = function->getDescribedFunctionTemplate())
+      for (const FunctionDecl* instance : templ->specializations())
+        if (!reference && instance->getReturnType()->isReferenceType()) reference = instance;
+    if (!reference) return true;
+    SourceRange written = function->getReturnTypeSourceRange();
+    SourceLocation at =
+        written.isValid() ? sm_.getExpansionLoc(written.getBegin()) : function->getLocation();
+    QualType type = reference->getReturnType();
+    if (reference != function) type = type.getCanonicalType();  // as instantiated
+    file_.diags.error(at, "a marked function cannot return a reference ('" +
+                              type.getAsString(ast_.getPrintingPolicy()) +
+                              "'): its result comes out of a trace");
+    file_.diags.note(at, "return by value");
+    return false;
+  }
+
+  // The wrappers repeat the declaration's text (a forward declaration, the
+  // impl, the wrapper) and call the impl at run time: errors at the user's
+  // line for declarations that cannot be repeated or called so.
+  bool declarationCanBeRepeated(const FunctionDecl* function) {
+    if (function->getConstexprKind() != ConstexprSpecKind::Unspecified) {
+      file_.diags.error(function->getLocation(),
+                        std::string("a marked function cannot be ") +
+                            (function->isConsteval() ? "consteval" : "constexpr") +
+                            ": it traces when called, at run time");
+      file_.diags.note(function->getLocation(),
+                       "remove the specifier, or call a constexpr function from the marked one");
+      return false;
+    }
+    if (function->getTemplateSpecializationKind() == TSK_ExplicitSpecialization) {
+      file_.diags.error(function->getLocation(),
+                        "cannot convert an explicit specialization of a function template");
+      file_.diags.note(function->getLocation(),
+                       "mark the primary template, or call a marked function from the "
+                       "specialization");
+      return false;
+    }
+    if (SourceLocation directive = directiveIn(function); directive.isValid()) {
+      file_.diags.error(directive,
+                        "cannot convert a marked function whose declaration holds a "
+                        "preprocessor directive: agc repeats the declaration");
+      file_.diags.note(directive, "put the directive around the whole function");
+      return false;
+    }
+    return templateParametersCanBeRepeated(function);
+  }
+
+  // A `#` starting a line between the declaration's start and its body.
+  SourceLocation directiveIn(const FunctionDecl* function) const {
+    std::size_t begin = declBegin(function), end = offsetOf(function->getBody()->getBeginLoc());
+    std::string_view text = file_.source.buffer();
+    bool lineStart = false;
+    for (std::size_t at = begin; at < end; ++at) {
+      if (text[at] == '\n') {
+        lineStart = true;
+      } else if (text[at] == '#' && lineStart) {
+        return sm_.getComposedLoc(sm_.getMainFileID(), static_cast<unsigned>(at));
+      } else if (!std::isspace(static_cast<unsigned char>(text[at]))) {
+        lineStart = false;
+      }
+    }
+    return {};
+  }
+
+  // The wrapper drops default template arguments and names unnamed template
+  // parameters, in its text: neither can be done inside a macro's expansion
+  // (`FMT_ENABLE_IF(...)` for `enable_if_t<..., int> = 0`).
+  bool templateParametersCanBeRepeated(const FunctionDecl* function) {
+    const FunctionTemplateDecl* templ = function->getDescribedFunctionTemplate();
+    if (!templ) return true;
+    bool all = true;
+    for (const NamedDecl* param : *templ->getTemplateParameters()) {
+      if (!param->getBeginLoc().isMacroID() ||
+          (!defaultTemplateArgumentRange(param).isValid() && !param->getName().empty()))
+        continue;
+      all = false;
+      SourceLocation use = sm_.getExpansionLoc(param->getBeginLoc());
+      std::string macro =
+          Lexer::getImmediateMacroName(param->getBeginLoc(), sm_, ast_.getLangOpts()).str();
+      file_.diags.error(
+          use,
+          "cannot convert a marked template whose template parameter comes "
+          "from the macro '" +
+              macro + "' and has " +
+              (defaultTemplateArgumentRange(param).isValid() ? "a default argument" : "no name"));
+      file_.diags.note(use,
+                       "agc repeats the template's declaration without default arguments and "
+                       "names its parameters: write the parameter without the macro, as "
+                       "`std::enable_if_t<CONDITION, int> = 0`");
     }
     return all;
   }
@@ -299,7 +433,13 @@ class FileConverter {
     std::string_view text = file_.source.buffer();
     std::size_t end = bodyBegin;
     while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-    return copyWith(begin, end, headerSubstitutions(function, withDefaults));
+    Text out = copyWith(begin, end, headerSubstitutions(function, withDefaults));
+    // What follows the header (`;`, the wrapper's body) must not land in a
+    // line comment that ends it (`R f()  // NOLINT`).
+    std::size_t lineStart = text.rfind('\n', end == 0 ? 0 : end - 1);
+    lineStart = lineStart == std::string_view::npos || lineStart < begin ? begin : lineStart;
+    if (text.substr(lineStart, end - lineStart).find("//") != std::string_view::npos) out += "\n";
+    return out;
   }
 
   // The parameter list `(...)` as written, every parameter named, without
@@ -315,7 +455,6 @@ class FileConverter {
   // (template) arguments.
   std::vector<Substitution> headerSubstitutions(const FunctionDecl* function, bool withDefaults) {
     std::size_t begin = declBegin(function);
-    std::string_view text = file_.source.buffer();
     std::vector<Substitution> subs;
     // `&f` must not name a function whose return type is still to be deduced.
     QualType returnType = function->getReturnType();
@@ -330,28 +469,84 @@ class FileConverter {
         std::size_t at = offsetOf(param->getLocation());
         subs.push_back({at, at, " " + nameOf(param)});
       }
+    if (const FunctionTemplateDecl* templ = function->getDescribedFunctionTemplate())
+      for (const NamedDecl* param : *templ->getTemplateParameters())
+        templateParameterSubstitution(param, begin, withDefaults, subs);
     if (!withDefaults) {
-      // Default template arguments too: only the first declaration has them.
-      if (const FunctionTemplateDecl* templ = function->getDescribedFunctionTemplate()) {
-        for (const NamedDecl* param : *templ->getTemplateParameters()) {
-          SourceRange range = defaultTemplateArgumentRange(param);
-          if (range.isInvalid()) continue;
-          std::size_t cut = offsetOf(range.getBegin());
-          while (cut > begin && text[cut] != '=') --cut;
-          while (cut > begin && std::isspace(static_cast<unsigned char>(text[cut - 1]))) --cut;
-          subs.push_back({cut, tokenEnd(range.getEnd()), ""});
-        }
-      }
       for (const ParmVarDecl* param : function->parameters()) {
         if (!param->hasDefaultArg() || param->hasUninstantiatedDefaultArg()) continue;
         SourceRange range = param->getDefaultArgRange();
-        std::size_t cut = offsetOf(range.getBegin());
-        while (cut > begin && text[cut] != '=') --cut;  // the `=` before the default
-        while (cut > begin && std::isspace(static_cast<unsigned char>(text[cut - 1]))) --cut;
-        subs.push_back({cut, tokenEnd(range.getEnd()), ""});
+        subs.push_back({defaultCut(range, begin), endOf(range.getEnd()), ""});
       }
     }
     return subs;
+  }
+
+  // Where a default argument's removal starts: the spaces before its `=`.
+  std::size_t defaultCut(SourceRange range, std::size_t declarationBegin) const {
+    std::string_view text = file_.source.buffer();
+    std::size_t cut = offsetOf(range.getBegin());
+    while (cut > declarationBegin && text[cut] != '=') --cut;
+    while (cut > declarationBegin && std::isspace(static_cast<unsigned char>(text[cut - 1]))) --cut;
+    return cut;
+  }
+
+  // The end of the token at `loc`, of the macro invocation it comes from, or
+  // of the half of a `>>` that Clang split (`char_t<S>>>`: a location of its
+  // own, whose range ends where that `>` does).
+  std::size_t endOf(SourceLocation loc) const {
+    if (!loc.isMacroID()) return tokenEnd(loc);
+    CharSourceRange range = sm_.getExpansionRange(loc);
+    return range.isTokenRange() ? tokenEnd(range.getEnd()) : offsetOf(range.getEnd());
+  }
+
+  // A template parameter in the header: without its default argument unless
+  // `withDefaults` (only the first declaration has them), and named when it
+  // has no name (the wrapper passes it on to the impl). A parameter from a
+  // macro is neither (templateParametersCanBeRepeated).
+  void templateParameterSubstitution(const NamedDecl* param, std::size_t declarationBegin,
+                                     bool withDefaults, std::vector<Substitution>& subs) {
+    if (param->getBeginLoc().isMacroID()) return;
+    SourceRange range = defaultTemplateArgumentRange(param);
+    bool named = !param->getName().empty();
+    if (range.isValid() && !withDefaults) {
+      std::string name = named ? "" : " " + templateParameterName(param);
+      subs.push_back({defaultCut(range, declarationBegin), endOf(range.getEnd()), name});
+    } else if (!named) {
+      subs.push_back(unnamedParameterName(param));
+    }
+  }
+
+  // The name of an unnamed template parameter, inserted where a name goes:
+  // after `typename`, `class` or `...`, or before a non-type parameter's `=`.
+  Substitution unnamedParameterName(const NamedDecl* param) {
+    std::string name = templateParameterName(param);
+    std::string_view text = file_.source.buffer();
+    if (!isa<TemplateTypeParmDecl>(param)) {
+      std::size_t at = offsetOf(param->getLocation());
+      bool spaced = at > 0 && std::isspace(static_cast<unsigned char>(text[at - 1]));
+      return {at, at, (spaced ? "" : " ") + name + " "};
+    }
+    std::size_t at = tokenEnd(param->getBeginLoc());
+    std::size_t next = skipSpaces(at);
+    if (text.substr(next, 3) == "...") at = next + 3;
+    return {at, at, " " + name};
+  }
+
+  // The template parameter's name, or the one agc gives an unnamed one.
+  std::string templateParameterName(const NamedDecl* param) {
+    if (!param->getName().empty()) return param->getNameAsString();
+    auto [it, inserted] = unnamedTemplateParameters_.try_emplace(param);
+    if (inserted)
+      it->second = file_.names.fresh(
+          "agc_tparam_" + std::to_string(templateParameterIndex(param) + 1), file_.fileScopeNames);
+    return it->second;
+  }
+
+  static unsigned templateParameterIndex(const NamedDecl* param) {
+    if (const auto* type = dyn_cast<TemplateTypeParmDecl>(param)) return type->getIndex();
+    if (const auto* value = dyn_cast<NonTypeTemplateParmDecl>(param)) return value->getIndex();
+    return cast<TemplateTemplateParmDecl>(param)->getIndex();
   }
 
   static SourceRange defaultTemplateArgumentRange(const NamedDecl* param) {
@@ -399,12 +594,12 @@ class FileConverter {
 
   // The wrapper is declared first, so that the impl may call it (recursion).
   // `<T, Ns...>` for a function template, else empty.
-  static std::string templateArguments(const FunctionDecl* function) {
+  std::string templateArguments(const FunctionDecl* function) {
     const FunctionTemplateDecl* templ = function->getDescribedFunctionTemplate();
     if (!templ) return "";
     std::string args;
     for (const NamedDecl* param : *templ->getTemplateParameters())
-      args += (args.empty() ? "" : ", ") + param->getNameAsString() +
+      args += (args.empty() ? "" : ", ") + templateParameterName(param) +
               (param->isParameterPack() ? "..." : "");
     return "<" + args + ">";
   }
@@ -436,20 +631,21 @@ class FileConverter {
   // The address MarkedFunction registers for `ag::function_of(&f)`; an
   // overloaded name is resolved by the type of `impl`, a pointer to the impl,
   // which has the wrapper's type.
-  static std::string addressOf(const FunctionDecl* function, const std::string& impl) {
+  std::string addressOf(const FunctionDecl* function, const std::string& impl) {
     std::string address = "&" + function->getNameAsString() + templateArguments(function);
     if (!isOverloaded(function)) return address;
     return "static_cast<decltype(" + impl + ")>(" + address + ")";
   }
 
-  static std::string implPointer(const FunctionDecl* function, const std::string& implName) {
+  std::string implPointer(const FunctionDecl* function, const std::string& implName) {
     return "&" + implName + templateArguments(function);
   }
 
   Text functionWrapper(const FunctionDecl* function, const Text& body) {
     std::string name = function->getNameAsString();
-    std::string implName = file_.names.fresh("agc_impl_" + name, file_.fileScopeNames);
-    std::string fnName = file_.names.fresh("agc_fn_" + name, file_.fileScopeNames);
+    std::string implName =
+        file_.names.fresh("agc_impl_" + namePart(function), file_.fileScopeNames);
+    std::string fnName = file_.names.fresh("agc_fn_" + namePart(function), file_.fileScopeNames);
     std::string registration = parameterNames(function);
     std::string call = "return " + fnName + "(" + forwardedArguments(function) + "); }";
     if (function->getDescribedFunctionTemplate()) {
@@ -584,6 +780,7 @@ class FileConverter {
   const SourceManager& sm_;
   FileContext file_;
   std::map<const ParmVarDecl*, std::string> unnamedParameters_;
+  std::map<const NamedDecl*, std::string> unnamedTemplateParameters_;
 };
 
 // Whether the file already sees the runtime names the generated code uses
