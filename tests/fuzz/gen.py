@@ -283,17 +283,20 @@ class FunctionGen:
         branches = [step, v] if r.random() < 0.5 else [v, step]
         return f"ag::where({guard}, {branches[0]}, {branches[1]})", bv * t + abs(e)
 
-    def cond(self, sc, depth=0):
-        """A scalar bool tensor."""
+    def cond(self, sc, depth=0, plain=False):
+        """A scalar bool tensor; `plain`: no &&, || or ! at its top (an operand of & | ^,
+        where a && or || would give a C++ bool that agc cannot stage)."""
         r = self.rng
         cmp = r.choice([">", "<", ">=", "<=", "==", "!="])
-        if self.on("logical") and depth < 2 and r.random() < 0.25:
+        if self.on("logical") and depth < 2 and r.random() < 0.25 and not plain:
             form = r.choice(["and", "or", "not"])
             if form == "not":
                 return f"!({self.cond(sc, depth + 1)})"
             op = "&&" if form == "and" else "||"
             if self.on("bitwise") and self.bits_rng.random() < 0.3:
                 op = self.bits_rng.choice(["&", "|", "^"])
+                return (f"({self.cond(sc, depth + 1, plain=True)}) {op} "
+                        f"({self.cond(sc, depth + 1, plain=True)})")
             return f"({self.cond(sc, depth + 1)}) {op} ({self.cond(sc, depth + 1)})"
         scalars = sc.readable(sc.scalars)
         if scalars and r.random() < 0.3:
