@@ -98,14 +98,23 @@ ValueType infer_unary_floating(const InferContext& ctx) {
   return x;
 }
 
-// TensorFlow's floor and ceil take floating types only.
+namespace {
+// The error of an op that takes fewer dtypes than its neighbours, as its
+// TensorFlow namesake (`tf_module` + its name) does: what it takes, and what
+// to do instead.
+void require_as_tensorflow(const InferContext& ctx, bool ok, DType got, const char* takes,
+                           const char* tf_module, const char* instead) {
+  if (!ok) {
+    fail(ctx, "unsupported dtype " + std::string(dtype_name(got)) + "; it takes " + takes +
+                  ", as " + tf_module + std::string(ctx.op_name) + " (" + instead + ")");
+  }
+}
+}  // namespace
+
 ValueType infer_floor_ceil(const InferContext& ctx) {
   const ValueType& x = ctx.inputs[0];
-  if (!is_floating(x.dtype)) {
-    fail(ctx, "unsupported dtype " + std::string(dtype_name(x.dtype)) +
-                  "; it takes float32 or float64, as tf.math." + std::string(ctx.op_name) +
-                  " (an integer tensor is already whole: use it as it is, or ag::cast it)");
-  }
+  require_as_tensorflow(ctx, is_floating(x.dtype), x.dtype, "float32 or float64", "tf.math.",
+                        "an integer tensor is already whole: use it as it is, or ag::cast it");
   return x;
 }
 
@@ -118,11 +127,8 @@ ValueType infer_unary_bool(const InferContext& ctx) {
 namespace {
 // TensorFlow's bitwise ops take integers only.
 void require_integer(const InferContext& ctx, DType dtype) {
-  if (!is_integer(dtype)) {
-    fail(ctx, "unsupported dtype " + std::string(dtype_name(dtype)) +
-                  "; it takes int32 or int64, as tf.bitwise." + std::string(ctx.op_name) +
-                  " (on bool tensors, use the logical ops)");
-  }
+  require_as_tensorflow(ctx, is_integer(dtype), dtype, "int32 or int64", "tf.bitwise.",
+                        "on bool tensors, use the logical ops");
 }
 }  // namespace
 
@@ -134,11 +140,8 @@ ValueType infer_unary_integer(const InferContext& ctx) {
 // is_nan, is_inf, is_finite: a bool per element of a floating tensor.
 ValueType infer_unary_floating_test(const InferContext& ctx) {
   const ValueType& x = ctx.inputs[0];
-  if (!is_floating(x.dtype)) {
-    fail(ctx, "unsupported dtype " + std::string(dtype_name(x.dtype)) +
-                  "; it takes float32 or float64, as tf.math." + std::string(ctx.op_name) +
-                  " (an integer tensor has no NaN or infinity)");
-  }
+  require_as_tensorflow(ctx, is_floating(x.dtype), x.dtype, "float32 or float64", "tf.math.",
+                        "an integer tensor has no NaN or infinity");
   return {DType::bool_, x.shape};
 }
 
@@ -284,10 +287,10 @@ namespace {
 // or `to`'s (a dim unknown on either side may be). reduce_sum_to's and
 // broadcast_to's rule.
 bool broadcasts_to(const Shape& from, const Shape& to) {
-  const int lead = to.rank() - from.rank();
-  if (lead < 0) return false;
+  const int leading = to.rank() - from.rank();
+  if (leading < 0) return false;
   for (int d = 0; d < from.rank(); ++d) {
-    const int64_t have = from[d], want = to[d + lead];
+    const int64_t have = from[d], want = to[d + leading];
     if (have != kUnknownDim && want != kUnknownDim && have != 1 && have != want) return false;
   }
   return true;
