@@ -45,6 +45,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -114,8 +115,37 @@ struct Leaf {
 };
 
 template <class T>
+constexpr bool is_stageable();
+
+template <class Tuple, size_t... I>
+constexpr bool elements_stageable(std::index_sequence<I...>) {
+  return (is_stageable<std::remove_reference_t<std::tuple_element_t<I, Tuple>>>() && ...);
+}
+
+// Whether a value of type T can be the state of staged control flow (what
+// collect_leaves takes): ag::Tensor, ag::TensorArray, and vectors, arrays,
+// tuples, pairs and ag_fields structs of them.
+template <class T>
+constexpr bool is_stageable() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, Tensor> || std::is_same_v<U, TensorArray>) {
+    return true;
+  } else if constexpr (IsVector<U>::value || IsArray<U>::value) {
+    return is_stageable<typename U::value_type>();
+  } else if constexpr (HasFields<U>) {
+    using Fields = std::remove_cvref_t<decltype(ag_fields(std::declval<U&>()))>;
+    return elements_stageable<Fields>(std::make_index_sequence<std::tuple_size_v<Fields>>{});
+  } else if constexpr (IsTupleLike<U>::value) {
+    return elements_stageable<U>(std::make_index_sequence<std::tuple_size_v<U>>{});
+  } else {
+    return false;
+  }
+}
+
+template <class T>
 void collect_leaves(T& value, const std::string& name, std::vector<Leaf>& out) {
   using U = std::remove_cv_t<T>;
+  static_assert(is_stageable<U>(), "leaves_of calls collect_leaves on stageable types only");
   if constexpr (std::is_same_v<U, Tensor>) {
     out.push_back({&value, name, name.rfind(AG_RETVAL_PREFIX, 0) == 0});
   } else if constexpr (std::is_same_v<U, TensorArray>) {
@@ -123,7 +153,7 @@ void collect_leaves(T& value, const std::string& name, std::vector<Leaf>& out) {
   } else if constexpr (IsVector<U>::value || IsArray<U>::value) {
     for (size_t i = 0; i < value.size(); ++i)
       collect_leaves(value[i], name + "[" + std::to_string(i) + "]", out);
-  } else if constexpr (IsTupleLike<U>::value || HasFields<U>) {
+  } else {
     auto fields = [&] {
       if constexpr (HasFields<U>) {
         return ag_fields(value);
@@ -134,21 +164,32 @@ void collect_leaves(T& value, const std::string& name, std::vector<Leaf>& out) {
     size_t i = 0;
     std::apply([&](auto&... e) { (collect_leaves(e, name + "." + std::to_string(i++), out), ...); },
                fields);
-  } else {
-    static_assert(
-        kAlwaysFalse<U>,
-        "control-flow state must be ag::Tensor, ag::TensorArray, or tuples, vectors and structs of "
-        "them (give a struct `auto ag_fields(S&)` returning std::tie of its fields). A C++ scalar "
-        "modified in a staged branch or loop only changes while tracing: make it an ag::Tensor.");
   }
 }
 
+// The TypeError of staging a construct whose state `name` has a type that
+// cannot be staged (the message says what state may be).
+[[noreturn]] void throw_unstageable_state(const char* name, const std::type_info& type);
+
+// The state's tensors. A type that cannot be staged reaches this only from a
+// template agc converted, when an instantiation gives the state such a type
+// (agc rejects the state at its line when it can see the type): the
+// construct still runs on a C++ bool or an eager condition, and staging it
+// is a TypeError naming the variable.
 template <class... Ts>
 std::vector<Leaf> leaves_of(State<Ts...>& s) {
-  std::vector<Leaf> out;
-  size_t i = 0;
-  std::apply([&](auto&... v) { (collect_leaves(v, s.names[i++], out), ...); }, s.vars);
-  return out;
+  if constexpr ((is_stageable<Ts>() && ...)) {
+    std::vector<Leaf> out;
+    size_t i = 0;
+    std::apply([&](auto&... v) { (collect_leaves(v, s.names[i++], out), ...); }, s.vars);
+    return out;
+  } else {
+    const bool stageable[] = {is_stageable<Ts>()...};
+    const std::type_info* types[] = {&typeid(Ts)...};
+    size_t i = 0;
+    while (stageable[i]) ++i;
+    throw_unstageable_state(s.names[i], *types[i]);
+  }
 }
 
 using CollectLeaves = FnRef<std::vector<Leaf>()>;

@@ -6,7 +6,10 @@
 // variable; then one placeholder per captured outer value. Both bodies of a
 // node get the same capture list (the union), so the node's inputs bind them
 // positionally.
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <span>
 #include <string>
@@ -47,6 +50,18 @@ std::string set_at(const Tensor& t) {
 }
 
 }  // namespace
+
+void throw_unstageable_state(const char* name, const std::type_info& type) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
+  std::string type_name = status == 0 && demangled ? demangled : type.name();
+  std::free(demangled);
+  throw TypeError("'" + std::string(name) + "' has type " + type_name +
+                  ", which cannot be the state of a staged if or loop: state must be ag::Tensor, "
+                  "ag::TensorArray, or tuples, vectors and structs of them (give a struct `auto "
+                  "ag_fields(S&)` returning std::tie of its fields); a C++ scalar changed in a "
+                  "staged branch or loop would change only while tracing: make it an ag::Tensor");
+}
 
 void check_condition(const Tensor& c, const std::string& construct) {
   if (!c.defined()) throw ValueError(construct + ": the condition is an undefined ag::Tensor");

@@ -666,6 +666,31 @@ TEST(ControlFlow, NonScalarConditionShowsItsShape) {
                   "elements), whose truth value is ambiguous");
 }
 
+// State a staged construct cannot hold: a struct without ag_fields. It is
+// fine while the construct never stages (an eager condition, as agc's output
+// of a template instantiated with C++ scalars gives); staging it is a
+// TypeError naming the variable and its type.
+struct PlainBox {
+  Tensor value;
+};
+
+TEST(ControlFlow, StateWithoutFieldsRunsEagerlyAndFailsOnlyWhenStaged) {
+  auto clamp = [](Tensor x) {
+    PlainBox box{x};
+    ag::if_stmt(x > 1, [&] { box.value = ag::constant(1.0); }, [&] {}, ag::state({"box"}, box));
+    return box.value;
+  };
+  EXPECT_EQ(clamp(ag::constant(5.0)).item<double>(), 1.0);
+  EXPECT_EQ(clamp(ag::constant(0.5)).item<double>(), 0.5);
+  auto staged = ag::function(clamp);
+  EXPECT_CONTAINS(error_of([&] { staged(ag::constant(5.0)); }),
+                  "TypeError: 'box' has type (anonymous namespace)::PlainBox, which cannot be the "
+                  "state of a staged if "
+                  "or loop: state must be ag::Tensor, ag::TensorArray, or tuples, vectors and "
+                  "structs of them (give a struct `auto ag_fields(S&)` returning std::tie of its "
+                  "fields)");
+}
+
 TEST(ControlFlow, UndefinedLoopVariableIsAnError) {
   auto f = ag::function([](Tensor n) {
     Tensor y;
