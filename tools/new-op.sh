@@ -3,8 +3,8 @@
 # place an op needs, each with a stub that builds, and a failing
 # eager-vs-graph case in tests/runtime/op_cases.cpp to make pass.
 #
-#   tools/new-op.sh NAME [--elementwise unary|binary] [--family FAMILY]
-#                        [--onnx TYPE] [--not-differentiable]
+#   tools/new-op.sh NAME [--elementwise unary|binary] [--onnx TYPE]
+#                        [--not-differentiable]
 #
 # NAME is the snake_case public name (ag::NAME); the op's id is its CamelCase.
 #
@@ -14,18 +14,18 @@
 #   include/ag/ops.def          its AG_ELEMENTWISE_OP row
 #   runtime/ops/scalar_ops.h    its functor, which throws until written
 #   tests/runtime/op_cases.cpp  its case
-# otherwise:
-#   include/ag/ops.def                   its AG_OP row
-#   runtime/ops/infer.cpp                infer_NAME, which throws until written
-#   runtime/ops/kernels_FAMILY.cpp       kernel_NAME (FAMILY: layout by default,
-#                                        reduce, linalg, creation, control)
-#   include/ag/ops.h, runtime/ops/api.cpp  its public function
-#   tests/runtime/op_cases.cpp           its case
-# A differentiable op also gets grad_NAME in runtime/ops/gradients_elementwise.cpp
-# (reduce: gradients_reduce.cpp, other families: gradients_layout.cpp), which
-# throws until written, and needs a finite-difference case in
-# tests/runtime/gradient_ops_test.cpp (OpGradientCoverage fails without one);
-# --not-differentiable writes `not_differentiable` in its row instead.
+# otherwise (4 places):
+#   include/ag/ops.def                 its AG_OP row
+#   runtime/ops/library/NAME.cpp       the op's file: infer_NAME (its shape rule),
+#                                      kernel_NAME, grad_NAME and its public
+#                                      function ag::NAME, which throw until written
+#   include/ag/ops.h                   the public function's declaration
+#   tests/runtime/op_cases.cpp         its case
+# A differentiable elementwise op gets grad_NAME in
+# runtime/ops/gradients_elementwise.cpp. A differentiable op needs a
+# finite-difference case in tests/runtime/gradient_ops_test.cpp
+# (OpGradientCoverage fails without one); --not-differentiable writes
+# `not_differentiable` in its row instead of a gradient.
 #
 # --onnx TYPE: the op is ONNX's TYPE on the same inputs (onnx("TYPE"): export
 # and import both ways). Without it the row says onnx_none("has no ONNX form
@@ -38,7 +38,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 NAME [--elementwise unary|binary] [--family layout|reduce|linalg|creation|control] [--onnx TYPE] [--not-differentiable]" >&2
+  echo "usage: $0 NAME [--elementwise unary|binary] [--onnx TYPE] [--not-differentiable]" >&2
   exit 2
 }
 
@@ -46,7 +46,6 @@ usage() {
 name=$1
 shift
 kind=general
-family=layout
 onnx='onnx_none("has no ONNX form yet")'
 differentiable=1
 while [[ $# -gt 0 ]]; do
@@ -54,11 +53,6 @@ while [[ $# -gt 0 ]]; do
     --elementwise)
       [[ $# -ge 2 && ($2 == unary || $2 == binary) ]] || usage
       kind=$2
-      shift 2
-      ;;
-    --family)
-      [[ $# -ge 2 ]] || usage
-      family=$2
       shift 2
       ;;
     --onnx)
@@ -78,24 +72,18 @@ done
 root=$(cd "$(dirname "$0")/.." && pwd)
 ops_def=$root/include/ag/ops.def
 scalar_ops=$root/runtime/ops/scalar_ops.h
-infer=$root/runtime/ops/infer.cpp
-case $kind/$family in
-  unary/* | binary/*) gradients=$root/runtime/ops/gradients_elementwise.cpp ;;
-  general/reduce) gradients=$root/runtime/ops/gradients_reduce.cpp ;;
-  *) gradients=$root/runtime/ops/gradients_layout.cpp ;;
-esac
-kernels=$root/runtime/ops/kernels_$family.cpp
+gradients=$root/runtime/ops/gradients_elementwise.cpp
+op_file=$root/runtime/ops/library/$name.cpp
 ops_h=$root/include/ag/ops.h
-api=$root/runtime/ops/api.cpp
 test=$root/tests/runtime/op_cases.cpp
-[[ $kind != general || -f $kernels ]] || { echo "$0: no $kernels" >&2; exit 2; }
 
 id=$(echo "$name" | sed -E 's/(^|_)([a-z0-9])/\U\2/g')
 functor=${id}Op
 gradient=grad_$name
 [[ $differentiable == 1 ]] || gradient=not_differentiable
-if grep -q "^AG_\(ELEMENTWISE_\)\?OP($id," "$ops_def" || grep -q "\"$name\"" "$ops_def"; then
-  echo "$0: ops.def already has $id or \"$name\"" >&2
+if grep -q "^AG_\(ELEMENTWISE_\)\?OP($id," "$ops_def" || grep -q "\"$name\"" "$ops_def" ||
+  [[ -e $op_file ]]; then
+  echo "$0: ops.def already has $id or \"$name\" (or $op_file exists)" >&2
   exit 1
 fi
 
@@ -154,32 +142,56 @@ struct $functor : Numeric {
       "// TODO(new-op.sh): move to its section; arity, attrs and flags.
 AG_OP($id, \"$name\", 1, infer_$name, kernel_$name, kNone, $gradient, $onnx)
 "
-    insert_before "$infer" '^} +// namespace ag::ops$' \
-      "// TODO(new-op.sh): $name's output dtype and shape, and its errors.
+    gradient_stub=""
+    [[ $differentiable == 1 ]] && gradient_stub="
+// TODO(new-op.sh): $name's gradient with the public ops (one per input; an
+// undefined tensor for none), or mark the op not_differentiable in ops.def.
+std::vector<Tensor> grad_$name(const GradContext&) {
+  throw InternalError($stub_error);
+}
+"
+    mkdir -p "$(dirname "$op_file")"
+    cat >"$op_file" <<EOT
+// $name: TODO(new-op.sh): what it computes, and its TensorFlow namesake.
+#include <vector>
+
+#include "ag/error.h"
+#include "ag/ops.h"
+#include "ops/dispatch.h"
+#include "ops/kernels.h"
+
+namespace ag::ops {
+
+// TODO(new-op.sh): $name's output dtype and shape, and its errors.
 ValueType infer_$name(const InferContext&) {
   throw InternalError($stub_error);
 }
-"
-    insert_before "$kernels" '^} +// namespace ag::ops$' \
-      "// TODO(new-op.sh): $name's kernel.
+
+// TODO(new-op.sh): $name's kernel.
 void kernel_$name(const KernelContext&) {
   throw InternalError($stub_error);
 }
-"
-    changed+=("$infer" "$kernels" "$ops_h" "$api")
+$gradient_stub
+}  // namespace ag::ops
+
+namespace ag::api {
+
+Tensor $name(const Tensor& x, CallSite site) {
+  return ops::apply(ops::OpId::$id, {x}, {}, site);
+}
+
+}  // namespace ag::api
+EOT
+    changed+=("$op_file" "$ops_h")
     insert_before "$ops_h" '^} +// namespace api' "// TODO(new-op.sh): what $name computes.
 Tensor $name(const Tensor& x, CallSite site = CallSite::current());
-"
-    insert_before "$api" '^} +// namespace ag::api$' "Tensor $name(const Tensor& x, CallSite site) {
-  return ops::apply(OpId::$id, {x}, {}, site);
-}
 "
     insert_before "$test" '^  return c;$' \
       "  // TODO(new-op.sh): $name's inputs, dtypes and the cases that reach each branch of its kernel.
   c.push_back({\"$name\", kAll, samples({{2, 3}}), [](const Tensors& x) { return ag::$name(x[0]); }});"
     ;;
 esac
-if [[ $differentiable == 1 ]]; then
+if [[ $differentiable == 1 && $kind != general ]]; then
   insert_before "$gradients" '^} +// namespace ag::ops$' \
     "// TODO(new-op.sh): $name's gradient with the public ops (one per input; an
 // undefined tensor for none), or mark the op not_differentiable in ops.def.
@@ -199,3 +211,4 @@ fi
 echo "new op $id (\"$name\"); changed:"
 for f in "${changed[@]}"; do echo "  ${f#"$root"/}"; done
 echo "Its equivalence case fails until the stubs are written."
+[[ $kind != general ]] || echo "Run cmake (or tools/build.sh) once: the build globs runtime/ops/library/."

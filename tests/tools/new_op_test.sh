@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tools/new-op.sh in a copy of the source tree: an elementwise op touches its
-# row, its functor and its case (3 places), another op its row, shape rule,
-# kernel, public function and case; a differentiable op also its gradient.
-# The files it writes compile (-fsyntax-only).
+# row, its functor and its case (3 places); another op its row, its own file
+# (shape rule, kernel, gradient, public function), the public declaration and
+# its case (4 places). The files it writes compile (-fsyntax-only).
 # Usage: new_op_test.sh SOURCE_DIR CXX WORK_DIR
 set -euo pipefail
 src=$1 cxx=$2 work=$3
@@ -13,8 +13,10 @@ mkdir -p "$work"
 cp -r "$work" "$work.orig"
 trap 'rm -rf "$work.orig"' EXIT
 
-changed() {  # the files that differ from the original copy, one per line
-  { diff -rq "$work.orig" "$work" || true; } | sed -E "s#^Files $work.orig/([^ ]+) and .*#\1#" | sort
+changed() {  # the files that differ from the original copy or are new, one per line
+  (cd "$work" && find . -type f | sed 's#^\./##' | sort) | while read -r f; do
+    cmp -s "$work/$f" "$work.orig/$f" || echo "$f"
+  done
 }
 expect_changed() {  # expect_changed WHAT FILE...
   local what=$1
@@ -50,8 +52,13 @@ syntax_check runtime/ops/api.cpp runtime/ops/kernels_elementwise.cpp tests/runti
 
 rm -rf "$work" && cp -r "$work.orig" "$work"
 "$work/tools/new-op.sh" fuzz_spread >/dev/null
-expect_changed "another op" include/ag/ops.def runtime/ops/infer.cpp \
-  runtime/ops/kernels_layout.cpp include/ag/ops.h runtime/ops/api.cpp \
-  runtime/ops/gradients_layout.cpp tests/runtime/op_cases.cpp
-syntax_check runtime/ops/infer.cpp runtime/ops/kernels_layout.cpp runtime/ops/gradients_layout.cpp
+expect_changed "another op" include/ag/ops.def runtime/ops/library/fuzz_spread.cpp \
+  include/ag/ops.h tests/runtime/op_cases.cpp
+grep -q '^AG_OP(FuzzSpread, "fuzz_spread", 1, infer_fuzz_spread, kernel_fuzz_spread, kNone, grad_fuzz_spread, ' \
+  "$work/include/ag/ops.def" || { echo "FAIL: no row for fuzz_spread"; exit 1; }
+for fn in infer_fuzz_spread kernel_fuzz_spread grad_fuzz_spread 'Tensor fuzz_spread('; do
+  grep -q "$fn" "$work/runtime/ops/library/fuzz_spread.cpp" ||
+    { echo "FAIL: runtime/ops/library/fuzz_spread.cpp has no $fn"; exit 1; }
+done
+syntax_check runtime/ops/library/fuzz_spread.cpp runtime/ops/api.cpp tests/runtime/op_cases.cpp
 echo "new-op.sh: ok"
