@@ -77,6 +77,9 @@ FEATURES = {
                "(the logical ops, both sides evaluated)",
     "increment": "++ and -- of data variables, prefix and postfix, as statements and as the "
                  "operand of an expression",
+    "error_lines": "a top-level if whose condition compares x itself (not reduced), alone or "
+                   "under && or ||: calls with a non-scalar x fail, with the same message, "
+                   "naming the same line, in both builds",
     "multi_block": "some functions are also called with an int32 x of %d elements (a cycle of "
                    "%d values), so that fused groups run several blocks and a partial one"
                    % (MULTI_BLOCK_SHAPE[0], MULTI_BLOCK_CYCLE),
@@ -163,6 +166,11 @@ class FunctionGen:
         self.helper_form_rng = random.Random(f"{seed}:{index}:auto_return")
         self.bits_rng = random.Random(f"{seed}:{index}:bitwise")
         self.step_rng = random.Random(f"{seed}:{index}:increment")
+        # Also apart: whether the function starts with a condition that may
+        # not be a scalar (not with unknown dims, whose error shows None dims).
+        errors_rng = random.Random(f"{seed}:{index}:error_lines")
+        self.errors_rng = (errors_rng if self.on("error_lines") and not self.unknown_dims and
+                           errors_rng.random() < 0.2 else None)
         self.counter = 0
         self.helpers = []         # (name, lines, is_lambda)
         self.stmt_budget = 0
@@ -795,6 +803,8 @@ class FunctionGen:
                  "  ag::Tensor v2 = fz_clip(x - n);"]
         if self.has_rows:
             lines.append("  const ag::Tensor rows = fz_transposed_rows(x);")
+        if self.errors_rng:
+            lines += self.elementwise_condition()
         result = "v0 + v1 * 3 - v2 * 5"
         if self.has_arrays:
             for b in range(1, self.arrays_rng.choice([1, 1, 2]) + 1):
@@ -814,6 +824,17 @@ class FunctionGen:
         if not self.method_form:
             return out + [f"AG_FUNCTION ag::Tensor {self.name}({PARAMS}) {{"] + lines + ["}"]
         return out + self.method(lines)
+
+    def elementwise_condition(self):
+        """An if on a comparison of x, which is an error when x is not a scalar. Under && or
+        ||, the comparison comes first: evaluated in both builds (a staged second operand is
+        traced, and checked, even where eager mode short-circuits it)."""
+        r = self.errors_rng
+        cond = f"x {r.choice(['>', '<', '>=', '<=', '==', '!='])} {r.randint(-2, 2)}"
+        if r.random() < 0.4:
+            cond = f"({cond}) {r.choice(['&&', '||'])} (n > {r.randint(0, 2)})"
+        target = r.choice(["v0", "v1", "v2"])
+        return [f"  if ({cond}) {{", f"    {target} = fz_clip({target} + 1);", "  }"]
 
     def method(self, body):
         """The body as the method `call` of a module class, and what main() calls."""
@@ -913,10 +934,12 @@ def generate(seed, indices, features):
         out += body
         out.append(f"// fz-end {g.name}")
         out.append("")
-        cases.append((g.name, g.entry(), g.calls(), g.unknown_dims))
+        entry, counted = g.entry()
+        # A call that fails while tracing leaves no trace to count.
+        cases.append((g.name, (entry, counted and not g.errors_rng), g.calls(), g.unknown_dims))
     out.append("static const FzCase fz_cases[] = {")
     for name, (entry, counted), rows, unknown_dims in cases:
-        # -1: a method's traces are not counted.
+        # -1: a method's traces, or a function's that may fail, are not counted.
         traces = len({(d, s, m) for d, s, _, _, m in rows}) if counted else -1
         row_text = ", ".join(
             "{ag::%s, {%s}, {%s}, %d, %d}" % (d, ", ".join(map(str, s)), ", ".join(map(str, v)), n, m)
