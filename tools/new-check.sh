@@ -124,6 +124,8 @@ cat >>"$repo/docs/checks.md" <<EOT
 **The fix.** TODO.
 EOT
 
+# A long summary wraps in the header's first comment, as tools/format.sh wants it.
+command -v clang-format-19 >/dev/null && clang-format-19 -i "$checks/$class.h" "$checks/$class.cpp"
 echo "created transpiler/checks/$class.h, transpiler/checks/$class.cpp"
 echo "created tests/checks/$name/{positive,negative}.cpp and .expected"
 echo "added $name to transpiler/checks/Checks.def and a section to docs/checks.md"

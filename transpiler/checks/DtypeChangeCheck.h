@@ -1,4 +1,5 @@
-// ag-dtype-change: a tensor made from a C++ integer that a staged loop or branch makes floating, which fails when staged
+// ag-dtype-change: a tensor made from a C++ integer that a staged loop or branch makes floating,
+// which fails when staged
 #pragma once
 
 #include "checks/AgCheck.h"
