@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   clang-19 llvm-19-dev libclang-19-dev libclang-cpp19-dev libclang-common-19-dev clang-format-19
   clang-tidy-19
-  libopenblas-dev libeigen3-dev libcli11-dev
+  libopenblas-dev libdnnl-dev libeigen3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   cmake ninja-build pkg-config g++ ccache
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx

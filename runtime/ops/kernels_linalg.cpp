@@ -1,18 +1,16 @@
 // Matrix multiplication, [..., m, k] x [..., k, n] -> [..., m, n], one gemm per
-// batch entry. float32/float64 go to OpenBLAS; integers (and float products
-// too small for BLAS to pay) use our own i-k-j kernel.
-#include <cblas.h>
-
+// batch entry. float32/float64 go to the GEMM library (ops/gemm.h: oneDNN or
+// OpenBLAS); integers (and float products too small for a library call to
+// pay) use our own i-k-j kernel.
 #include <algorithm>
 #include <array>
-#include <climits>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 #include "ag/error.h"
+#include "ops/gemm.h"
 #include "ops/kernels.h"
-#include "ops/parallel.h"
 #include "ops/scalar_ops.h"
 
 namespace ag::ops {
@@ -103,22 +101,10 @@ void gemm_ikj(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k) {
 }
 
 template <class T>
-void gemm(const KernelContext& ctx, const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k) {
+void matmul_one(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k) {
   if constexpr (std::is_floating_point_v<T>) {
     if (k > 0 && m * n * k > kSmallGemmWork) {
-      if (m > INT_MAX || n > INT_MAX || k > INT_MAX) {
-        throw UnimplementedError(std::string(ctx.op_name) +
-                                 ": dimensions beyond 2^31 are not supported");
-      }
-      sync_blas_threads();
-      int im = int(m), in = int(n), ik = int(k);
-      if constexpr (std::is_same_v<T, float>) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, im, in, ik, 1.0f, a, ik, b, in, 0.0f,
-                    c, in);
-      } else {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, im, in, ik, 1.0, a, ik, b, in, 0.0,
-                    c, in);
-      }
+      gemm(a, b, c, m, n, k);
       return;
     }
   }
@@ -144,7 +130,7 @@ void kernel_matmul(const KernelContext& ctx) {
       const T* b = static_cast<const T*>(ctx.inputs[1].data);
       T* c = static_cast<T*>(ctx.out);
       for (int64_t i = 0; i < batch; ++i) {
-        gemm(ctx, a + i * m * k, b + i * k * n, c + i * m * n, m, n, k);
+        matmul_one(a + i * m * k, b + i * k * n, c + i * m * n, m, n, k);
       }
     }
   });

@@ -35,8 +35,9 @@ thread_local bool t_in_parallel_region = false;
 
 constexpr auto kSpinTime = std::chrono::microseconds(200);
 
-// Counts BLAS calls: a polling worker goes to sleep when one starts, so that
-// OpenBLAS's own threads get the cores.
+// Counts calls into libraries with threads of their own (OpenBLAS, oneDNN): a
+// polling worker goes to sleep when one starts, so that those threads get the
+// cores.
 std::atomic<uint64_t> g_blas_calls{0};
 
 // A hint to the core that this thread is polling.
@@ -185,9 +186,13 @@ void detail_parallel::run(int64_t n, int64_t grain, int64_t max_chunks, RangeFn 
   g_pool->run(job);
 }
 
+void note_library_threads(int threads) {
+  if (threads > 1) g_blas_calls.fetch_add(1, std::memory_order_relaxed);
+}
+
 void sync_blas_threads() {
   int want = intra_op_threads();
-  if (want > 1) g_blas_calls.fetch_add(1, std::memory_order_relaxed);
+  note_library_threads(want);
   if (g_blas_threads.load(std::memory_order_relaxed) == want) return;
   std::lock_guard lock(g_blas_mutex);
   openblas_set_num_threads(want);

@@ -53,4 +53,9 @@ void parallel_for(int64_t n, int64_t grain, F&& f) {
 // call. Called before every BLAS call.
 void sync_blas_threads();
 
+// Called before a call into a library that starts `threads` threads of its
+// own (OpenBLAS, oneDNN): the pool's polling workers go to sleep, so that
+// the library's threads get the cores.
+void note_library_threads(int threads);
+
 }  // namespace ag::ops

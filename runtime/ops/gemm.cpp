@@ -1,0 +1,128 @@
+// Row-major matrix products on oneDNN (float32) and OpenBLAS; see gemm.h.
+#include "ops/gemm.h"
+
+#include <cblas.h>
+
+#include <array>
+#include <atomic>
+#include <climits>
+#include <cstdio>
+#include <mutex>
+
+#include "ag/error.h"
+#include "ops/parallel.h"
+
+#if AG_GEMM_ONEDNN
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+#endif
+
+namespace ag::ops {
+namespace {
+
+#if AG_GEMM_ONEDNN
+std::atomic<GemmLibrary> g_library{GemmLibrary::onednn};
+
+// oneDNN's threads are OpenMP's, whose count is per calling thread.
+void sync_onednn_threads() {
+  thread_local int t_threads = 0;
+  const int want = intra_op_threads();
+  note_library_threads(want);
+  if (t_threads != want) {
+    omp_set_num_threads(want);
+    t_threads = want;
+  }
+}
+
+void onednn_sgemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+  sync_onednn_threads();
+  dnnl_status_t status = dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+  if (status != dnnl_success) {
+    throw InternalError("matmul: oneDNN's sgemm failed with status " + std::to_string(status) +
+                        " on " + std::to_string(m) + "x" + std::to_string(k) + " * " +
+                        std::to_string(k) + "x" + std::to_string(n));
+  }
+}
+#else
+std::atomic<GemmLibrary> g_library{GemmLibrary::openblas};
+#endif
+
+// Prints openblas_core_warning once per process, before the first OpenBLAS
+// product.
+void warn_of_a_generic_openblas_core() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const std::string warning = openblas_core_warning(
+        openblas_get_corename(), __builtin_cpu_supports("avx2"), __builtin_cpu_supports("avx512f"));
+    if (!warning.empty()) std::fprintf(stderr, "autograph-cpp: warning: %s\n", warning.c_str());
+  });
+}
+
+void check_blas_dims(int64_t m, int64_t n, int64_t k) {
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    throw UnimplementedError("matmul: dimensions beyond 2^31 are not supported");
+}
+
+}  // namespace
+
+void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+#if AG_GEMM_ONEDNN
+  if (g_library.load(std::memory_order_relaxed) == GemmLibrary::onednn) {
+    onednn_sgemm(a, b, c, m, n, k);
+    return;
+  }
+#endif
+  check_blas_dims(m, n, k);
+  warn_of_a_generic_openblas_core();
+  sync_blas_threads();
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.0f, a, int(k), b,
+              int(n), 0.0f, c, int(n));
+}
+
+void gemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k) {
+  check_blas_dims(m, n, k);
+  warn_of_a_generic_openblas_core();
+  sync_blas_threads();
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.0, a, int(k), b,
+              int(n), 0.0, c, int(n));
+}
+
+GemmLibrary gemm_library() {
+  return g_library.load(std::memory_order_relaxed);
+}
+
+void set_gemm_library(GemmLibrary library) {
+#if !AG_GEMM_ONEDNN
+  if (library == GemmLibrary::onednn) {
+    throw UnimplementedError(
+        "this runtime was built with AG_GEMM=openblas, without oneDNN; configure it with "
+        "-DAG_GEMM=onednn");
+  }
+#endif
+  g_library.store(library, std::memory_order_relaxed);
+}
+
+int gemm_library_threads() {
+#if AG_GEMM_ONEDNN
+  if (g_library.load(std::memory_order_relaxed) == GemmLibrary::onednn)
+    return omp_get_max_threads();
+#endif
+  return openblas_get_num_threads();
+}
+
+std::string openblas_core_warning(std::string_view core, bool avx2, bool avx512) {
+  // OpenBLAS's cores with AVX2 kernels, and those of them with AVX-512 ones.
+  constexpr std::array<std::string_view, 5> kAvx2Cores = {"Haswell", "Zen", "SkylakeX",
+                                                          "Cooperlake", "SapphireRapids"};
+  bool core_has_avx2 = false;
+  for (std::string_view known : kAvx2Cores) core_has_avx2 |= core == known;
+  if (!avx2 || core_has_avx2) return "";
+  const char* coretype = avx512 ? "SkylakeX" : "Haswell";
+  return "OpenBLAS runs its generic '" + std::string(core) + "' kernels on this CPU, which has " +
+         (avx512 ? "AVX-512" : "AVX2") +
+         ", so its matrix products run several times below the machine's speed; start the "
+         "program with OPENBLAS_CORETYPE=" +
+         coretype + " in its environment";
+}
+
+}  // namespace ag::ops
