@@ -35,8 +35,10 @@ if [ ${#binaries[@]} -eq 0 ]; then
   exit 1
 fi
 cmake --build "$build" --target "${binaries[@]}" -j "${AG_BENCH_JOBS:-2}"
-# Two BLAS threads would fight the benchmark (and other jobs) for 2 cores.
-export OPENBLAS_NUM_THREADS=1
+# Two BLAS threads would fight the benchmark (and other jobs) for 2 cores;
+# the hand rows' oneDNN runs on OpenMP's threads. (The runtime sets both
+# libraries to its own intra-op thread count.)
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 mkdir -p "$results"
 status=0
 outputs=()

@@ -35,6 +35,11 @@
 
 #include "bench_util.h"
 #include "guide_workloads.h"
+#include "native_eigen.h"
+
+#if AG_BENCH_ONEDNN
+#include <oneapi/dnnl/dnnl.h>
+#endif
 
 namespace {
 
@@ -204,6 +209,21 @@ void dense_eigen(const float* x, const float* w, const float* bias, float* out) 
   mo.rowwise() += mb;
 }
 
+void dense_eigen_march_native(const float* x, const float* w, const float* bias, float* out) {
+  dense_eigen_native(x, w, bias, out, kDenseRows, kDenseIn, kDenseOut);
+}
+
+#if AG_BENCH_ONEDNN
+// As dense_cblas, on oneDNN's sgemm (one thread: OMP_NUM_THREADS, run.sh).
+void dense_onednn(const float* x, const float* w, const float* bias, float* out) {
+  for (int i = 0; i < kDenseRows; ++i)
+    std::memcpy(out + i * kDenseOut, bias, sizeof(float) * kDenseOut);
+  if (dnnl_sgemm('N', 'N', kDenseRows, kDenseOut, kDenseIn, 1.0f, x, kDenseIn, w, kDenseOut, 1.0f,
+                 out, kDenseOut) != dnnl_success)
+    fail("dense: dnnl_sgemm failed");
+}
+#endif
+
 // ---- Inputs and result checks ----------------------------------------------------------
 
 struct Inputs {
@@ -301,6 +321,13 @@ void prepare_inputs() {
     check_close("dense cblas", hand.data(), graph.data<float>(), int64_t(hand.size()), kTolerance);
     dense_eigen(x, w, b, hand.data());
     check_close("dense eigen", hand.data(), graph.data<float>(), int64_t(hand.size()), kTolerance);
+    dense_eigen_march_native(x, w, b, hand.data());
+    check_close("dense eigen -march=native", hand.data(), graph.data<float>(), int64_t(hand.size()),
+                kTolerance);
+#if AG_BENCH_ONEDNN
+    dense_onednn(x, w, b, hand.data());
+    check_close("dense onednn", hand.data(), graph.data<float>(), int64_t(hand.size()), kTolerance);
+#endif
   }
   {
     Tensor graph = (*in.add3_fn)(in.scalar_a, in.scalar_b, in.scalar_c);
@@ -552,6 +579,14 @@ void register_benchmarks() {
 
   add("dense/hand_cblas", [](benchmark::State& s) { bm_dense_hand(s, dense_cblas); }, kMicrosecond);
   add("dense/hand_eigen", [](benchmark::State& s) { bm_dense_hand(s, dense_eigen); }, kMicrosecond);
+  add(
+      "dense/hand_eigen_native",
+      [](benchmark::State& s) { bm_dense_hand(s, dense_eigen_march_native); }, kMicrosecond);
+#if AG_BENCH_ONEDNN
+  add(
+      "dense/hand_onednn", [](benchmark::State& s) { bm_dense_hand(s, dense_onednn); },
+      kMicrosecond);
+#endif
   add("dense/eager", bm_dense_eager, kMicrosecond);
   add("dense/graph", bm_dense_graph, kMicrosecond);
 
@@ -584,6 +619,15 @@ void register_benchmarks() {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  // Which library kernels the hand rows and the runtime ran: OpenBLAS picks
+  // its kernels by CPU model, and names them.
+  benchmark::AddCustomContext("openblas_core", openblas_get_corename());
+#if AG_BENCH_ONEDNN
+  const dnnl_version_t* onednn = dnnl_version();
+  benchmark::AddCustomContext("onednn", std::to_string(onednn->major) + "." +
+                                            std::to_string(onednn->minor) + "." +
+                                            std::to_string(onednn->patch));
+#endif
   prepare_inputs();
   register_benchmarks();
   ag_bench::RatioReporter reporter;

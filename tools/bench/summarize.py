@@ -327,9 +327,34 @@ def describe_run(res):
     loads = [c["load_avg"][0] for c in contexts if c.get("load_avg")]
     load = f", load average {min(loads):.2f} to {max(loads):.2f}" if loads else ""
     build = first.get("library_build_type", "")
+    libraries = []
+    for c in contexts:
+        if c.get("onednn") and not any(x.startswith("oneDNN") for x in libraries):
+            libraries.append(f"oneDNN {c['onednn']}")
+        if c.get("openblas_core") and not any(x.startswith("OpenBLAS") for x in libraries):
+            libraries.append(f"OpenBLAS with its {c['openblas_core']} kernels")
+    libraries_text = f"; libraries: {', '.join(libraries)}" if libraries else ""
     return (f"{first.get('date', '?')}, {first.get('num_cpus', '?')} CPUs at "
             f"{first.get('mhz_per_cpu', '?')} MHz{load} (1-minute, as each binary started); "
-            f"Google Benchmark's own build: {build} (the timed code is Release)")
+            f"Google Benchmark's own build: {build} (the timed code is Release){libraries_text}")
+
+
+# The names of the hand rows that call a library, for the list of them.
+HAND_NAMES = {"hand_onednn": "oneDNN sgemm", "hand_cblas": "OpenBLAS sgemm",
+              "hand_eigen_native": "Eigen -march=native", "hand_eigen": "Eigen"}
+
+
+def hand_rows_line(res, workload, label):
+    """Every hand row of a workload, fastest first: the best this machine offers, and the
+    graph's place among them."""
+    rows = sorted((t, HAND_NAMES.get(n.split("/", 1)[1], n.split("/", 1)[1]))
+                  for n, t in res.cpu.items() if n.startswith(workload + "/hand"))
+    graph = res.time(workload + "/graph")
+    if len(rows) < 2 or graph is None:
+        return None
+    listed = ", ".join(f"{name} {format_ns(t)}" for t, name in rows)
+    return (f"{label}: graph {format_ns(graph)}, {rows[0][0] / graph:.2f} of the fastest "
+            f"library's speed; the hand rows, fastest first: {listed}.")
 
 
 def summary(res):
@@ -348,6 +373,9 @@ def summary(res):
                         "excluded, what the function keeps between calls included: its trace, "
                         "plan, buffers and the blocks the runtime keeps for reuse):\n\n"
                         + memory_table(memory))
+    dense = hand_rows_line(res, "dense", "Dense 256x512 · 512x512 + bias")
+    if dense:
+        sections.append(dense)
     sections.append(f"Measured {describe_run(res)}.")
     return "\n\n".join(sections)
 

@@ -143,6 +143,20 @@ class SummarizeTest(unittest.TestCase):
                       "**missed by 4.5x** |", text)
         self.assertIn("load average 1.50 to 2.50", text)
 
+    def test_dense_lists_every_hand_row_fastest_first(self):
+        def row(name, ms):
+            return {"name": name, "run_name": name, "run_type": "iteration", "time_unit": "ms",
+                    "cpu_time": ms, "real_time": ms}
+        res = summarize.Results([{
+            "context": {"date": "2026-11-27", "onednn": "2.6.3", "openblas_core": "Zen"},
+            "benchmarks": [row("dense/hand_cblas", 1.2), row("dense/hand_onednn", 1.0),
+                           row("dense/hand_eigen_native", 1.1), row("dense/graph", 1.25)]}])
+        text = summarize.summary(res)
+        self.assertIn("Dense 256x512 · 512x512 + bias: graph 1.25 ms, 0.80 of the fastest "
+                      "library's speed; the hand rows, fastest first: oneDNN sgemm 1.00 ms, "
+                      "Eigen -march=native 1.10 ms, OpenBLAS sgemm 1.20 ms.", text)
+        self.assertIn("libraries: oneDNN 2.6.3, OpenBLAS with its Zen kernels", text)
+
     def test_readme_rewritten_between_the_markers_only(self):
         with tempfile.TemporaryDirectory() as tmp:
             readme = os.path.join(tmp, "README.md")
