@@ -13,8 +13,14 @@
 #include "ops/parallel.h"
 
 #if AG_GEMM_ONEDNN
-#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
+
+// OpenMP's C API, from libgomp (the runtime is not compiled with -fopenmp,
+// and omp.h is GCC's, which clang-tidy does not see).
+extern "C" {
+void omp_set_num_threads(int threads);
+int omp_get_max_threads();
+}
 #endif
 
 namespace ag::ops {
