@@ -26,9 +26,30 @@ int omp_get_max_threads();
 namespace ag::ops {
 namespace {
 
-#if AG_GEMM_ONEDNN
-std::atomic<GemmLibrary> g_library{GemmLibrary::onednn};
+// OpenBLAS's cores by the widest vectors their kernels use.
+enum class CoreIsa { generic, avx2, avx512 };
+CoreIsa isa_of_openblas_core(std::string_view core) {
+  constexpr std::array<std::string_view, 3> kAvx512Cores = {"SkylakeX", "Cooperlake",
+                                                            "SapphireRapids"};
+  constexpr std::array<std::string_view, 2> kAvx2Cores = {"Haswell", "Zen"};
+  for (std::string_view known : kAvx512Cores)
+    if (core == known) return CoreIsa::avx512;
+  for (std::string_view known : kAvx2Cores)
+    if (core == known) return CoreIsa::avx2;
+  return CoreIsa::generic;
+}
 
+// The library of float32 products, chosen on first use.
+std::atomic<GemmLibrary>& library_slot() {
+  static std::atomic<GemmLibrary> slot{
+      built_with_onednn()
+          ? preferred_gemm_library(openblas_get_corename(), __builtin_cpu_supports("avx2"),
+                                   __builtin_cpu_supports("avx512f"))
+          : GemmLibrary::openblas};
+  return slot;
+}
+
+#if AG_GEMM_ONEDNN
 // oneDNN's threads are OpenMP's, whose count is per calling thread.
 void sync_onednn_threads() {
   thread_local int t_threads = 0;
@@ -49,8 +70,6 @@ void onednn_sgemm(const float* a, const float* b, float* c, int64_t m, int64_t n
                         std::to_string(k) + "x" + std::to_string(n));
   }
 }
-#else
-std::atomic<GemmLibrary> g_library{GemmLibrary::openblas};
 #endif
 
 // Prints openblas_core_warning once per process, before the first OpenBLAS
@@ -73,7 +92,8 @@ void check_blas_dims(int64_t m, int64_t n, int64_t k) {
 
 void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
 #if AG_GEMM_ONEDNN
-  if (g_library.load(std::memory_order_relaxed) == GemmLibrary::onednn) {
+  if (m * n * k >= kOneDnnMinWork &&
+      library_slot().load(std::memory_order_relaxed) == GemmLibrary::onednn) {
     onednn_sgemm(a, b, c, m, n, k);
     return;
   }
@@ -93,8 +113,22 @@ void gemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int
               int(n), 0.0, c, int(n));
 }
 
+bool built_with_onednn() {
+#if AG_GEMM_ONEDNN
+  return true;
+#else
+  return false;
+#endif
+}
+
+GemmLibrary preferred_gemm_library(std::string_view core, bool avx2, bool avx512) {
+  const CoreIsa isa = isa_of_openblas_core(core);
+  if (!avx512 && avx2 && isa == CoreIsa::avx2) return GemmLibrary::openblas;
+  return GemmLibrary::onednn;
+}
+
 GemmLibrary gemm_library() {
-  return g_library.load(std::memory_order_relaxed);
+  return library_slot().load(std::memory_order_relaxed);
 }
 
 void set_gemm_library(GemmLibrary library) {
@@ -105,24 +139,19 @@ void set_gemm_library(GemmLibrary library) {
         "-DAG_GEMM=onednn");
   }
 #endif
-  g_library.store(library, std::memory_order_relaxed);
+  library_slot().store(library, std::memory_order_relaxed);
 }
 
 int gemm_library_threads() {
 #if AG_GEMM_ONEDNN
-  if (g_library.load(std::memory_order_relaxed) == GemmLibrary::onednn)
+  if (library_slot().load(std::memory_order_relaxed) == GemmLibrary::onednn)
     return omp_get_max_threads();
 #endif
   return openblas_get_num_threads();
 }
 
 std::string openblas_core_warning(std::string_view core, bool avx2, bool avx512) {
-  // OpenBLAS's cores with AVX2 kernels, and those of them with AVX-512 ones.
-  constexpr std::array<std::string_view, 5> kAvx2Cores = {"Haswell", "Zen", "SkylakeX",
-                                                          "Cooperlake", "SapphireRapids"};
-  bool core_has_avx2 = false;
-  for (std::string_view known : kAvx2Cores) core_has_avx2 |= core == known;
-  if (!avx2 || core_has_avx2) return "";
+  if (!avx2 || isa_of_openblas_core(core) != CoreIsa::generic) return "";
   const char* coretype = avx512 ? "SkylakeX" : "Haswell";
   return "OpenBLAS runs its generic '" + std::string(core) + "' kernels on this CPU, which has " +
          (avx512 ? "AVX-512" : "AVX2") +

@@ -1,6 +1,7 @@
 // The GEMM libraries of one build agree: float32 products on oneDNN and on
 // OpenBLAS, each against a float64 product, through the kernel and through
-// ag::matmul eagerly and traced. And the OpenBLAS core warning's rule.
+// ag::matmul eagerly and traced. And the rules that pick the library for a
+// CPU and warn of a generic OpenBLAS core.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,18 +17,20 @@ namespace {
 
 using ag::ops::GemmLibrary;
 
-// Restores the library the build chose when a test ends.
+// Restores the library the runtime chose when a test ends.
 class GemmLibraryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    built_with_ = ag::ops::gemm_library();
-    if (built_with_ != GemmLibrary::onednn)
+    if (!ag::ops::built_with_onednn())
       GTEST_SKIP() << "this runtime was built with AG_GEMM=openblas: there is one library";
+    chosen_ = ag::ops::gemm_library();
   }
-  void TearDown() override { ag::ops::set_gemm_library(built_with_); }
+  void TearDown() override {
+    if (ag::ops::built_with_onednn()) ag::ops::set_gemm_library(chosen_);
+  }
 
  private:
-  GemmLibrary built_with_ = GemmLibrary::openblas;
+  GemmLibrary chosen_ = GemmLibrary::openblas;
 };
 
 std::vector<float> random_floats(size_t n, unsigned seed) {
@@ -102,6 +105,19 @@ TEST_F(GemmLibraryTest, EachLibraryRunsOnTheIntraOpThreadCount) {
           << (library == GemmLibrary::onednn ? "oneDNN" : "OpenBLAS");
     }
   }
+}
+
+TEST(PreferredGemmLibrary, OneDnnUnlessOpenBlasUsesTheAvx2OfAnAvx2Cpu) {
+  using ag::ops::preferred_gemm_library;
+  EXPECT_EQ(preferred_gemm_library("Zen", true, false), GemmLibrary::openblas);
+  EXPECT_EQ(preferred_gemm_library("Haswell", true, false), GemmLibrary::openblas);
+  // A generic core, on any CPU.
+  EXPECT_EQ(preferred_gemm_library("Prescott", true, false), GemmLibrary::onednn);
+  EXPECT_EQ(preferred_gemm_library("Prescott", true, true), GemmLibrary::onednn);
+  EXPECT_EQ(preferred_gemm_library("Prescott", false, false), GemmLibrary::onednn);
+  // AVX-512: oneDNN's kernels outrun OpenBLAS's best.
+  EXPECT_EQ(preferred_gemm_library("SkylakeX", true, true), GemmLibrary::onednn);
+  EXPECT_EQ(preferred_gemm_library("Haswell", true, true), GemmLibrary::onednn);
 }
 
 TEST(OpenBlasCoreWarning, NamesTheCoreTypeForTheCpu) {
