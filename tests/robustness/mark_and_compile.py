@@ -422,7 +422,8 @@ def main():
     args = parse_args()
     libraries = [lib for lib in LIBRARIES if lib.name in args.libraries.split(",")]
     flags = (args.flags or ["-std=c++20", f"-I{REPO}/include", "-isystem", "/usr/include/eigen3"]) + DEFINES
-    work = args.work or tempfile.mkdtemp(prefix="ag-robustness-")
+    # Absolute: agc and the compiler run inside it, on paths under it.
+    work = os.path.abspath(args.work or tempfile.mkdtemp(prefix="ag-robustness-"))
     os.makedirs(work, exist_ok=True)
     pch = build_pch(flags, work)
     index = definitions.Index(["-x", "c++", "-include-pch", pch] + flags)
