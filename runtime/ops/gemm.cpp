@@ -26,25 +26,31 @@ int omp_get_max_threads();
 namespace ag::ops {
 namespace {
 
-// OpenBLAS's cores by the widest vectors their kernels use.
-enum class CoreIsa { generic, avx2, avx512 };
-CoreIsa isa_of_openblas_core(std::string_view core) {
-  constexpr std::array<std::string_view, 3> kAvx512Cores = {"SkylakeX", "Cooperlake",
-                                                            "SapphireRapids"};
-  constexpr std::array<std::string_view, 2> kAvx2Cores = {"Haswell", "Zen"};
-  for (std::string_view known : kAvx512Cores)
-    if (core == known) return CoreIsa::avx512;
+// Whether OpenBLAS's `core` kernels use AVX2 (its AVX-512 cores do too).
+bool uses_avx2(std::string_view core) {
+  constexpr std::array<std::string_view, 5> kAvx2Cores = {"Haswell", "Zen", "SkylakeX",
+                                                          "Cooperlake", "SapphireRapids"};
   for (std::string_view known : kAvx2Cores)
-    if (core == known) return CoreIsa::avx2;
-  return CoreIsa::generic;
+    if (core == known) return true;
+  return false;
+}
+
+// What the library choice and the warning read of this machine, once.
+struct Machine {
+  std::string_view openblas_core = openblas_get_corename();
+  bool avx2 = __builtin_cpu_supports("avx2");
+  bool avx512 = __builtin_cpu_supports("avx512f");
+};
+const Machine& machine() {
+  static const Machine facts;
+  return facts;
 }
 
 // The library of float32 products, chosen on first use.
 std::atomic<GemmLibrary>& library_slot() {
   static std::atomic<GemmLibrary> slot{
       built_with_onednn()
-          ? preferred_gemm_library(openblas_get_corename(), __builtin_cpu_supports("avx2"),
-                                   __builtin_cpu_supports("avx512f"))
+          ? preferred_gemm_library(machine().openblas_core, machine().avx2, machine().avx512)
           : GemmLibrary::openblas};
   return slot;
 }
@@ -77,8 +83,8 @@ void onednn_sgemm(const float* a, const float* b, float* c, int64_t m, int64_t n
 void warn_of_a_generic_openblas_core() {
   static std::once_flag once;
   std::call_once(once, [] {
-    const std::string warning = openblas_core_warning(
-        openblas_get_corename(), __builtin_cpu_supports("avx2"), __builtin_cpu_supports("avx512f"));
+    const std::string warning =
+        openblas_core_warning(machine().openblas_core, machine().avx2, machine().avx512);
     if (!warning.empty()) std::fprintf(stderr, "autograph-cpp: warning: %s\n", warning.c_str());
   });
 }
@@ -122,9 +128,7 @@ bool built_with_onednn() {
 }
 
 GemmLibrary preferred_gemm_library(std::string_view core, bool avx2, bool avx512) {
-  const CoreIsa isa = isa_of_openblas_core(core);
-  if (!avx512 && avx2 && isa == CoreIsa::avx2) return GemmLibrary::openblas;
-  return GemmLibrary::onednn;
+  return !avx512 && avx2 && uses_avx2(core) ? GemmLibrary::openblas : GemmLibrary::onednn;
 }
 
 GemmLibrary gemm_library() {
@@ -151,7 +155,7 @@ int gemm_library_threads() {
 }
 
 std::string openblas_core_warning(std::string_view core, bool avx2, bool avx512) {
-  if (!avx2 || isa_of_openblas_core(core) != CoreIsa::generic) return "";
+  if (!avx2 || uses_avx2(core)) return "";
   const char* coretype = avx512 ? "SkylakeX" : "Haswell";
   return "OpenBLAS runs its generic '" + std::string(core) + "' kernels on this CPU, which has " +
          (avx512 ? "AVX-512" : "AVX2") +
