@@ -8,9 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sanitizers=${1:?usage: tools/sanitize.sh thread|address,undefined [ctest args...]}
 shift
-# CCACHE_NOHASHDIR: a clone in another folder (CI's fresh clone) hits the cache too;
-# debug info may then name the folder the object was first built in.
-export CCACHE_SLOPPINESS=time_macros CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+source tools/ccache-env.sh "$PWD"
 options=(-DAG_SANITIZE="$sanitizers" -DCMAKE_BUILD_TYPE=RelWithDebInfo
          -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [ "$sanitizers" = thread ]; then

@@ -1,11 +1,12 @@
-// The umbrella header of the autograph-cpp runtime.
+// The umbrella header of the autograph-cpp runtime. ag/eigen.h and ag/onnx.h
+// are included on their own: Eigen's headers would add half again to the
+// compile time of every file that includes this one.
 #pragma once
 
 #include "ag/annotate.h"
 #include "ag/control_flow.h"
 #include "ag/dtype.h"
 #include "ag/effects.h"
-#include "ag/eigen.h"
 #include "ag/error.h"
 #include "ag/function.h"
 #include "ag/gradients.h"

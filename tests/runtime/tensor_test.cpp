@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <ag/ag.h>
+#include <ag/eigen.h>
 
 #include <sstream>
 

@@ -16,7 +16,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${AG_BENCH_BUILD_DIR:-$repo/build-bench}"
 results="${AG_BENCH_RESULTS:-$build/results}"
-export CCACHE_SLOPPINESS=time_macros CCACHE_BASEDIR="$repo"
+source "$repo/tools/ccache-env.sh" "$repo"
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAG_BUILD_BENCHMARKS=ON \
   -DAG_BUILD_TESTS=OFF -DAG_BUILD_EXAMPLES=OFF -DAG_BUILD_TRANSPILER=OFF \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
