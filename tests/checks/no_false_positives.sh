@@ -2,9 +2,10 @@
 # `agc check` must find nothing in our own code: every examples/**/*.cpp gives
 # no finding at all and exit code 0 (flags from the build's
 # compile_commands.json, plus -I of its folder), when the build configured the
-# examples. (The transpiler's golden inputs need no run here: `agc transpile`
-# runs the same checks first, and transpiler.golden.* compare its findings with
-# each case's expected.stderr.)
+# examples. Of the transpiler's golden inputs that agc accepts, only those whose
+# expected.stderr has findings run here, where `agc check` must report exactly
+# them: `agc transpile` runs the same checks first, and transpiler.golden.*
+# already require no finding of the others.
 #
 # usage: no_false_positives.sh AGC REPO BUILD_DIR -- COMPILER_FLAGS...
 set -u
@@ -23,6 +24,20 @@ diagnostics() {
 
 status=0
 checked=0
+for case_dir in "$repo"/tests/transpiler/golden/*/; do
+  [[ -f $case_dir/expected.exit && $(cat "$case_dir/expected.exit") == 0 ]] || continue
+  diagnostics "$case_dir/expected.stderr" >"$work/expected"
+  [[ -s $work/expected ]] || continue
+  (cd "$case_dir" && "$agc" check input.cpp -- -I. "${flags[@]}") 2>"$work/stderr"
+  code=$?
+  diagnostics "$work/stderr" >"$work/actual"
+  if [[ $code != 0 ]] || ! diff -u "$work/expected" "$work/actual"; then
+    echo "FAIL: golden/$(basename "$case_dir"): exit code $code, findings above"
+    cat "$work/stderr"
+    status=1
+  fi
+  checked=$((checked + 1))
+done
 
 # The examples need the flags of their targets (quickstart's defines): check
 # them when the build configured them (AG_BUILD_EXAMPLES).
