@@ -8,8 +8,10 @@
 #   consumer_test.sh subdirectory <repo source dir> <agc> <c++ compiler> <work dir>
 #       add_subdirectory(<repo>) with AG_BUILD_TRANSPILER=OFF and the given agc
 #       (building agc again would cost minutes); builds the runtime
-# Release builds (for subdirectory: no optimisation, the fastest to compile,
-# since the runtime is built too), with ccache when it is installed.
+# Release builds (for subdirectory: no optimisation and a unity build, the
+# fastest to compile since the runtime is built too: a quarter of the time of
+# one file at a time; it also keeps the sources free of clashes between files),
+# with ccache when it is installed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mode=$1
@@ -54,7 +56,8 @@ if [ "$mode" = install ]; then
   }
   args+=(-DCMAKE_PREFIX_PATH="$prefix")
 else
-  args+=(-DAUTOGRAPH_CPP_SOURCE_DIR="$repo" -DAG_BUILD_TRANSPILER=OFF -DAGC_EXECUTABLE="$agc")
+  args+=(-DAUTOGRAPH_CPP_SOURCE_DIR="$repo" -DAG_BUILD_TRANSPILER=OFF -DAGC_EXECUTABLE="$agc"
+    -DCMAKE_UNITY_BUILD=ON)
 fi
 
 cmake -S "$here/consumer" -B "$work/build" "${args[@]}" >"$work/configure.log" 2>&1 || {
