@@ -52,11 +52,6 @@ if(TARGET ag_onnx)
   install(TARGETS ag-onnx RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 endif()
 
-# A runtime on oneDNN links libgomp through OpenMP::OpenMP_CXX (runtime/CMakeLists.txt).
-set(AG_PACKAGE_GEMM_ONEDNN FALSE)
-if(AG_GEMM STREQUAL "onednn")
-  set(AG_PACKAGE_GEMM_ONEDNN TRUE)
-endif()
 
 install(EXPORT autograph_cppTargets NAMESPACE autograph_cpp::
         DESTINATION "${AG_INSTALL_CMAKEDIR}")

@@ -110,10 +110,14 @@ class Tensor {
 
   // The single element of a scalar (or size-1) tensor, cast to T.
   template <Arithmetic T>
-  T item() const;
+  T item() const {
+    return item_as<T>();
+  }
   // The elements, cast to T, in row-major order.
   template <Arithmetic T>
-  std::vector<T> to_vector() const;
+  std::vector<T> to_vector() const {
+    return to_vector_as<T>();
+  }
   // Raw element access; T must be the tensor's own type.
   template <Arithmetic T>
   const T* data() const {
@@ -158,6 +162,15 @@ class Tensor {
   const std::shared_ptr<detail::TensorImpl>& impl() const { return impl_; }
 
  private:
+  // The runtime defines these for every arithmetic type. They are declared
+  // without the Arithmetic constraint of their inline callers because Clang 17
+  // and later write a template's constraints into its symbol name and g++ 12
+  // does not: a program compiled by one must link with a runtime built by the
+  // other.
+  template <class T>
+  T item_as() const;
+  template <class T>
+  std::vector<T> to_vector_as() const;
   void check_access(DType requested) const;
   std::shared_ptr<detail::TensorImpl> impl_;
 };
@@ -233,6 +246,12 @@ class NestedValues {
   std::vector<NestedValues> children_;
 };
 
+namespace detail {
+// For every arithmetic type; unconstrained for the reason of Tensor::item_as.
+template <class T>
+Tensor constant_of(const std::vector<T>& values, Shape shape);
+}  // namespace detail
+
 namespace api {
 
 // The dtype is inferred (ints -> int32, floats -> float32, bools -> bool)
@@ -240,7 +259,9 @@ namespace api {
 Tensor constant(const NestedValues& values);
 Tensor constant(const NestedValues& values, DType dtype);
 template <Arithmetic T>
-Tensor constant(const std::vector<T>& values, Shape shape);
+Tensor constant(const std::vector<T>& values, Shape shape) {
+  return detail::constant_of(values, std::move(shape));
+}
 Tensor zeros(Shape shape, DType dtype = DType::float32);
 Tensor ones(Shape shape, DType dtype = DType::float32);
 Tensor zeros_like(const Tensor& t, CallSite site = CallSite::current());

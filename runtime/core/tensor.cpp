@@ -165,8 +165,8 @@ void* Tensor::raw_mutable_data() {
   return impl_->storage->data;
 }
 
-template <Arithmetic T>
-T Tensor::item() const {
+template <class T>
+T Tensor::item_as() const {
   if (!impl_) throw_undefined("item()");
   if (impl_->trace) detail::throw_value_access(*impl_, "item()");
   if (impl_->shape.num_elements() != 1) {
@@ -177,8 +177,8 @@ T Tensor::item() const {
                      [&](auto v) { return T(static_cast<const decltype(v)*>(raw_data())[0]); });
 }
 
-template <Arithmetic T>
-std::vector<T> Tensor::to_vector() const {
+template <class T>
+std::vector<T> Tensor::to_vector_as() const {
   const void* p = raw_data();
   int64_t n = num_elements();
   std::vector<T> out(size_t(n), T{});
@@ -189,18 +189,15 @@ std::vector<T> Tensor::to_vector() const {
   return out;
 }
 
-#define AG_INSTANTIATE(T)             \
-  template T Tensor::item<T>() const; \
-  template std::vector<T> Tensor::to_vector<T>() const;
-AG_INSTANTIATE(float)
-AG_INSTANTIATE(double)
-AG_INSTANTIATE(int32_t)
-AG_INSTANTIATE(int64_t)
-AG_INSTANTIATE(bool)
-AG_INSTANTIATE(uint8_t)
-AG_INSTANTIATE(uint32_t)
-AG_INSTANTIATE(uint64_t)
-AG_INSTANTIATE(long long)
+// Every arithmetic type, so that each T the inline callers accept links.
+#define AG_FOR_EACH_ARITHMETIC(X)                                                                \
+  X(bool) X(char) X(signed char) X(unsigned char) X(wchar_t) X(char8_t) X(char16_t) X(char32_t) \
+  X(short) X(unsigned short) X(int) X(unsigned) X(long) X(unsigned long) X(long long)           \
+  X(unsigned long long) X(float) X(double) X(long double)
+#define AG_INSTANTIATE(T)                \
+  template T Tensor::item_as<T>() const; \
+  template std::vector<T> Tensor::to_vector_as<T>() const;
+AG_FOR_EACH_ARITHMETIC(AG_INSTANTIATE)
 #undef AG_INSTANTIATE
 
 Tensor::operator bool() const {
@@ -317,8 +314,10 @@ Tensor constant(const NestedValues& values, DType dtype) {
   return from_leaves(shape, leaves, dtype);
 }
 
-template <Arithmetic T>
-Tensor constant(const std::vector<T>& values, Shape shape) {
+}  // namespace api
+
+template <class T>
+Tensor detail::constant_of(const std::vector<T>& values, Shape shape) {
   if (shape.num_elements() != int64_t(values.size())) {
     throw InvalidArgumentError("constant: " + std::to_string(values.size()) +
                                " values do not fill shape " + shape.to_string());
@@ -332,11 +331,12 @@ Tensor constant(const std::vector<T>& values, Shape shape) {
   }
   return t;
 }
-template Tensor constant(const std::vector<float>&, Shape);
-template Tensor constant(const std::vector<double>&, Shape);
-template Tensor constant(const std::vector<int32_t>&, Shape);
-template Tensor constant(const std::vector<int64_t>&, Shape);
-template Tensor constant(const std::vector<bool>&, Shape);
+#define AG_INSTANTIATE(T) template Tensor detail::constant_of(const std::vector<T>&, Shape);
+AG_FOR_EACH_ARITHMETIC(AG_INSTANTIATE)
+#undef AG_INSTANTIATE
+#undef AG_FOR_EACH_ARITHMETIC
+
+namespace api {
 
 Tensor empty(Shape shape, DType dtype) {
   return detail::make_eager(dtype, shape);
