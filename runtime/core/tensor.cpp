@@ -189,17 +189,6 @@ std::vector<T> Tensor::to_vector_as() const {
   return out;
 }
 
-// Every arithmetic type, so that each T the inline callers accept links.
-#define AG_FOR_EACH_ARITHMETIC(X)                                                                \
-  X(bool) X(char) X(signed char) X(unsigned char) X(wchar_t) X(char8_t) X(char16_t) X(char32_t) \
-  X(short) X(unsigned short) X(int) X(unsigned) X(long) X(unsigned long) X(long long)           \
-  X(unsigned long long) X(float) X(double) X(long double)
-#define AG_INSTANTIATE(T)                \
-  template T Tensor::item_as<T>() const; \
-  template std::vector<T> Tensor::to_vector_as<T>() const;
-AG_FOR_EACH_ARITHMETIC(AG_INSTANTIATE)
-#undef AG_INSTANTIATE
-
 Tensor::operator bool() const {
   if (!impl_) throw_undefined("conversion to bool");
   if (impl_->trace) detail::throw_value_access(*impl_, "converted to bool");
@@ -331,10 +320,32 @@ Tensor detail::constant_of(const std::vector<T>& values, Shape shape) {
   }
   return t;
 }
-#define AG_INSTANTIATE(T) template Tensor detail::constant_of(const std::vector<T>&, Shape);
-AG_FOR_EACH_ARITHMETIC(AG_INSTANTIATE)
+
+// Every arithmetic type, so that each T the inline callers accept links.
+#define AG_INSTANTIATE(T)                                  \
+  template T Tensor::item_as<T>() const;                   \
+  template std::vector<T> Tensor::to_vector_as<T>() const; \
+  template Tensor detail::constant_of(const std::vector<T>&, Shape)
+AG_INSTANTIATE(bool);
+AG_INSTANTIATE(char);
+AG_INSTANTIATE(signed char);
+AG_INSTANTIATE(unsigned char);
+AG_INSTANTIATE(wchar_t);
+AG_INSTANTIATE(char8_t);
+AG_INSTANTIATE(char16_t);
+AG_INSTANTIATE(char32_t);
+AG_INSTANTIATE(short);
+AG_INSTANTIATE(unsigned short);
+AG_INSTANTIATE(int);
+AG_INSTANTIATE(unsigned);
+AG_INSTANTIATE(long);
+AG_INSTANTIATE(unsigned long);
+AG_INSTANTIATE(long long);
+AG_INSTANTIATE(unsigned long long);
+AG_INSTANTIATE(float);
+AG_INSTANTIATE(double);
+AG_INSTANTIATE(long double);
 #undef AG_INSTANTIATE
-#undef AG_FOR_EACH_ARITHMETIC
 
 namespace api {
 

@@ -91,6 +91,20 @@ TEST(Tensor, ItemAndBoolConversion) {
   EXPECT_THROW(ag::Tensor().dtype(), ag::FailedPreconditionError);
 }
 
+// Every C++ arithmetic type reads and builds a tensor, converting as C++ does.
+TEST(Tensor, ElementAccessorsTakeEveryArithmeticType) {
+  ag::Tensor t = ag::constant({-1.5, 2.0, 300.0});
+  EXPECT_EQ(t.to_vector<int16_t>(), (std::vector<int16_t>{-1, 2, 300}));
+  EXPECT_EQ(t.to_vector<long double>(), (std::vector<long double>{-1.5L, 2.0L, 300.0L}));
+  EXPECT_EQ(ag::reduce_sum(t).item<unsigned short>(), 300);
+  ag::Tensor bytes = ag::constant(std::vector<uint8_t>{7, 250}, ag::Shape{2});
+  EXPECT_EQ(bytes.dtype(), ag::int32);
+  EXPECT_EQ(bytes.to_vector<int>(), (std::vector<int>{7, 250}));
+  ag::Tensor wide = ag::constant(std::vector<unsigned long>{1ul << 40}, ag::Shape{1});
+  EXPECT_EQ(wide.dtype(), ag::int64);
+  EXPECT_EQ(wide.item<unsigned long>(), 1ul << 40);
+}
+
 TEST(Tensor, EyeFillZerosOnes) {
   EXPECT_EQ(ag::eye(2, ag::int32).to_vector<int>(), (std::vector<int>{1, 0, 0, 1}));
   EXPECT_EQ(ag::fill(ag::Shape{2}, 3.5).to_vector<float>(), (std::vector<float>{3.5f, 3.5f}));
