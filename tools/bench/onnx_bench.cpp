@@ -11,8 +11,15 @@
 //   add_one            x + 1 on a float32 scalar: the cost of a call itself
 // The loaded results are checked against the traced ones before timing.
 // Times are CPU time per call. Run it through tools/bench/run.sh.
+//
+// With AG_BENCH_MODELS=<folder>, each workload's model is also written there
+// for tools/bench/peers.py, which runs it in ONNX Runtime: <name>.onnx, and
+// its input and this runtime's output as <name>.input.f32 / <name>.output.f32
+// (raw float32) with their shapes in <name>.json.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
@@ -34,13 +41,39 @@ struct Workload {
   Tensor input;
 };
 
+void write_floats(const std::string& path, const Tensor& t) {
+  const std::vector<float> values = t.to_vector<float>();
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * 4));
+}
+
+std::string shape_json(const Tensor& t) {
+  std::string json = "[";
+  for (int d = 0; d < t.rank(); ++d) json += (d ? ", " : "") + std::to_string(t.shape()[d]);
+  return json + "]";
+}
+
+// The model, its input and output, for tools/bench/peers.py (see the top).
+void write_for_peers(const std::string& name, const std::string& model_bytes, const Tensor& input,
+                     const Tensor& output) {
+  const char* folder = std::getenv("AG_BENCH_MODELS");
+  if (folder == nullptr || *folder == '\0') return;
+  const std::string base = std::string(folder) + "/" + name;
+  std::ofstream(base + ".onnx", std::ios::binary) << model_bytes;
+  write_floats(base + ".input.f32", input);
+  write_floats(base + ".output.f32", output);
+  std::ofstream(base + ".json") << "{\"input_shape\": " << shape_json(input)
+                                << ", \"output_shape\": " << shape_json(output) << "}\n";
+}
+
 template <class F>
-Workload make_workload(const F& fn, const Tensor& input) {
+Workload make_workload(const std::string& name, const F& fn, const Tensor& input) {
   Workload w{[fn](const Tensor& x) { return fn(x); }, nullptr, input};
-  w.loaded = std::make_unique<ag::onnx::Model>(
-      ag::onnx::load_from_bytes(ag::onnx::save_to_bytes(fn.get_concrete_function(input).graph())));
+  const std::string bytes = ag::onnx::save_to_bytes(fn.get_concrete_function(input).graph());
+  w.loaded = std::make_unique<ag::onnx::Model>(ag::onnx::load_from_bytes(bytes));
   const Tensor want = w.traced(input), got = (*w.loaded)({input})[0];
   ag_bench::check_same("the loaded model against the trace", want, got);
+  write_for_peers(name, bytes, input, want);
   return w;
 }
 
@@ -48,6 +81,7 @@ Workload& dense() {
   static ag::Variable w(ag::random_normal({512, 512}, 0.0, 0.05, ag::float32, /*seed=*/6));
   static ag::Variable b(ag::random_normal({512}, 0.0, 1.0, ag::float32, /*seed=*/7));
   static Workload workload = make_workload(
+      "dense_256x512x512",
       ag::function([](Tensor x) { return ag::relu(ag::matmul(x, w.read()) + b.read()); }),
       ag::random_normal({256, 512}, 0.0, 1.0, ag::float32, /*seed=*/5));
   return workload;
@@ -55,7 +89,7 @@ Workload& dense() {
 
 Workload& tanh_loop() {
   static Workload workload =
-      make_workload(ag::function([](Tensor x) {
+      make_workload("tanh_loop", ag::function([](Tensor x) {
                       ag::while_stmt([&] { return ag::reduce_sum(x) > 1; },
                                      [&] { x = ag::tanh(x); }, ag::state({"x"}, x));
                       return x;
@@ -66,7 +100,7 @@ Workload& tanh_loop() {
 
 Workload& add_one() {
   static Workload workload =
-      make_workload(ag::function([](Tensor x) { return x + 1.0f; }), ag::constant(2.0f));
+      make_workload("add_one", ag::function([](Tensor x) { return x + 1.0f; }), ag::constant(2.0f));
   return workload;
 }
 

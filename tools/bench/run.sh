@@ -9,7 +9,9 @@
 # build-bench/results (AG_BENCH_RESULTS picks another folder), and the run
 # ends with tools/bench/summarize.py's table of every workload against its
 # target. AG_BENCH_UPDATE_README=1 also regenerates README.md's benchmark
-# table (between its bench-table markers) from this run.
+# table (between its bench-table markers) from this run. Where pip has
+# installed onnxruntime, onnx_bench also writes its models (AG_BENCH_MODELS)
+# and tools/bench/peers.py runs them in ONNX Runtime, beside this run's times.
 # Extra arguments go to each binary, e.g. --benchmark_filter=cache_hit;
 # AG_BENCH_BINARIES picks the binaries, e.g. AG_BENCH_BINARIES=control_bench.
 set -euo pipefail
@@ -40,6 +42,11 @@ cmake --build "$build" --target "${binaries[@]}" -j "${AG_BENCH_JOBS:-2}"
 # libraries to its own intra-op thread count.)
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 mkdir -p "$results"
+if python3 -c "import onnxruntime" 2>/dev/null; then
+  export AG_BENCH_MODELS="$results/models"
+  rm -rf "$AG_BENCH_MODELS"
+  mkdir -p "$AG_BENCH_MODELS"
+fi
 status=0
 outputs=()
 for binary in "${binaries[@]}"; do
@@ -56,5 +63,10 @@ if [ ${#outputs[@]} -gt 0 ]; then
   readme=()
   if [ "${AG_BENCH_UPDATE_README:-0}" = 1 ]; then readme=(--readme "$repo/README.md"); fi
   python3 "$repo/tools/bench/summarize.py" "${outputs[@]}" "${readme[@]}" || status=$?
+fi
+if [ -s "$results/onnx_bench.json" ] && [ -n "${AG_BENCH_MODELS:-}" ]; then
+  echo
+  python3 "$repo/tools/bench/peers.py" --models "$AG_BENCH_MODELS" --results "$results/onnx_bench.json" ||
+    status=$?
 fi
 exit $status
