@@ -152,5 +152,28 @@ TEST(LivenessTest, AStagedBranchHandsBackWhatTheOtherBranchReads) {
   EXPECT_TRUE(liveness.liveAfter(inner, w));
 }
 
+// A kill after a C++ `break` is never reached: the value lives on to where the
+// break goes (found by the fuzzer: `v = ...` after a break left `v` out of the
+// state of the staged if before the break, and its new value leaked).
+constexpr const char* kDeadCode = R"(
+ag::Tensor k(ag::Tensor x, ag::Tensor v) {
+  for (int i = 0; i < 3; ++i) {
+    v = x + 1;
+    break;
+    v = x;
+  }
+  return v;
+}
+)";
+
+TEST(LivenessTest, AKillAfterABreakIsNeverReached) {
+  ParsedCode code(kDeadCode);
+  const Stmt* body = code.body("k");
+  const Stmt* loop = test::statementsOf(body)[0];
+  const Stmt* assign = test::statementsOf(cast<ForStmt>(loop)->getBody())[0];
+  Liveness liveness(body, {});
+  EXPECT_TRUE(liveness.liveAfter(assign, code.var("k", "v")));
+}
+
 }  // namespace
 }  // namespace agc

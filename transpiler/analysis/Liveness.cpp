@@ -87,6 +87,14 @@ bool Liveness::liveAfter(const Stmt* stmt, const ValueDecl* var) const {
           continue;
         }
         if (!after) continue;
+        // The statements after a jump are never reached: the value goes where
+        // the jump goes (after the loop, its next iteration, the function's
+        // exit), which the walk up from this block sees (for a return, more
+        // than it needs: live is the safe answer).
+        if (isa<BreakStmt, ContinueStmt, ReturnStmt>(sibling)) {
+          if (activity(sibling).reads(var)) return true;
+          break;
+        }
         // A kill under a guard: the guard's skipped path keeps the value to
         // the end of the block; the reads after the kill see the new value.
         if (killsFirst(sibling, var)) {
