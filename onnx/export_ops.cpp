@@ -20,17 +20,27 @@
 //   one_hot: negative indices replaced by depth (ONNX would count them from
 //     the end; ours give a row of off values).
 //   tensor_array_write: ONNX sequence ops, in onnx/export_sequences.cpp.
+//   conv: Conv in ONNX's NCHW layout, by the filter transposed from
+//     [kernel..., in/groups, out] to [out, in/groups, kernel...]; a
+//     channels-last input and output are transposed to and from NCHW. SAME
+//     padding becomes explicit pads where the input's spatial dims are
+//     known, else auto_pad SAME_UPPER (TensorFlow's rule).
+//   conv_backprop_input: ConvTranspose, its filter transposed as conv's (the
+//     layouts agree), with explicit pads and the output_padding that gives
+//     the input's spatial dims.
 //   unsorted_segment_sum: ScatterND(reduction="add", opset 16) of data into
 //     zeros of [num_segments] + data's trailing dims, at the ids with a
 //     trailing axis of 1 (a negative id, an error for us, would count from
 //     the end there). Where the output's shape is not static, the zeros'
 //     dims are computed when the model runs, which our importer cannot load.
+#include <algorithm>
 #include <limits>
 #include <vector>
 
 #include "ag/error.h"
 #include "ag/ops.h"
 #include "exporter.h"
+#include "ops/conv_geometry.h"
 
 namespace ag::onnx_io {
 
@@ -131,7 +141,14 @@ struct OpExport {
   std::vector<std::string> rank();
   std::vector<std::string> dim();
   std::vector<std::string> zeros();
+  std::vector<std::string> conv();
+  std::vector<std::string> conv_transpose();
   [[noreturn]] std::vector<std::string> tensor_array_write();
+
+  // Convolutions' shared parts.
+  std::string to_channels_first(const std::string& x, int rank, bool inverse);
+  std::string onnx_filter(const std::string& w, int rank);
+  void set_conv_attrs(::onnx::NodeProto& node, const ops::ConvGeometry& g, bool pads_known);
 };
 
 // ONNX's Round takes floats only; an integer is its own rounding.
@@ -383,6 +400,78 @@ std::vector<std::string> OpExport::dim() {
 
 std::vector<std::string> OpExport::zeros() {
   return {ex.zeros(e.g, attrs.ints, attrs.dtype)};
+}
+
+// [batch, spatial..., channels] to [batch, channels, spatial...], or back.
+std::string OpExport::to_channels_first(const std::string& x, int rank, bool inverse) {
+  std::vector<int64_t> perm = {0};
+  if (inverse) {
+    for (int i = 0; i < rank; ++i) perm.push_back(i + 2);
+    perm.push_back(1);
+  } else {
+    perm.push_back(rank + 1);
+    for (int i = 0; i < rank; ++i) perm.push_back(i + 1);
+  }
+  std::string out;
+  set_ints(e.with_attrs("Transpose", {x}, out), "perm", perm);
+  return out;
+}
+
+// Our [kernel..., in/groups, out] as ONNX's [out, in/groups, kernel...].
+std::string OpExport::onnx_filter(const std::string& w, int rank) {
+  std::vector<int64_t> perm = {rank + 1, rank};
+  for (int i = 0; i < rank; ++i) perm.push_back(i);
+  std::string out;
+  set_ints(e.with_attrs("Transpose", {w}, out), "perm", perm);
+  return out;
+}
+
+void OpExport::set_conv_attrs(::onnx::NodeProto& node, const ops::ConvGeometry& g,
+                              bool pads_known) {
+  set_ints(node, "kernel_shape", g.kernel);
+  set_ints(node, "strides", g.strides);
+  set_ints(node, "dilations", g.dilations);
+  set_int(node, "group", g.groups);
+  if (!pads_known) {
+    set_string(node, "auto_pad", "SAME_UPPER");
+    return;
+  }
+  std::vector<int64_t> pads = g.pad_before;
+  pads.insert(pads.end(), g.pad_after.begin(), g.pad_after.end());
+  set_ints(node, "pads", pads);
+}
+
+std::vector<std::string> OpExport::conv() {
+  const ops::ConvAttrs a = ops::ConvAttrs::decode(attrs);
+  const ops::ConvGeometry g = ops::conv_geometry(n.op_name(), a, body.type_of(n.inputs[0]).shape,
+                                                 body.type_of(n.inputs[1]).shape);
+  if (g.groups == kUnknownDim) return not_exported("has input channels unknown when traced");
+  const bool pads_known =
+      std::find(g.pad_before.begin(), g.pad_before.end(), kUnknownDim) == g.pad_before.end();
+  const std::string x = a.channels_first ? in[0] : to_channels_first(in[0], a.rank, false);
+  std::string y;
+  set_conv_attrs(e.with_attrs("Conv", {x, onnx_filter(in[1], a.rank)}, y), g, pads_known);
+  return {a.channels_first ? y : to_channels_first(y, a.rank, true)};
+}
+
+// ConvTranspose of dy: out = stride * (dy - 1) + output_padding + the
+// kernel's span - pads, which output_padding makes the input's dims.
+std::vector<std::string> OpExport::conv_transpose() {
+  const ops::ConvAttrs a = ops::ConvAttrs::decode(attrs);
+  const ops::ConvGeometry g = ops::conv_backprop_input_geometry(
+      n.op_name(), a, body.type_of(n.inputs[1]).shape, body.type_of(n.inputs[0]).shape);
+  std::vector<int64_t> output_padding;
+  for (size_t i = 0; i < size_t(a.rank); ++i) {
+    const int64_t span = g.dilations[i] * (g.kernel[i] - 1) + 1;
+    output_padding.push_back(
+        g.in[i] - (g.strides[i] * (g.out[i] - 1) + span - g.pad_before[i] - g.pad_after[i]));
+  }
+  const std::string dy = a.channels_first ? in[0] : to_channels_first(in[0], a.rank, false);
+  std::string dx;
+  ::onnx::NodeProto& node = e.with_attrs("ConvTranspose", {dy, onnx_filter(in[1], a.rank)}, dx);
+  set_conv_attrs(node, g, true);
+  set_ints(node, "output_padding", output_padding);
+  return {a.channels_first ? dx : to_channels_first(dx, a.rank, true)};
 }
 
 // export_array_op (onnx/export_sequences.cpp) writes TensorArray writes as

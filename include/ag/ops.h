@@ -8,6 +8,9 @@
 #include <concepts>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ag/tensor.h"
@@ -266,6 +269,71 @@ Tensor cumsum(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool re
 // over x's leading axes and over those where `like` has size 1. Only like's
 // shape is read. Gradients use it to undo a broadcast decided at run time.
 Tensor reduce_sum_to(const Tensor& x, const Tensor& like, CallSite site = CallSite::current());
+
+// ---- Convolution ------------------------------------------------------------
+// A convolution's padding, as TensorFlow's `padding`: "SAME" (the output has
+// ceil(input / stride) positions per spatial dim; an odd total padding puts
+// the extra one at the end), "VALID" (none), or explicit (before, after)
+// pairs, one per spatial dim.
+struct Padding {
+  Padding(const char* mode) : mode(mode) {}
+  Padding(std::string_view mode) : mode(mode) {}
+  // A template, so that a braced pair {2, 1} is never a std::string(2, '\1').
+  template <std::same_as<std::string> S>
+  Padding(const S& mode) : mode(mode) {}
+  Padding(std::vector<std::pair<int64_t, int64_t>> pads)
+      : mode("EXPLICIT"), pads(std::move(pads)) {}
+  std::string mode;
+  std::vector<std::pair<int64_t, int64_t>> pads;
+};
+
+// tf.nn.convolution: `input` [batch, spatial..., in_channels] (data_format
+// "NWC", "NHWC", "NDHWC": the default) or [batch, in_channels, spatial...]
+// ("NCW", "NCHW", "NCDHW"), with 1 to 3 spatial dims, by `filters`
+// [kernel..., in_channels / groups, out_channels]. groups is in_channels over
+// the filters' in-channel dim: 1 for a plain convolution, in_channels for a
+// depthwise one. `strides` and `dilations` hold one value for every spatial
+// dim, one per spatial dim, or one per dim of the input (1 at batch and
+// channels). Floating dtypes; float32 runs on oneDNN's convolution where the
+// build has it.
+Tensor convolution(const Tensor& input, const Tensor& filters, std::vector<int64_t> strides = {1},
+                   Padding padding = "VALID", std::string_view data_format = "",
+                   std::vector<int64_t> dilations = {1}, CallSite site = CallSite::current());
+// tf.nn.conv1d, conv2d and conv3d: convolution with 1, 2 and 3 spatial dims.
+Tensor conv1d(const Tensor& input, const Tensor& filters, std::vector<int64_t> strides,
+              Padding padding, std::string_view data_format = "NWC",
+              std::vector<int64_t> dilations = {1}, CallSite site = CallSite::current());
+Tensor conv2d(const Tensor& input, const Tensor& filters, std::vector<int64_t> strides,
+              Padding padding, std::string_view data_format = "NHWC",
+              std::vector<int64_t> dilations = {1}, CallSite site = CallSite::current());
+Tensor conv3d(const Tensor& input, const Tensor& filters, std::vector<int64_t> strides,
+              Padding padding, std::string_view data_format = "NDHWC",
+              std::vector<int64_t> dilations = {1}, CallSite site = CallSite::current());
+// tf.nn.depthwise_conv2d: each input channel c convolved with its own
+// `filter`[:, :, c, :] ([kh, kw, in_channels, multiplier]), giving output
+// channels c * multiplier + m.
+Tensor depthwise_conv2d(const Tensor& input, const Tensor& filter, std::vector<int64_t> strides,
+                        Padding padding, std::string_view data_format = "NHWC",
+                        std::vector<int64_t> dilations = {1}, CallSite site = CallSite::current());
+// tf.nn.conv_transpose and conv2d_transpose: the gradient of a convolution
+// of an input of `output_shape` by `filters` [kernel..., output_channels /
+// groups, in_channels], taken by that convolution's output (`input`).
+Tensor conv_transpose(const Tensor& input, const Tensor& filters, std::vector<int64_t> output_shape,
+                      std::vector<int64_t> strides, Padding padding = "SAME",
+                      std::string_view data_format = "", std::vector<int64_t> dilations = {1},
+                      CallSite site = CallSite::current());
+Tensor conv2d_transpose(const Tensor& input, const Tensor& filters,
+                        std::vector<int64_t> output_shape, std::vector<int64_t> strides,
+                        Padding padding = "SAME", std::string_view data_format = "NHWC",
+                        std::vector<int64_t> dilations = {1}, CallSite site = CallSite::current());
+// The gradient of a convolution of `input` by a filter of `filter_sizes`,
+// taken by the filter, where the output's gradient is `out_backprop`
+// (tf.compat.v1.nn.conv2d_backprop_filter, of any spatial rank).
+Tensor conv_backprop_filter(const Tensor& input, std::vector<int64_t> filter_sizes,
+                            const Tensor& out_backprop, std::vector<int64_t> strides,
+                            Padding padding, std::string_view data_format = "",
+                            std::vector<int64_t> dilations = {1},
+                            CallSite site = CallSite::current());
 }  // namespace api
 
 // ---- Operators --------------------------------------------------------------

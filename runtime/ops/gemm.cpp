@@ -56,17 +56,6 @@ std::atomic<GemmLibrary>& library_slot() {
 }
 
 #if AG_GEMM_ONEDNN
-// oneDNN's threads are OpenMP's, whose count is per calling thread.
-void sync_onednn_threads() {
-  thread_local int t_threads = 0;
-  const int want = intra_op_threads();
-  note_library_threads(want);
-  if (t_threads != want) {
-    omp_set_num_threads(want);
-    t_threads = want;
-  }
-}
-
 void onednn_sgemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
   sync_onednn_threads();
   dnnl_status_t status = dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
@@ -118,6 +107,19 @@ void gemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.0, a, int(k), b,
               int(n), 0.0, c, int(n));
 }
+
+#if AG_GEMM_ONEDNN
+// oneDNN's threads are OpenMP's, whose count is per calling thread.
+void sync_onednn_threads() {
+  thread_local int t_threads = 0;
+  const int want = intra_op_threads();
+  note_library_threads(want);
+  if (t_threads != want) {
+    omp_set_num_threads(want);
+    t_threads = want;
+  }
+}
+#endif
 
 bool built_with_onednn() {
 #if AG_GEMM_ONEDNN

@@ -30,6 +30,10 @@ constexpr int64_t kOneDnnMinWork = 16 * 16 * 16;
 
 // Whether the runtime was built with oneDNN (AG_GEMM=onednn).
 bool built_with_onednn();
+// Before every call into oneDNN (AG_GEMM=onednn builds): gives its threads,
+// OpenMP's, the intra-op thread count, if it changed since this thread's
+// last call.
+void sync_onednn_threads();
 
 // The library for float32 products of at least kOneDnnMinWork
 // multiply-adds, on a CPU with (or without) AVX2 and AVX-512 where OpenBLAS

@@ -214,6 +214,28 @@ std::vector<GradCase> make_cases() {
   c.push_back({"matmul", {Shape{2, 2, 3}, Shape{2, 3, 2}}, [](const Tensors& x) {
                  return ag::matmul(x[0], x[1]);
                }});
+  // Convolution and its two gradient ops (whose own gradients are the
+  // second derivatives of a convolution), over padding, strides, dilations,
+  // groups and layouts.
+  auto conv = [&](const std::string& op, Shape a, Shape b,
+                  std::function<Tensor(const Tensors&)> f) {
+    c.push_back({op, {a, b}, std::move(f)});
+  };
+  conv("conv", {2, 5, 4, 3}, {3, 2, 3, 2},
+       [](const Tensors& x) { return ag::conv2d(x[0], x[1], {2, 1}, "SAME"); });
+  conv("conv", {1, 2, 6, 5}, {2, 2, 1, 4}, [](const Tensors& x) {
+    return ag::conv2d(x[0], x[1], {1}, {{{1, 0}, {0, 2}}}, "NCHW", {2, 1});
+  });
+  conv("conv", {2, 7, 2}, {3, 2, 3},
+       [](const Tensors& x) { return ag::conv1d(x[0], x[1], {1}, "VALID"); });
+  conv("conv", {1, 3, 3, 3, 2}, {2, 2, 2, 2, 2},
+       [](const Tensors& x) { return ag::conv3d(x[0], x[1], {1}, "SAME"); });
+  conv("conv_backprop_input", {1, 3, 3, 4}, {3, 3, 2, 4}, [](const Tensors& x) {
+    return ag::conv2d_transpose(x[0], x[1], {1, 5, 6, 2}, {2}, "SAME");
+  });
+  conv("conv_backprop_filter", {1, 2, 5, 4}, {1, 4, 5, 4}, [](const Tensors& x) {
+    return ag::conv_backprop_filter(x[0], {2, 2, 1, 4}, x[1], {1}, "SAME", "NCHW");
+  });
   c.push_back({"transpose", {Shape{2, 3, 4}}, [](const Tensors& x) {
                  return ag::transpose(x[0], {1, 2, 0});
                }});

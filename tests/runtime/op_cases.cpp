@@ -402,6 +402,36 @@ std::vector<OpCase> make_cases() {
                      ag::state({"total"}, total));
                  return total;
                }});
+
+  // Convolution: each layout, padding and rank; strides, dilations, groups
+  // and a depthwise filter; the two gradient ops through their public forms.
+  auto conv = [&](const std::string& name, Shape input, Shape filter,
+                  std::function<Tensor(const Tensor&, const Tensor&)> f) {
+    c.push_back({name, kFloating, samples({input, filter}, 1),
+                 [f](const Tensors& x) { return f(x[0], x[1]); }});
+  };
+  conv("conv2d_same", {2, 5, 6, 3}, {3, 3, 3, 4},
+       [](const Tensor& x, const Tensor& w) { return ag::conv2d(x, w, {1}, "SAME"); });
+  conv("conv2d_valid_strided", {1, 7, 6, 2}, {3, 2, 2, 3},
+       [](const Tensor& x, const Tensor& w) { return ag::conv2d(x, w, {2, 1}, "VALID"); });
+  conv("conv2d_nchw_explicit_dilated", {1, 2, 6, 6}, {2, 2, 2, 3},
+       [](const Tensor& x, const Tensor& w) {
+         return ag::conv2d(x, w, {1}, {{{1, 0}, {2, 1}}}, "NCHW", {2});
+       });
+  conv("conv2d_groups", {1, 4, 4, 4}, {3, 3, 2, 6},
+       [](const Tensor& x, const Tensor& w) { return ag::conv2d(x, w, {1}, "SAME"); });
+  conv("depthwise_conv2d", {1, 5, 5, 3}, {3, 3, 3, 2},
+       [](const Tensor& x, const Tensor& w) { return ag::depthwise_conv2d(x, w, {2}, "SAME"); });
+  conv("conv1d", {2, 9, 3}, {4, 3, 2},
+       [](const Tensor& x, const Tensor& w) { return ag::conv1d(x, w, {2}, "SAME"); });
+  conv("conv3d_ncdhw", {1, 2, 4, 3, 4}, {2, 2, 2, 2, 3},
+       [](const Tensor& x, const Tensor& w) { return ag::conv3d(x, w, {1}, "VALID", "NCDHW"); });
+  conv("conv2d_transpose", {1, 3, 3, 4}, {3, 3, 2, 4}, [](const Tensor& x, const Tensor& w) {
+    return ag::conv2d_transpose(x, w, {1, 6, 5, 2}, {2}, "SAME");
+  });
+  conv("conv_backprop_filter", {2, 5, 5, 3}, {2, 3, 3, 4}, [](const Tensor& x, const Tensor& dy) {
+    return ag::conv_backprop_filter(x, {3, 3, 3, 4}, dy, {2}, "SAME");
+  });
   return c;
 }
 

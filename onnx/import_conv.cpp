@@ -1,0 +1,166 @@
+// Importers of ONNX's convolutions: Conv and ConvTranspose become our
+// convolution and conv_transpose in the channels-first layout ONNX uses (no
+// transpose of the activations), with the filter transposed from ONNX's
+// [out, in/groups, kernel...] to our [kernel..., in/groups, out], which
+// constant folding does once for an initializer.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ag/ops.h"
+#include "import_ops.h"
+
+namespace ag::onnx_io {
+namespace {
+
+constexpr const char* kChannelsFirst[] = {"NCW", "NCHW", "NCDHW"};
+
+std::vector<int64_t> ints_or_none(NodeContext& ctx, std::string_view name) {
+  return ctx.has_attr(name) ? ctx.attr_ints(name) : std::vector<int64_t>{};
+}
+
+int spatial_rank(NodeContext& ctx) {
+  const Shape& x = ctx.input(0).shape();
+  if (x.has_unknown_rank() || x.rank() < 3 || x.rank() > 5)
+    ctx.unsupported("an input of rank 3 to 5 (1 to 3 spatial dims), got " + x.to_list_string());
+  return x.rank() - 2;
+}
+
+// An attribute of one value per spatial dim, or `fallback` for each.
+std::vector<int64_t> per_dim(NodeContext& ctx, std::string_view name, int rank, int64_t fallback) {
+  std::vector<int64_t> v = ints_or_none(ctx, name);
+  if (v.empty()) return std::vector<int64_t>(size_t(rank), fallback);
+  if (v.size() != size_t(rank)) {
+    ctx.invalid(std::string(name) + " has " + std::to_string(v.size()) + " values for " +
+                std::to_string(rank) + " spatial dims");
+  }
+  return v;
+}
+
+// ONNX's [out, in/groups, kernel...] as our [kernel..., in/groups, out].
+Tensor our_filter(const Tensor& w, int rank) {
+  std::vector<int64_t> perm;
+  for (int i = 0; i < rank; ++i) perm.push_back(i + 2);
+  perm.push_back(1);
+  perm.push_back(0);
+  return transpose(w, perm);
+}
+
+const Shape& kernel_shape_of(NodeContext& ctx, int rank) {
+  const Shape& w = ctx.static_shape(1, "the filter's shape gives the kernel's");
+  if (w.rank() != rank + 2) {
+    ctx.invalid("the filter " + w.to_list_string() + " must have rank " + std::to_string(rank + 2));
+  }
+  const std::vector<int64_t> declared = ints_or_none(ctx, "kernel_shape");
+  if (!declared.empty() && declared != std::vector<int64_t>(w.begin() + 2, w.end()))
+    ctx.invalid("kernel_shape does not match the filter " + w.to_list_string());
+  return w;
+}
+
+// Explicit pads as (before, after) pairs: ONNX's [b1, b2, ..., e1, e2, ...].
+std::vector<std::pair<int64_t, int64_t>> explicit_pads(NodeContext& ctx, int rank) {
+  std::vector<int64_t> pads = ints_or_none(ctx, "pads");
+  if (pads.empty()) pads.assign(size_t(2 * rank), 0);
+  if (pads.size() != size_t(2 * rank))
+    ctx.invalid("pads has " + std::to_string(pads.size()) + " values, not 2 per spatial dim");
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (size_t i = 0; i < size_t(rank); ++i) pairs.emplace_back(pads[i], pads[i + size_t(rank)]);
+  return pairs;
+}
+
+// Conv's padding: SAME_UPPER is TensorFlow's SAME; SAME_LOWER puts the odd
+// padding first, which needs the input's spatial dims.
+Padding conv_padding(NodeContext& ctx, int rank, const std::vector<int64_t>& strides,
+                     const std::vector<int64_t>& dilations, const Shape& w) {
+  const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") return explicit_pads(ctx, rank);
+  if (auto_pad == "VALID") return "VALID";
+  if (auto_pad == "SAME_UPPER") return "SAME";
+  if (auto_pad != "SAME_LOWER") ctx.invalid("auto_pad '" + auto_pad + "' is not an ONNX value");
+  const Shape& x = ctx.static_shape(0, "SAME_LOWER padding depends on the input's dims");
+  std::vector<std::pair<int64_t, int64_t>> pads;
+  for (size_t i = 0; i < size_t(rank); ++i) {
+    const int64_t in = x[int(i) + 2], s = strides[i];
+    const int64_t span = dilations[i] * (w[int(i) + 2] - 1) + 1;
+    const int64_t total = std::max<int64_t>(((in + s - 1) / s - 1) * s + span - in, 0);
+    pads.emplace_back(total - total / 2, total / 2);
+  }
+  return pads;
+}
+
+// y + b, b broadcast along the channels of a [batch, channels, spatial...] y.
+Tensor with_bias(NodeContext& ctx, const Tensor& y, int rank) {
+  if (!ctx.has_input(2)) return y;
+  std::vector<int64_t> shape(size_t(rank) + 2, 1);
+  shape[1] = -1;
+  return y + reshape(ctx.input(2), shape);
+}
+
+void require_groups(NodeContext& ctx, int64_t channels, int64_t per_group) {
+  const int64_t group = ctx.attr_int("group", 1);
+  if (channels != kUnknownDim && channels != per_group * group) {
+    ctx.invalid("the input has " + std::to_string(channels) + " channels, but group " +
+                std::to_string(group) + " times the filter's " + std::to_string(per_group) +
+                " input channels per group is " + std::to_string(per_group * group));
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> import_conv(NodeContext& ctx) {
+  const int rank = spatial_rank(ctx);
+  const Shape& w = kernel_shape_of(ctx, rank);
+  require_groups(ctx, ctx.input(0).shape()[1], w[1]);
+  const std::vector<int64_t> strides = per_dim(ctx, "strides", rank, 1);
+  const std::vector<int64_t> dilations = per_dim(ctx, "dilations", rank, 1);
+  const Tensor y = convolution(ctx.input(0), our_filter(ctx.input(1), rank), strides,
+                               conv_padding(ctx, rank, strides, dilations, w),
+                               kChannelsFirst[rank - 1], dilations);
+  return {with_bias(ctx, y, rank)};
+}
+
+// ConvTranspose of x [batch, in, spatial...] by w [in, out/groups,
+// kernel...]: the input gradient of a convolution of an output-sized input.
+// Its output's dims are output_shape, or stride * (x - 1) + output_padding
+// + the kernel's span - pads; SAME pads (auto_pad) make them x * stride.
+std::vector<Tensor> import_conv_transpose(NodeContext& ctx) {
+  const int rank = spatial_rank(ctx);
+  const Shape& w = kernel_shape_of(ctx, rank);
+  const Shape& x = ctx.input(0).shape();
+  for (int i = 1; i < x.rank(); ++i)
+    if (x[i] == kUnknownDim) ctx.unsupported("an input whose channels or spatial dims are unknown");
+  const int64_t group = ctx.attr_int("group", 1);
+  if (x[1] != w[0]) {
+    ctx.invalid("the input has " + std::to_string(x[1]) + " channels and the filter " +
+                w.to_list_string() + " takes " + std::to_string(w[0]));
+  }
+  const std::vector<int64_t> strides = per_dim(ctx, "strides", rank, 1);
+  const std::vector<int64_t> dilations = per_dim(ctx, "dilations", rank, 1);
+  const std::vector<int64_t> output_padding = per_dim(ctx, "output_padding", rank, 0);
+  const std::vector<int64_t> output_shape = ints_or_none(ctx, "output_shape");
+  const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
+  std::vector<std::pair<int64_t, int64_t>> pads = explicit_pads(ctx, rank);
+  std::vector<int64_t> out_shape = {x[0], w[1] * group};
+  for (size_t i = 0; i < size_t(rank); ++i) {
+    const int64_t span = dilations[i] * (w[int(i) + 2] - 1) + 1;
+    const int64_t full = strides[i] * (x[int(i) + 2] - 1) + output_padding[i] + span;
+    if (auto_pad == "VALID") pads[i] = {0, 0};
+    int64_t out = full - pads[i].first - pads[i].second;
+    if (!output_shape.empty() || (auto_pad != "NOTSET" && auto_pad != "VALID")) {
+      out = output_shape.empty() ? x[int(i) + 2] * strides[i]
+                                 : output_shape[output_shape.size() - size_t(rank) + i];
+      // A negative total pads nothing and extends the output at the end,
+      // as output_padding does.
+      const int64_t total = std::max<int64_t>(full - out, 0);
+      pads[i] = auto_pad == "SAME_UPPER" ? std::pair{total / 2, total - total / 2}
+                                         : std::pair{total - total / 2, total / 2};
+    }
+    out_shape.push_back(out);
+  }
+  const Tensor y = conv_transpose(ctx.input(0), our_filter(ctx.input(1), rank), out_shape, strides,
+                                  pads, kChannelsFirst[rank - 1], dilations);
+  return {with_bias(ctx, y, rank)};
+}
+
+}  // namespace ag::onnx_io

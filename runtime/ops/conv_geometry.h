@@ -1,0 +1,82 @@
+// The geometry of a convolution: the one place that decides its output size,
+// its SAME padding, its groups and the layout of its tensors, for the conv op,
+// its two gradient ops (conv_backprop_input, conv_backprop_filter), their
+// kernels and the ONNX exporter.
+//
+// Tensors are TensorFlow's: the input [batch, spatial..., channels] (or
+// [batch, channels, spatial...] with a channels-first data_format), the
+// filter [kernel..., in_channels / groups, out_channels]. groups is the
+// input's channels over the filter's in-channel dim, as tf.nn.convolution.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ag/ops.h"
+#include "ag/shape.h"
+#include "ops/op_registry.h"
+
+namespace ag::ops {
+
+// A convolution's attrs, as its ops store them (Attrs::ints, Attrs::axis).
+struct ConvAttrs {
+  int rank = 2;       // spatial dims: 1, 2 or 3
+  bool same = false;  // TensorFlow's SAME padding, resolved from the input's dims
+  bool channels_first = false;
+  std::vector<int64_t> strides, dilations, pad_before, pad_after;  // one per spatial dim
+  // The gradient ops' result dims that their inputs do not say: the conv
+  // input's spatial dims (conv_backprop_input) or the filter's kernel dims
+  // (conv_backprop_filter); and the groups. Empty and 0 for conv.
+  std::vector<int64_t> result_dims;
+  int64_t groups = 0;
+
+  Attrs encode() const;
+  static ConvAttrs decode(const Attrs& attrs);
+};
+
+// A convolution with every dim known, or kUnknownDim where a traced shape does
+// not say.
+struct ConvGeometry {
+  int rank = 2;
+  bool channels_first = false;
+  int64_t batch = 0, in_channels = 0, out_channels = 0, groups = 1;
+  std::vector<int64_t> in, kernel, out;  // spatial dims
+  std::vector<int64_t> strides, dilations, pad_before, pad_after;
+
+  Shape input_shape() const;
+  Shape filter_shape() const;
+  Shape output_shape() const;
+  // Elements per spatial position and per channel of the input, filter and
+  // output (their strides in the layout).
+  int64_t in_positions() const;
+  int64_t out_positions() const;
+  int64_t kernel_positions() const;
+};
+
+// The geometry of a convolution of `input` by `filter` with `attrs`, or an
+// InvalidArgumentError prefixed with `op`: ranks, channels that the filter
+// does not divide, a kernel larger than the padded input.
+ConvGeometry conv_geometry(std::string_view op, const ConvAttrs& attrs, const Shape& input,
+                           const Shape& filter);
+
+// conv_backprop_input's geometry: the convolution whose output gradient is
+// `out_backprop`, by `filter`, of an input of attrs.result_dims.
+ConvGeometry conv_backprop_input_geometry(std::string_view op, const ConvAttrs& attrs,
+                                          const Shape& filter, const Shape& out_backprop);
+// conv_backprop_filter's geometry: the convolution of `input` whose output
+// gradient is `out_backprop`, by a filter of attrs.result_dims.
+ConvGeometry conv_backprop_filter_geometry(std::string_view op, const ConvAttrs& attrs,
+                                           const Shape& input, const Shape& out_backprop);
+
+// The attrs of a convolution of spatial rank `rank` from TensorFlow's
+// arguments: strides and dilations of 1 (all), rank or rank + 2 entries (the
+// batch and channel ones 1); padding "SAME", "VALID" or explicit (before,
+// after) pairs, one per spatial dim; data_format "N...C" or "NC..." of the
+// rank ("NHWC", "NCHW", "NWC", "NDHWC", ...).
+ConvAttrs conv_attrs(std::string_view op, int rank, const std::vector<int64_t>& strides,
+                     const Padding& padding, std::string_view data_format,
+                     const std::vector<int64_t>& dilations);
+
+}  // namespace ag::ops

@@ -1,0 +1,336 @@
+// Convolution (tf.nn.convolution, conv1d/2d/3d, depthwise_conv2d) and its two
+// gradients, which are ops of their own: conv_backprop_input (also
+// conv_transpose) and conv_backprop_filter. Their geometry is
+// ops/conv_geometry.h's; their kernels ops/conv_kernels.h's.
+#include <string>
+#include <vector>
+
+#include "ag/error.h"
+#include "ag/ops.h"
+#include "ops/conv_geometry.h"
+#include "ops/conv_kernels.h"
+#include "ops/dispatch.h"
+#include "ops/gemm.h"
+#include "ops/kernels.h"
+
+namespace ag::ops {
+namespace {
+
+// Both operands float32 or both float64: the dtypes the kernels compute.
+DType require_float_operands(const InferContext& ctx) {
+  const DType a = ctx.inputs[0].dtype, b = ctx.inputs[1].dtype;
+  if (a != b) {
+    throw InvalidArgumentError(std::string(ctx.op_name) + ": operands have different dtypes, " +
+                               std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)));
+  }
+  if (a != DType::float32 && a != DType::float64) {
+    throw InvalidArgumentError(std::string(ctx.op_name) + ": unsupported dtype " +
+                               std::string(dtype_name(a)) + " (float32 or float64)");
+  }
+  return a;
+}
+
+bool has_empty_dim(const ConvGeometry& g) {
+  return g.batch == 0 || g.in_channels == 0 || g.out_channels == 0 || g.in_positions() == 0 ||
+         g.out_positions() == 0 || g.kernel_positions() == 0;
+}
+
+// Runs `pass` of the im2col engine on T, or `onednn` for float32 where the
+// build has oneDNN (and the geometry is not empty, which oneDNN refuses).
+template <class Onednn, class Im2col>
+void run_engine(const KernelContext& ctx, const ConvGeometry& g, Onednn onednn, Im2col im2col) {
+  if (ctx.out_dtype == DType::float32 && built_with_onednn() && !has_empty_dim(g)) {
+    onednn();
+  } else if (ctx.out_dtype == DType::float32) {
+    im2col(float{});
+  } else {
+    im2col(double{});
+  }
+}
+
+template <class T>
+const T* input(const KernelContext& ctx, size_t i) {
+  return static_cast<const T*>(ctx.inputs[i].data);
+}
+
+// The gradient ops of a convolution of attrs `a`, geometry `g`.
+ConvAttrs with_result(ConvAttrs a, const ConvGeometry& g, const std::vector<int64_t>& dims,
+                      std::string_view what) {
+  for (int64_t d : dims) {
+    if (d == kUnknownDim || g.groups == kUnknownDim) {
+      throw UnimplementedError("conv: the gradient of a convolution needs the " +
+                               std::string(what) + " known when the function is traced, got " +
+                               g.input_shape().to_list_string() + " and a filter of " +
+                               g.filter_shape().to_list_string());
+    }
+  }
+  a.result_dims = dims;
+  a.groups = g.groups;
+  return a;
+}
+
+Tensor conv_of(ConvAttrs a, const Tensor& x, const Tensor& w, CallSite site) {
+  a.result_dims.clear();
+  a.groups = 0;
+  return apply(OpId::Conv, {x, w}, a.encode(), site);
+}
+
+Tensor backprop_input_of(const ConvAttrs& a, const ConvGeometry& g, const Tensor& dy,
+                         const Tensor& w, CallSite site) {
+  return apply(OpId::ConvBackpropInput, {dy, w},
+               with_result(a, g, g.in, "input's spatial dims").encode(), site);
+}
+
+Tensor backprop_filter_of(const ConvAttrs& a, const ConvGeometry& g, const Tensor& x,
+                          const Tensor& dy, CallSite site) {
+  return apply(OpId::ConvBackpropFilter, {x, dy},
+               with_result(a, g, g.kernel, "filter's kernel dims").encode(), site);
+}
+
+}  // namespace
+
+// ---- conv: y = conv(x, w) ---------------------------------------------------------------
+
+ValueType infer_conv(const InferContext& ctx) {
+  const DType dtype = require_float_operands(ctx);
+  return {dtype, conv_geometry(ctx.op_name, ConvAttrs::decode(ctx.attrs), ctx.inputs[0].shape,
+                               ctx.inputs[1].shape)
+                     .output_shape()};
+}
+
+void kernel_conv(const KernelContext& ctx) {
+  const ConvGeometry g = conv_geometry(ctx.op_name, ConvAttrs::decode(*ctx.attrs),
+                                       *ctx.inputs[0].shape, *ctx.inputs[1].shape);
+  run_engine(
+      ctx, g,
+      [&] {
+        conv_onednn::forward(g, input<float>(ctx, 0), input<float>(ctx, 1),
+                             static_cast<float*>(ctx.out));
+      },
+      [&]<class T>(T) {
+        conv_im2col::forward<T>(g, input<T>(ctx, 0), input<T>(ctx, 1), static_cast<T*>(ctx.out));
+      });
+}
+
+std::vector<Tensor> grad_conv(const GradContext& c) {
+  const ConvAttrs a = ConvAttrs::decode(c.attrs);
+  const Tensor &x = c.inputs[0], &w = c.inputs[1];
+  const ConvGeometry g = conv_geometry(c.op_name, a, x.shape(), w.shape());
+  return {c.needs(0) ? backprop_input_of(a, g, c.grad, w, c.site) : Tensor(),
+          c.needs(1) ? backprop_filter_of(a, g, x, c.grad, c.site) : Tensor()};
+}
+
+// ---- conv_backprop_input: dx from (dy, w) -----------------------------------------------
+
+ValueType infer_conv_backprop_input(const InferContext& ctx) {
+  const DType dtype = require_float_operands(ctx);
+  return {dtype, conv_backprop_input_geometry(ctx.op_name, ConvAttrs::decode(ctx.attrs),
+                                              ctx.inputs[1].shape, ctx.inputs[0].shape)
+                     .input_shape()};
+}
+
+void kernel_conv_backprop_input(const KernelContext& ctx) {
+  const ConvGeometry g = conv_backprop_input_geometry(ctx.op_name, ConvAttrs::decode(*ctx.attrs),
+                                                      *ctx.inputs[1].shape, *ctx.inputs[0].shape);
+  run_engine(
+      ctx, g,
+      [&] {
+        conv_onednn::backward_input(g, input<float>(ctx, 0), input<float>(ctx, 1),
+                                    static_cast<float*>(ctx.out));
+      },
+      [&]<class T>(T) {
+        conv_im2col::backward_input<T>(g, input<T>(ctx, 0), input<T>(ctx, 1),
+                                       static_cast<T*>(ctx.out));
+      });
+}
+
+// dx is linear in dy and in w: <g, dx> = <conv(g, w), dy>, and its gradient
+// by w is the filter gradient of a convolution of g whose output gradient is dy.
+std::vector<Tensor> grad_conv_backprop_input(const GradContext& c) {
+  const ConvAttrs a = ConvAttrs::decode(c.attrs);
+  const Tensor &dy = c.inputs[0], &w = c.inputs[1];
+  const ConvGeometry g = conv_backprop_input_geometry(c.op_name, a, w.shape(), dy.shape());
+  return {c.needs(0) ? conv_of(a, c.grad, w, c.site) : Tensor(),
+          c.needs(1) ? backprop_filter_of(a, g, c.grad, dy, c.site) : Tensor()};
+}
+
+// ---- conv_backprop_filter: dw from (x, dy) ----------------------------------------------
+
+ValueType infer_conv_backprop_filter(const InferContext& ctx) {
+  const DType dtype = require_float_operands(ctx);
+  return {dtype, conv_backprop_filter_geometry(ctx.op_name, ConvAttrs::decode(ctx.attrs),
+                                               ctx.inputs[0].shape, ctx.inputs[1].shape)
+                     .filter_shape()};
+}
+
+void kernel_conv_backprop_filter(const KernelContext& ctx) {
+  const ConvGeometry g = conv_backprop_filter_geometry(ctx.op_name, ConvAttrs::decode(*ctx.attrs),
+                                                       *ctx.inputs[0].shape, *ctx.inputs[1].shape);
+  run_engine(
+      ctx, g,
+      [&] {
+        conv_onednn::backward_filter(g, input<float>(ctx, 0), input<float>(ctx, 1),
+                                     static_cast<float*>(ctx.out));
+      },
+      [&]<class T>(T) {
+        conv_im2col::backward_filter<T>(g, input<T>(ctx, 0), input<T>(ctx, 1),
+                                        static_cast<T*>(ctx.out));
+      });
+}
+
+// dw is linear in x and in dy: its gradient by x is the input gradient of a
+// convolution by g, and by dy the convolution of x by g.
+std::vector<Tensor> grad_conv_backprop_filter(const GradContext& c) {
+  const ConvAttrs a = ConvAttrs::decode(c.attrs);
+  const Tensor &x = c.inputs[0], &dy = c.inputs[1];
+  const ConvGeometry g = conv_backprop_filter_geometry(c.op_name, a, x.shape(), dy.shape());
+  return {c.needs(0) ? backprop_input_of(a, g, dy, c.grad, c.site) : Tensor(),
+          c.needs(1) ? conv_of(a, x, c.grad, c.site) : Tensor()};
+}
+
+}  // namespace ag::ops
+
+namespace ag::api {
+namespace {
+
+using ops::ConvAttrs;
+
+int spatial_rank_of(std::string_view op, const Tensor& t, std::string_view what) {
+  if (t.shape().has_unknown_rank() || t.shape().rank() < 3 || t.shape().rank() > 5) {
+    throw InvalidArgumentError(std::string(op) + ": " + std::string(what) +
+                               " must have rank 3 to 5 (1 to 3 spatial dims), got " +
+                               t.shape().to_list_string());
+  }
+  return t.shape().rank() - 2;
+}
+
+Tensor conv_of_rank(std::string_view op, int rank, const Tensor& input, const Tensor& filters,
+                    const std::vector<int64_t>& strides, const Padding& padding,
+                    std::string_view data_format, const std::vector<int64_t>& dilations,
+                    CallSite site) {
+  const ConvAttrs a = ops::conv_attrs(op, rank, strides, padding, data_format, dilations);
+  return ops::apply(ops::OpId::Conv, {input, filters}, a.encode(), site);
+}
+
+// The groups of a convolution of `channels` input channels by a filter of
+// `per_group` input channels.
+int64_t groups_from(std::string_view op, int64_t channels, int64_t per_group) {
+  if (channels == kUnknownDim || per_group == kUnknownDim || per_group <= 0 ||
+      channels % per_group != 0) {
+    throw InvalidArgumentError(std::string(op) + ": " + std::to_string(channels) +
+                               " channels, which the filter's " + std::to_string(per_group) +
+                               " input channels per group do not divide");
+  }
+  return channels / per_group;
+}
+
+}  // namespace
+
+Tensor convolution(const Tensor& input, const Tensor& filters, std::vector<int64_t> strides,
+                   Padding padding, std::string_view data_format, std::vector<int64_t> dilations,
+                   CallSite site) {
+  const int rank = spatial_rank_of("convolution", input, "the input");
+  return conv_of_rank("convolution", rank, input, filters, strides, padding, data_format, dilations,
+                      site);
+}
+
+Tensor conv1d(const Tensor& input, const Tensor& filters, std::vector<int64_t> strides,
+              Padding padding, std::string_view data_format, std::vector<int64_t> dilations,
+              CallSite site) {
+  return conv_of_rank("conv1d", 1, input, filters, strides, padding, data_format, dilations, site);
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& filters, std::vector<int64_t> strides,
+              Padding padding, std::string_view data_format, std::vector<int64_t> dilations,
+              CallSite site) {
+  return conv_of_rank("conv2d", 2, input, filters, strides, padding, data_format, dilations, site);
+}
+
+Tensor conv3d(const Tensor& input, const Tensor& filters, std::vector<int64_t> strides,
+              Padding padding, std::string_view data_format, std::vector<int64_t> dilations,
+              CallSite site) {
+  return conv_of_rank("conv3d", 3, input, filters, strides, padding, data_format, dilations, site);
+}
+
+Tensor depthwise_conv2d(const Tensor& input, const Tensor& filter, std::vector<int64_t> strides,
+                        Padding padding, std::string_view data_format,
+                        std::vector<int64_t> dilations, CallSite site) {
+  const ConvAttrs a =
+      ops::conv_attrs("depthwise_conv2d", 2, strides, padding, data_format, dilations);
+  const Shape& f = filter.shape();
+  const Shape& x = input.shape();
+  if (!f.is_fully_defined() || f.rank() != 4 || x.has_unknown_rank() || x.rank() != 4 ||
+      x[a.channels_first ? 1 : 3] != f[2]) {
+    throw InvalidArgumentError(
+        "depthwise_conv2d: the filter must be [kh, kw, in_channels, multiplier], known when "
+        "traced, with the input's channels; got an input of " +
+        x.to_list_string() + " and a filter of " + f.to_list_string());
+  }
+  const Tensor grouped = reshape(filter, {f[0], f[1], 1, f[2] * f[3]}, site);
+  return ops::apply(ops::OpId::Conv, {input, grouped}, a.encode(), site);
+}
+
+Tensor conv_transpose(const Tensor& input, const Tensor& filters, std::vector<int64_t> output_shape,
+                      std::vector<int64_t> strides, Padding padding, std::string_view data_format,
+                      std::vector<int64_t> dilations, CallSite site) {
+  const int rank = int(output_shape.size()) - 2;
+  ConvAttrs a = ops::conv_attrs("conv_transpose", rank, strides, padding, data_format, dilations);
+  const Shape& f = filters.shape();
+  if (f.has_unknown_rank() || f.rank() != rank + 2) {
+    throw InvalidArgumentError("conv_transpose: the filters must have rank " +
+                               std::to_string(rank + 2) + ", got " + f.to_list_string());
+  }
+  const size_t channel = a.channels_first ? 1 : size_t(rank) + 1;
+  a.groups = groups_from("conv_transpose", output_shape[channel], f[rank]);
+  for (int i = 0; i < rank; ++i)
+    a.result_dims.push_back(output_shape[channel == 1 ? i + 2 : i + 1]);
+  Tensor out = ops::apply(ops::OpId::ConvBackpropInput, {input, filters}, a.encode(), site);
+  if (output_shape[0] != kUnknownDim && out.shape()[0] != kUnknownDim &&
+      out.shape()[0] != output_shape[0]) {
+    throw InvalidArgumentError(
+        "conv_transpose: output_shape " + Shape(output_shape).to_list_string() +
+        " has a batch of " + std::to_string(output_shape[0]) + ", the input " +
+        input.shape().to_list_string() + " one of " + std::to_string(out.shape()[0]));
+  }
+  return out;
+}
+
+Tensor conv2d_transpose(const Tensor& input, const Tensor& filters,
+                        std::vector<int64_t> output_shape, std::vector<int64_t> strides,
+                        Padding padding, std::string_view data_format,
+                        std::vector<int64_t> dilations, CallSite site) {
+  if (output_shape.size() != 4) {
+    throw InvalidArgumentError("conv2d_transpose: output_shape " +
+                               Shape(output_shape).to_list_string() + " must have 4 dims");
+  }
+  return conv_transpose(input, filters, std::move(output_shape), std::move(strides),
+                        std::move(padding), data_format, std::move(dilations), site);
+}
+
+Tensor conv_backprop_filter(const Tensor& input, std::vector<int64_t> filter_sizes,
+                            const Tensor& out_backprop, std::vector<int64_t> strides,
+                            Padding padding, std::string_view data_format,
+                            std::vector<int64_t> dilations, CallSite site) {
+  const int rank = int(filter_sizes.size()) - 2;
+  ConvAttrs a =
+      ops::conv_attrs("conv_backprop_filter", rank, strides, padding, data_format, dilations);
+  const int rank_of_input = spatial_rank_of("conv_backprop_filter", input, "the input");
+  if (rank_of_input != rank) {
+    throw InvalidArgumentError("conv_backprop_filter: filter_sizes " +
+                               Shape(filter_sizes).to_list_string() + " and the input " +
+                               input.shape().to_list_string() + " have different spatial ranks");
+  }
+  a.groups = groups_from("conv_backprop_filter", input.shape()[a.channels_first ? 1 : rank + 1],
+                         filter_sizes[size_t(rank)]);
+  a.result_dims.assign(filter_sizes.begin(), filter_sizes.begin() + rank);
+  Tensor out = ops::apply(ops::OpId::ConvBackpropFilter, {input, out_backprop}, a.encode(), site);
+  if (!out.shape().is_compatible_with(Shape(filter_sizes))) {
+    throw InvalidArgumentError(
+        "conv_backprop_filter: filter_sizes " + Shape(filter_sizes).to_list_string() +
+        " do not match out_backprop " + out_backprop.shape().to_list_string() +
+        ", which gives a filter of " + out.shape().to_list_string());
+  }
+  return out;
+}
+
+}  // namespace ag::api
