@@ -25,6 +25,8 @@
 //     channels-last input and output are transposed to and from NCHW. SAME
 //     padding becomes explicit pads where the input's spatial dims are
 //     known, else auto_pad SAME_UPPER (TensorFlow's rule).
+//   max_pool, avg_pool: MaxPool and AveragePool (count_include_pad 0),
+//     transposed and padded as conv is.
 //   conv_backprop_input: ConvTranspose, its filter transposed as conv's (the
 //     layouts agree), with explicit pads and the output_padding that gives
 //     the input's spatial dims.
@@ -143,12 +145,16 @@ struct OpExport {
   std::vector<std::string> zeros();
   std::vector<std::string> conv();
   std::vector<std::string> conv_transpose();
+  std::vector<std::string> max_pool() { return pool("MaxPool"); }
+  std::vector<std::string> avg_pool() { return pool("AveragePool"); }
+  std::vector<std::string> pool(const char* type);
   [[noreturn]] std::vector<std::string> tensor_array_write();
 
   // Convolutions' shared parts.
   std::string to_channels_first(const std::string& x, int rank, bool inverse);
   std::string onnx_filter(const std::string& w, int rank);
-  void set_conv_attrs(::onnx::NodeProto& node, const ops::ConvGeometry& g, bool pads_known);
+  void set_conv_attrs(::onnx::NodeProto& node, const ops::ConvGeometry& g, bool pads_known,
+                      bool groups = true);
 };
 
 // ONNX's Round takes floats only; an integer is its own rounding.
@@ -426,12 +432,15 @@ std::string OpExport::onnx_filter(const std::string& w, int rank) {
   return out;
 }
 
-void OpExport::set_conv_attrs(::onnx::NodeProto& node, const ops::ConvGeometry& g,
-                              bool pads_known) {
+// The window's attributes, and a convolution's with `groups`.
+void OpExport::set_conv_attrs(::onnx::NodeProto& node, const ops::ConvGeometry& g, bool pads_known,
+                              bool groups) {
   set_ints(node, "kernel_shape", g.kernel);
   set_ints(node, "strides", g.strides);
-  set_ints(node, "dilations", g.dilations);
-  set_int(node, "group", g.groups);
+  if (groups) {
+    set_ints(node, "dilations", g.dilations);
+    set_int(node, "group", g.groups);
+  }
   if (!pads_known) {
     set_string(node, "auto_pad", "SAME_UPPER");
     return;
@@ -451,6 +460,26 @@ std::vector<std::string> OpExport::conv() {
   const std::string x = a.channels_first ? in[0] : to_channels_first(in[0], a.rank, false);
   std::string y;
   set_conv_attrs(e.with_attrs("Conv", {x, onnx_filter(in[1], a.rank)}, y), g, pads_known);
+  return {a.channels_first ? y : to_channels_first(y, a.rank, true)};
+}
+
+std::vector<std::string> OpExport::pool(const char* type) {
+  const ops::ConvAttrs a = ops::ConvAttrs::decode(attrs);
+  const ops::ConvGeometry g = ops::pool_geometry(n.op_name(), a, body.type_of(n.inputs[0]).shape);
+  const bool pads_known =
+      std::find(g.pad_before.begin(), g.pad_before.end(), kUnknownDim) == g.pad_before.end();
+  const bool dilated =
+      std::any_of(g.dilations.begin(), g.dilations.end(), [](int64_t d) { return d != 1; });
+  if (dilated && std::string_view(type) == "AveragePool") {
+    return not_exported(
+        "is an average pool with dilations, which ONNX's AveragePool has from opset 19 on; "
+        "ag::onnx::save writes opset 17");
+  }
+  const std::string x = a.channels_first ? in[0] : to_channels_first(in[0], a.rank, false);
+  std::string y;
+  ::onnx::NodeProto& node = e.with_attrs(type, {x}, y);
+  set_conv_attrs(node, g, pads_known, /*groups=*/false);
+  if (dilated) set_ints(node, "dilations", g.dilations);
   return {a.channels_first ? y : to_channels_first(y, a.rank, true)};
 }
 

@@ -86,6 +86,43 @@ std::vector<Tensor> import_layer_normalization(NodeContext& ctx) {
   return {y, mean, inv_std};
 }
 
+// Per-channel statistics of x [batch, channels, spatial...]: normalised,
+// scaled and shifted. In inference (training_mode 0, the default) with the
+// given mean and variance; in training with the batch's (over every axis but
+// the channels), and the running statistics momentum * given + (1 -
+// momentum) * the batch's as outputs 1 and 2.
+std::vector<Tensor> import_batch_normalization(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  if (x.shape().has_unknown_rank() || x.rank() < 2)
+    ctx.unsupported("an input of known rank 2 or more, got " + x.shape().to_list_string());
+  if (ctx.attr_int("spatial", 1) != 1) ctx.unsupported("spatial=0 (statistics per position)");
+  // [channels, 1, ...]: a per-channel value against x's dims from 1 on.
+  auto per_channel = [&](const Tensor& v) {
+    std::vector<int64_t> shape(size_t(x.rank() - 1), 1);
+    shape[0] = -1;
+    return reshape(v, shape);
+  };
+  const Tensor epsilon = attr_like(ctx, "epsilon", 1e-5f, x);
+  Tensor mean = per_channel(ctx.input(3)), variance = per_channel(ctx.input(4));
+  std::vector<Tensor> outputs(1);
+  if (ctx.attr_int("training_mode", 0) != 0) {
+    std::vector<int64_t> axes = {0};
+    for (int i = 2; i < x.rank(); ++i) axes.push_back(i);
+    const Tensor batch_mean = reduce_mean(x, axes, true);
+    const Tensor centered = x - batch_mean;
+    const Tensor batch_variance = reduce_mean(centered * centered, axes, true);
+    const Tensor momentum = attr_like(ctx, "momentum", 0.9f, x);
+    outputs.push_back(reshape(mean * momentum + squeeze(batch_mean, {0}) * (1 - momentum), {-1}));
+    outputs.push_back(
+        reshape(variance * momentum + squeeze(batch_variance, {0}) * (1 - momentum), {-1}));
+    mean = squeeze(batch_mean, {0});
+    variance = squeeze(batch_variance, {0});
+  }
+  const Tensor scale = per_channel(ctx.input(1)) / sqrt(variance + epsilon);
+  outputs[0] = (x - mean) * scale + per_channel(ctx.input(2));
+  return outputs;
+}
+
 std::vector<Tensor> import_elu(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
   return {where(less(x, 0), attr_like(ctx, "alpha", 1.0f, x) * (exp(x) - 1), x)};

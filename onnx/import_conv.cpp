@@ -1,8 +1,9 @@
-// Importers of ONNX's convolutions: Conv and ConvTranspose become our
-// convolution and conv_transpose in the channels-first layout ONNX uses (no
-// transpose of the activations), with the filter transposed from ONNX's
+// Importers of ONNX's convolutions and pools: Conv and ConvTranspose become
+// our convolution and conv_transpose in the channels-first layout ONNX uses
+// (no transpose of the activations), with the filter transposed from ONNX's
 // [out, in/groups, kernel...] to our [kernel..., in/groups, out], which
-// constant folding does once for an initializer.
+// constant folding does once for an initializer; MaxPool and AveragePool our
+// max_pool and avg_pool, the global pools reductions.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -72,7 +73,7 @@ std::vector<std::pair<int64_t, int64_t>> explicit_pads(NodeContext& ctx, int ran
 // Conv's padding: SAME_UPPER is TensorFlow's SAME; SAME_LOWER puts the odd
 // padding first, which needs the input's spatial dims.
 Padding conv_padding(NodeContext& ctx, int rank, const std::vector<int64_t>& strides,
-                     const std::vector<int64_t>& dilations, const Shape& w) {
+                     const std::vector<int64_t>& dilations, const std::vector<int64_t>& kernel) {
   const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
   if (auto_pad == "NOTSET") return explicit_pads(ctx, rank);
   if (auto_pad == "VALID") return "VALID";
@@ -82,7 +83,7 @@ Padding conv_padding(NodeContext& ctx, int rank, const std::vector<int64_t>& str
   std::vector<std::pair<int64_t, int64_t>> pads;
   for (size_t i = 0; i < size_t(rank); ++i) {
     const int64_t in = x[int(i) + 2], s = strides[i];
-    const int64_t span = dilations[i] * (w[int(i) + 2] - 1) + 1;
+    const int64_t span = dilations[i] * (kernel[i] - 1) + 1;
     const int64_t total = std::max<int64_t>(((in + s - 1) / s - 1) * s + span - in, 0);
     pads.emplace_back(total - total / 2, total / 2);
   }
@@ -106,7 +107,81 @@ void require_groups(NodeContext& ctx, int64_t channels, int64_t per_group) {
   }
 }
 
+// ceil_mode: the output counts a last, partial window that starts inside
+// the input or its leading padding (as ONNX's reference and PyTorch do);
+// extra padding at the end, which a pool never counts, makes it whole.
+Padding with_ceil_mode(NodeContext& ctx, Padding padding, int rank,
+                       const std::vector<int64_t>& strides, const std::vector<int64_t>& kernel) {
+  if (ctx.attr_int("ceil_mode", 0) == 0 || padding.mode == "SAME") return padding;
+  const Shape& x = ctx.static_shape(0, "ceil_mode depends on the input's dims");
+  if (padding.mode == "VALID") padding = std::vector<std::pair<int64_t, int64_t>>(size_t(rank));
+  for (size_t i = 0; i < size_t(rank); ++i) {
+    auto& [before, after] = padding.pads[i];
+    const int64_t in = x[int(i) + 2], s = strides[i], span = in + before + after - kernel[i];
+    int64_t out = (span + s - 1) / s + 1;
+    if ((out - 1) * s >= in + before) --out;
+    after += std::max<int64_t>((out - 1) * s + kernel[i] - (in + before + after), 0);
+  }
+  return padding;
+}
+
+// AveragePool with count_include_pad 1: each window's sum, padding's zeros
+// included, over its size; the sum a depthwise convolution by ones.
+Tensor mean_over_padding_too(NodeContext& ctx, int rank, const std::vector<int64_t>& kernel,
+                             const std::vector<int64_t>& strides, const Padding& padding,
+                             const std::vector<int64_t>& dilations) {
+  const Tensor& x = ctx.input(0);
+  const int64_t channels = x.shape()[1];
+  if (channels == kUnknownDim) ctx.unsupported("count_include_pad 1 with unknown channels");
+  std::vector<int64_t> window(kernel);
+  window.push_back(1);
+  window.push_back(channels);
+  int64_t size = 1;
+  for (int64_t k : kernel) size *= k;
+  const Tensor ones = fill(Shape(window), 1.0 / double(size), x.dtype());
+  return convolution(x, ones, strides, padding, kChannelsFirst[rank - 1], dilations);
+}
+
+std::vector<Tensor> import_pool(NodeContext& ctx, bool max) {
+  const int rank = spatial_rank(ctx);
+  const std::vector<int64_t> kernel = ints_or_none(ctx, "kernel_shape");
+  if (kernel.size() != size_t(rank)) ctx.invalid("kernel_shape needs one value per spatial dim");
+  const std::vector<int64_t> strides = per_dim(ctx, "strides", rank, 1);
+  const std::vector<int64_t> dilations = per_dim(ctx, "dilations", rank, 1);
+  if (ctx.attr_int("storage_order", 0) != 0) ctx.unsupported("storage_order 1");
+  if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty())
+    ctx.unsupported("the Indices output");
+  const Padding padding = with_ceil_mode(ctx, conv_padding(ctx, rank, strides, dilations, kernel),
+                                         rank, strides, kernel);
+  const char* format = kChannelsFirst[rank - 1];
+  if (!max && ctx.attr_int("count_include_pad", 0) != 0)
+    return {mean_over_padding_too(ctx, rank, kernel, strides, padding, dilations)};
+  return {pool(ctx.input(0), kernel, max ? "MAX" : "AVG", strides, padding, format, dilations)};
+}
+
+std::vector<int64_t> spatial_axes(NodeContext& ctx) {
+  std::vector<int64_t> axes;
+  for (int i = 2; i < spatial_rank(ctx) + 2; ++i) axes.push_back(i);
+  return axes;
+}
+
 }  // namespace
+
+std::vector<Tensor> import_max_pool(NodeContext& ctx) {
+  return import_pool(ctx, true);
+}
+
+std::vector<Tensor> import_average_pool(NodeContext& ctx) {
+  return import_pool(ctx, false);
+}
+
+std::vector<Tensor> import_global_max_pool(NodeContext& ctx) {
+  return {reduce_max(ctx.input(0), spatial_axes(ctx), true)};
+}
+
+std::vector<Tensor> import_global_average_pool(NodeContext& ctx) {
+  return {reduce_mean(ctx.input(0), spatial_axes(ctx), true)};
+}
 
 std::vector<Tensor> import_conv(NodeContext& ctx) {
   const int rank = spatial_rank(ctx);
@@ -114,9 +189,10 @@ std::vector<Tensor> import_conv(NodeContext& ctx) {
   require_groups(ctx, ctx.input(0).shape()[1], w[1]);
   const std::vector<int64_t> strides = per_dim(ctx, "strides", rank, 1);
   const std::vector<int64_t> dilations = per_dim(ctx, "dilations", rank, 1);
-  const Tensor y = convolution(ctx.input(0), our_filter(ctx.input(1), rank), strides,
-                               conv_padding(ctx, rank, strides, dilations, w),
-                               kChannelsFirst[rank - 1], dilations);
+  const Tensor y =
+      convolution(ctx.input(0), our_filter(ctx.input(1), rank), strides,
+                  conv_padding(ctx, rank, strides, dilations, {w.begin() + 2, w.end()}),
+                  kChannelsFirst[rank - 1], dilations);
   return {with_bias(ctx, y, rank)};
 }
 

@@ -334,6 +334,47 @@ Tensor conv_backprop_filter(const Tensor& input, std::vector<int64_t> filter_siz
                             Padding padding, std::string_view data_format = "",
                             std::vector<int64_t> dilations = {1},
                             CallSite site = CallSite::current());
+
+// ---- Pooling ------------------------------------------------------------------
+// tf.nn.max_pool and avg_pool: per channel, the maximum or the mean of each
+// window of `ksize` positions, moved by `strides` (each one value for every
+// spatial dim, one per spatial dim, or one per dim of the input with 1 at
+// batch and channels); the input, its 1 to 3 spatial dims and data_format as
+// convolution's. Padding never counts: a maximum ignores it and a mean
+// divides by the window's positions inside the input. Floating dtypes.
+Tensor max_pool(const Tensor& input, std::vector<int64_t> ksize, std::vector<int64_t> strides,
+                Padding padding, std::string_view data_format = "",
+                CallSite site = CallSite::current());
+Tensor avg_pool(const Tensor& input, std::vector<int64_t> ksize, std::vector<int64_t> strides,
+                Padding padding, std::string_view data_format = "",
+                CallSite site = CallSite::current());
+// tf.nn.max_pool2d and avg_pool2d: the same on 2 spatial dims.
+Tensor max_pool2d(const Tensor& input, std::vector<int64_t> ksize, std::vector<int64_t> strides,
+                  Padding padding, std::string_view data_format = "NHWC",
+                  CallSite site = CallSite::current());
+Tensor avg_pool2d(const Tensor& input, std::vector<int64_t> ksize, std::vector<int64_t> strides,
+                  Padding padding, std::string_view data_format = "NHWC",
+                  CallSite site = CallSite::current());
+// tf.nn.pool: max_pool ("MAX") or avg_pool ("AVG") of windows whose
+// positions are `dilations` apart.
+Tensor pool(const Tensor& input, std::vector<int64_t> window_shape, std::string_view pooling_type,
+            std::vector<int64_t> strides = {1}, Padding padding = "VALID",
+            std::string_view data_format = "", std::vector<int64_t> dilations = {1},
+            CallSite site = CallSite::current());
+// The gradients (TensorFlow's raw ops MaxPoolGrad, MaxPoolGradGrad,
+// AvgPoolGrad): max_pool_grad adds each output's gradient where its window
+// has its maximum (the first, or the first NaN); max_pool_grad_grad reads a
+// gradient of the input's shape there; avg_pool_grad spreads each output's
+// gradient evenly over its window's positions inside an input of input_shape.
+Tensor max_pool_grad(const Tensor& input, const Tensor& out_backprop, std::vector<int64_t> ksize,
+                     std::vector<int64_t> strides, Padding padding,
+                     std::string_view data_format = "", CallSite site = CallSite::current());
+Tensor max_pool_grad_grad(const Tensor& input, const Tensor& grad, std::vector<int64_t> ksize,
+                          std::vector<int64_t> strides, Padding padding,
+                          std::string_view data_format = "", CallSite site = CallSite::current());
+Tensor avg_pool_grad(std::vector<int64_t> input_shape, const Tensor& grad,
+                     std::vector<int64_t> ksize, std::vector<int64_t> strides, Padding padding,
+                     std::string_view data_format = "", CallSite site = CallSite::current());
 }  // namespace api
 
 // ---- Operators --------------------------------------------------------------

@@ -147,7 +147,7 @@ bool channels_first_format(std::string_view op, std::string_view format, int ran
 Attrs ConvAttrs::encode() const {
   Attrs a;
   a.ints = {rank, same ? 1 : 0, groups};
-  for (const auto* v : {&strides, &dilations, &pad_before, &pad_after, &result_dims})
+  for (const auto* v : {&strides, &dilations, &pad_before, &pad_after, &given_dims})
     a.ints.insert(a.ints.end(), v->begin(), v->end());
   a.axis = channels_first ? 1 : -1;
   return a;
@@ -164,8 +164,22 @@ ConvAttrs ConvAttrs::decode(const Attrs& a) {
     v->assign(next, next + c.rank);
     next += c.rank;
   }
-  c.result_dims.assign(next, a.ints.end());
+  c.given_dims.assign(next, a.ints.end());
   return c;
+}
+
+namespace {
+ConvGeometry::Strides layout_strides(bool channels_first, int64_t channels, int64_t positions) {
+  if (channels_first) return {channels * positions, positions, 1};
+  return {channels * positions, 1, channels};
+}
+}  // namespace
+
+ConvGeometry::Strides ConvGeometry::input_strides() const {
+  return layout_strides(channels_first, in_channels, in_positions());
+}
+ConvGeometry::Strides ConvGeometry::output_strides() const {
+  return layout_strides(channels_first, out_channels, out_positions());
 }
 
 Shape ConvGeometry::input_shape() const {
@@ -223,6 +237,57 @@ ConvGeometry conv_geometry(std::string_view op, const ConvAttrs& attrs, const Sh
   return g;
 }
 
+ConvGeometry pool_geometry(std::string_view op, const ConvAttrs& attrs, const Shape& input) {
+  const int r = attrs.rank;
+  require_rank(op, "the input", input, r + 2);
+  Shape window(attrs.given_dims);
+  window.push_back(1);
+  window.push_back(input[attrs.channels_first ? 1 : r + 1]);
+  return conv_geometry(op, attrs, input, window);
+}
+
+ConvGeometry avg_pool_grad_geometry(std::string_view op, const ConvAttrs& attrs,
+                                    const Shape& out_backprop) {
+  const int r = attrs.rank;
+  require_rank(op, "out_backprop", out_backprop, r + 2);
+  ConvAttrs pool = attrs;
+  pool.given_dims = std::vector<int64_t>(attrs.given_dims.begin(), attrs.given_dims.begin() + r);
+  const std::vector<int64_t> in(attrs.given_dims.begin() + r, attrs.given_dims.end());
+  const int64_t channels = out_backprop[attrs.channels_first ? 1 : r + 1];
+  ConvGeometry g =
+      pool_geometry(op, pool, layout_shape(out_backprop[0], channels, in, attrs.channels_first));
+  require_output(op, g, out_backprop);
+  return g;
+}
+
+std::vector<int64_t> window_sources(const ConvGeometry& g, int64_t first, int64_t count) {
+  const int64_t kernel_positions = g.kernel_positions();
+  std::vector<int64_t> sources(size_t(count * kernel_positions));
+  std::vector<int64_t> o(size_t(g.rank)), k(size_t(g.rank));
+  for (int64_t r = 0; r < count; ++r) {
+    int64_t rest = first + r;
+    for (int i = g.rank - 1; i >= 0; --i) {
+      o[size_t(i)] = rest % g.out[size_t(i)];
+      rest /= g.out[size_t(i)];
+    }
+    for (int64_t kp = 0; kp < kernel_positions; ++kp) {
+      int64_t position = 0;
+      rest = kp;
+      for (int i = g.rank - 1; i >= 0; --i) {
+        k[size_t(i)] = rest % g.kernel[size_t(i)];
+        rest /= g.kernel[size_t(i)];
+      }
+      for (int i = 0; i < g.rank && position >= 0; ++i) {
+        const size_t s = size_t(i);
+        const int64_t at = o[s] * g.strides[s] - g.pad_before[s] + k[s] * g.dilations[s];
+        position = at < 0 || at >= g.in[s] ? -1 : position * g.in[s] + at;
+      }
+      sources[size_t(r * kernel_positions + kp)] = position;
+    }
+  }
+  return sources;
+}
+
 ConvGeometry conv_backprop_input_geometry(std::string_view op, const ConvAttrs& attrs,
                                           const Shape& filter, const Shape& out_backprop) {
   const int r = attrs.rank;
@@ -231,7 +296,7 @@ ConvGeometry conv_backprop_input_geometry(std::string_view op, const ConvAttrs& 
   const int64_t channels = known(filter[r]) ? filter[r] * attrs.groups
                                             : kUnknown;  // in-channels per group, times groups
   ConvGeometry g = conv_geometry(
-      op, attrs, layout_shape(out_backprop[0], channels, attrs.result_dims, attrs.channels_first),
+      op, attrs, layout_shape(out_backprop[0], channels, attrs.given_dims, attrs.channels_first),
       filter);
   require_output(op, g, out_backprop);
   return g;
@@ -242,7 +307,7 @@ ConvGeometry conv_backprop_filter_geometry(std::string_view op, const ConvAttrs&
   const int r = attrs.rank;
   require_rank(op, "the input", input, r + 2);
   require_rank(op, "out_backprop", out_backprop, r + 2);
-  Shape filter(attrs.result_dims);
+  Shape filter(attrs.given_dims);
   filter.push_back(divide_or_unknown(input[attrs.channels_first ? 1 : r + 1], attrs.groups));
   filter.push_back(out_backprop[attrs.channels_first ? 1 : r + 1]);
   ConvGeometry g = conv_geometry(op, attrs, input, filter);
@@ -278,6 +343,14 @@ ConvAttrs conv_attrs(std::string_view op, int rank, const std::vector<int64_t>& 
     fail(op, "padding '" + padding.mode +
                  "' must be \"SAME\", \"VALID\" or (before, after) pairs, one per spatial dim");
   }
+  return a;
+}
+
+ConvAttrs pool_attrs(std::string_view op, int rank, const std::vector<int64_t>& ksize,
+                     const std::vector<int64_t>& strides, const Padding& padding,
+                     std::string_view data_format, const std::vector<int64_t>& dilations) {
+  ConvAttrs a = conv_attrs(op, rank, strides, padding, data_format, dilations);
+  a.given_dims = per_spatial_dim(op, "ksize", ksize, rank, a.channels_first);
   return a;
 }
 

@@ -26,10 +26,12 @@ struct ConvAttrs {
   bool same = false;  // TensorFlow's SAME padding, resolved from the input's dims
   bool channels_first = false;
   std::vector<int64_t> strides, dilations, pad_before, pad_after;  // one per spatial dim
-  // The gradient ops' result dims that their inputs do not say: the conv
-  // input's spatial dims (conv_backprop_input) or the filter's kernel dims
-  // (conv_backprop_filter); and the groups. Empty and 0 for conv.
-  std::vector<int64_t> result_dims;
+  // Dims that the op's inputs do not say: the conv input's spatial dims
+  // (conv_backprop_input, avg_pool_grad), the filter's kernel dims
+  // (conv_backprop_filter), the window (the pools). Empty for conv.
+  std::vector<int64_t> given_dims;
+  // The groups where the inputs do not say them (the gradient ops); 0: the
+  // input's channels over the filter's in-channel dim.
   int64_t groups = 0;
 
   Attrs encode() const;
@@ -44,6 +46,14 @@ struct ConvGeometry {
   int64_t batch = 0, in_channels = 0, out_channels = 0, groups = 1;
   std::vector<int64_t> in, kernel, out;  // spatial dims
   std::vector<int64_t> strides, dilations, pad_before, pad_after;
+
+  // Where element (batch item b, channel c, spatial position p) of the input
+  // or output sits: b * batch + c * channel + p * position.
+  struct Strides {
+    int64_t batch, channel, position;
+  };
+  Strides input_strides() const;
+  Strides output_strides() const;
 
   Shape input_shape() const;
   Shape filter_shape() const;
@@ -61,12 +71,25 @@ struct ConvGeometry {
 ConvGeometry conv_geometry(std::string_view op, const ConvAttrs& attrs, const Shape& input,
                            const Shape& filter);
 
+// A pool's geometry: a depthwise convolution of `input` by a window of
+// attrs.given_dims (groups = channels, one filter each).
+ConvGeometry pool_geometry(std::string_view op, const ConvAttrs& attrs, const Shape& input);
+// The same, of the pool whose input has attrs.given_dims as its spatial dims
+// and whose output gradient is `out_backprop` (avg_pool_grad).
+ConvGeometry avg_pool_grad_geometry(std::string_view op, const ConvAttrs& attrs,
+                                    const Shape& out_backprop);
+
+// The input position (in row-major order of g.in) that window position k of
+// output position p reads, or -1 in the padding, for the output positions
+// [first, first + count): element (p - first) * g.kernel_positions() + k.
+std::vector<int64_t> window_sources(const ConvGeometry& g, int64_t first, int64_t count);
+
 // conv_backprop_input's geometry: the convolution whose output gradient is
-// `out_backprop`, by `filter`, of an input of attrs.result_dims.
+// `out_backprop`, by `filter`, of an input of attrs.given_dims.
 ConvGeometry conv_backprop_input_geometry(std::string_view op, const ConvAttrs& attrs,
                                           const Shape& filter, const Shape& out_backprop);
 // conv_backprop_filter's geometry: the convolution of `input` whose output
-// gradient is `out_backprop`, by a filter of attrs.result_dims.
+// gradient is `out_backprop`, by a filter of attrs.given_dims.
 ConvGeometry conv_backprop_filter_geometry(std::string_view op, const ConvAttrs& attrs,
                                            const Shape& input, const Shape& out_backprop);
 
@@ -78,5 +101,11 @@ ConvGeometry conv_backprop_filter_geometry(std::string_view op, const ConvAttrs&
 ConvAttrs conv_attrs(std::string_view op, int rank, const std::vector<int64_t>& strides,
                      const Padding& padding, std::string_view data_format,
                      const std::vector<int64_t>& dilations);
+
+// A pool's attrs: conv_attrs, and the window `ksize` (given as strides are)
+// in given_dims.
+ConvAttrs pool_attrs(std::string_view op, int rank, const std::vector<int64_t>& ksize,
+                     const std::vector<int64_t>& strides, const Padding& padding,
+                     std::string_view data_format, const std::vector<int64_t>& dilations = {1});
 
 }  // namespace ag::ops

@@ -16,17 +16,6 @@ namespace {
 // float32), and at least one row.
 constexpr int64_t kTileElements = int64_t(1) << 18;
 
-// Where the elements of one batch item sit: element (c, position p) of
-// input (or output) at c * channel_stride + p * position_stride.
-struct Layout {
-  int64_t channel_stride, position_stride, batch_stride;
-};
-
-Layout layout(const ConvGeometry& g, int64_t channels, int64_t positions) {
-  if (g.channels_first) return {positions, 1, channels * positions};
-  return {1, channels, channels * positions};
-}
-
 // The sizes of one group's matrices.
 struct GroupDims {
   int64_t in_channels, out_channels;  // per group
@@ -44,41 +33,10 @@ GroupDims group_dims(const ConvGeometry& g) {
   return d;
 }
 
-// The input position that kernel position k of output position p reads, or
-// -1 in the padding; for the output positions [p0, p0 + rows), as
-// sources[(p - p0) * kernel positions + k].
-std::vector<int64_t> patch_sources(const ConvGeometry& g, int64_t p0, int64_t rows) {
-  const int64_t kernel_positions = g.kernel_positions();
-  std::vector<int64_t> sources(size_t(rows * kernel_positions));
-  std::vector<int64_t> o(size_t(g.rank)), k(size_t(g.rank));
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t rest = p0 + r;
-    for (int i = g.rank - 1; i >= 0; --i) {
-      o[size_t(i)] = rest % g.out[size_t(i)];
-      rest /= g.out[size_t(i)];
-    }
-    for (int64_t kp = 0; kp < kernel_positions; ++kp) {
-      int64_t position = 0;
-      rest = kp;
-      for (int i = g.rank - 1; i >= 0; --i) {
-        k[size_t(i)] = rest % g.kernel[size_t(i)];
-        rest /= g.kernel[size_t(i)];
-      }
-      for (int i = 0; i < g.rank && position >= 0; ++i) {
-        const size_t s = size_t(i);
-        const int64_t at = o[s] * g.strides[s] - g.pad_before[s] + k[s] * g.dilations[s];
-        position = at < 0 || at >= g.in[s] ? -1 : position * g.in[s] + at;
-      }
-      sources[size_t(r * kernel_positions + kp)] = position;
-    }
-  }
-  return sources;
-}
-
 // The patch rows of the tile (rows x patch), or their transpose.
 template <class T>
-void gather_patches(const ConvGeometry& g, const GroupDims& d, const Layout& in, const T* x,
-                    const std::vector<int64_t>& sources, int64_t rows, bool transposed,
+void gather_patches(const ConvGeometry& g, const GroupDims& d, const ConvGeometry::Strides& in,
+                    const T* x, const std::vector<int64_t>& sources, int64_t rows, bool transposed,
                     T* patches) {
   const int64_t kernel_positions = g.kernel_positions();
   for (int64_t r = 0; r < rows; ++r) {
@@ -86,7 +44,7 @@ void gather_patches(const ConvGeometry& g, const GroupDims& d, const Layout& in,
       const int64_t source = sources[size_t(r * kernel_positions + kp)];
       for (int64_t c = 0; c < d.in_channels; ++c) {
         const int64_t column = kp * d.in_channels + c;
-        const T v = source < 0 ? T(0) : x[c * in.channel_stride + source * in.position_stride];
+        const T v = source < 0 ? T(0) : x[c * in.channel + source * in.position];
         patches[transposed ? column * rows + r : r * d.patch + column] = v;
       }
     }
@@ -95,16 +53,15 @@ void gather_patches(const ConvGeometry& g, const GroupDims& d, const Layout& in,
 
 // Adds the patch rows of the tile back where gather_patches read them.
 template <class T>
-void scatter_patches(const ConvGeometry& g, const GroupDims& d, const Layout& in, const T* patches,
-                     const std::vector<int64_t>& sources, int64_t rows, T* dx) {
+void scatter_patches(const ConvGeometry& g, const GroupDims& d, const ConvGeometry::Strides& in,
+                     const T* patches, const std::vector<int64_t>& sources, int64_t rows, T* dx) {
   const int64_t kernel_positions = g.kernel_positions();
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t kp = 0; kp < kernel_positions; ++kp) {
       const int64_t source = sources[size_t(r * kernel_positions + kp)];
       if (source < 0) continue;
       for (int64_t c = 0; c < d.in_channels; ++c)
-        dx[c * in.channel_stride + source * in.position_stride] +=
-            patches[r * d.patch + kp * d.in_channels + c];
+        dx[c * in.channel + source * in.position] += patches[r * d.patch + kp * d.in_channels + c];
     }
   }
 }
@@ -124,12 +81,11 @@ std::vector<T> group_filter(const ConvGeometry& g, const GroupDims& d, const T* 
 // Copies between the tile's [rows x out-channels] matrix and the output's
 // positions [p0, p0 + rows), channels of `group`.
 template <class T>
-void copy_output_tile(const GroupDims& d, const Layout& out, int64_t group, int64_t p0,
-                      int64_t rows, const T* from, T* to, bool to_matrix) {
+void copy_output_tile(const GroupDims& d, const ConvGeometry::Strides& out, int64_t group,
+                      int64_t p0, int64_t rows, const T* from, T* to, bool to_matrix) {
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t o = 0; o < d.out_channels; ++o) {
-      const int64_t at =
-          (group * d.out_channels + o) * out.channel_stride + (p0 + r) * out.position_stride;
+      const int64_t at = (group * d.out_channels + o) * out.channel + (p0 + r) * out.position;
       if (to_matrix)
         to[r * d.out_channels + o] = from[at];
       else
@@ -152,57 +108,57 @@ void for_each_tile(const ConvGeometry& g, const GroupDims& d, F&& f) {
 template <class T>
 void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
   const GroupDims d = group_dims(g);
-  const Layout in = layout(g, g.in_channels, g.in_positions());
-  const Layout out = layout(g, g.out_channels, g.out_positions());
+  const ConvGeometry::Strides in = g.input_strides();
+  const ConvGeometry::Strides out = g.output_strides();
   std::vector<T> patches(size_t(d.rows * d.patch)), tile(size_t(d.rows * d.out_channels));
   std::vector<std::vector<T>> filters;
   for (int64_t group = 0; group < g.groups; ++group)
     filters.push_back(group_filter(g, d, w, group, false));
   for_each_tile(g, d, [&](int64_t b, int64_t group, int64_t p0, int64_t rows) {
-    const T* xb = x + b * in.batch_stride + group * d.in_channels * in.channel_stride;
-    gather_patches(g, d, in, xb, patch_sources(g, p0, rows), rows, false, patches.data());
+    const T* xb = x + b * in.batch + group * d.in_channels * in.channel;
+    gather_patches(g, d, in, xb, window_sources(g, p0, rows), rows, false, patches.data());
     if (d.patch == 0) {
       std::fill(tile.begin(), tile.end(), T(0));
     } else {
       gemm(patches.data(), filters[size_t(group)].data(), tile.data(), rows, d.out_channels,
            d.patch);
     }
-    copy_output_tile(d, out, group, p0, rows, tile.data(), y + b * out.batch_stride, false);
+    copy_output_tile(d, out, group, p0, rows, tile.data(), y + b * out.batch, false);
   });
 }
 
 template <class T>
 void backward_input(const ConvGeometry& g, const T* dy, const T* w, T* dx) {
   const GroupDims d = group_dims(g);
-  const Layout in = layout(g, g.in_channels, g.in_positions());
-  const Layout out = layout(g, g.out_channels, g.out_positions());
-  std::fill(dx, dx + g.batch * in.batch_stride, T(0));
+  const ConvGeometry::Strides in = g.input_strides();
+  const ConvGeometry::Strides out = g.output_strides();
+  std::fill(dx, dx + g.batch * in.batch, T(0));
   if (d.patch == 0 || d.out_channels == 0) return;
   std::vector<T> patches(size_t(d.rows * d.patch)), tile(size_t(d.rows * d.out_channels));
   std::vector<std::vector<T>> filters;
   for (int64_t group = 0; group < g.groups; ++group)
     filters.push_back(group_filter(g, d, w, group, true));
   for_each_tile(g, d, [&](int64_t b, int64_t group, int64_t p0, int64_t rows) {
-    copy_output_tile(d, out, group, p0, rows, dy + b * out.batch_stride, tile.data(), true);
+    copy_output_tile(d, out, group, p0, rows, dy + b * out.batch, tile.data(), true);
     gemm(tile.data(), filters[size_t(group)].data(), patches.data(), rows, d.patch, d.out_channels);
-    T* dxb = dx + b * in.batch_stride + group * d.in_channels * in.channel_stride;
-    scatter_patches(g, d, in, patches.data(), patch_sources(g, p0, rows), rows, dxb);
+    T* dxb = dx + b * in.batch + group * d.in_channels * in.channel;
+    scatter_patches(g, d, in, patches.data(), window_sources(g, p0, rows), rows, dxb);
   });
 }
 
 template <class T>
 void backward_filter(const ConvGeometry& g, const T* x, const T* dy, T* dw) {
   const GroupDims d = group_dims(g);
-  const Layout in = layout(g, g.in_channels, g.in_positions());
-  const Layout out = layout(g, g.out_channels, g.out_positions());
+  const ConvGeometry::Strides in = g.input_strides();
+  const ConvGeometry::Strides out = g.output_strides();
   std::fill(dw, dw + d.patch * g.out_channels, T(0));
   std::vector<T> patches(size_t(d.rows * d.patch)), tile(size_t(d.rows * d.out_channels));
   std::vector<T> product(size_t(d.patch * d.out_channels));
   for_each_tile(g, d, [&](int64_t b, int64_t group, int64_t p0, int64_t rows) {
     if (d.patch == 0 || d.out_channels == 0) return;
-    const T* xb = x + b * in.batch_stride + group * d.in_channels * in.channel_stride;
-    gather_patches(g, d, in, xb, patch_sources(g, p0, rows), rows, true, patches.data());
-    copy_output_tile(d, out, group, p0, rows, dy + b * out.batch_stride, tile.data(), true);
+    const T* xb = x + b * in.batch + group * d.in_channels * in.channel;
+    gather_patches(g, d, in, xb, window_sources(g, p0, rows), rows, true, patches.data());
+    copy_output_tile(d, out, group, p0, rows, dy + b * out.batch, tile.data(), true);
     gemm(patches.data(), tile.data(), product.data(), d.patch, d.out_channels, rows);
     for (int64_t row = 0; row < d.patch; ++row)
       for (int64_t o = 0; o < d.out_channels; ++o)

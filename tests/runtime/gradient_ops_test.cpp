@@ -236,6 +236,25 @@ std::vector<GradCase> make_cases() {
   conv("conv_backprop_filter", {1, 2, 5, 4}, {1, 4, 5, 4}, [](const Tensors& x) {
     return ag::conv_backprop_filter(x[0], {2, 2, 1, 4}, x[1], {1}, "SAME", "NCHW");
   });
+  // Pools and the ops of their gradients (random inputs have no ties).
+  auto pool = [&](const std::string& op, std::vector<Shape> shapes,
+                  std::function<Tensor(const Tensors&)> f) {
+    c.push_back({op, std::move(shapes), std::move(f)});
+  };
+  pool("max_pool", {{2, 5, 4, 3}},
+       [](const Tensors& x) { return ag::max_pool2d(x[0], {3, 2}, {2, 1}, "SAME"); });
+  pool("avg_pool", {{1, 2, 5, 5}},
+       [](const Tensors& x) { return ag::avg_pool2d(x[0], {3}, {2}, "SAME", "NCHW"); });
+  pool("avg_pool", {{1, 6, 5, 2}},
+       [](const Tensors& x) { return ag::pool(x[0], {2}, "AVG", {1}, "SAME", "", {2}); });
+  pool("avg_pool", {{2, 7, 2}},
+       [](const Tensors& x) { return ag::avg_pool(x[0], {2}, {2}, ag::Padding({{1, 1}})); });
+  pool("max_pool_grad", {{1, 4, 5, 2}, {1, 2, 3, 2}},
+       [](const Tensors& x) { return ag::max_pool_grad(x[0], x[1], {2}, {2}, "SAME"); });
+  pool("max_pool_grad_grad", {{1, 4, 5, 2}, {1, 4, 5, 2}},
+       [](const Tensors& x) { return ag::max_pool_grad_grad(x[0], x[1], {2}, {2}, "SAME"); });
+  pool("avg_pool_grad", {{1, 2, 3, 2}},
+       [](const Tensors& x) { return ag::avg_pool_grad({1, 4, 5, 2}, x[0], {3}, {2}, "SAME"); });
   c.push_back({"transpose", {Shape{2, 3, 4}}, [](const Tensors& x) {
                  return ag::transpose(x[0], {1, 2, 0});
                }});

@@ -432,6 +432,28 @@ std::vector<OpCase> make_cases() {
   conv("conv_backprop_filter", {2, 5, 5, 3}, {2, 3, 3, 4}, [](const Tensor& x, const Tensor& dy) {
     return ag::conv_backprop_filter(x, {3, 3, 3, 4}, dy, {2}, "SAME");
   });
+
+  // Pooling: each kind, layout, padding and rank, and the gradient ops.
+  auto pool = [&](const std::string& name, Shape input, std::function<Tensor(const Tensor&)> f) {
+    c.push_back({name, kFloating, samples({input}, 1), [f](const Tensors& x) { return f(x[0]); }});
+  };
+  pool("max_pool2d_same", {2, 5, 6, 3},
+       [](const Tensor& x) { return ag::max_pool2d(x, {3}, {2}, "SAME"); });
+  pool("max_pool1d_explicit", {1, 7, 2},
+       [](const Tensor& x) { return ag::max_pool(x, {3}, {2}, ag::Padding({{1, 2}})); });
+  pool("avg_pool2d_same_nchw", {1, 2, 5, 5},
+       [](const Tensor& x) { return ag::avg_pool2d(x, {2, 3}, {2, 1}, "SAME", "NCHW"); });
+  pool("pool_max_dilated", {1, 7, 6, 2},
+       [](const Tensor& x) { return ag::pool(x, {2, 3}, "MAX", {1}, "SAME", "NHWC", {2, 1}); });
+  pool("avg_pool3d_valid", {1, 4, 4, 3, 2},
+       [](const Tensor& x) { return ag::avg_pool(x, {2}, {1, 2, 1}, "VALID"); });
+  c.push_back({"max_pool_grad", kFloating, samples({{1, 5, 5, 2}, {1, 3, 3, 2}}, 1),
+               [](const Tensors& x) { return ag::max_pool_grad(x[0], x[1], {3}, {2}, "SAME"); }});
+  c.push_back(
+      {"max_pool_grad_grad", kFloating, samples({{1, 5, 5, 2}, {1, 5, 5, 2}}, 1),
+       [](const Tensors& x) { return ag::max_pool_grad_grad(x[0], x[1], {2}, {2}, "SAME"); }});
+  pool("avg_pool_grad", {1, 3, 3, 2},
+       [](const Tensor& dy) { return ag::avg_pool_grad({1, 5, 6, 2}, dy, {3}, {2}, "SAME"); });
   return c;
 }
 

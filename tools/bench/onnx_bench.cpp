@@ -9,6 +9,8 @@
 //   tanh_loop          the TensorFlow guide's while (reduce_sum(x) > 1) x = tanh(x),
 //                      x = uniform(5): 18 iterations
 //   add_one            x + 1 on a float32 scalar: the cost of a call itself
+//   conv_guide         the guide's Conv2D(100, 3) with its bias on a [1, 200, 200,
+//                      100] image; filter and bias are ag::Variables
 // The loaded results are checked against the traced ones before timing.
 // Times are CPU time per call. Run it through tools/bench/run.sh.
 //
@@ -36,6 +38,7 @@ using ag::Tensor;
 
 // A traced function of one tensor and the model exported from its trace.
 struct Workload {
+  std::string name;
   std::function<Tensor(const Tensor&)> traced;
   std::unique_ptr<ag::onnx::Model> loaded;
   Tensor input;
@@ -68,7 +71,7 @@ void write_for_peers(const std::string& name, const std::string& model_bytes, co
 
 template <class F>
 Workload make_workload(const std::string& name, const F& fn, const Tensor& input) {
-  Workload w{[fn](const Tensor& x) { return fn(x); }, nullptr, input};
+  Workload w{name, [fn](const Tensor& x) { return fn(x); }, nullptr, input};
   const std::string bytes = ag::onnx::save_to_bytes(fn.get_concrete_function(input).graph());
   w.loaded = std::make_unique<ag::onnx::Model>(ag::onnx::load_from_bytes(bytes));
   const Tensor want = w.traced(input), got = (*w.loaded)({input})[0];
@@ -104,6 +107,16 @@ Workload& add_one() {
   return workload;
 }
 
+Workload& conv_guide() {
+  static ag::Variable w(ag::random_normal({3, 3, 100, 100}, 0.0, 0.05, ag::float32, /*seed=*/2));
+  static ag::Variable b(ag::random_normal({100}, 0.0, 1.0, ag::float32, /*seed=*/3));
+  static Workload workload = make_workload(
+      "conv_guide",
+      ag::function([](Tensor x) { return ag::conv2d(x, w.read(), {1}, "VALID") + b.read(); }),
+      ag::random_normal({1, 200, 200, 100}, 0.0, 1.0, ag::float32, /*seed=*/1));
+  return workload;
+}
+
 void bm_traced(benchmark::State& state, Workload& (*workload)()) {
   const Workload& w = workload();
   for (auto _ : state) benchmark::DoNotOptimize(w.traced(w.input));
@@ -119,10 +132,10 @@ void bm_loaded(benchmark::State& state, Workload& (*workload)()) {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  for (auto [name, workload] :
-       {std::pair{"dense_256x512x512", &dense}, {"tanh_loop", &tanh_loop}, {"add_one", &add_one}}) {
-    benchmark::RegisterBenchmark((std::string(name) + "/traced").c_str(), bm_traced, workload);
-    benchmark::RegisterBenchmark((std::string(name) + "/loaded").c_str(), bm_loaded, workload);
+  for (Workload& (*workload)() : {&dense, &tanh_loop, &add_one, &conv_guide}) {
+    const std::string& name = workload().name;
+    benchmark::RegisterBenchmark((name + "/traced").c_str(), bm_traced, workload);
+    benchmark::RegisterBenchmark((name + "/loaded").c_str(), bm_loaded, workload);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

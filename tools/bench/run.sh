@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release, ccache) in build-bench and runs them with one
 # BLAS thread, five repetitions, medians reported: runtime_bench (docs/architecture.md "Performance targets"
-# workloads), control_bench (staged loops), threads_bench (intra-op
+# workloads), conv_bench (the guide's convolution), control_bench (staged loops), threads_bench (intra-op
 # threads), train_bench (a training step), memory_bench (peak heap
 # bytes of one call, graph against eager against hand), then onnx_bench (loaded
 # ONNX models against their traces; built only with AG_BUILD_ONNX,
@@ -25,7 +25,7 @@ cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAG_BUILD_BENC
 # Only the binaries this configuration defines (onnx_bench needs AG_BUILD_ONNX).
 defined="$(ninja -C "$build" -t targets all)"
 binaries=()
-for binary in ${AG_BENCH_BINARIES:-runtime_bench control_bench threads_bench train_bench memory_bench onnx_bench}; do
+for binary in ${AG_BENCH_BINARIES:-runtime_bench conv_bench control_bench threads_bench train_bench memory_bench onnx_bench}; do
   if grep -q "^$binary: phony" <<<"$defined"; then
     binaries+=("$binary")
   else

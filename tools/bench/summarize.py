@@ -183,6 +183,19 @@ def speedup_row(res, label, benchmark, target, hand=None):
                verdict(value, target, at_least=True))
 
 
+def sgemm_speed_row(res, label, workload, target):
+    """The graph's speed as a fraction of the fastest <workload>/sgemm_* row:
+    a matrix product of the same multiply-adds."""
+    graph = res.time(workload + "/graph")
+    sgemms = [t for n, t in res.cpu.items() if n.startswith(workload + "/sgemm_")]
+    if graph is None or not sgemms:
+        return None
+    value = min(sgemms) / graph
+    return Row(label, res.time(workload + "/eager"), graph, res.best_hand(workload),
+               f"{value:.2f} of sgemm's speed ({format_ns(min(sgemms))})", f"≥ {target:g}",
+               verdict(value, target, at_least=True))
+
+
 def loaded_row(res, label, workload, target):
     """onnx_bench: the loaded model over the trace it came from."""
     traced, loaded = res.time(workload + "/traced"), res.time(workload + "/loaded")
@@ -235,6 +248,9 @@ def other_rows(res):
         ratio_row(res, "power float32 (100 chained 10x10 matmuls)", "power_f32", 3),
         overhead_row(res, "MSE, int32, length 5", "mse_i32_5", 500),
         ratio_row(res, "dense 256x512 · 512x512 + bias", "dense", 1.1),
+        ratio_row(res, "Conv2D(100, 3) on [1, 200, 200, 100] (7.1 GFLOP)", "conv_guide", 1.1),
+        sgemm_speed_row(res, "Conv2D(100, 3), against a matrix product of its size",
+                        "conv_guide", 0.7),
         per_iteration_row(res, "fizzbuzz (n = 100), per iteration", "fizzbuzz_100", 100),
         per_iteration_row(res, "collatz scalar 27.0, per iteration", "collatz_scalar", 100),
         ratio_row(res, "training step, MLP 64x784-256-10, SGD", "mlp_step", 1.3),
@@ -244,6 +260,7 @@ def other_rows(res):
         speedup_row(res, "dense, 2 intra-op threads", "BM_dense_256x512x512_graph", 1.7),
         loaded_row(res, "ONNX dense + relu, loaded", "dense_256x512x512", 1.05),
         loaded_row(res, "ONNX tanh loop, loaded", "tanh_loop", 1.05),
+        loaded_row(res, "ONNX Conv2D(100, 3), loaded", "conv_guide", 1.05),
     ]
     return [r for r in rows if r]
 
@@ -340,7 +357,8 @@ def describe_run(res):
 
 
 # The names of the hand rows that call a library, for the list of them.
-HAND_NAMES = {"hand_onednn": "oneDNN sgemm", "hand_cblas": "OpenBLAS sgemm",
+HAND_NAMES = {"hand_onednn": "oneDNN", "hand_cblas": "OpenBLAS sgemm",
+              "hand_im2col_cblas": "im2col + OpenBLAS sgemm",
               "hand_eigen_native": "Eigen -march=native", "hand_eigen": "Eigen"}
 
 
@@ -373,9 +391,11 @@ def summary(res):
                         "excluded, what the function keeps between calls included: its trace, "
                         "plan, buffers and the blocks the runtime keeps for reuse):\n\n"
                         + memory_table(memory))
-    dense = hand_rows_line(res, "dense", "Dense 256x512 · 512x512 + bias")
-    if dense:
-        sections.append(dense)
+    for workload, label in (("dense", "Dense 256x512 · 512x512 + bias"),
+                            ("conv_guide", "Conv2D(100, 3) on [1, 200, 200, 100]")):
+        line = hand_rows_line(res, workload, label)
+        if line:
+            sections.append(line)
     sections.append(f"Measured {describe_run(res)}.")
     return "\n\n".join(sections)
 

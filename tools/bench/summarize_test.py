@@ -153,9 +153,27 @@ class SummarizeTest(unittest.TestCase):
                            row("dense/hand_eigen_native", 1.1), row("dense/graph", 1.25)]}])
         text = summarize.summary(res)
         self.assertIn("Dense 256x512 · 512x512 + bias: graph 1.25 ms, 0.80 of the fastest "
-                      "library's speed; the hand rows, fastest first: oneDNN sgemm 1.00 ms, "
+                      "library's speed; the hand rows, fastest first: oneDNN 1.00 ms, "
                       "Eigen -march=native 1.10 ms, OpenBLAS sgemm 1.20 ms.", text)
         self.assertIn("libraries: oneDNN 2.6.3, OpenBLAS with its Zen kernels", text)
+
+    def test_conv_against_its_hand_rows_and_an_sgemm_of_its_size(self):
+        def row(name, ms):
+            return {"name": name, "run_name": name, "run_type": "iteration", "time_unit": "ms",
+                    "cpu_time": ms, "real_time": ms}
+        res = summarize.Results([{"benchmarks": [
+            row("conv_guide/hand_onednn", 100.0), row("conv_guide/hand_im2col_cblas", 150.0),
+            row("conv_guide/sgemm_cblas", 90.0), row("conv_guide/sgemm_onednn", 80.0),
+            row("conv_guide/graph", 125.0), row("conv_guide/eager", 126.0)]}])
+        rows = {r.workload: r for r in summarize.other_rows(res)}
+        ratio = rows["Conv2D(100, 3) on [1, 200, 200, 100] (7.1 GFLOP)"]
+        self.assertEqual((ratio.figure, ratio.result), ("1.25x hand", "missed by 14%"))
+        speed = rows["Conv2D(100, 3), against a matrix product of its size"]
+        self.assertEqual((speed.figure, speed.target, speed.result),
+                         ("0.64 of sgemm's speed (80.0 ms)", "≥ 0.7", "missed by 10%"))
+        self.assertIn("Conv2D(100, 3) on [1, 200, 200, 100]: graph 125 ms, 0.80 of the fastest "
+                      "library's speed; the hand rows, fastest first: oneDNN 100 ms, "
+                      "im2col + OpenBLAS sgemm 150 ms.", summarize.summary(res))
 
     def test_readme_rewritten_between_the_markers_only(self):
         with tempfile.TemporaryDirectory() as tmp:

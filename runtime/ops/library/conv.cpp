@@ -64,13 +64,13 @@ ConvAttrs with_result(ConvAttrs a, const ConvGeometry& g, const std::vector<int6
                                g.filter_shape().to_list_string());
     }
   }
-  a.result_dims = dims;
+  a.given_dims = dims;
   a.groups = g.groups;
   return a;
 }
 
 Tensor conv_of(ConvAttrs a, const Tensor& x, const Tensor& w, CallSite site) {
-  a.result_dims.clear();
+  a.given_dims.clear();
   a.groups = 0;
   return apply(OpId::Conv, {x, w}, a.encode(), site);
 }
@@ -282,8 +282,7 @@ Tensor conv_transpose(const Tensor& input, const Tensor& filters, std::vector<in
   }
   const size_t channel = a.channels_first ? 1 : size_t(rank) + 1;
   a.groups = groups_from("conv_transpose", output_shape[channel], f[rank]);
-  for (int i = 0; i < rank; ++i)
-    a.result_dims.push_back(output_shape[channel == 1 ? i + 2 : i + 1]);
+  for (int i = 0; i < rank; ++i) a.given_dims.push_back(output_shape[channel == 1 ? i + 2 : i + 1]);
   Tensor out = ops::apply(ops::OpId::ConvBackpropInput, {input, filters}, a.encode(), site);
   if (output_shape[0] != kUnknownDim && out.shape()[0] != kUnknownDim &&
       out.shape()[0] != output_shape[0]) {
@@ -322,7 +321,7 @@ Tensor conv_backprop_filter(const Tensor& input, std::vector<int64_t> filter_siz
   }
   a.groups = groups_from("conv_backprop_filter", input.shape()[a.channels_first ? 1 : rank + 1],
                          filter_sizes[size_t(rank)]);
-  a.result_dims.assign(filter_sizes.begin(), filter_sizes.begin() + rank);
+  a.given_dims.assign(filter_sizes.begin(), filter_sizes.begin() + rank);
   Tensor out = ops::apply(ops::OpId::ConvBackpropFilter, {input, out_backprop}, a.encode(), site);
   if (!out.shape().is_compatible_with(Shape(filter_sizes))) {
     throw InvalidArgumentError(

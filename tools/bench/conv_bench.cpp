@@ -1,0 +1,203 @@
+// conv_bench: the TensorFlow guide's convolution, Conv2D(100, 3) on a
+// [1, 200, 200, 100] image (7.1 GFLOP), graph against eager against the best
+// this machine offers: a oneDNN convolution primitive called directly (the
+// filter reordered to its layout once, outside the timing), and im2col on
+// OpenBLAS's sgemm. The sgemm rows time the matrix product of the same size
+// ([39204 x 900] x [900 x 100]) alone: the speed a convolution by matrix
+// products could reach. tools/bench/summarize.py compares them.
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <vector>
+
+#include <ag/ag.h>
+
+#include "bench_util.h"
+
+#if AG_BENCH_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace {
+
+using ag::Tensor;
+
+constexpr int64_t kSide = 200, kChannels = 100, kFilters = 100, kKernel = 3;
+constexpr int64_t kOut = kSide - kKernel + 1;  // VALID
+constexpr int64_t kPatch = kKernel * kKernel * kChannels;
+constexpr ag_bench::Tolerance kTolerance{1e-3, 1e-3};
+
+struct Inputs {
+  Tensor image = ag::random_normal({1, kSide, kSide, kChannels}, 0.0, 1.0, ag::float32, 1);
+  Tensor filter =
+      ag::random_normal({kKernel, kKernel, kChannels, kFilters}, 0.0, 0.05, ag::float32, 2);
+};
+
+const Inputs& inputs() {
+  static const Inputs in;
+  return in;
+}
+
+Tensor conv(const Tensor& image, const Tensor& filter) {
+  return ag::conv2d(image, filter, {1}, "VALID");
+}
+
+// Each output position's 3x3x100 patch, a row of [kOut * kOut, kPatch].
+void im2col(const float* image, float* patches) {
+  for (int64_t i = 0; i < kOut; ++i)
+    for (int64_t j = 0; j < kOut; ++j)
+      for (int64_t di = 0; di < kKernel; ++di)
+        for (int64_t dj = 0; dj < kKernel; ++dj)
+          std::copy_n(
+              image + ((i + di) * kSide + j + dj) * kChannels, kChannels,
+              patches + ((i * kOut + j) * kKernel + di) * kKernel * kChannels + dj * kChannels);
+}
+
+void conv_im2col_cblas(const float* image, const float* filter, float* patches, float* out) {
+  im2col(image, patches);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(kOut * kOut), int(kFilters),
+              int(kPatch), 1.0f, patches, int(kPatch), filter, int(kFilters), 0.0f, out,
+              int(kFilters));
+}
+
+#if AG_BENCH_ONEDNN
+// The primitive with the image and output in NHWC and the filter in
+// oneDNN's own layout, made and reordered once.
+struct OnednnConv {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  dnnl::convolution_forward primitive;
+  dnnl::memory filter;
+  dnnl::memory::desc image_desc, out_desc;
+
+  explicit OnednnConv(const float* hwio_filter) {
+    using dnnl::memory;
+    const auto f32 = memory::data_type::f32;
+    image_desc = memory::desc({1, kChannels, kSide, kSide}, f32, memory::format_tag::nhwc);
+    out_desc = memory::desc({1, kFilters, kOut, kOut}, f32, memory::format_tag::nhwc);
+    const memory::desc user_filter({kFilters, kChannels, kKernel, kKernel}, f32,
+                                   memory::format_tag::hwio);
+    dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, image_desc,
+        memory::desc(user_filter.dims(), f32, memory::format_tag::any), out_desc, {1, 1}, {0, 0},
+        {0, 0});
+    dnnl::convolution_forward::primitive_desc pd(desc, engine);
+    primitive = dnnl::convolution_forward(pd);
+    filter = memory(pd.weights_desc(), engine);
+    memory user(user_filter, engine, const_cast<float*>(hwio_filter));
+    dnnl::reorder(user, filter).execute(stream, user, filter);
+    stream.wait();
+  }
+
+  void run(const float* image, float* out) {
+    dnnl::memory in(image_desc, engine, const_cast<float*>(image));
+    dnnl::memory result(out_desc, engine, out);
+    primitive.execute(stream,
+                      {{DNNL_ARG_SRC, in}, {DNNL_ARG_WEIGHTS, filter}, {DNNL_ARG_DST, result}});
+    stream.wait();
+  }
+};
+#endif
+
+// Every row computes what eager computes.
+void check_rows() {
+  const Inputs& in = inputs();
+  const Tensor eager = conv(in.image, in.filter);
+  auto graph_fn = ag::function([](Tensor x, Tensor w) { return conv(x, w); });
+  ag_bench::check_same("conv graph", eager, graph_fn(in.image, in.filter));
+  std::vector<float> patches(size_t(kOut * kOut * kPatch)), out(size_t(eager.num_elements()));
+  conv_im2col_cblas(in.image.data<float>(), in.filter.data<float>(), patches.data(), out.data());
+  ag_bench::check_close("conv im2col + cblas", eager.data<float>(), out.data(),
+                        eager.num_elements(), kTolerance);
+#if AG_BENCH_ONEDNN
+  OnednnConv onednn(in.filter.data<float>());
+  onednn.run(in.image.data<float>(), out.data());
+  ag_bench::check_close("conv oneDNN primitive", eager.data<float>(), out.data(),
+                        eager.num_elements(), kTolerance);
+#endif
+}
+
+void set_flops(benchmark::State& state) {
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * kOut * kOut * kPatch * kFilters * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void bm_eager(benchmark::State& state) {
+  const Inputs& in = inputs();
+  for (auto _ : state) benchmark::DoNotOptimize(conv(in.image, in.filter));
+  set_flops(state);
+}
+
+void bm_graph(benchmark::State& state) {
+  const Inputs& in = inputs();
+  auto fn = ag::function([](Tensor x, Tensor w) { return conv(x, w); });
+  for (auto _ : state) benchmark::DoNotOptimize(fn(in.image, in.filter));
+  set_flops(state);
+}
+
+void bm_hand_im2col_cblas(benchmark::State& state) {
+  const Inputs& in = inputs();
+  std::vector<float> patches(size_t(kOut * kOut * kPatch)), out(size_t(kOut * kOut * kFilters));
+  for (auto _ : state) {
+    conv_im2col_cblas(in.image.data<float>(), in.filter.data<float>(), patches.data(), out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_flops(state);
+}
+
+// The product alone, on patches made once.
+void bm_sgemm_cblas(benchmark::State& state) {
+  std::vector<float> patches(size_t(kOut * kOut * kPatch), 0.5f),
+      out(size_t(kOut * kOut * kFilters));
+  const float* filter = inputs().filter.data<float>();
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(kOut * kOut), int(kFilters),
+                int(kPatch), 1.0f, patches.data(), int(kPatch), filter, int(kFilters), 0.0f,
+                out.data(), int(kFilters));
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_flops(state);
+}
+
+#if AG_BENCH_ONEDNN
+void bm_hand_onednn(benchmark::State& state) {
+  const Inputs& in = inputs();
+  OnednnConv onednn(in.filter.data<float>());
+  std::vector<float> out(size_t(kOut * kOut * kFilters));
+  for (auto _ : state) onednn.run(in.image.data<float>(), out.data());
+  set_flops(state);
+}
+
+void bm_sgemm_onednn(benchmark::State& state) {
+  std::vector<float> patches(size_t(kOut * kOut * kPatch), 0.5f),
+      out(size_t(kOut * kOut * kFilters));
+  const float* filter = inputs().filter.data<float>();
+  for (auto _ : state) {
+    if (dnnl_sgemm('N', 'N', kOut * kOut, kFilters, kPatch, 1.0f, patches.data(), kPatch, filter,
+                   kFilters, 0.0f, out.data(), kFilters) != dnnl_success)
+      ag_bench::fail("conv: dnnl_sgemm failed");
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_flops(state);
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  check_rows();
+  auto add = [](const char* name, void (*fn)(benchmark::State&)) {
+    benchmark::RegisterBenchmark(name, fn)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+  };
+  add("conv_guide/eager", bm_eager);
+  add("conv_guide/graph", bm_graph);
+  add("conv_guide/hand_im2col_cblas", bm_hand_im2col_cblas);
+  add("conv_guide/sgemm_cblas", bm_sgemm_cblas);
+#if AG_BENCH_ONEDNN
+  add("conv_guide/hand_onednn", bm_hand_onednn);
+  add("conv_guide/sgemm_onednn", bm_sgemm_onednn);
+#endif
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}
