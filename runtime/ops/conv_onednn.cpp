@@ -1,12 +1,16 @@
 // Convolution on oneDNN's primitives (float32); see conv_kernels.h.
 //
-// The input and output stay in the caller's layout (NHWC or NCHW, as plain
-// strided memory, which oneDNN's AVX2 and AVX-512 kernels take as they are).
-// The filter is declared `any`, so that oneDNN picks its blocked layout; it
-// is reordered into that layout on each call, which costs a pass over the
-// filter (the guide's 3x3x100x100 filter: 90,000 elements against the
-// convolution's 7.1 GFLOP).
+// Every tensor is declared `any`, so that oneDNN picks the layouts of its
+// fastest kernel (blocks of 8 or 16 channels), and each call reorders its
+// inputs from the caller's layout (NHWC or NCHW) and its result back: a
+// pass over each tensor, which the blocked kernel repays many times on a
+// convolution of any size (the guide's: 7.1 GFLOP, 7.9 M elements moved).
+// Consecutive convolutions could keep the blocked layout between them; they
+// do not yet.
+#include <cstdlib>
 #include <map>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -95,37 +99,50 @@ Descs descs(const ConvGeometry& g) {
   return d;
 }
 
-dnnl::convolution_forward::primitive_desc forward_desc(const Descs& d) {
-  dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src,
-      any_like(d.filter), d.dst, d.strides, d.dilations, d.pad_before, d.pad_after);
-  return {desc, engine()};
-}
-
-// One pass of one geometry: its primitive, and the filter's layout in it.
+// One pass of one geometry: its primitive, and the layouts it reads and
+// writes its three tensors in (src or diff_src, weights or diff_weights,
+// dst or diff_dst).
 struct Compiled {
   dnnl::primitive primitive;
-  memory::desc filter;  // the primitive's (weights or diff_weights)
+  memory::desc src, filter, dst;
   std::string implementation;
 };
 
+template <class Primitive, class PrimitiveDesc>
+Compiled compiled_from(const PrimitiveDesc& pd, const memory::desc& src, const memory::desc& filter,
+                       const memory::desc& dst) {
+  return {Primitive(pd), src, filter, dst, pd.impl_info_str()};
+}
+
+// Every tensor `any`: oneDNN picks the layouts its fastest kernel takes (on
+// AVX2, blocks of 8 channels: the guide's convolution in 96-116 ms against
+// 158-188 in NHWC).
 Compiled compile(const ConvGeometry& g, Pass pass) {
   const Descs d = descs(g);
-  auto forward = forward_desc(d);
+  const memory::desc src = any_like(d.src), filter = any_like(d.filter), dst = any_like(d.dst);
+  const dnnl::convolution_forward::desc forward_desc(
+      pass == Pass::forward ? dnnl::prop_kind::forward_inference
+                            : dnnl::prop_kind::forward_training,
+      dnnl::algorithm::convolution_direct, src, filter, dst, d.strides, d.dilations, d.pad_before,
+      d.pad_after);
+  const dnnl::convolution_forward::primitive_desc forward(forward_desc, engine());
   if (pass == Pass::forward)
-    return {dnnl::convolution_forward(forward), forward.weights_desc(), forward.impl_info_str()};
+    return compiled_from<dnnl::convolution_forward>(forward, forward.src_desc(),
+                                                    forward.weights_desc(), forward.dst_desc());
   if (pass == Pass::backward_input) {
-    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src,
-                                               any_like(d.filter), d.dst, d.strides, d.dilations,
-                                               d.pad_before, d.pad_after);
-    dnnl::convolution_backward_data::primitive_desc pd(desc, engine(), forward);
-    return {dnnl::convolution_backward_data(pd), pd.weights_desc(), pd.impl_info_str()};
+    const dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, src,
+                                                     filter, dst, d.strides, d.dilations,
+                                                     d.pad_before, d.pad_after);
+    const dnnl::convolution_backward_data::primitive_desc pd(desc, engine(), forward);
+    return compiled_from<dnnl::convolution_backward_data>(pd, pd.diff_src_desc(), pd.weights_desc(),
+                                                          pd.diff_dst_desc());
   }
-  dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src,
-                                                any_like(d.filter), d.dst, d.strides, d.dilations,
-                                                d.pad_before, d.pad_after);
-  dnnl::convolution_backward_weights::primitive_desc pd(desc, engine(), forward);
-  return {dnnl::convolution_backward_weights(pd), pd.diff_weights_desc(), pd.impl_info_str()};
+  const dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, src,
+                                                      filter, dst, d.strides, d.dilations,
+                                                      d.pad_before, d.pad_after);
+  const dnnl::convolution_backward_weights::primitive_desc pd(desc, engine(), forward);
+  return compiled_from<dnnl::convolution_backward_weights>(
+      pd, pd.src_desc(), pd.diff_weights_desc(), pd.diff_dst_desc());
 }
 
 std::vector<int64_t> cache_key(const ConvGeometry& g, Pass pass) {
@@ -153,30 +170,67 @@ memory wrap(const memory::desc& desc, const void* data) {
   return memory(desc, engine(), const_cast<void*>(data));
 }
 
-// Runs one pass: `filter` (the caller's layout) is read, or written when it
-// is the result (backward_filter).
-void run(const ConvGeometry& g, Pass pass, const void* src, void* filter, void* dst) {
+// One tensor of a pass: the caller's memory where the primitive takes its
+// layout, else a copy in the primitive's layout, reordered from the
+// caller's before the pass (an input) or to it after (the result).
+struct Bound {
+  memory user, primitive;
+  bool reordered;
+};
+
+// The copies' memory: one buffer per tensor of a pass, per thread, kept at
+// the size of the largest so far, so that a call's copies do not fault
+// their pages in anew (the guide's: 32 MB, 8,000 pages).
+void* scratch(int slot, size_t bytes) {
+  struct Aligned {
+    void operator()(void* p) const { std::free(p); }
+  };
+  thread_local std::unique_ptr<void, Aligned> buffers[3];
+  thread_local size_t sizes[3] = {};
+  if (sizes[slot] < bytes) {
+    buffers[slot].reset();
+    buffers[slot].reset(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+    if (!buffers[slot]) throw std::bad_alloc();
+    sizes[slot] = bytes;
+  }
+  return buffers[slot].get();
+}
+
+Bound bind(int slot, const memory::desc& user, const memory::desc& wanted, const void* data) {
+  memory caller = wrap(user, data);
+  if (user == wanted) return {caller, caller, false};
+  return {caller, wrap(wanted, scratch(slot, wanted.get_size())), true};
+}
+
+// Runs one pass: of src, filter and dst (in the caller's layouts), the
+// pass's result is diff_src (backward_input), diff_weights (backward_filter)
+// or dst (forward); the other two are read.
+void run(const ConvGeometry& g, Pass pass, const void* src, const void* filter, const void* dst) {
   sync_onednn_threads();
   const Descs d = descs(g);
   const Compiled& c = compiled(g, pass);
   thread_local dnnl::stream stream(engine());
-  memory user_filter = wrap(d.filter, filter);
-  const bool reordered = c.filter != d.filter;
-  memory filter_memory = reordered ? memory(c.filter, engine()) : user_filter;
-  if (reordered && pass != Pass::backward_filter)
-    dnnl::reorder(user_filter, filter_memory).execute(stream, user_filter, filter_memory);
-  const int src_arg = pass == Pass::backward_input ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC;
-  const int dst_arg = pass == Pass::forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST;
-  const int filter_arg = pass == Pass::backward_filter ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS;
-  c.primitive.execute(
-      stream,
-      {{src_arg, wrap(d.src, src)}, {filter_arg, filter_memory}, {dst_arg, wrap(d.dst, dst)}});
-  if (reordered && pass == Pass::backward_filter)
-    dnnl::reorder(filter_memory, user_filter).execute(stream, filter_memory, user_filter);
+  Bound bound[3] = {bind(0, d.src, c.src, src), bind(1, d.filter, c.filter, filter),
+                    bind(2, d.dst, c.dst, dst)};
+  const int result = pass == Pass::backward_input ? 0 : pass == Pass::backward_filter ? 1 : 2;
+  for (int i = 0; i < 3; ++i)
+    if (i != result && bound[i].reordered)
+      dnnl::reorder(bound[i].user, bound[i].primitive)
+          .execute(stream, bound[i].user, bound[i].primitive);
+  const int args[3] = {pass == Pass::backward_input ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC,
+                       pass == Pass::backward_filter ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS,
+                       pass == Pass::forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST};
+  c.primitive.execute(stream, {{args[0], bound[0].primitive},
+                               {args[1], bound[1].primitive},
+                               {args[2], bound[2].primitive}});
+  if (bound[result].reordered)
+    dnnl::reorder(bound[result].primitive, bound[result].user)
+        .execute(stream, bound[result].primitive, bound[result].user);
   stream.wait();
 }
 
-void run_checked(const ConvGeometry& g, Pass pass, const void* src, void* filter, void* dst) {
+void run_checked(const ConvGeometry& g, Pass pass, const void* src, const void* filter,
+                 const void* dst) {
   try {
     run(g, pass, src, filter, dst);
   } catch (const dnnl::error& e) {
@@ -189,13 +243,13 @@ void run_checked(const ConvGeometry& g, Pass pass, const void* src, void* filter
 }  // namespace
 
 void forward(const ConvGeometry& g, const float* x, const float* w, float* y) {
-  run_checked(g, Pass::forward, x, const_cast<float*>(w), y);
+  run_checked(g, Pass::forward, x, w, y);
 }
 void backward_input(const ConvGeometry& g, const float* dy, const float* w, float* dx) {
-  run_checked(g, Pass::backward_input, dx, const_cast<float*>(w), const_cast<float*>(dy));
+  run_checked(g, Pass::backward_input, dx, w, dy);
 }
 void backward_filter(const ConvGeometry& g, const float* x, const float* dy, float* dw) {
-  run_checked(g, Pass::backward_filter, x, dw, const_cast<float*>(dy));
+  run_checked(g, Pass::backward_filter, x, dw, dy);
 }
 std::string forward_implementation(const ConvGeometry& g) {
   return compiled(g, Pass::forward).implementation;

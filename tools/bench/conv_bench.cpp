@@ -1,8 +1,10 @@
 // conv_bench: the TensorFlow guide's convolution, Conv2D(100, 3) on a
 // [1, 200, 200, 100] image (7.1 GFLOP), graph against eager against the best
 // this machine offers: a oneDNN convolution primitive called directly (the
-// filter reordered to its layout once, outside the timing), and im2col on
-// OpenBLAS's sgemm. The sgemm rows time the matrix product of the same size
+// filter reordered to its layout once, outside the timing; the image and
+// output reordered from and to NHWC, or already in its layout: the
+// "blocked" row), and im2col on OpenBLAS's sgemm. The sgemm rows time the matrix product of the
+// same size
 // ([39204 x 900] x [900 x 100]) alone: the speed a convolution by matrix
 // products could reach. tools/bench/summarize.py compares them.
 #include <benchmark/benchmark.h>
@@ -61,29 +63,35 @@ void conv_im2col_cblas(const float* image, const float* filter, float* patches, 
 }
 
 #if AG_BENCH_ONEDNN
-// The primitive with the image and output in NHWC and the filter in
-// oneDNN's own layout, made and reordered once.
+// The primitive in the layouts oneDNN picks for this CPU (blocks of channels),
+// the filter reordered to its layout once. run() takes the image in NHWC and
+// gives the output in NHWC, reordering both (what a model of NHWC tensors
+// pays); run_blocked() reads and writes the primitive's layouts (what a model
+// kept in them would pay).
 struct OnednnConv {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   dnnl::convolution_forward primitive;
-  dnnl::memory filter;
+  dnnl::memory filter, image_blocked, out_blocked;
   dnnl::memory::desc image_desc, out_desc;
 
   explicit OnednnConv(const float* hwio_filter) {
     using dnnl::memory;
     const auto f32 = memory::data_type::f32;
+    const auto any = memory::format_tag::any;
     image_desc = memory::desc({1, kChannels, kSide, kSide}, f32, memory::format_tag::nhwc);
     out_desc = memory::desc({1, kFilters, kOut, kOut}, f32, memory::format_tag::nhwc);
     const memory::desc user_filter({kFilters, kChannels, kKernel, kKernel}, f32,
                                    memory::format_tag::hwio);
     dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, image_desc,
-        memory::desc(user_filter.dims(), f32, memory::format_tag::any), out_desc, {1, 1}, {0, 0},
-        {0, 0});
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+        memory::desc(image_desc.dims(), f32, any), memory::desc(user_filter.dims(), f32, any),
+        memory::desc(out_desc.dims(), f32, any), {1, 1}, {0, 0}, {0, 0});
     dnnl::convolution_forward::primitive_desc pd(desc, engine);
     primitive = dnnl::convolution_forward(pd);
     filter = memory(pd.weights_desc(), engine);
+    image_blocked = memory(pd.src_desc(), engine);
+    out_blocked = memory(pd.dst_desc(), engine);
     memory user(user_filter, engine, const_cast<float*>(hwio_filter));
     dnnl::reorder(user, filter).execute(stream, user, filter);
     stream.wait();
@@ -92,8 +100,16 @@ struct OnednnConv {
   void run(const float* image, float* out) {
     dnnl::memory in(image_desc, engine, const_cast<float*>(image));
     dnnl::memory result(out_desc, engine, out);
-    primitive.execute(stream,
-                      {{DNNL_ARG_SRC, in}, {DNNL_ARG_WEIGHTS, filter}, {DNNL_ARG_DST, result}});
+    dnnl::reorder(in, image_blocked).execute(stream, in, image_blocked);
+    run_blocked();
+    dnnl::reorder(out_blocked, result).execute(stream, out_blocked, result);
+    stream.wait();
+  }
+
+  void run_blocked() {
+    primitive.execute(
+        stream,
+        {{DNNL_ARG_SRC, image_blocked}, {DNNL_ARG_WEIGHTS, filter}, {DNNL_ARG_DST, out_blocked}});
     stream.wait();
   }
 };
@@ -168,6 +184,16 @@ void bm_hand_onednn(benchmark::State& state) {
   set_flops(state);
 }
 
+// The ceiling: the image already in the primitive's layout.
+void bm_hand_onednn_blocked(benchmark::State& state) {
+  const Inputs& in = inputs();
+  OnednnConv onednn(in.filter.data<float>());
+  std::vector<float> out(size_t(kOut * kOut * kFilters));
+  onednn.run(in.image.data<float>(), out.data());
+  for (auto _ : state) onednn.run_blocked();
+  set_flops(state);
+}
+
 void bm_sgemm_onednn(benchmark::State& state) {
   std::vector<float> patches(size_t(kOut * kOut * kPatch), 0.5f),
       out(size_t(kOut * kOut * kFilters));
@@ -196,6 +222,7 @@ int main(int argc, char** argv) {
   add("conv_guide/sgemm_cblas", bm_sgemm_cblas);
 #if AG_BENCH_ONEDNN
   add("conv_guide/hand_onednn", bm_hand_onednn);
+  add("conv_guide/hand_onednn_blocked", bm_hand_onednn_blocked);
   add("conv_guide/sgemm_onednn", bm_sgemm_onednn);
 #endif
   benchmark::RunSpecifiedBenchmarks();
