@@ -20,6 +20,9 @@
 //   one_hot: negative indices replaced by depth (ONNX would count them from
 //     the end; ours give a row of off values).
 //   tensor_array_write: ONNX sequence ops, in onnx/export_sequences.cpp.
+//   log1p: Log(Add(x, 1)); expm1: Sub(Exp(x), 1); rsqrt: Reciprocal(Sqrt(x));
+//   gelu: Mul(Mul(x, 0.5), Add(Erf(Mul(x, 1/sqrt(2))), 1)) (ONNX's Gelu is
+//     from opset 20).
 //   conv: Conv in ONNX's NCHW layout, by the filter transposed from
 //     [kernel..., in/groups, out] to [out, in/groups, kernel...]; a
 //     channels-last input and output are transposed to and from NCHW. SAME
@@ -143,6 +146,12 @@ struct OpExport {
   std::vector<std::string> rank();
   std::vector<std::string> dim();
   std::vector<std::string> zeros();
+  std::vector<std::string> log1p() { return {e.op("Log", {e.op("Add", {in[0], number(1)})})}; }
+  std::vector<std::string> expm1() { return {e.op("Sub", {unary("Exp")[0], number(1)})}; }
+  std::vector<std::string> rsqrt() { return {e.op("Reciprocal", {unary("Sqrt")[0]})}; }
+  std::vector<std::string> gelu();
+  // A constant of the input's dtype.
+  std::string number(double v) { return ex.constant(ag::cast(Tensor(v), in_dtype), "number"); }
   std::vector<std::string> conv();
   std::vector<std::string> conv_transpose();
   std::vector<std::string> max_pool() { return pool("MaxPool"); }
@@ -406,6 +415,11 @@ std::vector<std::string> OpExport::dim() {
 
 std::vector<std::string> OpExport::zeros() {
   return {ex.zeros(e.g, attrs.ints, attrs.dtype)};
+}
+
+std::vector<std::string> OpExport::gelu() {
+  const std::string erf = e.op("Erf", {e.op("Mul", {in[0], number(0.70710678118654752440)})});
+  return {e.op("Mul", {e.op("Mul", {in[0], number(0.5)}), e.op("Add", {erf, number(1)})})};
 }
 
 // [batch, spatial..., channels] to [batch, channels, spatial...], or back.

@@ -123,9 +123,11 @@ std::vector<Tensor> import_batch_normalization(NodeContext& ctx) {
   return outputs;
 }
 
+// Our elu where alpha is 1 (the default), else alpha * expm1(x) below 0.
 std::vector<Tensor> import_elu(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
-  return {where(less(x, 0), attr_like(ctx, "alpha", 1.0f, x) * (exp(x) - 1), x)};
+  if (ctx.attr_float("alpha", 1.0f) == 1.0f) return {elu(x)};
+  return {where(less(x, 0), attr_like(ctx, "alpha", 1.0f, x) * expm1(x), x)};
 }
 
 std::vector<Tensor> import_leaky_relu(NodeContext& ctx) {
@@ -143,11 +145,13 @@ std::vector<Tensor> import_prelu(NodeContext& ctx) {
   return {where(less(x, 0), slope * x, x)};
 }
 
+// Our selu where alpha and gamma are ONNX's defaults (its constants).
 std::vector<Tensor> import_selu(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
+  if (!ctx.has_attr("alpha") && !ctx.has_attr("gamma")) return {selu(x)};
   Tensor alpha = attr_like(ctx, "alpha", 1.67326319217681884765625f, x);
   Tensor gamma = attr_like(ctx, "gamma", 1.05070102214813232421875f, x);
-  return {gamma * where(less_equal(x, 0), alpha * exp(x) - alpha, x)};
+  return {gamma * where(less_equal(x, 0), alpha * expm1(x), x)};
 }
 
 std::vector<Tensor> import_hard_sigmoid(NodeContext& ctx) {
@@ -159,16 +163,6 @@ std::vector<Tensor> import_hard_sigmoid(NodeContext& ctx) {
 std::vector<Tensor> import_thresholded_relu(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
   return {where(greater(x, attr_like(ctx, "alpha", 1.0f, x)), x, 0)};
-}
-
-std::vector<Tensor> import_softsign(NodeContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  return {x / (abs(x) + 1)};
-}
-
-std::vector<Tensor> import_softplus(NodeContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  return {log(exp(x) + 1)};
 }
 
 }  // namespace ag::onnx_io

@@ -54,7 +54,11 @@ Tensor scalar_like(Scalar s, DType like);
 // The unary and binary elementwise ops of ag/ops.def, declared from their
 // rows (the api column): neg, abs, exp, log, sqrt, tanh, sigmoid, relu,
 // round (half to even; integers pass through), floor and ceil (floating
-// only), sign (-1, 0 or 1; NaN stays NaN), identity, logical_not; add, sub,
+// only), sign (-1, 0 or 1; NaN stays NaN), identity, logical_not; sin, cos,
+// tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erf, log1p
+// (log(1 + x)), expm1 (exp(x) - 1), rsqrt (1 / sqrt(x)), reciprocal,
+// softplus, softsign, elu (alpha 1), selu, gelu (its exact, erf form; all
+// floating only); add, sub,
 // mul, floordiv and mod (floor division and the matching modulo: the result
 // takes the divisor's sign; integer division by zero is an
 // InvalidArgumentError), maximum, minimum, equal, not_equal, less,

@@ -36,6 +36,94 @@ Grads grad_sigmoid(const GradContext& c) {
 Grads grad_relu(const GradContext& c) {
   return {where(greater(c.output, 0, c.site), c.grad, 0, c.site)};
 }
+Grads grad_sin(const GradContext& c) {
+  return {mul(c.grad, cos(c.inputs[0], c.site), c.site)};
+}
+Grads grad_cos(const GradContext& c) {
+  return {neg(mul(c.grad, sin(c.inputs[0], c.site), c.site), c.site)};
+}
+// 1 + tan(x)^2 from the output.
+Grads grad_tan(const GradContext& c) {
+  return {mul(c.grad, add(1, square(c.output, c.site), c.site), c.site)};
+}
+// 1 / sqrt(1 - x^2), negated for acos.
+Grads grad_asin(const GradContext& c) {
+  return {mul(c.grad, rsqrt(sub(1, square(c.inputs[0], c.site), c.site), c.site), c.site)};
+}
+Grads grad_acos(const GradContext& c) {
+  return {neg(grad_asin(c)[0], c.site)};
+}
+Grads grad_atan(const GradContext& c) {
+  return {div(c.grad, add(1, square(c.inputs[0], c.site), c.site), c.site)};
+}
+Grads grad_sinh(const GradContext& c) {
+  return {mul(c.grad, cosh(c.inputs[0], c.site), c.site)};
+}
+Grads grad_cosh(const GradContext& c) {
+  return {mul(c.grad, sinh(c.inputs[0], c.site), c.site)};
+}
+Grads grad_asinh(const GradContext& c) {
+  return {mul(c.grad, rsqrt(add(square(c.inputs[0], c.site), 1, c.site), c.site), c.site)};
+}
+Grads grad_acosh(const GradContext& c) {
+  return {mul(c.grad, rsqrt(sub(square(c.inputs[0], c.site), 1, c.site), c.site), c.site)};
+}
+Grads grad_atanh(const GradContext& c) {
+  return {div(c.grad, sub(1, square(c.inputs[0], c.site), c.site), c.site)};
+}
+// 2 / sqrt(pi) * exp(-x^2).
+Grads grad_erf(const GradContext& c) {
+  const Tensor& x = c.inputs[0];
+  const Tensor density = exp(neg(square(x, c.site), c.site), c.site);
+  return {mul(c.grad, mul(density, 1.1283791670955126, c.site), c.site)};
+}
+Grads grad_log1p(const GradContext& c) {
+  return {div(c.grad, add(c.inputs[0], 1, c.site), c.site)};
+}
+// exp(x) = expm1(x) + 1, from the output.
+Grads grad_expm1(const GradContext& c) {
+  return {mul(c.grad, add(c.output, 1, c.site), c.site)};
+}
+// -x^(-3/2) / 2 = -y^3 / 2, from the output.
+Grads grad_rsqrt(const GradContext& c) {
+  const Tensor& y = c.output;
+  return {mul(c.grad, mul(mul(y, square(y, c.site), c.site), -0.5, c.site), c.site)};
+}
+Grads grad_reciprocal(const GradContext& c) {
+  return {neg(mul(c.grad, square(c.output, c.site), c.site), c.site)};
+}
+Grads grad_softplus(const GradContext& c) {
+  return {mul(c.grad, sigmoid(c.inputs[0], c.site), c.site)};
+}
+// 1 / (1 + |x|)^2.
+Grads grad_softsign(const GradContext& c) {
+  return {div(c.grad, square(add(abs(c.inputs[0], c.site), 1, c.site), c.site), c.site)};
+}
+// 1 for x > 0, else exp(x) = y + 1.
+Grads grad_elu(const GradContext& c) {
+  const Tensor& y = c.output;
+  return {where(greater(c.inputs[0], 0, c.site), c.grad, mul(c.grad, add(y, 1, c.site), c.site),
+                c.site)};
+}
+// scale for x > 0, else scale * alpha * exp(x) = y + scale * alpha.
+Grads grad_selu(const GradContext& c) {
+  constexpr double kScale = 1.0507009873554804934193349852946;
+  constexpr double kScaleAlpha = kScale * 1.6732632423543772848170429916717;
+  const Tensor& y = c.output;
+  return {mul(c.grad,
+              where(greater(c.inputs[0], 0, c.site), scalar_like(kScale, y.dtype()),
+                    add(y, kScaleAlpha, c.site), c.site),
+              c.site)};
+}
+// Phi(x) + x * phi(x): the normal distribution's function and density.
+Grads grad_gelu(const GradContext& c) {
+  const Tensor& x = c.inputs[0];
+  const Tensor cdf =
+      mul(add(erf(mul(x, 0.70710678118654752440, c.site), c.site), 1, c.site), 0.5, c.site);
+  const Tensor pdf =
+      mul(exp(mul(square(x, c.site), -0.5, c.site), c.site), 0.39894228040143267794, c.site);
+  return {mul(c.grad, add(cdf, mul(x, pdf, c.site), c.site), c.site)};
+}
 // round, floor, ceil and sign are piecewise constant: zero, as TensorFlow.
 Grads grad_zero(const GradContext& c) {
   return {zeros_like(c.inputs[0], c.site)};

@@ -91,6 +91,35 @@ AG_UNARY_OP(SignOp, Numeric, x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x)
 AG_UNARY_OP(LogicalNotOp, BoolOnly, !x)
 AG_UNARY_OP(IdentityOp, Any, x)
 AG_UNARY_OP(InvertOp, IntegerOnly, T(~x))
+// Trigonometric and hyperbolic functions and their inverses (tf.math).
+AG_UNARY_OP(SinOp, Floating, std::sin(x))
+AG_UNARY_OP(CosOp, Floating, std::cos(x))
+AG_UNARY_OP(TanOp, Floating, std::tan(x))
+AG_UNARY_OP(AsinOp, Floating, std::asin(x))
+AG_UNARY_OP(AcosOp, Floating, std::acos(x))
+AG_UNARY_OP(AtanOp, Floating, std::atan(x))
+AG_UNARY_OP(SinhOp, Floating, std::sinh(x))
+AG_UNARY_OP(CoshOp, Floating, std::cosh(x))
+AG_UNARY_OP(AsinhOp, Floating, std::asinh(x))
+AG_UNARY_OP(AcoshOp, Floating, std::acosh(x))
+AG_UNARY_OP(AtanhOp, Floating, std::atanh(x))
+AG_UNARY_OP(ErfOp, Floating, std::erf(x))
+// log(1 + x) and exp(x) - 1, exact near 0; 1 / sqrt(x) and 1 / x.
+AG_UNARY_OP(Log1pOp, Floating, std::log1p(x))
+AG_UNARY_OP(Expm1Op, Floating, std::expm1(x))
+AG_UNARY_OP(RsqrtOp, Floating, T(1) / std::sqrt(x))
+AG_UNARY_OP(ReciprocalOp, Floating, T(1) / x)
+// Activations (tf.nn): softplus without overflow for large x; elu with
+// alpha 1; selu with its fixed alpha and scale; gelu in its exact (erf) form.
+AG_UNARY_OP(SoftplusOp, Floating, x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
+AG_UNARY_OP(SoftsignOp, Floating, x / (T(1) + std::abs(x)))
+AG_UNARY_OP(EluOp, Floating, x > 0 ? x : std::expm1(x))
+AG_UNARY_OP(SeluOp, Floating,
+            x > 0 ? T(1.0507009873554804934193349852946) * x
+                  : T(1.0507009873554804934193349852946 * 1.6732632423543772848170429916717) *
+                        std::expm1(x))
+AG_UNARY_OP(GeluOp, Floating,
+            T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440084436210485))))
 #undef AG_UNARY_OP
 
 #define AG_FLOATING_TEST(Name, expr) \

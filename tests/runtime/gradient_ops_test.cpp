@@ -129,6 +129,27 @@ std::vector<GradCase> make_cases() {
   unary("sqrt", [](const Tensor& x) { return ag::sqrt(x); }, D::Positive);
   unary("tanh", [](const Tensor& x) { return ag::tanh(x); });
   unary("sigmoid", [](const Tensor& x) { return ag::sigmoid(x); });
+  unary("sin", [](const Tensor& x) { return ag::sin(x); });
+  unary("cos", [](const Tensor& x) { return ag::cos(x); });
+  unary("tan", [](const Tensor& x) { return ag::tan(x * 0.5); });
+  unary("asin", [](const Tensor& x) { return ag::asin(x * 0.3); });
+  unary("acos", [](const Tensor& x) { return ag::acos(x * 0.3); });
+  unary("atan", [](const Tensor& x) { return ag::atan(x); });
+  unary("sinh", [](const Tensor& x) { return ag::sinh(x); });
+  unary("cosh", [](const Tensor& x) { return ag::cosh(x); });
+  unary("asinh", [](const Tensor& x) { return ag::asinh(x); });
+  unary("acosh", [](const Tensor& x) { return ag::acosh(x + 1); }, D::Positive);
+  unary("atanh", [](const Tensor& x) { return ag::atanh(x * 0.3); });
+  unary("erf", [](const Tensor& x) { return ag::erf(x); });
+  unary("log1p", [](const Tensor& x) { return ag::log1p(x); }, D::Positive);
+  unary("expm1", [](const Tensor& x) { return ag::expm1(x); });
+  unary("rsqrt", [](const Tensor& x) { return ag::rsqrt(x); }, D::Positive);
+  unary("reciprocal", [](const Tensor& x) { return ag::reciprocal(x); }, D::AwayFromZero);
+  unary("softplus", [](const Tensor& x) { return ag::softplus(x); });
+  unary("softsign", [](const Tensor& x) { return ag::softsign(x); }, D::AwayFromZero);
+  unary("elu", [](const Tensor& x) { return ag::elu(x); }, D::AwayFromZero);
+  unary("selu", [](const Tensor& x) { return ag::selu(x); }, D::AwayFromZero);
+  unary("gelu", [](const Tensor& x) { return ag::gelu(x); });
   unary("relu", [](const Tensor& x) { return ag::relu(x); }, D::AwayFromZero);
   // Piecewise constant: zero gradient, which the differences agree with
   // away from the steps (random inputs are).

@@ -169,6 +169,36 @@ std::vector<OpCase> make_cases() {
   add_unary(c, "sigmoid", ag::sigmoid, kFloating);
   add_unary(c, "log", ag::log, kFloating, true);
   add_unary(c, "sqrt", ag::sqrt, kFloating, true);
+  for (auto [name, fn] : {std::pair{"sin", &ag::sin},
+                          {"cos", &ag::cos},
+                          {"tan", &ag::tan},
+                          {"atan", &ag::atan},
+                          {"sinh", &ag::sinh},
+                          {"cosh", &ag::cosh},
+                          {"asinh", &ag::asinh},
+                          {"erf", &ag::erf},
+                          {"expm1", &ag::expm1},
+                          {"softplus", &ag::softplus},
+                          {"softsign", &ag::softsign},
+                          {"elu", &ag::elu},
+                          {"selu", &ag::selu},
+                          {"gelu", &ag::gelu}})
+    add_unary(c, name, fn, kFloating);
+  for (auto [name, fn] : {std::pair{"acosh", &ag::acosh},
+                          {"log1p", &ag::log1p},
+                          {"rsqrt", &ag::rsqrt},
+                          {"reciprocal", &ag::reciprocal}})
+    add_unary(c, name, fn, kFloating, true);
+  // Inside (-1, 1).
+  for (auto [name, fn] :
+       {std::pair{"asin", &ag::asin}, {"acos", &ag::acos}, {"atanh", &ag::atanh}}) {
+    c.push_back({name, kFloating,
+                 [](DType d) {
+                   const Tensor x = sample(d, {2, 5});
+                   return Tensors{ag::is_floating(d) ? x * 0.2 : x};
+                 },
+                 [fn](const Tensors& x) { return fn(x[0], {}); }});
+  }
   add_unary(c, "logical_not", ag::logical_not, kBoolOnly);
   // The samples include halves (1.5, -3.75 + 0.25 = ...), where round picks the even neighbour.
   add_unary(c, "round", ag::round, kNumeric);
