@@ -23,6 +23,7 @@
 //   log1p: Log(Add(x, 1)); expm1: Sub(Exp(x), 1); rsqrt: Reciprocal(Sqrt(x));
 //   gelu: Mul(Mul(x, 0.5), Add(Erf(Mul(x, 1/sqrt(2))), 1)) (ONNX's Gelu is
 //     from opset 20).
+//   softmax, log_softmax: Softmax and LogSoftmax of opset 13 on, along one axis.
 //   conv: Conv in ONNX's NCHW layout, by the filter transposed from
 //     [kernel..., in/groups, out] to [out, in/groups, kernel...]; a
 //     channels-last input and output are transposed to and from NCHW. SAME
@@ -150,6 +151,13 @@ struct OpExport {
   std::vector<std::string> expm1() { return {e.op("Sub", {unary("Exp")[0], number(1)})}; }
   std::vector<std::string> rsqrt() { return {e.op("Reciprocal", {unary("Sqrt")[0]})}; }
   std::vector<std::string> gelu();
+  std::vector<std::string> softmax() { return along_axis("Softmax"); }
+  std::vector<std::string> log_softmax() { return along_axis("LogSoftmax"); }
+  std::vector<std::string> along_axis(const char* type) {
+    std::string out;
+    set_int(e.with_attrs(type, {in[0]}, out), "axis", attrs.axis);
+    return {out};
+  }
   // A constant of the input's dtype.
   std::string number(double v) { return ex.constant(ag::cast(Tensor(v), in_dtype), "number"); }
   std::vector<std::string> conv();

@@ -17,10 +17,6 @@ Tensor attr_like(NodeContext& ctx, std::string_view name, float fallback, const 
   return cast(Tensor(ctx.attr_float(name, fallback)), x.dtype());
 }
 
-Tensor shifted(const Tensor& x, int64_t axis) {
-  return x - reduce_max(x, {axis}, true);
-}
-
 }  // namespace
 
 std::vector<Tensor> along_axis(NodeContext& ctx,
@@ -37,17 +33,11 @@ std::vector<Tensor> along_axis(NodeContext& ctx,
 }
 
 std::vector<Tensor> import_softmax(NodeContext& ctx) {
-  return along_axis(ctx, [](const Tensor& x, int64_t axis) {
-    Tensor e = exp(shifted(x, axis));
-    return e / reduce_sum(e, {axis}, true);
-  });
+  return along_axis(ctx, [](const Tensor& x, int64_t axis) { return softmax(x, axis); });
 }
 
 std::vector<Tensor> import_log_softmax(NodeContext& ctx) {
-  return along_axis(ctx, [](const Tensor& x, int64_t axis) {
-    Tensor s = shifted(x, axis);
-    return s - log(reduce_sum(exp(s), {axis}, true));
-  });
+  return along_axis(ctx, [](const Tensor& x, int64_t axis) { return log_softmax(x, axis); });
 }
 
 std::vector<Tensor> import_clip(NodeContext& ctx) {

@@ -274,6 +274,12 @@ Tensor cumsum(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool re
 // shape is read. Gradients use it to undo a broadcast decided at run time.
 Tensor reduce_sum_to(const Tensor& x, const Tensor& like, CallSite site = CallSite::current());
 
+// ---- Softmax ------------------------------------------------------------------
+// tf.nn.softmax and log_softmax along `axis`: exp(x) / sum(exp(x)) and its
+// log, computed with the maximum taken out (no overflow). Floating dtypes.
+Tensor softmax(const Tensor& logits, int64_t axis = -1, CallSite site = CallSite::current());
+Tensor log_softmax(const Tensor& logits, int64_t axis = -1, CallSite site = CallSite::current());
+
 // ---- Convolution ------------------------------------------------------------
 // A convolution's padding, as TensorFlow's `padding`: "SAME" (the output has
 // ceil(input / stride) positions per spatial dim; an odd total padding puts

@@ -150,6 +150,10 @@ std::vector<GradCase> make_cases() {
   unary("elu", [](const Tensor& x) { return ag::elu(x); }, D::AwayFromZero);
   unary("selu", [](const Tensor& x) { return ag::selu(x); }, D::AwayFromZero);
   unary("gelu", [](const Tensor& x) { return ag::gelu(x); });
+  c.push_back({"softmax", {Shape{3, 4}}, [](const Tensors& x) { return ag::softmax(x[0]); }});
+  c.push_back({"softmax", {Shape{3, 4, 2}}, [](const Tensors& x) { return ag::softmax(x[0], 1); }});
+  c.push_back(
+      {"log_softmax", {Shape{3, 4}}, [](const Tensors& x) { return ag::log_softmax(x[0], 0); }});
   unary("relu", [](const Tensor& x) { return ag::relu(x); }, D::AwayFromZero);
   // Piecewise constant: zero gradient, which the differences agree with
   // away from the steps (random inputs are).

@@ -189,6 +189,13 @@ std::vector<OpCase> make_cases() {
                           {"rsqrt", &ag::rsqrt},
                           {"reciprocal", &ag::reciprocal}})
     add_unary(c, name, fn, kFloating, true);
+  for (int64_t axis : {-1, 0}) {
+    const std::string suffix = axis < 0 ? "_last" : "_0";
+    c.push_back({"softmax" + suffix, kFloating, samples({{3, 4}}),
+                 [axis](const Tensors& x) { return ag::softmax(x[0], axis); }});
+    c.push_back({"log_softmax" + suffix, kFloating, samples({{2, 3, 4}}),
+                 [axis](const Tensors& x) { return ag::log_softmax(x[0], axis); }});
+  }
   // Inside (-1, 1).
   for (auto [name, fn] :
        {std::pair{"asin", &ag::asin}, {"acos", &ag::acos}, {"atanh", &ag::atanh}}) {
