@@ -78,6 +78,12 @@ struct KernelContext {
   DType out_dtype;
   const Attrs* attrs;
   RandomState* rng;  // stateful random ops only
+  // Input i's data, as T.
+  template <class T>
+  const T* input_data(size_t i) const {
+    return static_cast<const T*>(inputs[i].data);
+  }
+
   // A binary elementwise kernel with a strided input may get a strided
   // output too: its runs (of the inputs' run length) `out_stride` elements
   // apart, a row of a TensorArray (exec/plan_views.cpp); 0: contiguous.

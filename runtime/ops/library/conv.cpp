@@ -48,11 +48,6 @@ void run_engine(const KernelContext& ctx, const ConvGeometry& g, Onednn onednn, 
   }
 }
 
-template <class T>
-const T* input(const KernelContext& ctx, size_t i) {
-  return static_cast<const T*>(ctx.inputs[i].data);
-}
-
 // The gradient ops of a convolution of attrs `a`, geometry `g`.
 ConvAttrs with_result(ConvAttrs a, const ConvGeometry& g, const std::vector<int64_t>& dims,
                       std::string_view what) {
@@ -104,11 +99,12 @@ void kernel_conv(const KernelContext& ctx) {
   run_engine(
       ctx, g,
       [&] {
-        conv_onednn::forward(g, input<float>(ctx, 0), input<float>(ctx, 1),
+        conv_onednn::forward(g, ctx.input_data<float>(0), ctx.input_data<float>(1),
                              static_cast<float*>(ctx.out));
       },
       [&]<class T>(T) {
-        conv_im2col::forward<T>(g, input<T>(ctx, 0), input<T>(ctx, 1), static_cast<T*>(ctx.out));
+        conv_im2col::forward<T>(g, ctx.input_data<T>(0), ctx.input_data<T>(1),
+                                static_cast<T*>(ctx.out));
       });
 }
 
@@ -135,11 +131,11 @@ void kernel_conv_backprop_input(const KernelContext& ctx) {
   run_engine(
       ctx, g,
       [&] {
-        conv_onednn::backward_input(g, input<float>(ctx, 0), input<float>(ctx, 1),
+        conv_onednn::backward_input(g, ctx.input_data<float>(0), ctx.input_data<float>(1),
                                     static_cast<float*>(ctx.out));
       },
       [&]<class T>(T) {
-        conv_im2col::backward_input<T>(g, input<T>(ctx, 0), input<T>(ctx, 1),
+        conv_im2col::backward_input<T>(g, ctx.input_data<T>(0), ctx.input_data<T>(1),
                                        static_cast<T*>(ctx.out));
       });
 }
@@ -169,11 +165,11 @@ void kernel_conv_backprop_filter(const KernelContext& ctx) {
   run_engine(
       ctx, g,
       [&] {
-        conv_onednn::backward_filter(g, input<float>(ctx, 0), input<float>(ctx, 1),
+        conv_onednn::backward_filter(g, ctx.input_data<float>(0), ctx.input_data<float>(1),
                                      static_cast<float*>(ctx.out));
       },
       [&]<class T>(T) {
-        conv_im2col::backward_filter<T>(g, input<T>(ctx, 0), input<T>(ctx, 1),
+        conv_im2col::backward_filter<T>(g, ctx.input_data<T>(0), ctx.input_data<T>(1),
                                         static_cast<T*>(ctx.out));
       });
 }

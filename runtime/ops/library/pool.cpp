@@ -135,11 +135,6 @@ void on_dtype(const KernelContext& ctx, F f) {
     f(double{});
 }
 
-template <class T>
-const T* input(const KernelContext& ctx, size_t i) {
-  return static_cast<const T*>(ctx.inputs[i].data);
-}
-
 ConvGeometry geometry_of(const KernelContext& ctx) {
   return pool_geometry(ctx.op_name, ConvAttrs::decode(*ctx.attrs), *ctx.inputs[0].shape);
 }
@@ -177,7 +172,7 @@ ValueType infer_pool(const InferContext& ctx) {
 
 void kernel_max_pool(const KernelContext& ctx) {
   const ConvGeometry g = geometry_of(ctx);
-  on_dtype(ctx, [&]<class T>(T) { max_pool(g, input<T>(ctx, 0), static_cast<T*>(ctx.out)); });
+  on_dtype(ctx, [&]<class T>(T) { max_pool(g, ctx.input_data<T>(0), static_cast<T*>(ctx.out)); });
 }
 
 std::vector<Tensor> grad_max_pool(const GradContext& c) {
@@ -186,7 +181,7 @@ std::vector<Tensor> grad_max_pool(const GradContext& c) {
 
 void kernel_avg_pool(const KernelContext& ctx) {
   const ConvGeometry g = geometry_of(ctx);
-  on_dtype(ctx, [&]<class T>(T) { avg_pool(g, input<T>(ctx, 0), static_cast<T*>(ctx.out)); });
+  on_dtype(ctx, [&]<class T>(T) { avg_pool(g, ctx.input_data<T>(0), static_cast<T*>(ctx.out)); });
 }
 
 std::vector<Tensor> grad_avg_pool(const GradContext& c) {
@@ -208,7 +203,7 @@ ValueType infer_max_pool_grad(const InferContext& ctx) {
 void kernel_max_pool_grad(const KernelContext& ctx) {
   const ConvGeometry g = geometry_of(ctx);
   on_dtype(ctx, [&]<class T>(T) {
-    max_pool_grad(g, input<T>(ctx, 0), input<T>(ctx, 1), static_cast<T*>(ctx.out));
+    max_pool_grad(g, ctx.input_data<T>(0), ctx.input_data<T>(1), static_cast<T*>(ctx.out));
   });
 }
 
@@ -230,7 +225,7 @@ ValueType infer_max_pool_grad_grad(const InferContext& ctx) {
 void kernel_max_pool_grad_grad(const KernelContext& ctx) {
   const ConvGeometry g = geometry_of(ctx);
   on_dtype(ctx, [&]<class T>(T) {
-    max_pool_grad_grad(g, input<T>(ctx, 0), input<T>(ctx, 1), static_cast<T*>(ctx.out));
+    max_pool_grad_grad(g, ctx.input_data<T>(0), ctx.input_data<T>(1), static_cast<T*>(ctx.out));
   });
 }
 
@@ -251,7 +246,8 @@ ValueType infer_avg_pool_grad(const InferContext& ctx) {
 void kernel_avg_pool_grad(const KernelContext& ctx) {
   const ConvGeometry g =
       avg_pool_grad_geometry(ctx.op_name, ConvAttrs::decode(*ctx.attrs), *ctx.inputs[0].shape);
-  on_dtype(ctx, [&]<class T>(T) { avg_pool_grad(g, input<T>(ctx, 0), static_cast<T*>(ctx.out)); });
+  on_dtype(ctx,
+           [&]<class T>(T) { avg_pool_grad(g, ctx.input_data<T>(0), static_cast<T*>(ctx.out)); });
 }
 
 // Linear in dy: its adjoint is the pool itself.
