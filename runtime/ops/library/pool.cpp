@@ -41,6 +41,12 @@ void require_shape(const InferContext& ctx, std::string_view what, const Shape& 
   }
 }
 
+// A window's positions and the input's stride between spatial positions,
+// read once per kernel call rather than per output element.
+struct Window {
+  int64_t size, position_stride;
+};
+
 // Calls visit(window, input offset of channel c of batch item b, output
 // offset) for every output element; window[k] is the input position that
 // window position k reads, or -1.
@@ -48,9 +54,9 @@ template <class Visit>
 void for_each_window(const ConvGeometry& g, Visit visit) {
   constexpr int64_t kTile = 256;  // output positions whose windows are found at once
   const ConvGeometry::Strides in = g.input_strides(), out = g.output_strides();
-  const int64_t window = g.kernel_positions();
-  for (int64_t p0 = 0; p0 < g.out_positions(); p0 += kTile) {
-    const int64_t rows = std::min(kTile, g.out_positions() - p0);
+  const int64_t window = g.kernel_positions(), positions = g.out_positions();
+  for (int64_t p0 = 0; p0 < positions; p0 += kTile) {
+    const int64_t rows = std::min(kTile, positions - p0);
     const std::vector<int64_t> sources = window_sources(g, p0, rows);
     for (int64_t b = 0; b < g.batch; ++b)
       for (int64_t r = 0; r < rows; ++r)
@@ -60,15 +66,18 @@ void for_each_window(const ConvGeometry& g, Visit visit) {
   }
 }
 
+Window window_of(const ConvGeometry& g) {
+  return {g.kernel_positions(), g.input_strides().position};
+}
+
 // The input offset of the window's maximum (its first, or its first NaN),
 // or -1 for a window wholly in the padding.
 template <class T>
-int64_t argmax(const ConvGeometry& g, const T* x, const int64_t* window, int64_t base) {
-  const int64_t position = g.input_strides().position;
+int64_t argmax(const Window& w, const T* x, const int64_t* window, int64_t base) {
   int64_t best = -1;
-  for (int64_t k = 0; k < g.kernel_positions(); ++k) {
+  for (int64_t k = 0; k < w.size; ++k) {
     if (window[k] < 0) continue;
-    const int64_t at = base + window[k] * position;
+    const int64_t at = base + window[k] * w.position_stride;
     if (best < 0 || x[at] > x[best] || (std::isnan(x[at]) && !std::isnan(x[best]))) best = at;
   }
   return best;
@@ -76,21 +85,22 @@ int64_t argmax(const ConvGeometry& g, const T* x, const int64_t* window, int64_t
 
 template <class T>
 void max_pool(const ConvGeometry& g, const T* x, T* y) {
+  const Window w = window_of(g);
   for_each_window(g, [&](const int64_t* window, int64_t base, int64_t o) {
-    const int64_t at = argmax(g, x, window, base);
+    const int64_t at = argmax(w, x, window, base);
     y[o] = at < 0 ? -std::numeric_limits<T>::infinity() : x[at];
   });
 }
 
 template <class T>
 void avg_pool(const ConvGeometry& g, const T* x, T* y) {
-  const int64_t position = g.input_strides().position;
+  const Window w = window_of(g);
   for_each_window(g, [&](const int64_t* window, int64_t base, int64_t o) {
     T sum = 0;
     int64_t count = 0;
-    for (int64_t k = 0; k < g.kernel_positions(); ++k) {
+    for (int64_t k = 0; k < w.size; ++k) {
       if (window[k] < 0) continue;
-      sum += x[base + window[k] * position];
+      sum += x[base + window[k] * w.position_stride];
       ++count;
     }
     y[o] = count == 0 ? T(0) : sum / T(count);
@@ -99,30 +109,32 @@ void avg_pool(const ConvGeometry& g, const T* x, T* y) {
 
 template <class T>
 void max_pool_grad(const ConvGeometry& g, const T* x, const T* dy, T* dx) {
+  const Window w = window_of(g);
   std::fill(dx, dx + g.input_shape().num_elements(), T(0));
   for_each_window(g, [&](const int64_t* window, int64_t base, int64_t o) {
-    const int64_t at = argmax(g, x, window, base);
+    const int64_t at = argmax(w, x, window, base);
     if (at >= 0) dx[at] += dy[o];
   });
 }
 
 template <class T>
 void max_pool_grad_grad(const ConvGeometry& g, const T* x, const T* grad, T* out) {
+  const Window w = window_of(g);
   for_each_window(g, [&](const int64_t* window, int64_t base, int64_t o) {
-    const int64_t at = argmax(g, x, window, base);
+    const int64_t at = argmax(w, x, window, base);
     out[o] = at < 0 ? T(0) : grad[at];
   });
 }
 
 template <class T>
 void avg_pool_grad(const ConvGeometry& g, const T* dy, T* dx) {
-  const int64_t position = g.input_strides().position;
+  const Window w = window_of(g);
   std::fill(dx, dx + g.input_shape().num_elements(), T(0));
   for_each_window(g, [&](const int64_t* window, int64_t base, int64_t o) {
     int64_t count = 0;
-    for (int64_t k = 0; k < g.kernel_positions(); ++k) count += window[k] >= 0;
-    for (int64_t k = 0; k < g.kernel_positions(); ++k)
-      if (window[k] >= 0) dx[base + window[k] * position] += dy[o] / T(count);
+    for (int64_t k = 0; k < w.size; ++k) count += window[k] >= 0;
+    for (int64_t k = 0; k < w.size; ++k)
+      if (window[k] >= 0) dx[base + window[k] * w.position_stride] += dy[o] / T(count);
   });
 }
 
