@@ -1,9 +1,8 @@
-// Elementwise kernels. Each op's arithmetic is one functor in
-// ops/scalar_ops.h, named by its AG_ELEMENTWISE_OP line in ops.def, which
-// defines its kernel and its scalar kernel here; the loops that apply it
-// (same shape, scalar operand, general broadcast) are shared. Inner loops are
-// plain indexed loops that the compiler vectorises; the same-shape and
-// scalar-operand loops split large tensors over the intra-op threads.
+// Elementwise kernels, compiled once per instruction set (ops/isa.h). Each op's arithmetic is one
+// functor in ops/scalar_ops.h, named by its AG_ELEMENTWISE_OP line in ops.def, which defines its
+// kernel and its scalar kernel here; the loops that apply it (same shape, scalar operand, general
+// broadcast) are shared. Inner loops are plain indexed loops that the compiler vectorises; the
+// same-shape and scalar-operand loops split large tensors over the intra-op threads.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -15,11 +14,14 @@
 
 #include "ag/error.h"
 #include "ops/broadcast.h"
+#include "ops/isa.h"
+#include "ops/kernel_tables.h"
 #include "ops/kernels.h"
 #include "ops/parallel.h"
 #include "ops/scalar_ops.h"
 
-namespace ag::ops {
+AG_ISA_BEGIN
+namespace ag::ops::AG_ISA_NS {
 
 using namespace scalar;
 
@@ -449,4 +451,20 @@ FlatKernelFn flat_kernel(OpId id, DType input_dtype, DType output_dtype) {
                                       []<class K>() { return &K::flat; });
 }
 
-}  // namespace ag::ops
+extern const ElementwiseKernels elementwise_kernels = {
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient, onnx, api) &kernel,
+#include "ag/ops.def"
+#undef AG_ELEMENTWISE_OP
+#undef AG_OP
+#define AG_KERNEL_ADDRESS(kernel) &kernel,
+    AG_ELEMENTWISE_EXTRA_KERNELS(AG_KERNEL_ADDRESS)
+#undef AG_KERNEL_ADDRESS
+        & scalar_kernel,
+    &binary_scalar_kernel,
+    &binary_kernel_by_constant,
+    &flat_kernel,
+};
+
+}  // namespace ag::ops::AG_ISA_NS
+AG_ISA_END

@@ -1,4 +1,5 @@
-// Reductions, and the scan cumsum. The input's dims are collapsed first: adjacent axes that are
+// Reductions, and the scan cumsum, compiled once per instruction set
+// (ops/isa.h). The input's dims are collapsed first: adjacent axes that are
 // both reduced or both kept merge into one, and size-1 axes drop out. One
 // reduced group is the common case and runs as [outer, reduced, inner] loops;
 // several groups (say axes 0 and 2 of three) take a general odometer path.
@@ -8,11 +9,14 @@
 #include <string>
 
 #include "ag/error.h"
+#include "ops/isa.h"
+#include "ops/kernel_tables.h"
 #include "ops/kernels.h"
 #include "ops/parallel.h"
 #include "ops/scalar_ops.h"
 
-namespace ag::ops {
+AG_ISA_BEGIN
+namespace ag::ops::AG_ISA_NS {
 namespace {
 
 // Which dims a reduction removes, after infer_reduce validated the axes.
@@ -351,4 +355,9 @@ void kernel_argmin(const KernelContext& ctx) {
   arg_reduce<false>(ctx);
 }
 
-}  // namespace ag::ops
+#define AG_KERNEL_ADDRESS(kernel) &kernel,
+extern const ReductionKernels reduction_kernels = {AG_REDUCTION_KERNELS(AG_KERNEL_ADDRESS)};
+#undef AG_KERNEL_ADDRESS
+
+}  // namespace ag::ops::AG_ISA_NS
+AG_ISA_END

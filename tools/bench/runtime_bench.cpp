@@ -36,6 +36,7 @@
 #include "bench_util.h"
 #include "guide_workloads.h"
 #include "native_eigen.h"
+#include "ops/isa.h"
 
 #if AG_BENCH_ONEDNN
 #include <oneapi/dnnl/dnnl.h>
@@ -622,6 +623,8 @@ int main(int argc, char** argv) {
   // Which library kernels the hand rows and the runtime ran: OpenBLAS picks
   // its kernels by CPU model, and names them.
   benchmark::AddCustomContext("openblas_core", openblas_get_corename());
+  // The instruction set of the runtime's elementwise and fused loops.
+  benchmark::AddCustomContext("kernel_isa", ag::ops::isa_name(ag::ops::kernel_isa()));
 #if AG_BENCH_ONEDNN
   const dnnl_version_t* onednn = dnnl_version();
   benchmark::AddCustomContext("onednn", std::to_string(onednn->major) + "." +

@@ -1,0 +1,53 @@
+// The entry points of the multiversioned kernel files (ops/isa.h), one table
+// per file and instruction set. kernels_isa.cpp defines the functions
+// kernels.h and op_registry.h declare by calling through the table of
+// kernel_isa().
+#pragma once
+
+#include "ops/isa.h"
+#include "ops/op_registry.h"
+
+namespace ag::ops {
+
+using KernelFn = void (*)(const KernelContext&);
+
+// kernels_elementwise.cpp's kernels besides the AG_ELEMENTWISE_OP ones.
+#define AG_ELEMENTWISE_EXTRA_KERNELS(X) X(kernel_cast) X(kernel_where)
+
+// kernels_reduce.cpp's kernels.
+#define AG_REDUCTION_KERNELS(X)                                                       \
+  X(kernel_reduce_sum)                                                                \
+  X(kernel_reduce_prod)                                                               \
+  X(kernel_reduce_max)                                                                \
+  X(kernel_reduce_min) X(kernel_reduce_sum_to) X(kernel_reduce_mean) X(kernel_cumsum) \
+      X(kernel_argmax) X(kernel_argmin)
+
+#define AG_KERNEL_TABLE_MEMBER(kernel) KernelFn kernel;
+
+struct ElementwiseKernels {
+#define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx)
+#define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient, onnx, api) \
+  KernelFn kernel;
+#include "ag/ops.def"
+#undef AG_ELEMENTWISE_OP
+#undef AG_OP
+  AG_ELEMENTWISE_EXTRA_KERNELS(AG_KERNEL_TABLE_MEMBER)
+  ScalarKernelFn (*scalar_kernel)(OpId, DType, DType);
+  BinaryScalarKernelFn (*binary_scalar_kernel)(OpId, DType, DType);
+  BinaryScalarKernelFn (*binary_kernel_by_constant)(OpId, DType, const void*, PreparedConstant&);
+  FlatKernelFn (*flat_kernel)(OpId, DType, DType);
+};
+
+struct ReductionKernels {
+  AG_REDUCTION_KERNELS(AG_KERNEL_TABLE_MEMBER)
+};
+
+#define AG_DECLARE_KERNEL_TABLES(isa)                  \
+  namespace isa {                                      \
+  extern const ElementwiseKernels elementwise_kernels; \
+  extern const ReductionKernels reduction_kernels;     \
+  }
+AG_FOR_EACH_ISA(AG_DECLARE_KERNEL_TABLES)
+#undef AG_DECLARE_KERNEL_TABLES
+
+}  // namespace ag::ops
