@@ -29,6 +29,14 @@
 //     channels-last input and output are transposed to and from NCHW. SAME
 //     padding becomes explicit pads where the input's spatial dims are
 //     known, else auto_pad SAME_UPPER (TensorFlow's rule).
+//   pad: Pad with the pads as an input (all befores, then all afters), the
+//     constant in the input's dtype, mode constant, reflect or edge;
+//     SYMMETRIC, which ONNX's Pad has no mode for, as Concat of the edge
+//     rows reversed by Slice (step -1) and the input, axis by axis.
+//   leaky_relu, hard_sigmoid: LeakyRelu and HardSigmoid, whose float32
+//     attributes hold alpha and beta exactly for a float32 input (or when
+//     they are floats); otherwise Where(Greater(x, 0), x, Mul(x, alpha))
+//     and Max(Min(Add(Mul(x, alpha), beta), 1), 0), in the input's dtype.
 //   max_pool, avg_pool: MaxPool and AveragePool (count_include_pad 0),
 //     transposed and padded as conv is.
 //   conv_backprop_input: ConvTranspose, its filter transposed as conv's (the
@@ -47,6 +55,7 @@
 #include "ag/ops.h"
 #include "exporter.h"
 #include "ops/conv_geometry.h"
+#include "ops/pad_attrs.h"
 
 namespace ag::onnx_io {
 
@@ -165,6 +174,19 @@ struct OpExport {
   std::vector<std::string> max_pool() { return pool("MaxPool"); }
   std::vector<std::string> avg_pool() { return pool("AveragePool"); }
   std::vector<std::string> pool(const char* type);
+  std::vector<std::string> pad();
+  std::vector<std::string> pad_symmetric(const ops::PadAttrs& a);
+  std::vector<std::string> leaky_relu();
+  std::vector<std::string> hard_sigmoid();
+  // Whether ONNX's float attributes hold these parameters of an op on the
+  // input exactly (the op rounds them to the input's dtype).
+  bool float_attrs_exact(std::initializer_list<double> values) const {
+    if (in_dtype == DType::float32) return true;
+    for (double v : values) {
+      if (double(float(v)) != v) return false;
+    }
+    return true;
+  }
   [[noreturn]] std::vector<std::string> tensor_array_write();
 
   // Convolutions' shared parts.
@@ -483,6 +505,67 @@ std::vector<std::string> OpExport::conv() {
   std::string y;
   set_conv_attrs(e.with_attrs("Conv", {x, onnx_filter(in[1], a.rank)}, y), g, pads_known);
   return {a.channels_first ? y : to_channels_first(y, a.rank, true)};
+}
+
+std::vector<std::string> OpExport::pad() {
+  const ops::PadAttrs a = ops::PadAttrs::decode(attrs);
+  if (a.mode == ops::PadMode::kSymmetric) return pad_symmetric(a);
+  std::vector<int64_t> pads;
+  for (const auto& p : a.paddings) pads.push_back(p.first);
+  for (const auto& p : a.paddings) pads.push_back(p.second);
+  std::string out;
+  ::onnx::NodeProto& node = e.with_attrs("Pad", {in[0], ex.int64s(pads), number(a.constant)}, out);
+  set_string(node, "mode",
+             a.mode == ops::PadMode::kReflect ? "reflect"
+             : a.mode == ops::PadMode::kEdge  ? "edge"
+                                              : "constant");
+  return {out};
+}
+
+// Axis by axis: Concat(the first `before` rows reversed, x, the last
+// `after` rows reversed), each reversal a Slice with step -1 whose bounds
+// count from the end, so that the axis's length need not be known.
+std::vector<std::string> OpExport::pad_symmetric(const ops::PadAttrs& a) {
+  constexpr int64_t kPastTheFront = std::numeric_limits<int64_t>::min();
+  std::string x = in[0];
+  for (size_t d = 0; d < a.paddings.size(); ++d) {
+    const auto [before, after] = a.paddings[d];
+    if (before == 0 && after == 0) continue;
+    auto reversed = [&](int64_t start, int64_t end) {
+      return e.op("Slice", {x, ex.int64s({start}), ex.int64s({end}), ex.int64s({int64_t(d)}),
+                            ex.int64s({-1})});
+    };
+    std::vector<std::string> parts;
+    if (before > 0) parts.push_back(reversed(before - 1, kPastTheFront));
+    parts.push_back(x);
+    if (after > 0) parts.push_back(reversed(-1, -after - 1));
+    std::string padded;
+    set_int(e.with_attrs("Concat", parts, padded), "axis", int64_t(d));
+    x = padded;
+  }
+  return {x == in[0] ? e.op("Identity", {x}) : x};
+}
+
+std::vector<std::string> OpExport::leaky_relu() {
+  if (!float_attrs_exact({attrs.lo})) {
+    return {e.op("Where", {e.op("Greater", {in[0], number(0)}), in[0],
+                           e.op("Mul", {in[0], number(attrs.lo)})})};
+  }
+  std::string out;
+  set_float(e.with_attrs("LeakyRelu", {in[0]}, out), "alpha", float(attrs.lo));
+  return {out};
+}
+
+std::vector<std::string> OpExport::hard_sigmoid() {
+  if (!float_attrs_exact({attrs.lo, attrs.hi})) {
+    const std::string y = e.op("Add", {e.op("Mul", {in[0], number(attrs.lo)}), number(attrs.hi)});
+    return {e.op("Max", {e.op("Min", {y, number(1)}), number(0)})};
+  }
+  std::string out;
+  ::onnx::NodeProto& node = e.with_attrs("HardSigmoid", {in[0]}, out);
+  set_float(node, "alpha", float(attrs.lo));
+  set_float(node, "beta", float(attrs.hi));
+  return {out};
 }
 
 std::vector<std::string> OpExport::pool(const char* type) {

@@ -81,6 +81,13 @@ void set_ints(::onnx::NodeProto& node, const std::string& name, const std::vecto
   for (int64_t x : v) a->add_ints(x);
 }
 
+void set_float(::onnx::NodeProto& node, const std::string& name, float v) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+
 void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& v) {
   auto* a = node.add_attribute();
   a->set_name(name);

@@ -93,7 +93,8 @@ void set_value_info(::onnx::ValueInfoProto& info, const std::string& name,
 void set_sequence_info(::onnx::ValueInfoProto& info, const std::string& name,
                        const ops::ValueType& type);
 int32_t onnx_type(DType dtype);
-// Adds an INT, INTS or STRING attribute to `node`.
+// Adds an INT, FLOAT, INTS or STRING attribute to `node`.
+void set_float(::onnx::NodeProto& node, const std::string& name, float v);
 void set_int(::onnx::NodeProto& node, const std::string& name, int64_t v);
 void set_ints(::onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& v);
 void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& v);

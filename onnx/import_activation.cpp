@@ -122,7 +122,7 @@ std::vector<Tensor> import_elu(NodeContext& ctx) {
 
 std::vector<Tensor> import_leaky_relu(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
-  return {where(less(x, 0), attr_like(ctx, "alpha", 0.01f, x) * x, x)};
+  return {leaky_relu(x, ctx.attr_float("alpha", 0.01f))};
 }
 
 std::vector<Tensor> import_prelu(NodeContext& ctx) {
@@ -146,8 +146,7 @@ std::vector<Tensor> import_selu(NodeContext& ctx) {
 
 std::vector<Tensor> import_hard_sigmoid(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
-  Tensor y = attr_like(ctx, "alpha", 0.2f, x) * x + attr_like(ctx, "beta", 0.5f, x);
-  return {maximum(minimum(y, 1), 0)};
+  return {hard_sigmoid(x, ctx.attr_float("alpha", 0.2f), ctx.attr_float("beta", 0.5f))};
 }
 
 std::vector<Tensor> import_thresholded_relu(NodeContext& ctx) {

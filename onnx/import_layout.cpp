@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ag/control_flow.h"
 #include "ag/ops.h"
@@ -329,6 +332,63 @@ std::vector<Tensor> import_trilu(NodeContext& ctx) {
     for (int64_t j = 0; j < cols; ++j) keep[size_t(i * cols + j)] = upper ? j - i >= k : j - i <= k;
   Tensor mask = cast(constant(keep, Shape{rows, cols}), bool_);
   return {where(mask, x, cast(Tensor(0), x.dtype()))};
+}
+
+namespace {
+
+// Pad's constant: input 2 (opset 11 on) or the attribute "value"; 0 when
+// absent. The input must be known when the model is traced.
+double pad_constant(NodeContext& ctx) {
+  if (ctx.opset() < 11) return ctx.attr_float("value", 0.0f);
+  if (!ctx.has_input(2)) return 0.0;
+  const Tensor& value = ctx.input(2);
+  if (value.is_symbolic()) ctx.unsupported("a constant_value computed when the model runs");
+  if (value.num_elements() != 1) ctx.invalid("constant_value must hold one value");
+  return cast(value, DType::float64).to_vector<double>()[0];
+}
+
+}  // namespace
+
+// Pad: pads (all befores, then all afters) from input 1 (an attribute
+// before opset 11), over `axes` (opset 18) or every dimension. Negative
+// pads crop: a slice first, then the non-negative rest padded.
+std::vector<Tensor> import_pad(NodeContext& ctx) {
+  Tensor x = ctx.input(0);
+  const int64_t rank = x.rank();
+  const std::vector<int64_t> pads = ctx.opset() < 11
+                                        ? ctx.attr_ints(ctx.opset() < 2 ? "paddings" : "pads")
+                                        : ctx.constant_ints(1, "pads");
+  std::vector<int64_t> axes(static_cast<size_t>(rank));
+  std::iota(axes.begin(), axes.end(), 0);
+  if (ctx.opset() >= 18 && ctx.has_input(3)) {
+    axes = ctx.constant_ints(3, "axes");
+    for (int64_t& a : axes) a = ctx.normalize_axis(a, rank, "axis");
+  }
+  if (pads.size() != 2 * axes.size()) {
+    ctx.invalid("pads has " + std::to_string(pads.size()) + " values for " +
+                std::to_string(axes.size()) + " axes; it needs a begin and an end per axis");
+  }
+  std::vector<std::pair<int64_t, int64_t>> paddings(size_t(rank), {0, 0});
+  std::vector<int64_t> begin(size_t(rank), 0), size(size_t(rank), -1);
+  bool crops = false;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const int64_t before = pads[k], after = pads[k + axes.size()];
+    const auto axis = size_t(axes[k]);
+    paddings[axis] = {std::max<int64_t>(before, 0), std::max<int64_t>(after, 0)};
+    if (before >= 0 && after >= 0) continue;
+    const int64_t dim = x.shape()[int(axis)];
+    if (dim == kUnknownDim) ctx.unsupported("negative pads on an axis of unknown length");
+    begin[axis] = std::max<int64_t>(-before, 0);
+    size[axis] = dim - begin[axis] - std::max<int64_t>(-after, 0);
+    if (size[axis] < 0)
+      ctx.invalid("negative pads remove more than axis " + std::to_string(axis) + " has");
+    crops = true;
+  }
+  if (crops) x = slice(x, begin, size);
+  const std::string mode = ctx.attr_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    ctx.unsupported("mode '" + mode + "' (constant, reflect and edge are)");
+  return {pad(x, paddings, mode, pad_constant(ctx))};
 }
 
 std::vector<Tensor> import_slice(NodeContext& ctx) {

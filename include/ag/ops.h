@@ -274,6 +274,13 @@ Tensor cumsum(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool re
 // shape is read. Gradients use it to undo a broadcast decided at run time.
 Tensor reduce_sum_to(const Tensor& x, const Tensor& like, CallSite site = CallSite::current());
 
+// ---- Activations with parameters ------------------------------------------------
+// tf.nn.leaky_relu: features where features > 0, else alpha * features.
+Tensor leaky_relu(const Tensor& features, double alpha = 0.2, CallSite site = CallSite::current());
+// Keras's (2.x) and ONNX's hard_sigmoid: max(0, min(1, alpha * x + beta)).
+Tensor hard_sigmoid(const Tensor& x, double alpha = 0.2, double beta = 0.5,
+                    CallSite site = CallSite::current());
+
 // ---- Softmax ------------------------------------------------------------------
 // tf.nn.softmax and log_softmax along `axis`: exp(x) / sum(exp(x)) and its
 // log, computed with the maximum taken out (no overflow). Floating dtypes.
@@ -385,6 +392,15 @@ Tensor max_pool_grad_grad(const Tensor& input, const Tensor& grad, std::vector<i
 Tensor avg_pool_grad(std::vector<int64_t> input_shape, const Tensor& grad,
                      std::vector<int64_t> ksize, std::vector<int64_t> strides, Padding padding,
                      std::string_view data_format = "", CallSite site = CallSite::current());
+// tf.pad: each dimension d grown by paddings[d].first elements in front and
+// .second behind. mode (any case): "CONSTANT" fills them with
+// constant_values, "REFLECT" mirrors the tensor without its edge element
+// (at most size - 1 on a side), "SYMMETRIC" with it (at most size), "EDGE"
+// repeats the edge element (numpy.pad's "edge").
+Tensor pad(const Tensor& tensor, const std::vector<std::pair<int64_t, int64_t>>& paddings,
+           std::string_view mode = "CONSTANT", double constant_values = 0,
+           CallSite site = CallSite::current());
+
 }  // namespace api
 
 // ---- Operators --------------------------------------------------------------

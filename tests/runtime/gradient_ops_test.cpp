@@ -155,6 +155,9 @@ std::vector<GradCase> make_cases() {
   c.push_back(
       {"log_softmax", {Shape{3, 4}}, [](const Tensors& x) { return ag::log_softmax(x[0], 0); }});
   unary("relu", [](const Tensor& x) { return ag::relu(x); }, D::AwayFromZero);
+  unary("leaky_relu", [](const Tensor& x) { return ag::leaky_relu(x, 0.3); }, D::AwayFromZero);
+  // Clipped below -1 and above 1 (random inputs are not at the kinks).
+  unary("hard_sigmoid", [](const Tensor& x) { return ag::hard_sigmoid(x, 0.5, 0.5); });
   // Piecewise constant: zero gradient, which the differences agree with
   // away from the steps (random inputs are).
   unary("round", [](const Tensor& x) { return ag::round(x) * x; });
@@ -280,6 +283,18 @@ std::vector<GradCase> make_cases() {
        [](const Tensors& x) { return ag::max_pool_grad_grad(x[0], x[1], {2}, {2}, "SAME"); });
   pool("avg_pool_grad", {{1, 2, 3, 2}},
        [](const Tensors& x) { return ag::avg_pool_grad({1, 4, 5, 2}, x[0], {3}, {2}, "SAME"); });
+  for (const char* mode : {"CONSTANT", "REFLECT", "SYMMETRIC", "EDGE"}) {
+    c.push_back({"pad", {Shape{3, 4, 2}}, [mode](const Tensors& x) {
+                   return ag::pad(x[0], {{1, 2}, {3, 0}, {1, 1}}, mode, 2);
+                 }});
+  }
+  // pad_grad (pad's gradient) and its own gradient, pad.
+  c.push_back({"pad_grad", {Shape{3, 4, 2}}, [](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[0]);
+                 const Tensor y = ag::pad(x[0], {{1, 2}, {3, 0}, {1, 1}}, "REFLECT");
+                 return tape.gradient(ag::reduce_sum(y * y), std::vector<Tensor>{x[0]})[0];
+               }});
   c.push_back({"transpose", {Shape{2, 3, 4}}, [](const Tensors& x) {
                  return ag::transpose(x[0], {1, 2, 0});
                }});

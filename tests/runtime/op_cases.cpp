@@ -491,6 +491,29 @@ std::vector<OpCase> make_cases() {
        [](const Tensors& x) { return ag::max_pool_grad_grad(x[0], x[1], {2}, {2}, "SAME"); }});
   pool("avg_pool_grad", {1, 3, 3, 2},
        [](const Tensor& dy) { return ag::avg_pool_grad({1, 5, 6, 2}, dy, {3}, {2}, "SAME"); });
+  c.push_back({"leaky_relu", kFloating, samples({{3, 5}}),
+               [](const Tensors& x) { return ag::leaky_relu(x[0]); }});
+  c.push_back({"leaky_relu_alpha", kFloating, samples({{3, 5}}),
+               [](const Tensors& x) { return ag::leaky_relu(x[0], 0.3); }});
+  c.push_back({"hard_sigmoid", kFloating, samples({{3, 5}}),
+               [](const Tensors& x) { return ag::hard_sigmoid(x[0]); }});
+  c.push_back({"hard_sigmoid_alpha_beta", kFloating, samples({{3, 5}}),
+               [](const Tensors& x) { return ag::hard_sigmoid(x[0], 0.25, 0.375); }});
+  // Each mode, padding every dimension (a scalar: none), and pad_grad.
+  for (const char* mode : {"CONSTANT", "REFLECT", "SYMMETRIC", "EDGE"}) {
+    c.push_back({std::string("pad_") + mode, kAll, samples({{3, 4, 2}}), [mode](const Tensors& x) {
+                   return ag::pad(x[0], {{1, 2}, {3, 0}, {1, 1}}, mode, 7);
+                 }});
+  }
+  c.push_back({"pad_scalar", kAll, samples({{}}),
+               [](const Tensors& x) { return as_intermediate(ag::pad(x[0], {})); }});
+  // pad_grad: the gradient of sum(pad(x) * w) by x, w weighing each copy.
+  c.push_back({"pad_grad", kFloating, samples({{3, 4, 2}, {6, 7, 4}}), [](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[0]);
+                 const Tensor y = ag::pad(x[0], {{1, 2}, {3, 0}, {1, 1}}, "SYMMETRIC") * x[1];
+                 return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
+               }});
   return c;
 }
 
