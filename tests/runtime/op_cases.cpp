@@ -499,6 +499,22 @@ std::vector<OpCase> make_cases() {
                [](const Tensors& x) { return ag::hard_sigmoid(x[0]); }});
   c.push_back({"hard_sigmoid_alpha_beta", kFloating, samples({{3, 5}}),
                [](const Tensors& x) { return ag::hard_sigmoid(x[0], 0.25, 0.375); }});
+  // Losses, composed of ops.
+  c.push_back(
+      {"sparse_categorical_crossentropy", kFloating, samples({{3, 4}}), [](const Tensors& x) {
+         const Tensor labels = ag::constant(std::vector<int32_t>{3, 0, 1}, {3});
+         return ag::losses::sparse_categorical_crossentropy(labels, x[0], true);
+       }});
+  c.push_back(
+      {"categorical_crossentropy", kFloating, samples({{3, 4}, {3, 4}}), [](const Tensors& x) {
+         return ag::losses::categorical_crossentropy(ag::softmax(x[0]), ag::softmax(x[1]), false,
+                                                     0.2);
+       }});
+  c.push_back({"binary_crossentropy", kFloating, samples({{3, 4}, {3, 4}}), [](const Tensors& x) {
+                 return ag::losses::binary_crossentropy(ag::sigmoid(x[0]), x[1], true);
+               }});
+  c.push_back({"mean_squared_error", kNumeric, samples({{3, 4}, {3, 4}}),
+               [](const Tensors& x) { return ag::losses::mean_squared_error(x[0], x[1]); }});
   // Each mode, padding every dimension (a scalar: none), and pad_grad.
   for (const char* mode : {"CONSTANT", "REFLECT", "SYMMETRIC", "EDGE"}) {
     c.push_back({std::string("pad_") + mode, kAll, samples({{3, 4, 2}}), [mode](const Tensors& x) {
