@@ -15,12 +15,12 @@ using KernelFn = void (*)(const KernelContext&);
 #define AG_ELEMENTWISE_EXTRA_KERNELS(X) X(kernel_cast) X(kernel_where)
 
 // kernels_reduce.cpp's kernels.
-#define AG_REDUCTION_KERNELS(X)                                                       \
-  X(kernel_reduce_sum)                                                                \
-  X(kernel_reduce_prod)                                                               \
-  X(kernel_reduce_max)                                                                \
-  X(kernel_reduce_min) X(kernel_reduce_sum_to) X(kernel_reduce_mean) X(kernel_cumsum) \
-      X(kernel_argmax) X(kernel_argmin)
+// clang-format off
+#define AG_REDUCTION_KERNELS(X)                                                              \
+  X(kernel_reduce_sum) X(kernel_reduce_prod) X(kernel_reduce_max) X(kernel_reduce_min)      \
+  X(kernel_reduce_sum_to) X(kernel_reduce_mean) X(kernel_cumsum) X(kernel_argmax)           \
+  X(kernel_argmin)
+// clang-format on
 
 #define AG_KERNEL_TABLE_MEMBER(kernel) KernelFn kernel;
 
