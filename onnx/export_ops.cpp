@@ -168,7 +168,10 @@ struct OpExport {
     return {out};
   }
   // A constant of the input's dtype.
-  std::string number(double v) { return ex.constant(ag::cast(Tensor(v), in_dtype), "number"); }
+  // (Made as float64 first: Tensor(v) would round v to float32.)
+  std::string number(double v) {
+    return ex.constant(ag::cast(ag::fill({}, v, DType::float64), in_dtype), "number");
+  }
   std::vector<std::string> conv();
   std::vector<std::string> conv_transpose();
   std::vector<std::string> max_pool() { return pool("MaxPool"); }
@@ -509,6 +512,11 @@ std::vector<std::string> OpExport::conv() {
 
 std::vector<std::string> OpExport::pad() {
   const ops::PadAttrs a = ops::PadAttrs::decode(attrs);
+  const bool pads_anything = std::any_of(a.paddings.begin(), a.paddings.end(), [](const auto& p) {
+    return p.first != 0 || p.second != 0;
+  });
+  if (!pads_anything)
+    return {e.op("Identity", {in[0]})};  // (ONNX Runtime rejects a Pad of a scalar)
   if (a.mode == ops::PadMode::kSymmetric) return pad_symmetric(a);
   std::vector<int64_t> pads;
   for (const auto& p : a.paddings) pads.push_back(p.first);
@@ -543,7 +551,7 @@ std::vector<std::string> OpExport::pad_symmetric(const ops::PadAttrs& a) {
     set_int(e.with_attrs("Concat", parts, padded), "axis", int64_t(d));
     x = padded;
   }
-  return {x == in[0] ? e.op("Identity", {x}) : x};
+  return {x};
 }
 
 std::vector<std::string> OpExport::leaky_relu() {

@@ -341,10 +341,9 @@ namespace {
 double pad_constant(NodeContext& ctx) {
   if (ctx.opset() < 11) return ctx.attr_float("value", 0.0f);
   if (!ctx.has_input(2)) return 0.0;
-  const Tensor& value = ctx.input(2);
-  if (value.is_symbolic()) ctx.unsupported("a constant_value computed when the model runs");
-  if (value.num_elements() != 1) ctx.invalid("constant_value must hold one value");
-  return cast(value, DType::float64).to_vector<double>()[0];
+  const std::vector<double> value = ctx.constant_doubles(2, "constant_value");
+  if (value.size() != 1) ctx.invalid("constant_value must hold one value");
+  return value[0];
 }
 
 }  // namespace

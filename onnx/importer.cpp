@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "ag/error.h"
+#include "ag/ops.h"
 #include "import_ops.h"
 #include "ops/dispatch.h"
 #include "tensor_proto.h"
@@ -61,7 +62,7 @@ const Tensor& NodeContext::input(size_t k) const {
   return inputs_[k];
 }
 
-std::vector<int64_t> NodeContext::constant_ints(size_t k, std::string_view what) const {
+const Tensor& NodeContext::known_input(size_t k, std::string_view what) const {
   const Tensor& t = input(k);
   if (t.is_symbolic()) {
     throw NeedsValue{t.id(), where() + ": " + std::string(what) +
@@ -69,9 +70,21 @@ std::vector<int64_t> NodeContext::constant_ints(size_t k, std::string_view what)
                                  "Constant, a graph input, or computed from them and from static "
                                  "shapes); here it is computed at run time"};
   }
+  return t;
+}
+
+std::vector<int64_t> NodeContext::constant_ints(size_t k, std::string_view what) const {
+  const Tensor& t = known_input(k, what);
   if (is_floating(t.dtype()) || t.rank() > 1)
     invalid(std::string(what) + " must be a 1-D integer tensor, got " + t.spec().to_string());
   return t.to_vector<int64_t>();
+}
+
+std::vector<double> NodeContext::constant_doubles(size_t k, std::string_view what) const {
+  const Tensor& t = known_input(k, what);
+  if (t.rank() > 1)
+    invalid(std::string(what) + " must be a scalar or 1-D tensor, got " + t.spec().to_string());
+  return cast(t, DType::float64).to_vector<double>();
 }
 
 const AttributeProto* NodeContext::find_attr(std::string_view name) const {

@@ -72,6 +72,9 @@ class NodeContext {
   // (an initializer, a Constant, computed from them, or a graph input the
   // model is specialised on): shapes, axes, slice bounds. Throws NeedsValue.
   std::vector<int64_t> constant_ints(size_t k, std::string_view what) const;
+  // The same for values of any dtype, as doubles (a bool as 0 or 1): scales,
+  // a constant.
+  std::vector<double> constant_doubles(size_t k, std::string_view what) const;
 
   bool has_attr(std::string_view name) const { return find_attr(name) != nullptr; }
   int64_t attr_int(std::string_view name, int64_t fallback) const;
@@ -95,6 +98,8 @@ class NodeContext {
   std::string where() const;
 
  private:
+  // Input `k`, or NeedsValue when its value is computed at run time.
+  const Tensor& known_input(size_t k, std::string_view what) const;
   const ::onnx::AttributeProto* find_attr(std::string_view name) const;
   const ::onnx::AttributeProto& require_attr(std::string_view name, int type) const;
 

@@ -10,6 +10,7 @@
 #include "ag/error.h"
 #include "ag/function.h"
 #include "ag/gradients.h"
+#include "ag/image.h"
 #include "ag/losses.h"
 #include "ag/ops.h"
 #include "ag/optimizers.h"

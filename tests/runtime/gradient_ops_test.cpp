@@ -288,6 +288,10 @@ std::vector<GradCase> make_cases() {
                    return ag::pad(x[0], {{1, 2}, {3, 0}, {1, 1}}, mode, 2);
                  }});
   }
+  // Resizing: gathers weighed by constants.
+  c.push_back({"gather", {Shape{1, 3, 4, 2}}, [](const Tensors& x) {
+                 return ag::image::resize(x[0], {5, 6}, "bicubic");
+               }});
   // pad_grad (pad's gradient) and its own gradient, pad.
   c.push_back({"pad_grad", {Shape{3, 4, 2}}, [](const Tensors& x) {
                  ag::GradientTape tape;

@@ -499,6 +499,17 @@ std::vector<OpCase> make_cases() {
                [](const Tensors& x) { return ag::hard_sigmoid(x[0]); }});
   c.push_back({"hard_sigmoid_alpha_beta", kFloating, samples({{3, 5}}),
                [](const Tensors& x) { return ag::hard_sigmoid(x[0], 0.25, 0.375); }});
+  // Resizing and block rearrangements, composed of gathers, reshapes and transposes.
+  c.push_back({"resize_bilinear", kFloating, samples({{2, 3, 4, 2}}),
+               [](const Tensors& x) { return ag::image::resize(x[0], {5, 3}); }});
+  c.push_back({"resize_nearest", kFloating, samples({{1, 3, 4, 2}}),
+               [](const Tensors& x) { return ag::image::resize(x[0], {7, 2}, "nearest"); }});
+  c.push_back({"resize_bicubic", kFloating, samples({{1, 4, 4, 1}}),
+               [](const Tensors& x) { return ag::image::resize(x[0], {6, 3}, "bicubic"); }});
+  c.push_back({"depth_to_space", kAll, samples({{2, 2, 3, 8}}),
+               [](const Tensors& x) { return ag::depth_to_space(x[0], 2); }});
+  c.push_back({"space_to_depth", kAll, samples({{1, 3, 4, 6}}),
+               [](const Tensors& x) { return ag::space_to_depth(x[0], 2, "NCHW"); }});
   // Losses, composed of ops.
   c.push_back(
       {"sparse_categorical_crossentropy", kFloating, samples({{3, 4}}), [](const Tensors& x) {
