@@ -1,13 +1,17 @@
 // Pooling's values as TensorFlow computes them (padding never counts), its
-// gradients' placement, and its errors.
+// gradients' placement, its two engines against each other, and its errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <random>
+#include <string>
 #include <vector>
 
 #include <ag/ag.h>
 
+#include "ops/gemm.h"
+#include "ops/pool_kernels.h"
 #include "ops_test_util.h"
 
 namespace {
@@ -63,6 +67,81 @@ TEST(Pool, NanIsTheMaximum) {
   const std::vector<float> y = ag::max_pool(x, {2}, {2}, "VALID").to_vector<float>();
   EXPECT_TRUE(std::isnan(y[0]));
   EXPECT_EQ(y[1], 3);
+  const Tensor dy = ag::constant(std::vector<float>{10, 20}, Shape{1, 2, 1});
+  EXPECT_EQ(ag::max_pool_grad(x, dy, {2}, {2}, "VALID").to_vector<float>(),
+            (std::vector<float>{0, 10, 20, 0}));
+}
+
+TEST(Pool, WindowsWhollyInThePadding) {
+  // Padding 3 before a window of 2: the first two windows read no input.
+  const Tensor x = ag::constant(std::vector<float>{1, 2, 3}, Shape{1, 3, 1});
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(ag::max_pool(x, {2}, {1}, ag::Padding({{3, 0}})).to_vector<float>(),
+            (std::vector<float>{-inf, -inf, 1, 2, 3}));
+  EXPECT_EQ(ag::avg_pool(x, {2}, {1}, ag::Padding({{3, 0}})).to_vector<float>(),
+            (std::vector<float>{0, 0, 1, 1.5f, 2.5f}));
+}
+
+// oneDNN's primitives and the loops compute the same, for every pass: the
+// same values, and a max pool's gradient at the same position of a window
+// whose maximum is there more than once.
+TEST(Pool, EnginesAgree) {
+  if (!ag::ops::built_with_onednn()) GTEST_SKIP() << "this build has no oneDNN (AG_GEMM=openblas)";
+  struct Case {
+    Shape input;
+    ag::ops::ConvAttrs attrs;
+    bool ties = false;  // inputs of a few small integers
+  };
+  auto attrs = [](int rank, std::vector<int64_t> ksize, std::vector<int64_t> strides,
+                  ag::Padding padding, std::string_view format, std::vector<int64_t> dilations) {
+    return ag::ops::pool_attrs("pool", rank, ksize, strides, padding, format, dilations);
+  };
+  const std::vector<Case> cases = {
+      {{2, 9, 8, 5}, attrs(2, {3}, {2}, "SAME", "NHWC", {1})},
+      {{1, 4, 10, 9}, attrs(2, {3, 2}, {2, 1}, "VALID", "NCHW", {1, 2})},
+      {{1, 7, 6, 2}, attrs(2, {2, 3}, {1}, "SAME", "NHWC", {2, 1})},
+      {{2, 3, 7, 6}, attrs(2, {3}, {1, 2}, "SAME", "NCHW", {2})},
+      {{2, 11, 3}, attrs(1, {3}, {2}, ag::Padding({{1, 2}}), "NWC", {1})},
+      {{1, 3, 12}, attrs(1, {4}, {3}, "VALID", "NCW", {1})},
+      {{1, 2, 4, 5, 3}, attrs(3, {2}, {1}, "SAME", "NCDHW", {1})},
+      {{1, 4, 4, 3, 2}, attrs(3, {2}, {1, 2, 1}, "VALID", "NDHWC", {1})},
+      {{2, 6, 6, 4}, attrs(2, {3}, {1}, "SAME", "NHWC", {1}), true},
+      {{1, 3, 6, 6}, attrs(2, {2}, {1}, "VALID", "NCHW", {1}), true},
+  };
+  unsigned seed = 21;
+  for (const Case& c : cases) {
+    const auto g = ag::ops::pool_geometry("pool", c.attrs, c.input);
+    ASSERT_TRUE(ag::ops::pool_onednn::supports(g)) << c.input.to_list_string();
+    std::mt19937 rng(seed++);
+    auto random = [&](const Shape& shape) {
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      std::vector<float> v(size_t(shape.num_elements()));
+      for (float& e : v) e = c.ties ? std::floor(u(rng) * 2) : u(rng);
+      return v;
+    };
+    const std::vector<float> x = random(g.input_shape()), dy = random(g.output_shape());
+    auto compare = [&](auto onednn, auto loops, size_t n, const std::string& what) {
+      // NaN where a pass leaves an element unwritten fails the comparison.
+      std::vector<float> a(n, std::nanf("")), b(n, std::nanf(""));
+      onednn(a.data());
+      loops(b.data());
+      for (size_t i = 0; i < n; ++i)
+        ASSERT_NEAR(a[i], b[i], 1e-5)
+            << what << " of " << c.input.to_list_string() << " element " << i;
+    };
+    namespace onednn = ag::ops::pool_onednn;
+    namespace loops = ag::ops::pool_loops;
+    compare([&](float* y) { onednn::max_pool(g, x.data(), y); },
+            [&](float* y) { loops::max_pool<float>(g, x.data(), y); }, dy.size(), "max_pool");
+    compare([&](float* y) { onednn::avg_pool(g, x.data(), y); },
+            [&](float* y) { loops::avg_pool<float>(g, x.data(), y); }, dy.size(), "avg_pool");
+    compare([&](float* dx) { onednn::max_pool_grad(g, x.data(), dy.data(), dx); },
+            [&](float* dx) { loops::max_pool_grad<float>(g, x.data(), dy.data(), dx); }, x.size(),
+            "max_pool_grad");
+    compare([&](float* dx) { onednn::avg_pool_grad(g, dy.data(), dx); },
+            [&](float* dx) { loops::avg_pool_grad<float>(g, dy.data(), dx); }, x.size(),
+            "avg_pool_grad");
+  }
 }
 
 TEST(Pool, Errors) {

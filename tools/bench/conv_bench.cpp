@@ -7,9 +7,15 @@
 // same size
 // ([39204 x 900] x [900 x 100]) alone: the speed a convolution by matrix
 // products could reach. tools/bench/summarize.py compares them.
+//
+// The pool rows: resnet's first pool, 3x3 at stride 2, SAME, over a
+// [1, 112, 112, 64] NHWC image, max and average, eager and graph (on
+// oneDNN's pooling primitive in an AG_GEMM=onednn build, on the runtime's
+// loops with AG_GEMM=openblas) against oneDNN's primitive called directly.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <string>
 #include <vector>
 
 #include <ag/ag.h>
@@ -115,6 +121,62 @@ struct OnednnConv {
 };
 #endif
 
+constexpr int64_t kPoolSide = 112, kPoolChannels = 64, kPoolOut = 56;  // SAME at stride 2
+
+const Tensor& pool_image() {
+  static const Tensor image =
+      ag::random_normal({1, kPoolSide, kPoolSide, kPoolChannels}, 0.0, 1.0, ag::float32, 3);
+  return image;
+}
+
+Tensor pool(bool max, const Tensor& image) {
+  return max ? ag::max_pool2d(image, {3}, {2}, "SAME") : ag::avg_pool2d(image, {3}, {2}, "SAME");
+}
+
+#if AG_BENCH_ONEDNN
+// The pool as one oneDNN primitive on the NHWC tensors. SAME pads 112
+// positions at stride 2 by 1, at the end: 55 * 2 + 3 - 112.
+struct OnednnPool {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  dnnl::pooling_forward primitive;
+  dnnl::memory::desc image_desc, out_desc;
+
+  explicit OnednnPool(bool max) {
+    using dnnl::memory;
+    const auto f32 = memory::data_type::f32;
+    image_desc =
+        memory::desc({1, kPoolChannels, kPoolSide, kPoolSide}, f32, memory::format_tag::nhwc);
+    out_desc = memory::desc({1, kPoolChannels, kPoolOut, kPoolOut}, f32, memory::format_tag::nhwc);
+    const dnnl::pooling_forward::desc desc(
+        dnnl::prop_kind::forward_inference,
+        max ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding,
+        image_desc, out_desc, {2, 2}, {3, 3}, {0, 0}, {1, 1});
+    primitive = dnnl::pooling_forward(dnnl::pooling_forward::primitive_desc(desc, engine));
+  }
+
+  void run(const float* image, float* out) {
+    primitive.execute(stream,
+                      {{DNNL_ARG_SRC, dnnl::memory(image_desc, engine, const_cast<float*>(image))},
+                       {DNNL_ARG_DST, dnnl::memory(out_desc, engine, out)}});
+    stream.wait();
+  }
+};
+#endif
+
+void check_pool_rows(bool max) {
+  const std::string what = max ? "max pool" : "avg pool";
+  const Tensor eager = pool(max, pool_image());
+  auto graph_fn = ag::function([max](Tensor x) { return pool(max, x); });
+  ag_bench::check_same(what + " graph", eager, graph_fn(pool_image()));
+#if AG_BENCH_ONEDNN
+  std::vector<float> out(size_t(eager.num_elements()));
+  OnednnPool(max).run(pool_image().data<float>(), out.data());
+  ag_bench::check_close(what + " oneDNN primitive", eager.data<float>(), out.data(),
+                        eager.num_elements(), kTolerance);
+#endif
+}
+
 // Every row computes what eager computes.
 void check_rows() {
   const Inputs& in = inputs();
@@ -131,6 +193,8 @@ void check_rows() {
   ag_bench::check_close("conv oneDNN primitive", eager.data<float>(), out.data(),
                         eager.num_elements(), kTolerance);
 #endif
+  check_pool_rows(true);
+  check_pool_rows(false);
 }
 
 void set_flops(benchmark::State& state) {
@@ -208,6 +272,23 @@ void bm_sgemm_onednn(benchmark::State& state) {
 }
 #endif
 
+void bm_pool_eager(benchmark::State& state, bool max) {
+  for (auto _ : state) benchmark::DoNotOptimize(pool(max, pool_image()));
+}
+
+void bm_pool_graph(benchmark::State& state, bool max) {
+  auto fn = ag::function([max](Tensor x) { return pool(max, x); });
+  for (auto _ : state) benchmark::DoNotOptimize(fn(pool_image()));
+}
+
+#if AG_BENCH_ONEDNN
+void bm_pool_hand_onednn(benchmark::State& state, bool max) {
+  OnednnPool onednn(max);
+  std::vector<float> out(size_t(kPoolOut * kPoolOut * kPoolChannels));
+  for (auto _ : state) onednn.run(pool_image().data<float>(), out.data());
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -224,6 +305,14 @@ int main(int argc, char** argv) {
   add("conv_guide/hand_onednn", bm_hand_onednn);
   add("conv_guide/hand_onednn_blocked", bm_hand_onednn_blocked);
   add("conv_guide/sgemm_onednn", bm_sgemm_onednn);
+#endif
+  add("max_pool_resnet/eager", [](benchmark::State& s) { bm_pool_eager(s, true); });
+  add("max_pool_resnet/graph", [](benchmark::State& s) { bm_pool_graph(s, true); });
+  add("avg_pool_resnet/eager", [](benchmark::State& s) { bm_pool_eager(s, false); });
+  add("avg_pool_resnet/graph", [](benchmark::State& s) { bm_pool_graph(s, false); });
+#if AG_BENCH_ONEDNN
+  add("max_pool_resnet/hand_onednn", [](benchmark::State& s) { bm_pool_hand_onednn(s, true); });
+  add("avg_pool_resnet/hand_onednn", [](benchmark::State& s) { bm_pool_hand_onednn(s, false); });
 #endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
