@@ -87,6 +87,7 @@ struct Plan::Compiler {
   void mark_output_aliasing();
   void select_scalar_steps();
   bool select_flat_reduction(Step& step) const;
+  void prepare_kernels();
   static bool if_output_in_variable(Step& branch_if, size_t k, int32_t var,
                                     std::vector<std::pair<Step*, size_t>>& ifs,
                                     std::vector<Step*>& writers);
@@ -651,6 +652,32 @@ bool Plan::runs_inline(const graph::Node& loop) {
                      [](const ops::ValueType& t) { return t.shape.is_fully_defined(); });
 }
 
+// 5c. Kernels' work done once per step (ops::PrepareFn).
+// Needs: the steps' inputs and the plan's constants.
+// Guarantees: an op step with a prepare function, all of whose inputs have
+// static types, holds what it returned for those types, the constant
+// inputs' data given (a loaded model's weights), in Step::prepared; its
+// kernel gets it on every call.
+void Plan::Compiler::prepare_kernels() {
+  for (Step& step : plan.steps_) {
+    if (step.kind != graph::NodeKind::Op || step.shape_only) continue;
+    const ops::PrepareFn prepare = ops::prepare_fn(step.op->id);
+    if (!prepare) continue;
+    std::vector<ops::ValueType> types;
+    std::vector<const void*> constants;
+    for (int32_t in : step.inputs) {
+      types.push_back(*slot_type[size_t(in)]);
+      const Source& source = plan.sources_[size_t(in)];
+      constants.push_back(source.kind == Source::Constant
+                              ? plan.constants_[size_t(source.index)].raw_data()
+                              : nullptr);
+    }
+    const bool static_types = std::all_of(types.begin(), types.end(),
+                                          [](const auto& t) { return t.shape.is_fully_defined(); });
+    if (static_types) step.prepared = prepare({step.op->name, types, *step.attrs, constants});
+  }
+}
+
 void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_inputs,
                    int32_t branch_output_slot) {
   Compiler compiler{*this, *body_, layout, branch_inputs, branch_output_slot, {}, {}, {}, -1};
@@ -663,6 +690,7 @@ void Plan::compile(ArenaLayout& layout, const std::vector<int32_t>* branch_input
   mark_static_copies();
   compiler.mark_output_aliasing();
   compiler.select_scalar_steps();
+  compiler.prepare_kernels();
   compiler.keep_in_variables();
   compiler.plan_loop_copies();
   // The branches' and inline loops' buffers after this plan's.

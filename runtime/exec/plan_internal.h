@@ -144,6 +144,9 @@ struct Plan::Step {
   // mark_shape_only_steps in plan_compile.cpp).
   bool shape_only = false;
   size_t static_bytes = 0;  // the output's size when shape_is_static
+  // What the op's prepare function made for this step (ops::PrepareFn;
+  // KernelContext::prepared), or null.
+  ops::PreparedKernel prepared;
   // Scalar steps (an elementwise op on static rank-0 values, written into a
   // buffer): the op's scalar kernel, called without a KernelContext, and its
   // input slots, padded with the first so that all are always read.

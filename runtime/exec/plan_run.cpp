@@ -289,6 +289,7 @@ void Plan::run_op(Arena& a, const Step& step) const {
   }
   ops::KernelContext kctx{step.op->name, {kin, n}, out, out_shape, dtype, step.attrs, &rng};
   if (step.row_output) kctx.out_stride = step.row_output->stride;
+  kctx.prepared = step.prepared.get();
   step.op->kernel(kctx);
   a.data[size_t(step.out_slot)] = out;
   a.shape[size_t(step.out_slot)] = out_shape;

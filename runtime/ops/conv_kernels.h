@@ -8,6 +8,7 @@
 // and float64: conv_im2col.cpp). The conv ops choose (library/conv.cpp).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "ops/conv_geometry.h"
@@ -30,6 +31,15 @@ namespace conv_onednn {
 void forward(const ConvGeometry& g, const float* x, const float* w, float* y);
 void backward_input(const ConvGeometry& g, const float* dy, const float* w, float* dx);
 void backward_filter(const ConvGeometry& g, const float* x, const float* dy, float* dw);
+// A forward convolution of one geometry, made when a plan is built: its
+// primitive (with a scratchpad per calling thread, so that threads may run
+// it at once) and, for a filter that is a constant of the plan, the filter
+// reordered to the primitive's layout, once.
+class PreparedForward;
+std::shared_ptr<const PreparedForward> prepare_forward(const ConvGeometry& g,
+                                                       const float* constant_filter);
+// y = conv(x, w); w is read only when the filter was not a constant.
+void forward(const PreparedForward& prepared, const float* x, const float* w, float* y);
 // The implementation oneDNN chose for the forward convolution of `g`
 // ("brgconv:avx512_core", "jit:avx2", ...), for benchmarks.
 std::string forward_implementation(const ConvGeometry& g);

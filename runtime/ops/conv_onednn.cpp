@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -117,15 +118,25 @@ Compiled compiled_from(const PrimitiveDesc& pd, const memory::desc& src, const m
 // Every tensor `any`: oneDNN picks the layouts its fastest kernel takes (on
 // AVX2, blocks of 8 channels: the guide's convolution in 96-116 ms against
 // 158-188 in NHWC).
+dnnl::convolution_forward::desc forward_desc(const Descs& d, dnnl::prop_kind kind) {
+  return {kind,
+          dnnl::algorithm::convolution_direct,
+          any_like(d.src),
+          any_like(d.filter),
+          any_like(d.dst),
+          d.strides,
+          d.dilations,
+          d.pad_before,
+          d.pad_after};
+}
+
 Compiled compile(const ConvGeometry& g, Pass pass) {
   const Descs d = descs(g);
   const memory::desc src = any_like(d.src), filter = any_like(d.filter), dst = any_like(d.dst);
-  const dnnl::convolution_forward::desc forward_desc(
-      pass == Pass::forward ? dnnl::prop_kind::forward_inference
-                            : dnnl::prop_kind::forward_training,
-      dnnl::algorithm::convolution_direct, src, filter, dst, d.strides, d.dilations, d.pad_before,
-      d.pad_after);
-  const dnnl::convolution_forward::primitive_desc forward(forward_desc, engine());
+  const dnnl::convolution_forward::primitive_desc forward(
+      forward_desc(d, pass == Pass::forward ? dnnl::prop_kind::forward_inference
+                                            : dnnl::prop_kind::forward_training),
+      engine());
   if (pass == Pass::forward)
     return compiled_from<dnnl::convolution_forward>(forward, forward.src_desc(),
                                                     forward.weights_desc(), forward.dst_desc());
@@ -178,15 +189,16 @@ struct Bound {
   bool reordered;
 };
 
-// The copies' memory: one buffer per tensor of a pass, per thread, kept at
+// The copies' memory: one buffer per tensor of a pass (and slot 3, a
+// prepared primitive's scratchpad), per thread, kept at
 // the size of the largest so far, so that a call's copies do not fault
 // their pages in anew (the guide's: 32 MB, 8,000 pages).
 void* scratch(int slot, size_t bytes) {
   struct Aligned {
     void operator()(void* p) const { std::free(p); }
   };
-  thread_local std::unique_ptr<void, Aligned> buffers[3];
-  thread_local size_t sizes[3] = {};
+  thread_local std::unique_ptr<void, Aligned> buffers[4];
+  thread_local size_t sizes[4] = {};
   if (sizes[slot] < bytes) {
     buffers[slot].reset();
     buffers[slot].reset(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
@@ -229,10 +241,11 @@ void run(const ConvGeometry& g, Pass pass, const void* src, const void* filter, 
   stream.wait();
 }
 
-void run_checked(const ConvGeometry& g, Pass pass, const void* src, const void* filter,
-                 const void* dst) {
+// Runs f, a oneDNN call on g, with its errors as InternalErrors.
+template <class F>
+void checked(const ConvGeometry& g, F f) {
   try {
-    run(g, pass, src, filter, dst);
+    f();
   } catch (const dnnl::error& e) {
     throw InternalError("convolution: oneDNN failed (status " + std::to_string(int(e.status)) +
                         "): " + e.what() + ", on an input of " + g.input_shape().to_list_string() +
@@ -240,7 +253,80 @@ void run_checked(const ConvGeometry& g, Pass pass, const void* src, const void* 
   }
 }
 
+void run_checked(const ConvGeometry& g, Pass pass, const void* src, const void* filter,
+                 const void* dst) {
+  checked(g, [&] { run(g, pass, src, filter, dst); });
+}
+
 }  // namespace
+
+class PreparedForward {
+ public:
+  PreparedForward(const ConvGeometry& g, const float* constant_filter)
+      : geometry_(g), descs_(descs(g)) {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::convolution_forward::primitive_desc pd(
+        forward_desc(descs_, dnnl::prop_kind::forward_inference), attr, engine());
+    primitive_ = dnnl::convolution_forward(pd);
+    src_ = pd.src_desc();
+    filter_ = pd.weights_desc();
+    dst_ = pd.dst_desc();
+    scratchpad_ = pd.scratchpad_desc();
+    if (constant_filter) {
+      filter_in_layout_ = memory(filter_, engine());
+      dnnl::stream stream(engine());
+      memory user = wrap(descs_.filter, constant_filter);
+      dnnl::reorder(user, *filter_in_layout_).execute(stream, user, *filter_in_layout_);
+      stream.wait();
+    }
+  }
+
+  // The inputs and the result reordered through this thread's scratch, as
+  // run() does; the filter only when it was not a constant.
+  void run(const float* x, const float* w, float* y) const {
+    sync_onednn_threads();
+    thread_local dnnl::stream stream(engine());
+    Bound src = bind(0, descs_.src, src_, x), dst = bind(2, descs_.dst, dst_, y);
+    memory filter = filter_in_layout_ ? *filter_in_layout_ : memory();
+    if (!filter_in_layout_) {
+      Bound bound = bind(1, descs_.filter, filter_, w);
+      if (bound.reordered)
+        dnnl::reorder(bound.user, bound.primitive).execute(stream, bound.user, bound.primitive);
+      filter = bound.primitive;
+    }
+    if (src.reordered)
+      dnnl::reorder(src.user, src.primitive).execute(stream, src.user, src.primitive);
+    const memory scratchpad = wrap(scratchpad_, scratch(3, scratchpad_.get_size()));
+    primitive_.execute(stream, {{DNNL_ARG_SRC, src.primitive},
+                                {DNNL_ARG_WEIGHTS, filter},
+                                {DNNL_ARG_DST, dst.primitive},
+                                {DNNL_ARG_SCRATCHPAD, scratchpad}});
+    if (dst.reordered)
+      dnnl::reorder(dst.primitive, dst.user).execute(stream, dst.primitive, dst.user);
+    stream.wait();
+  }
+
+  const ConvGeometry& geometry() const { return geometry_; }
+
+ private:
+  ConvGeometry geometry_;
+  Descs descs_;
+  dnnl::primitive primitive_;
+  memory::desc src_, filter_, dst_, scratchpad_;
+  std::optional<memory> filter_in_layout_;
+};
+
+std::shared_ptr<const PreparedForward> prepare_forward(const ConvGeometry& g,
+                                                       const float* constant_filter) {
+  std::shared_ptr<const PreparedForward> prepared;
+  checked(g, [&] { prepared = std::make_shared<const PreparedForward>(g, constant_filter); });
+  return prepared;
+}
+
+void forward(const PreparedForward& prepared, const float* x, const float* w, float* y) {
+  checked(prepared.geometry(), [&] { prepared.run(x, w, y); });
+}
 
 void forward(const ConvGeometry& g, const float* x, const float* w, float* y) {
   run_checked(g, Pass::forward, x, w, y);
@@ -273,6 +359,15 @@ void backward_filter(const ConvGeometry&, const float*, const float*, float*) {
   unavailable();
 }
 std::string forward_implementation(const ConvGeometry&) {
+  unavailable();
+}
+
+class PreparedForward {};
+
+std::shared_ptr<const PreparedForward> prepare_forward(const ConvGeometry&, const float*) {
+  unavailable();
+}
+void forward(const PreparedForward&, const float*, const float*, float*) {
   unavailable();
 }
 

@@ -14,6 +14,9 @@ namespace ag::ops {
 #include "ag/ops.def"
 #undef AG_OP
 
+// The ops' prepare functions (op_registry.h, prepare_fn).
+PreparedKernel prepare_conv(const PrepareContext&);
+
 // Shared by infer functions: the NumPy broadcast of two shapes, or an
 // InvalidArgumentError "Incompatible shapes: [2,3] vs. [4]".
 Shape broadcast_shapes(const Shape& a, const Shape& b);

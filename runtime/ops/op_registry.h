@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -88,7 +89,29 @@ struct KernelContext {
   // output too: its runs (of the inputs' run length) `out_stride` elements
   // apart, a row of a TensorArray (exec/plan_views.cpp); 0: contiguous.
   int64_t out_stride = 0;
+  // What the op's prepare function (PrepareFn) made for this plan step, or
+  // null: eager calls, and steps it had nothing to prepare for.
+  const void* prepared = nullptr;
 };
+
+// Work an op's kernel can do once per plan step instead of on every call:
+// exec/plan_compile.cpp calls the op's prepare function for a step whose
+// input types are all static. constants[i] is input i's data where the plan
+// holds it as a constant (an initializer of a loaded model, a folded
+// value), else null. What it returns (null: nothing) belongs to the step
+// and reaches each call as KernelContext::prepared, from any thread at once.
+// So far the convolution's: oneDNN's primitive, and a constant filter
+// reordered to the primitive's layout once.
+struct PrepareContext {
+  std::string_view op_name;
+  std::span<const ValueType> inputs;
+  const Attrs& attrs;
+  std::span<const void* const> constants;
+};
+using PreparedKernel = std::shared_ptr<const void>;
+using PrepareFn = PreparedKernel (*)(const PrepareContext&);
+// The op's prepare function, or null.
+PrepareFn prepare_fn(OpId id);
 
 using InferFn = ValueType (*)(const InferContext&);
 using KernelFn = void (*)(const KernelContext&);

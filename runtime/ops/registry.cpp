@@ -1,4 +1,5 @@
-// The op table built from ops.def (op_def), and the hash of Attrs.
+// The op table built from ops.def (op_def), the ops' prepare functions,
+// and the hash of Attrs.
 #include "ops/kernels.h"
 #include "ops/op_registry.h"
 
@@ -19,6 +20,15 @@ static_assert(sizeof(kOps) / sizeof(kOps[0]) == size_t(OpId::kCount));
 
 const OpDef& op_def(OpId id) {
   return kOps[size_t(id)];
+}
+
+PrepareFn prepare_fn(OpId id) {
+  switch (id) {
+    case OpId::Conv:
+      return &prepare_conv;
+    default:
+      return nullptr;
+  }
 }
 
 size_t Attrs::hash() const {

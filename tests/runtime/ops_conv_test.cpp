@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <ag/ag.h>
@@ -258,6 +259,36 @@ TEST(Conv, Errors) {
       },
       "out_backprop has shape [1,3,3,2], but the convolution of an input of [1,7,7,4] by a "
       "filter of [3,3,4,2] gives [1,4,4,2]");
+}
+
+}  // namespace
+
+namespace {
+
+// A plan's convolution prepares its primitive once, with a constant filter
+// (a captured tensor, as a loaded model's initializer) reordered to the
+// primitive's layout then; each call gives the eager call's bits, on
+// several threads at once too.
+TEST(Conv, PreparedPlanStepMatchesEagerCalls) {
+  const Tensor w = random_tensor({3, 3, 6, 8}, ag::float32, 31);
+  auto with_constant_filter =
+      ag::function([w](const Tensor& x) { return ag::conv2d(x, w, {2}, "SAME"); });
+  auto with_filter_argument = ag::function(
+      [](const Tensor& x, const Tensor& filter) { return ag::conv2d(x, filter, {2}, "SAME"); });
+  for (unsigned seed : {1u, 2u}) {
+    const Tensor x = random_tensor({2, 9, 7, 6}, ag::float32, seed);
+    const std::vector<float> eager = ag::conv2d(x, w, {2}, "SAME").to_vector<float>();
+    EXPECT_EQ(with_constant_filter(x).to_vector<float>(), eager) << "seed " << seed;
+    EXPECT_EQ(with_filter_argument(x, w).to_vector<float>(), eager) << "seed " << seed;
+  }
+  const Tensor x = random_tensor({2, 9, 7, 6}, ag::float32, 5);
+  const std::vector<float> eager = ag::conv2d(x, w, {2}, "SAME").to_vector<float>();
+  std::vector<std::vector<float>> results(4);
+  std::vector<std::thread> threads;
+  for (auto& r : results)
+    threads.emplace_back([&] { r = with_constant_filter(x).to_vector<float>(); });
+  for (auto& t : threads) t.join();
+  for (const auto& r : results) EXPECT_EQ(r, eager);
 }
 
 }  // namespace

@@ -35,11 +35,17 @@ bool has_empty_dim(const ConvGeometry& g) {
          g.out_positions() == 0 || g.kernel_positions() == 0;
 }
 
-// Runs `pass` of the im2col engine on T, or `onednn` for float32 where the
-// build has oneDNN (and the geometry is not empty, which oneDNN refuses).
+// Whether a convolution of `dtype` and geometry `g` runs on oneDNN: float32
+// where the build has oneDNN, and the geometry is not empty (which oneDNN
+// refuses).
+bool conv_on_onednn(DType dtype, const ConvGeometry& g) {
+  return dtype == DType::float32 && built_with_onednn() && !has_empty_dim(g);
+}
+
+// Runs `pass` of the im2col engine on T, or `onednn` (conv_on_onednn).
 template <class Onednn, class Im2col>
 void run_engine(const KernelContext& ctx, const ConvGeometry& g, Onednn onednn, Im2col im2col) {
-  if (ctx.out_dtype == DType::float32 && built_with_onednn() && !has_empty_dim(g)) {
+  if (conv_on_onednn(ctx.out_dtype, g)) {
     onednn();
   } else if (ctx.out_dtype == DType::float32) {
     im2col(float{});
@@ -93,7 +99,21 @@ ValueType infer_conv(const InferContext& ctx) {
                      .output_shape()};
 }
 
+// A plan step's oneDNN primitive, with a constant filter in its layout.
+PreparedKernel prepare_conv(const PrepareContext& ctx) {
+  const ConvGeometry g = conv_geometry(ctx.op_name, ConvAttrs::decode(ctx.attrs),
+                                       ctx.inputs[0].shape, ctx.inputs[1].shape);
+  if (!conv_on_onednn(ctx.inputs[0].dtype, g)) return nullptr;
+  return conv_onednn::prepare_forward(g, static_cast<const float*>(ctx.constants[1]));
+}
+
 void kernel_conv(const KernelContext& ctx) {
+  if (ctx.prepared) {
+    conv_onednn::forward(*static_cast<const conv_onednn::PreparedForward*>(ctx.prepared),
+                         ctx.input_data<float>(0), ctx.input_data<float>(1),
+                         static_cast<float*>(ctx.out));
+    return;
+  }
   const ConvGeometry g = conv_geometry(ctx.op_name, ConvAttrs::decode(*ctx.attrs),
                                        *ctx.inputs[0].shape, *ctx.inputs[1].shape);
   run_engine(
