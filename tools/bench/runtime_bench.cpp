@@ -530,6 +530,22 @@ void bm_trace(benchmark::State& state, int nodes, const Tensor& x, bool run) {
       free_seconds * 1e3 / double(state.iterations()) / (double(traced_nodes) / 1e3);
 }
 
+// The instruction sets of the fused loops (ops/isa.h): one elementwise
+// chain, fused into one loop, on 64K float32 (in L2, so the arithmetic and
+// not memory bounds it), traced and run with each instruction set this CPU
+// has. The gain of the widest over the baseline is what a portable build
+// gets from multiversioning.
+void bm_isa_chain(benchmark::State& state, ag::ops::Isa isa) {
+  const ag::ops::Isa saved = ag::ops::kernel_isa();
+  ag::ops::set_kernel_isa(isa);
+  auto chain = ag::function([](const Tensor& x) {
+    return ag::maximum(x * x * 0.5f + x * 0.25f - 1.0f, 0.0f) * x - x / 3.0f;
+  });
+  const Tensor x = ag::random_uniform({65536}, -2, 2, ag::float32, 3);
+  for (auto _ : state) benchmark::DoNotOptimize(chain(x));
+  ag::ops::set_kernel_isa(saved);
+}
+
 void register_benchmarks() {
   Inputs& in = inputs();
   auto add = [](const std::string& name, auto fn, benchmark::TimeUnit unit) {
@@ -590,6 +606,11 @@ void register_benchmarks() {
 #endif
   add("dense/eager", bm_dense_eager, kMicrosecond);
   add("dense/graph", bm_dense_graph, kMicrosecond);
+
+  for (ag::ops::Isa isa : ag::ops::supported_isas()) {
+    add(std::string("isa_chain_f32_64k/graph_") + ag::ops::isa_name(isa),
+        [isa](benchmark::State& s) { bm_isa_chain(s, isa); }, kMicrosecond);
+  }
 
   add("cache_hit/hand", bm_cache_hit_hand, kNanosecond);
   add("cache_hit/eager", bm_cache_hit_eager, kNanosecond);

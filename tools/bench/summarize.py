@@ -183,6 +183,21 @@ def speedup_row(res, label, benchmark, target, hand=None):
                verdict(value, target, at_least=True))
 
 
+def isa_row(res, label, workload, target):
+    """The widest instruction set's graph (graph_avx512, else graph_avx2)
+    against the baseline's (graph_baseline), in one run: what a portable
+    build gains from its multiversioned loops."""
+    baseline = res.time(workload + "/graph_baseline")
+    widest = [(isa, res.time(f"{workload}/graph_{isa}")) for isa in ("avx512", "avx2")]
+    widest = [(isa, t) for isa, t in widest if t is not None]
+    if baseline is None or not widest:
+        return None
+    isa, time = widest[0]
+    value = baseline / time
+    return Row(label, None, time, baseline, f"{value:.2f}x the baseline's speed ({isa})",
+               f"≥ {target:g}x", verdict(value, target, at_least=True))
+
+
 def sgemm_speed_row(res, label, workload, target):
     """The graph's speed as a fraction of the fastest <workload>/sgemm_* row:
     a matrix product of the same multiply-adds."""
@@ -248,6 +263,8 @@ def other_rows(res):
         ratio_row(res, "power float32 (100 chained 10x10 matmuls)", "power_f32", 3),
         overhead_row(res, "MSE, int32, length 5", "mse_i32_5", 500),
         ratio_row(res, "dense 256x512 · 512x512 + bias", "dense", 1.1),
+        isa_row(res, "fused elementwise chain, float32 64K: widest vectors against SSE2",
+                "isa_chain_f32_64k", 2),
         ratio_row(res, "Conv2D(100, 3) on [1, 200, 200, 100] (7.1 GFLOP)", "conv_guide", 1.1),
         sgemm_speed_row(res, "Conv2D(100, 3), against a matrix product of its size",
                         "conv_guide", 0.7),

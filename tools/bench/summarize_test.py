@@ -175,6 +175,23 @@ class SummarizeTest(unittest.TestCase):
                       "library's speed; the hand rows, fastest first: oneDNN 100 ms, "
                       "im2col + OpenBLAS sgemm 150 ms.", summarize.summary(res))
 
+    def test_widest_instruction_set_against_the_baseline(self):
+        def row(name, us):
+            return {"name": name, "run_name": name, "run_type": "iteration", "time_unit": "us",
+                    "cpu_time": us, "real_time": us}
+        label = "fused elementwise chain, float32 64K: widest vectors against SSE2"
+        both = summarize.Results([{"benchmarks": [
+            row("isa_chain_f32_64k/graph_baseline", 90.0), row("isa_chain_f32_64k/graph_avx2", 40.0),
+            row("isa_chain_f32_64k/graph_avx512", 30.0)]}])
+        widest = {r.workload: r for r in summarize.other_rows(both)}[label]
+        self.assertEqual((widest.figure, widest.result),
+                         ("3.00x the baseline's speed (avx512)", "met"))
+        avx2_only = summarize.Results([{"benchmarks": [
+            row("isa_chain_f32_64k/graph_baseline", 90.0), row("isa_chain_f32_64k/graph_avx2", 60.0)]}])
+        slow = {r.workload: r for r in summarize.other_rows(avx2_only)}[label]
+        self.assertEqual((slow.figure, slow.target), ("1.50x the baseline's speed (avx2)", "≥ 2x"))
+        self.assertNotEqual(slow.result, "met")
+
     def test_readme_rewritten_between_the_markers_only(self):
         with tempfile.TemporaryDirectory() as tmp:
             readme = os.path.join(tmp, "README.md")
