@@ -99,12 +99,20 @@ std::vector<Tensor> import_shape(NodeContext& ctx) {
   auto clamp = [&](int64_t i) { return std::clamp(i < 0 ? i + rank : i, int64_t{0}, rank); };
   const int64_t start = clamp(ctx.attr_int("start", 0));
   const int64_t end = clamp(ctx.attr_int("end", rank));
-  Tensor dims = shape(x, int64);
+  // Static dims are a constant, so that what is computed from them (a
+  // Reshape's shape, a Slice's bounds: Shape -> Gather -> Concat) is known
+  // while the model is traced; unknown ones are read when it runs.
+  const std::span<const int64_t> known = x.shape().dims();
+  Tensor dims = x.shape().is_fully_defined()
+                    ? constant(std::vector<int64_t>(known.begin(), known.end()), Shape{rank})
+                    : shape(x, int64);
   if (start == 0 && end == rank) return {dims};
   return {slice(dims, {start}, {std::max<int64_t>(0, end - start)})};
 }
 
 std::vector<Tensor> import_size(NodeContext& ctx) {
+  const Shape& s = ctx.input(0).shape();
+  if (s.is_fully_defined()) return {Tensor(s.num_elements())};  // a constant, as Shape's
   return {size(ctx.input(0), int64)};
 }
 
