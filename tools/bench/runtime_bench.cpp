@@ -608,7 +608,8 @@ void register_benchmarks() {
   add("dense/graph", bm_dense_graph, kMicrosecond);
 
   for (ag::ops::Isa isa : ag::ops::supported_isas()) {
-    add(std::string("isa_chain_f32_64k/graph_") + ag::ops::isa_name(isa),
+    add(
+        std::string("isa_chain_f32_64k/graph_") + ag::ops::isa_name(isa),
         [isa](benchmark::State& s) { bm_isa_chain(s, isa); }, kMicrosecond);
   }
 
