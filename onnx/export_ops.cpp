@@ -47,6 +47,15 @@
 //     trailing axis of 1 (a negative id, an error for us, would count from
 //     the end there). Where the output's shape is not static, the zeros'
 //     dims are computed when the model runs, which our importer cannot load.
+//   tile: Tile; reverse: Slice with step -1 on each axis; gather_nd,
+//     tensor_scatter_nd_update/add: GatherND and ScatterND (reduction add)
+//     of int64 indices (ONNX would count negative ones from the end; ours
+//     are errors); a scatter with batch dims (gather_nd's gradient) puts
+//     each tuple's batch coordinates in front of it (a constant: the
+//     tuples' dims must be static).
+//   argsort: TopK's indices, cast to int32 (TopK breaks ties by index too).
+//   cumprod: ONNX has none; a Mul per row along the axis (its length must be
+//     static), the rows sliced and the products concatenated.
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -191,6 +200,18 @@ struct OpExport {
     return true;
   }
   [[noreturn]] std::vector<std::string> tensor_array_write();
+  // Layout and selection.
+  std::vector<std::string> tile() {
+    if (attrs.ints.empty()) return unary("Identity");  // a scalar, which Tile needs not take
+    return {e.op("Tile", {in[0], ex.int64s(attrs.ints)})};
+  }
+  std::vector<std::string> reverse();
+  std::vector<std::string> gather_nd();
+  std::vector<std::string> scatter_nd_update() { return scatter_nd("none"); }
+  std::vector<std::string> scatter_nd_add() { return scatter_nd("add"); }
+  std::vector<std::string> scatter_nd(const char* reduction);
+  std::vector<std::string> argsort();
+  std::vector<std::string> cumprod();
 
   // Convolutions' shared parts.
   std::string to_channels_first(const std::string& x, int rank, bool inverse);
@@ -614,6 +635,120 @@ std::vector<std::string> OpExport::conv_transpose() {
   set_conv_attrs(node, g, true);
   set_ints(node, "output_padding", output_padding);
   return {a.channels_first ? dx : to_channels_first(dx, a.rank, true)};
+}
+
+// Slice with step -1 over each axis, from its last element past its first.
+std::vector<std::string> OpExport::reverse() {
+  if (attrs.ints.empty()) return unary("Identity");
+  const size_t count = attrs.ints.size();
+  return {
+      e.op("Slice", {in[0], ex.int64s(std::vector<int64_t>(count, -1)),
+                     ex.int64s(std::vector<int64_t>(count, std::numeric_limits<int64_t>::min())),
+                     ex.int64s(attrs.ints), ex.int64s(std::vector<int64_t>(count, -1))})};
+}
+
+// ONNX's GatherND and ScatterND take int64 indices only.
+std::vector<std::string> OpExport::gather_nd() {
+  const bool int64_indices = body.type_of(n.inputs[1]).dtype == DType::int64;
+  std::string out;
+  set_int(
+      e.with_attrs("GatherND", {in[0], int64_indices ? in[1] : e.cast(in[1], DType::int64)}, out),
+      "batch_dims", attrs.axis);
+  return {out};
+}
+
+// ScatterND has no batch dims (our scatters have them as gather_nd's
+// gradient): each index tuple gets its batch position's coordinates in
+// front, a constant where the tuples' dims are static.
+std::vector<std::string> OpExport::scatter_nd(const char* reduction) {
+  const bool int64_indices = body.type_of(n.inputs[1]).dtype == DType::int64;
+  std::string indices = int64_indices ? in[1] : e.cast(in[1], DType::int64);
+  if (attrs.axis != 0) {
+    const Shape& shape = body.type_of(n.inputs[1]).shape;
+    Shape tuples(shape.dims().first(size_t(shape.rank() - 1)));
+    if (!tuples.is_fully_defined())
+      return not_exported("has batch dims and index tuples of a shape unknown when traced");
+    const auto batch_dims = int(attrs.axis);
+    std::vector<int64_t> coordinates;
+    for (int64_t t = 0; t < tuples.num_elements(); ++t) {
+      std::vector<int64_t> at(size_t(tuples.rank()));
+      for (int64_t d = tuples.rank() - 1, rest = t; d >= 0; --d) {
+        at[size_t(d)] = rest % tuples[int(d)];
+        rest /= tuples[int(d)];
+      }
+      coordinates.insert(coordinates.end(), at.begin(), at.begin() + batch_dims);
+    }
+    Shape grid_shape = tuples;
+    grid_shape.push_back(batch_dims);
+    const std::string grid =
+        ex.constant(ag::constant(coordinates, grid_shape), "batch_coordinates");
+    std::string full;
+    set_int(e.with_attrs("Concat", {grid, indices}, full), "axis", -1);
+    indices = full;
+  }
+  std::string out;
+  ::onnx::NodeProto& node = e.with_attrs("ScatterND", {in[0], indices, in[2]}, out);
+  if (std::string_view(reduction) != "none") set_string(node, "reduction", reduction);
+  return {out};
+}
+
+// TopK's indices (k of them, or the axis's length) cast to int32. TopK
+// breaks ties by the lower index, as argsort does.
+std::vector<std::string> OpExport::argsort() {
+  const Shape& shape = body.type_of(n.inputs[0]).shape;
+  const int64_t axis = attrs.axis < 0 ? attrs.axis + shape.rank() : attrs.axis;
+  std::string k;
+  if (attrs.ints[1] >= 0 || shape[int(axis)] != kUnknownDim) {
+    k = ex.int64s({attrs.ints[1] >= 0 ? attrs.ints[1] : shape[int(axis)]});
+  } else {
+    ::onnx::NodeProto& length = e.with_attrs("Shape", {in[0]}, k);
+    set_int(length, "start", axis);
+    set_int(length, "end", axis + 1);
+  }
+  const std::vector<std::string> outs = ex.node(e.g, "TopK", {in[0], k}, 2);
+  ::onnx::NodeProto& node = *e.g.mutable_node(e.g.node_size() - 1);
+  set_int(node, "axis", axis);
+  set_int(node, "largest", attrs.ints[0]);
+  set_int(node, "sorted", 1);
+  return {e.cast(outs[1], DType::int32)};
+}
+
+// ONNX has no cumulative product: the rows along the axis (a static
+// length) multiplied one by one in the scan's order, then concatenated.
+std::vector<std::string> OpExport::cumprod() {
+  const Shape& shape = body.type_of(n.inputs[0]).shape;
+  const int64_t axis = attrs.axis < 0 ? attrs.axis + shape.rank() : attrs.axis;
+  const int64_t length = shape[int(axis)];
+  if (length == kUnknownDim) return not_exported("runs along an axis of unknown length");
+  if (length == 0) return unary("Identity");
+  const bool exclusive = attrs.ints[0] != 0, reverse = attrs.ints[1] != 0;
+  auto row = [&](int64_t i) {
+    return e.op("Slice", {in[0], ex.int64s({i}), ex.int64s({i + 1}), ex.int64s({axis})});
+  };
+  // An exclusive scan starts from ones of a row's shape: constant dims where
+  // they are static, which our importer needs.
+  Shape row_shape = shape;
+  row_shape.set_dim(int(axis), 1);
+  auto ones_row = [&](int64_t at) {
+    const std::string dims = row_shape.is_fully_defined()
+                                 ? ex.int64s({row_shape.begin(), row_shape.end()})
+                                 : e.op("Shape", {row(at)});
+    return e.op("Expand", {number(1), dims});
+  };
+  std::vector<std::string> rows(static_cast<size_t>(length));
+  for (int64_t step = 0; step < length; ++step) {
+    const int64_t at = reverse ? length - 1 - step : step;
+    const int64_t before = reverse ? at + 1 : at - 1;
+    if (step == 0) {
+      rows[size_t(at)] = exclusive ? ones_row(at) : row(at);
+    } else {
+      rows[size_t(at)] = e.op("Mul", {rows[size_t(before)], row(exclusive ? before : at)});
+    }
+  }
+  if (length == 1) return {rows[0]};
+  std::string out;
+  set_int(e.with_attrs("Concat", rows, out), "axis", axis);
+  return {out};
 }
 
 // export_array_op (onnx/export_sequences.cpp) writes TensorArray writes as

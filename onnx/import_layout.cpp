@@ -265,34 +265,42 @@ std::vector<Tensor> import_gather(NodeContext& ctx) {
   return {gather(data, from_end(ctx.input(1), data, axis), axis)};
 }
 
-// Two forms. With reduction "add" and indices [..., 1] (how we export
-// unsorted_segment_sum): data plus the updates summed into its rows, by
-// unsorted_segment_sum. Without a reduction, writes of whole rows: indices
-// [k, 1], updates [k, row...], each the write of a TensorArray holding
-// `data` (our tensor_array_write op).
+namespace {
+
+// ONNX counts negative coordinates of GatherND and ScatterND from the end of
+// their dims (first_dim on); the dims are read at run time where unknown.
+// Indices our ops would reject anyway pass through, for their error.
+Tensor coordinates_from_end(const Tensor& indices, const Tensor& data, int64_t first_dim) {
+  const Tensor index = cast(indices, int64);
+  if (index.rank() < 1 || data.rank() < 0) return index;
+  const int64_t depth = index.shape().dim(-1);
+  if (depth == kUnknownDim || first_dim < 0 || first_dim + depth > data.rank()) return index;
+  const Tensor dims = slice(shape(data, int64), {first_dim}, {depth});
+  return where(less(index, 0), index + dims, index);
+}
+
+}  // namespace
+
+std::vector<Tensor> import_gather_nd(NodeContext& ctx) {
+  const Tensor& data = ctx.input(0);
+  const int64_t batch_dims = ctx.attr_int("batch_dims", 0);
+  return {gather_nd(data, coordinates_from_end(ctx.input(1), data, batch_dims), batch_dims)};
+}
+
+// Our tensor_scatter_nd_add for reduction "add". Without a reduction, writes
+// of whole rows (indices [k, 1]) are the writes of a TensorArray holding
+// `data` (our tensor_array_write op, in place in a loop); other indices are
+// our tensor_scatter_nd_update.
 std::vector<Tensor> import_scatter_nd(NodeContext& ctx) {
   const std::string reduction = ctx.attr_string("reduction", "none");
   const Tensor& data = ctx.input(0);
-  if (reduction == "add") {
-    const Tensor& indices = ctx.input(1);
-    if (indices.rank() < 1 || indices.shape()[indices.rank() - 1] != 1 || data.rank() < 1) {
-      ctx.unsupported(
-          "reduction 'add' is supported into rows only (indices of shape [..., 1]), "
-          "got indices of shape " +
-          indices.shape().to_string() + " into data of rank " + std::to_string(data.rank()));
-    }
-    const Tensor rows = from_end(squeeze(indices, {-1}), data, 0);
-    const Tensor length = gather(shape(data, DType::int64), Tensor(int64_t{0}));
-    return {data + unsorted_segment_sum(ctx.input(2), rows, length)};
-  }
+  if (reduction == "add")
+    return {tensor_scatter_nd_add(data, coordinates_from_end(ctx.input(1), data, 0), ctx.input(2))};
   if (reduction != "none") ctx.unsupported("reduction '" + reduction + "'");
   const Shape& indices_shape = ctx.static_shape(1, "ScatterND");
-  if (indices_shape.rank() != 2 || indices_shape[1] != 1 || data.rank() < 1) {
-    ctx.unsupported(
-        "only writes of rows are supported (indices of shape [k, 1]), got indices of "
-        "shape " +
-        indices_shape.to_string() + " into data of rank " + std::to_string(data.rank()));
-  }
+  if (indices_shape.rank() != 2 || indices_shape[1] != 1 || data.rank() < 1)
+    return {
+        tensor_scatter_nd_update(data, coordinates_from_end(ctx.input(1), data, 0), ctx.input(2))};
   const Tensor rows = from_end(reshape(ctx.input(1), {indices_shape[0]}), data, 0);
   TensorArray array(data.dtype());
   array.unstack(data);
@@ -301,30 +309,104 @@ std::vector<Tensor> import_scatter_nd(NodeContext& ctx) {
   return {array.stack()};
 }
 
-// out[i0, .., ik, ..] = data[i0, .., indices[i0, .., ik, ..], ..] with k the
-// axis: one gather from the flattened data at offset(position) + index * stride.
-std::vector<Tensor> import_gather_elements(NodeContext& ctx) {
-  const Shape& data = ctx.static_shape(0, "GatherElements");
-  const Shape& shape = ctx.static_shape(1, "GatherElements");
+namespace {
+
+// For GatherElements and ScatterElements: the coordinates into data of each
+// position [i0, .., ik, ..] of indices (k the axis), [i0, .., indices[i0,
+// .., ik, ..], ..], ONNX's negative indices counted from the end: a tensor
+// of indices' shape plus a last dim of data's rank, for our gather_nd and
+// scatters, which check every coordinate.
+Tensor element_coordinates(NodeContext& ctx, std::string_view op) {
+  const Shape& data = ctx.static_shape(0, op);
+  const Shape& shape = ctx.static_shape(1, op);
   const int rank = data.rank();
-  if (shape.rank() != rank) ctx.invalid("data and indices must have one rank");
+  if (shape.rank() != rank || rank < 1)
+    ctx.invalid("data and indices must have one rank, 1 or more");
   const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), rank, "axis");
-  std::vector<int64_t> strides(size_t(rank), 1);
-  for (int i = rank - 2; i >= 0; --i) strides[size_t(i)] = strides[size_t(i + 1)] * data[i + 1];
-  // The offset of each position of `indices`, with its index along the axis left out.
-  std::vector<int64_t> offsets(size_t(shape.num_elements()));
-  for (size_t flat = 0; flat < offsets.size(); ++flat) {
-    int64_t rest = int64_t(flat), offset = 0;
+  // Each position's own coordinates, 0 along the axis.
+  std::vector<int64_t> positions(size_t(shape.num_elements() * rank));
+  for (int64_t flat = 0; flat < shape.num_elements(); ++flat) {
+    int64_t rest = flat;
     for (int i = rank - 1; i >= 0; --i) {
-      if (i != axis) offset += (rest % shape[i]) * strides[size_t(i)];
+      if (i != axis) positions[size_t(flat * rank + i)] = rest % shape[i];
       rest /= shape[i];
     }
-    offsets[flat] = offset;
   }
+  Shape coordinates_shape = shape;
+  coordinates_shape.push_back(rank);
+  std::vector<int64_t> along_axis(size_t(rank), 0);
+  along_axis[size_t(axis)] = 1;
   Tensor index = cast(ctx.input(1), int64);
   index = where(less(index, 0), index + data[int(axis)], index);
-  Tensor linear = constant(offsets, shape) + index * strides[size_t(axis)];
-  return {gather(reshape(ctx.input(0), {-1}), linear)};
+  return constant(positions, coordinates_shape) +
+         expand_dims(index, -1) * constant(along_axis, Shape{rank});
+}
+
+}  // namespace
+
+std::vector<Tensor> import_gather_elements(NodeContext& ctx) {
+  return {gather_nd(ctx.input(0), element_coordinates(ctx, "GatherElements"))};
+}
+
+// ScatterElements, and Scatter (its name before opset 11): our
+// tensor_scatter_nd_update, or _add for reduction "add", at each position's
+// coordinates.
+std::vector<Tensor> import_scatter_elements(NodeContext& ctx) {
+  const std::string reduction = ctx.attr_string("reduction", "none");
+  if (reduction != "none" && reduction != "add") ctx.unsupported("reduction '" + reduction + "'");
+  const Tensor coordinates = element_coordinates(ctx, ctx.node().op_type());
+  if (reduction == "add") return {tensor_scatter_nd_add(ctx.input(0), coordinates, ctx.input(2))};
+  return {tensor_scatter_nd_update(ctx.input(0), coordinates, ctx.input(2))};
+}
+
+// TopK: our argsort's first K indices along the axis and the values there,
+// gathered along the last axis (the axis swapped there and back).
+std::vector<Tensor> import_top_k(NodeContext& ctx) {
+  Tensor x = ctx.input(0);
+  if (x.rank() < 1) ctx.invalid("the input must have rank 1 or more");
+  const int64_t k = ctx.opset() < 10 ? ctx.attr_int("k") : ctx.constant_ints(1, "K").at(0);
+  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", -1), x.rank(), "axis");
+  const int64_t last = x.rank() - 1;
+  std::vector<int64_t> perm(static_cast<size_t>(x.rank()));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[size_t(axis)], perm.back());
+  if (axis != last) x = transpose(x, perm);
+  ops::Attrs attrs;
+  attrs.axis = -1;
+  attrs.ints = {ctx.attr_int("largest", 1) != 0 ? 1 : 0, k};
+  const Tensor order = ops::apply(ops::OpId::Argsort, {x}, attrs);
+  Tensor values = gather_nd(x, expand_dims(order, -1), last);
+  Tensor indices = cast(order, int64);
+  if (axis != last) {
+    values = transpose(values, perm);
+    indices = transpose(indices, perm);
+  }
+  return {values, indices};
+}
+
+// ReverseSequence: the input gathered (gather_nd) at, for each position of
+// its time and batch dims, the time step lengths[b] - 1 - t where t <
+// lengths[b], else t.
+std::vector<Tensor> import_reverse_sequence(NodeContext& ctx) {
+  const Shape& shape = ctx.static_shape(0, "ReverseSequence");
+  const int64_t time_axis = ctx.attr_int("time_axis", 0);
+  const int64_t batch_axis = ctx.attr_int("batch_axis", 1);
+  if (shape.rank() < 2 || time_axis + batch_axis != 1 || time_axis * batch_axis != 0)
+    ctx.invalid(
+        "time_axis and batch_axis must be 0 and 1, in either order, of an input of rank 2 or more");
+  std::vector<int64_t> time_at, batch_at;
+  for (int64_t i = 0; i < shape[0]; ++i) {
+    for (int64_t j = 0; j < shape[1]; ++j) {
+      time_at.push_back(time_axis == 0 ? i : j);
+      batch_at.push_back(time_axis == 0 ? j : i);
+    }
+  }
+  const Shape grid{shape[0], shape[1]};
+  const Tensor t = constant(time_at, grid), b = constant(batch_at, grid);
+  const Tensor lengths = gather(cast(ctx.input(1), int64), b);
+  const Tensor source = where(less(t, lengths), lengths - 1 - t, t);
+  const Tensor coordinates = time_axis == 0 ? stack({source, b}, -1) : stack({b, source}, -1);
+  return {gather_nd(ctx.input(0), coordinates)};
 }
 
 // The upper (upper=1) or lower triangle of the last two dims from diagonal k.
@@ -398,6 +480,21 @@ std::vector<Tensor> import_pad(NodeContext& ctx) {
   return {pad(x, paddings, mode, pad_constant(ctx))};
 }
 
+namespace {
+
+// Whether Slice's bounds take a whole axis backwards (how ag::onnx::save
+// writes reverse): step -1 from the last element (-1, or a start at or past
+// it) to past the first (an end before -length; INT_MIN or less where the
+// length is unknown).
+bool reverses_whole_axis(int64_t start, int64_t end, int64_t step, int64_t dim) {
+  constexpr int64_t kFar = std::numeric_limits<int32_t>::max();
+  if (step != -1) return false;
+  const bool from_last = start == -1 || start >= (dim == kUnknownDim ? kFar : dim - 1);
+  return from_last && end <= (dim == kUnknownDim ? -kFar - 1 : -dim - 1);
+}
+
+}  // namespace
+
 std::vector<Tensor> import_slice(NodeContext& ctx) {
   std::vector<int64_t> starts, ends, axes, steps;
   if (ctx.opset() < 10) {
@@ -423,6 +520,10 @@ std::vector<Tensor> import_slice(NodeContext& ctx) {
     const int64_t axis = ctx.normalize_axis(axes[k], rank, "axis");
     const int64_t dim = x.shape()[int(axis)];
     const int64_t step = steps[k];
+    if (reverses_whole_axis(starts[k], ends[k], step, dim)) {
+      x = reverse(x, {axis});
+      continue;
+    }
     if (dim == kUnknownDim) {
       // From a non-negative start to the end (an end of INT_MAX or more, as
       // exporters write it) needs no length; a start past the end is then a
@@ -485,15 +586,7 @@ std::vector<Tensor> import_split(NodeContext& ctx) {
 }
 
 std::vector<Tensor> import_tile(NodeContext& ctx) {
-  Tensor x = ctx.input(0);
-  std::vector<int64_t> repeats = ctx.constant_ints(1, "repeats");
-  if (int64_t(repeats.size()) != x.rank()) ctx.invalid("repeats must have one entry per axis");
-  for (size_t axis = 0; axis < repeats.size(); ++axis) {
-    if (repeats[axis] < 0) ctx.invalid("repeats must not be negative");
-    if (repeats[axis] == 1) continue;
-    x = concat(std::vector<Tensor>(size_t(repeats[axis]), x), int64_t(axis));
-  }
-  return {x};
+  return {tile(ctx.input(0), ctx.constant_ints(1, "repeats"))};
 }
 
 std::vector<Tensor> import_matmul(NodeContext& ctx) {

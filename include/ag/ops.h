@@ -401,6 +401,70 @@ Tensor pad(const Tensor& tensor, const std::vector<std::pair<int64_t, int64_t>>&
            std::string_view mode = "CONSTANT", double constant_values = 0,
            CallSite site = CallSite::current());
 
+// ---- Layout and selection -------------------------------------------------------
+// As TensorFlow's ops of the same names. Indices are int32 or int64; an
+// index out of range is an InvalidArgumentError naming it, eagerly and when
+// a graph runs.
+// tf.tile: `input` repeated multiples[d] (>= 0) times along each dim d.
+Tensor tile(const Tensor& input, std::vector<int64_t> multiples,
+            CallSite site = CallSite::current());
+// tf.reverse: the order of the elements along each of `axis` (distinct,
+// negative ones counted from the end) reversed.
+Tensor reverse(const Tensor& tensor, std::vector<int64_t> axis,
+               CallSite site = CallSite::current());
+// tf.split: `value` cut along `axis` into num_or_size_splits equal parts, or
+// into parts of the sizes given (one may be -1: the rest). A braced single
+// size, split(x, {4}), is a count: write std::vector<int64_t>{4} for a size.
+// The axis's length must be known while tracing. Each part is a slice.
+std::vector<Tensor> split(const Tensor& value, int64_t num_or_size_splits, int64_t axis = 0,
+                          CallSite site = CallSite::current());
+std::vector<Tensor> split(const Tensor& value, std::vector<int64_t> size_splits, int64_t axis = 0,
+                          CallSite site = CallSite::current());
+// tf.repeat: each element along `axis` repeated `repeats` times, or
+// repeats[i] times for element i; without an axis, of the flattened input.
+// A gather at the repeated indices.
+Tensor repeat(const Tensor& input, std::vector<int64_t> repeats,
+              std::optional<int64_t> axis = std::nullopt, CallSite site = CallSite::current());
+Tensor repeat(const Tensor& input, int64_t repeats, std::optional<int64_t> axis = std::nullopt,
+              CallSite site = CallSite::current());
+// tf.gather_nd: the last dim of `indices` holds k coordinates into the dims
+// of `params` after its first batch_dims (which indices shares); each
+// index tuple gives the slice of params' dims after those: the result has
+// shape indices.shape[:-1] + params.shape[batch_dims + k:].
+Tensor gather_nd(const Tensor& params, const Tensor& indices, int64_t batch_dims = 0,
+                 CallSite site = CallSite::current());
+// tf.tensor_scatter_nd_update and _add: `tensor` with the slices that
+// gather_nd(tensor, indices) would read replaced by (or added to) `updates`,
+// of shape indices.shape[:-1] + tensor.shape[k:]. Of repeated indices, the
+// last update wins (update) or all add up (add).
+Tensor tensor_scatter_nd_update(const Tensor& tensor, const Tensor& indices, const Tensor& updates,
+                                CallSite site = CallSite::current());
+Tensor tensor_scatter_nd_add(const Tensor& tensor, const Tensor& indices, const Tensor& updates,
+                             CallSite site = CallSite::current());
+// tf.scatter_nd: tensor_scatter_nd_add into zeros of `shape`.
+Tensor scatter_nd(const Tensor& indices, const Tensor& updates, std::vector<int64_t> shape,
+                  CallSite site = CallSite::current());
+// tf.argsort and tf.sort along `axis`, direction "ASCENDING" or
+// "DESCENDING"; numbers only. Equal values keep the order of their indices
+// (every sort is stable: `stable` is accepted for TensorFlow's signature)
+// and NaN sorts above every number. argsort's indices are int32.
+Tensor argsort(const Tensor& values, int64_t axis = -1, std::string_view direction = "ASCENDING",
+               bool stable = false, CallSite site = CallSite::current());
+Tensor sort(const Tensor& values, int64_t axis = -1, std::string_view direction = "ASCENDING",
+            CallSite site = CallSite::current());
+// tf.math.top_k: the k largest entries along the last axis, largest first
+// (equal ones by index; `sorted` is accepted for TensorFlow's signature),
+// and their int32 indices: auto [values, indices] = ag::top_k(x, 2).
+struct TopKResult {
+  Tensor values;
+  Tensor indices;
+};
+TopKResult top_k(const Tensor& input, int64_t k = 1, bool sorted = true,
+                 CallSite site = CallSite::current());
+// tf.math.cumprod: running products along `axis`, as cumsum's sums.
+Tensor cumprod(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool reverse = false,
+               CallSite site = CallSite::current());
+
 }  // namespace api
 
 // ---- Operators --------------------------------------------------------------

@@ -114,6 +114,44 @@ void expect_close(const Tensor& actual, const Tensor& expected, double tolerance
     EXPECT_NEAR(a[k], e[k], tolerance * (1 + std::abs(e[k]))) << what << " element " << k;
 }
 
+// tile, reverse, gather_nd (also as sort's and top_k's values), the
+// scatters and cumprod. Random inputs have no ties for the sorts.
+void add_selection_cases(std::vector<GradCase>& c) {
+  auto one = [&](const std::string& op, std::vector<Shape> shapes,
+                 std::function<Tensor(const Tensors&)> f) {
+    c.push_back({op, std::move(shapes), std::move(f)});
+  };
+  one("tile", {{2, 3}}, [](const Tensors& x) { return ag::tile(x[0], {2, 1}); });
+  one("tile", {{2, 1, 3}}, [](const Tensors& x) { return ag::tile(x[0], {1, 3, 2}); });
+  one("reverse", {{2, 3, 4}}, [](const Tensors& x) { return ag::reverse(x[0], {0, -1}); });
+  // Repeated rows, single elements, a batch dim.
+  one("gather_nd", {{4, 3}},
+      [](const Tensors& x) { return ag::gather_nd(x[0], ag::constant({{2}, {0}, {2}})); });
+  one("gather_nd", {{3, 4}},
+      [](const Tensors& x) { return ag::gather_nd(x[0], ag::constant({{2, 1}, {0, 3}})); });
+  one("gather_nd", {{2, 3, 4}}, [](const Tensors& x) {
+    return ag::gather_nd(x[0], ag::constant({{{1}, {1}}, {{0}, {2}}}), 1);
+  });
+  one("gather_nd", {{3, 5}}, [](const Tensors& x) { return ag::top_k(x[0], 2).values; });
+  one("gather_nd", {{4, 3}}, [](const Tensors& x) { return ag::sort(x[0], 0, "DESCENDING"); });
+  one("tensor_scatter_nd_update", {{4, 3}, {2, 3}}, [](const Tensors& x) {
+    return ag::tensor_scatter_nd_update(x[0], ag::constant({{1}, {3}}), x[1]);
+  });
+  one("tensor_scatter_nd_add", {{4, 3}, {3, 3}}, [](const Tensors& x) {
+    return ag::tensor_scatter_nd_add(x[0], ag::constant({{1}, {1}, {3}}), x[1]);
+  });
+  for (bool exclusive : {false, true}) {
+    for (bool reverse : {false, true}) {
+      c.push_back({"cumprod",
+                   {Shape{3, 4}},
+                   [exclusive, reverse](const Tensors& x) {
+                     return ag::cumprod(x[0], 1, exclusive, reverse);
+                   },
+                   {Domain::AwayFromZero}});
+    }
+  }
+}
+
 std::vector<GradCase> make_cases() {
   using D = Domain;
   std::vector<GradCase> c;
@@ -364,6 +402,7 @@ std::vector<GradCase> make_cases() {
                }});
   c.push_back(
       {"slice", {Shape{3, 4}}, [](const Tensors& x) { return ag::slice(x[0], {1, 1}, {2, -1}); }});
+  add_selection_cases(c);
   return c;
 }
 
@@ -433,7 +472,7 @@ TEST(OpGradientCoverage, NotDifferentiableOpsAreTheExpectedOnes) {
       "shape",          "size",          "rank",          "dim",         "range",
       "random_uniform", "random_normal", "zeros",         "logical_xor", "bitwise_and",
       "bitwise_or",     "bitwise_xor",   "invert",        "left_shift",  "right_shift",
-      "is_nan",         "is_inf",        "is_finite"};
+      "is_nan",         "is_inf",        "is_finite",     "argsort"};
   EXPECT_EQ(marked, expected);
 }
 

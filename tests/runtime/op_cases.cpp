@@ -97,6 +97,99 @@ void add_unary(std::vector<OpCase>& cases, const std::string& name, UnaryFn fn,
                    [fn](const Tensors& x) { return as_intermediate(fn(x[0], {})); }});
 }
 
+// An int32 or int64 constant of index values.
+Tensor index_constant(const std::vector<int32_t>& values, Shape shape, DType dtype) {
+  return ag::cast(ag::constant(values, shape), dtype);
+}
+
+// tile, reverse, split, repeat, gather_nd and the scatters.
+void add_layout_selection_cases(std::vector<OpCase>& c) {
+  auto one = [&](const std::string& name, std::vector<DType> dtypes, Shape shape,
+                 std::function<Tensor(const Tensor&)> f) {
+    c.push_back(
+        {name, std::move(dtypes), samples({shape}), [f](const Tensors& x) { return f(x[0]); }});
+  };
+  one("tile", kAll, {2, 3}, [](const Tensor& x) { return ag::tile(x, {2, 3}); });
+  one("tile_inner", kAll, {2, 1, 3}, [](const Tensor& x) { return ag::tile(x, {1, 4, 2}); });
+  one("tile_scalar", kAll, {}, [](const Tensor& x) { return as_intermediate(ag::tile(x, {})); });
+  one("reverse", kAll, {2, 3, 4}, [](const Tensor& x) { return ag::reverse(x, {0, -1}); });
+  one("reverse_middle", kAll, {2, 3, 4}, [](const Tensor& x) { return ag::reverse(x, {1}); });
+  one("split_even", kAll, {2, 6, 2}, [](const Tensor& x) {
+    const Tensors parts = ag::split(x, 3, 1);
+    return ag::concat({parts[2], parts[0]}, 1);
+  });
+  one("split_sizes", kAll, {5, 2}, [](const Tensor& x) {
+    const Tensors parts = ag::split(x, std::vector<int64_t>{1, -1, 2});
+    return ag::concat({parts[2], parts[1]}, 0);
+  });
+  one("repeat_each", kAll, {2, 3}, [](const Tensor& x) { return ag::repeat(x, {1, 0, 2}, 1); });
+  one("repeat_flat", kAll, {2, 3}, [](const Tensor& x) { return ag::repeat(x, 2); });
+  for (DType index_dtype : {ag::int32, ag::int64}) {
+    const std::string suffix = "_" + std::string(ag::dtype_name(index_dtype));
+    auto with_indices = [&](const std::string& name, std::vector<DType> dtypes,
+                            std::vector<Shape> shapes, std::vector<int32_t> index,
+                            Shape index_shape,
+                            std::function<Tensor(const Tensors&, const Tensor&)> f) {
+      const Tensor indices = index_constant(index, index_shape, index_dtype);
+      c.push_back({name + suffix, std::move(dtypes), samples(std::move(shapes)),
+                   [f, indices](const Tensors& x) { return f(x, indices); }});
+    };
+    with_indices("gather_nd_rows", kAll, {{3, 4, 2}}, {2, 1, 0, 3}, {2, 2},
+                 [](const Tensors& x, const Tensor& i) { return ag::gather_nd(x[0], i); });
+    with_indices("gather_nd_elements", kAll, {{3, 4}}, {2, 1, 0, 3, 2, 1}, {3, 2},
+                 [](const Tensors& x, const Tensor& i) { return ag::gather_nd(x[0], i); });
+    with_indices("gather_nd_batch_dims", kAll, {{2, 3, 4}}, {1, 2, 0, 0}, {2, 2, 1},
+                 [](const Tensors& x, const Tensor& i) { return ag::gather_nd(x[0], i, 1); });
+    with_indices("tensor_scatter_nd_update_rows", kAll, {{4, 3}, {2, 3}}, {1, 3}, {2, 1},
+                 [](const Tensors& x, const Tensor& i) {
+                   return ag::tensor_scatter_nd_update(x[0], i, x[1]);
+                 });
+    with_indices("tensor_scatter_nd_update_elements", kAll, {{4, 3}, {2}}, {0, 1, 2, 2}, {2, 2},
+                 [](const Tensors& x, const Tensor& i) {
+                   return ag::tensor_scatter_nd_update(x[0], i, x[1]);
+                 });
+    // Repeated rows add up.
+    with_indices(
+        "tensor_scatter_nd_add", kNumeric, {{4, 3}, {3, 3}}, {1, 1, 3}, {3, 1},
+        [](const Tensors& x, const Tensor& i) { return ag::tensor_scatter_nd_add(x[0], i, x[1]); });
+    with_indices("scatter_nd", kNumeric, {{3, 2}}, {0, 2, 0}, {3, 1},
+                 [](const Tensors& x, const Tensor& i) { return ag::scatter_nd(i, x[0], {4, 2}); });
+  }
+}
+
+// argsort, sort, top_k and cumprod. The samples repeat values, so ties are
+// broken by index.
+void add_sorting_cases(std::vector<OpCase>& c) {
+  auto one = [&](const std::string& name, Shape shape, std::function<Tensor(const Tensor&)> f) {
+    c.push_back({name, kNumeric, samples({shape}), [f](const Tensors& x) { return f(x[0]); }});
+  };
+  one("argsort", {3, 5}, [](const Tensor& x) { return ag::argsort(x); });
+  one("argsort_axis0_descending", {4, 3},
+      [](const Tensor& x) { return ag::argsort(x, 0, "DESCENDING"); });
+  one("sort", {3, 5}, [](const Tensor& x) { return ag::sort(x); });
+  one("sort_axis0_descending", {4, 3, 2},
+      [](const Tensor& x) { return ag::sort(x, 0, "DESCENDING"); });
+  one("top_k_values", {3, 5}, [](const Tensor& x) { return ag::top_k(x, 2).values; });
+  one("top_k_indices", {2, 3, 6}, [](const Tensor& x) { return ag::top_k(x, 4).indices; });
+  one("top_k_vector", {7}, [](const Tensor& x) { return ag::top_k(x, 3).values; });
+  // The gradient of top_k's values: a scatter with batch dims.
+  c.push_back({"top_k_gradient", kFloating, samples({{2, 3, 5}}), [](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[0]);
+                 const Tensor y = ag::top_k(x[0], 2).values * 3.0;
+                 return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
+               }});
+  for (int64_t axis : {0, -1}) {
+    for (bool exclusive : {false, true}) {
+      for (bool reverse : {false, true}) {
+        one("cumprod_axis" + std::string(axis < 0 ? "m1" : "0") + (exclusive ? "_exclusive" : "") +
+                (reverse ? "_reverse" : ""),
+            {3, 4}, [=](const Tensor& x) { return ag::cumprod(x, axis, exclusive, reverse); });
+      }
+    }
+  }
+}
+
 std::vector<OpCase> make_cases() {
   std::vector<OpCase> c;
   // Elementwise binary (weak C++ scalars too).
@@ -541,6 +634,8 @@ std::vector<OpCase> make_cases() {
                  const Tensor y = ag::pad(x[0], {{1, 2}, {3, 0}, {1, 1}}, "SYMMETRIC") * x[1];
                  return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
                }});
+  add_layout_selection_cases(c);
+  add_sorting_cases(c);
   return c;
 }
 
