@@ -271,7 +271,7 @@ namespace {
 // their dims (first_dim on); the dims are read at run time where unknown.
 // Indices our ops would reject anyway pass through, for their error.
 Tensor coordinates_from_end(const Tensor& indices, const Tensor& data, int64_t first_dim) {
-  const Tensor index = cast(indices, int64);
+  Tensor index = cast(indices, int64);
   if (index.rank() < 1 || data.rank() < 0) return index;
   const int64_t depth = index.shape().dim(-1);
   if (depth == kUnknownDim || first_dim < 0 || first_dim + depth > data.rank()) return index;

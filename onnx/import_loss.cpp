@@ -30,7 +30,7 @@ Tensor weighted_negative_log_likelihood(NodeContext& ctx, const Tensor& log_prob
   Tensor weights = ctx.has_input(weight_input) ? gather(ctx.input(weight_input), labels)
                                                : cast(ones_like(target), log_probs.dtype());
   if (kept.defined()) weights = mul(weights, cast(kept, log_probs.dtype()));
-  const Tensor loss = mul(negative_log_likelihood(log_probs, labels, 1), weights);
+  Tensor loss = mul(negative_log_likelihood(log_probs, labels, 1), weights);
   if (reduction == "none") return loss;
   if (reduction == "sum") return reduce_sum(loss);
   return div(reduce_sum(loss), reduce_sum(weights));

@@ -55,14 +55,15 @@ void set_kernel_isa(Isa isa);
 
 // The table `table` of kernel_isa()'s namespace (ops/kernel_tables.h).
 #if defined(__x86_64__) && !defined(AG_SINGLE_ISA)
-#define AG_ISA_SELECT(table) ::ag::ops::select_for_isa(baseline::table, avx2::table, avx512::table)
+#define AG_ISA_SELECT(table) \
+  (*::ag::ops::select_for_isa(&baseline::table, &avx2::table, &avx512::table))
 #else
 #define AG_ISA_SELECT(table) (baseline::table)
 #endif
 
 namespace ag::ops {
 template <class Table>
-const Table& select_for_isa(const Table& baseline, const Table& avx2, const Table& avx512) {
+const Table* select_for_isa(const Table* baseline, const Table* avx2, const Table* avx512) {
   switch (kernel_isa()) {
     case Isa::kAvx512:
       return avx512;

@@ -112,7 +112,7 @@ ValueType infer_argsort(const InferContext& ctx) {
                                   std::to_string(n) + " of axis " + std::to_string(axis) +
                                   " (shape " + x.shape.to_list_string() + ")");
   }
-  if (n != kUnknownDim && n > std::numeric_limits<int32_t>::max())
+  if (n > std::numeric_limits<int32_t>::max())  // (an unknown length is -1)
     select::fail(ctx.op_name, "an axis of " + std::to_string(n) + " elements has no int32 indices");
   Shape out = x.shape;
   if (k >= 0) out.set_dim(axis, k);
