@@ -7,10 +7,7 @@
 // convolution of any size (the guide's: 7.1 GFLOP, 7.9 M elements moved).
 // Consecutive convolutions could keep the blocked layout between them; they
 // do not yet.
-#include <cstdlib>
-#include <map>
 #include <memory>
-#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +18,8 @@
 
 #if AG_GEMM_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "ops/onednn_primitives.h"
 #endif
 
 namespace ag::ops::conv_onednn {
@@ -29,6 +28,9 @@ namespace ag::ops::conv_onednn {
 namespace {
 
 using dnnl::memory;
+using onednn::engine;
+using onednn::scratch;
+using onednn::wrap;
 using Dims = memory::dims;
 
 enum class Pass : int64_t { forward, backward_input, backward_filter };
@@ -75,11 +77,6 @@ memory::desc filter_desc(const ConvGeometry& g) {
 
 memory::desc any_like(const memory::desc& d) {
   return memory::desc(d.dims(), memory::data_type::f32, memory::format_tag::any);
-}
-
-const dnnl::engine& engine() {
-  static const dnnl::engine cpu(dnnl::engine::kind::cpu, 0);
-  return cpu;
 }
 
 // The descriptors shared by the three passes of one geometry.
@@ -156,31 +153,6 @@ Compiled compile(const ConvGeometry& g, Pass pass) {
       pd, pd.src_desc(), pd.diff_weights_desc(), pd.diff_dst_desc());
 }
 
-std::vector<int64_t> cache_key(const ConvGeometry& g, Pass pass) {
-  std::vector<int64_t> key = {int64_t(pass), g.rank,         g.channels_first, g.batch,
-                              g.in_channels, g.out_channels, g.groups};
-  for (const auto* v : {&g.in, &g.kernel, &g.strides, &g.dilations, &g.pad_before, &g.pad_after})
-    key.insert(key.end(), v->begin(), v->end());
-  return key;
-}
-
-// This thread's primitives, by geometry and pass. A model has a few dozen;
-// past kMaxCached (shapes that change on every call) the cache starts over.
-constexpr size_t kMaxCached = 256;
-
-const Compiled& compiled(const ConvGeometry& g, Pass pass) {
-  thread_local std::map<std::vector<int64_t>, Compiled> cache;
-  std::vector<int64_t> key = cache_key(g, pass);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  if (cache.size() >= kMaxCached) cache.clear();
-  return cache.emplace(std::move(key), compile(g, pass)).first->second;
-}
-
-memory wrap(const memory::desc& desc, const void* data) {
-  return memory(desc, engine(), const_cast<void*>(data));
-}
-
 // One tensor of a pass: the caller's memory where the primitive takes its
 // layout, else a copy in the primitive's layout, reordered from the
 // caller's before the pass (an input) or to it after (the result).
@@ -189,26 +161,8 @@ struct Bound {
   bool reordered;
 };
 
-// The copies' memory: one buffer per tensor of a pass (and slot 3, a
-// prepared primitive's scratchpad), per thread, kept at
-// the size of the largest so far, so that a call's copies do not fault
-// their pages in anew (the guide's: 32 MB, 8,000 pages).
-void* scratch(int slot, size_t bytes) {
-  struct Aligned {
-    void operator()(void* p) const { std::free(p); }
-  };
-  thread_local std::unique_ptr<void, Aligned> buffers[4];
-  thread_local size_t sizes[4] = {};
-  if (sizes[slot] < bytes) {
-    buffers[slot].reset();
-    buffers[slot].reset(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-    if (!buffers[slot]) throw std::bad_alloc();
-    sizes[slot] = bytes;
-  }
-  return buffers[slot].get();
-}
-
-Bound bind(int slot, const memory::desc& user, const memory::desc& wanted, const void* data) {
+Bound bind(onednn::ScratchSlot slot, const memory::desc& user, const memory::desc& wanted,
+           const void* data) {
   memory caller = wrap(user, data);
   if (user == wanted) return {caller, caller, false};
   return {caller, wrap(wanted, scratch(slot, wanted.get_size())), true};
@@ -220,10 +174,11 @@ Bound bind(int slot, const memory::desc& user, const memory::desc& wanted, const
 void run(const ConvGeometry& g, Pass pass, const void* src, const void* filter, const void* dst) {
   sync_onednn_threads();
   const Descs d = descs(g);
-  const Compiled& c = compiled(g, pass);
+  const Compiled& c = onednn::cached<Compiled>(g, pass, compile);
   thread_local dnnl::stream stream(engine());
-  Bound bound[3] = {bind(0, d.src, c.src, src), bind(1, d.filter, c.filter, filter),
-                    bind(2, d.dst, c.dst, dst)};
+  Bound bound[3] = {bind(onednn::kConvSrc, d.src, c.src, src),
+                    bind(onednn::kConvFilter, d.filter, c.filter, filter),
+                    bind(onednn::kConvDst, d.dst, c.dst, dst)};
   const int result = pass == Pass::backward_input ? 0 : pass == Pass::backward_filter ? 1 : 2;
   for (int i = 0; i < 3; ++i)
     if (i != result && bound[i].reordered)
@@ -287,17 +242,19 @@ class PreparedForward {
   void run(const float* x, const float* w, float* y) const {
     sync_onednn_threads();
     thread_local dnnl::stream stream(engine());
-    Bound src = bind(0, descs_.src, src_, x), dst = bind(2, descs_.dst, dst_, y);
+    Bound src = bind(onednn::kConvSrc, descs_.src, src_, x),
+          dst = bind(onednn::kConvDst, descs_.dst, dst_, y);
     memory filter = filter_in_layout_ ? *filter_in_layout_ : memory();
     if (!filter_in_layout_) {
-      Bound bound = bind(1, descs_.filter, filter_, w);
+      Bound bound = bind(onednn::kConvFilter, descs_.filter, filter_, w);
       if (bound.reordered)
         dnnl::reorder(bound.user, bound.primitive).execute(stream, bound.user, bound.primitive);
       filter = bound.primitive;
     }
     if (src.reordered)
       dnnl::reorder(src.user, src.primitive).execute(stream, src.user, src.primitive);
-    const memory scratchpad = wrap(scratchpad_, scratch(3, scratchpad_.get_size()));
+    const memory scratchpad =
+        wrap(scratchpad_, scratch(onednn::kConvScratchpad, scratchpad_.get_size()));
     primitive_.execute(stream, {{DNNL_ARG_SRC, src.primitive},
                                 {DNNL_ARG_WEIGHTS, filter},
                                 {DNNL_ARG_DST, dst.primitive},
@@ -338,7 +295,7 @@ void backward_filter(const ConvGeometry& g, const float* x, const float* dy, flo
   run_checked(g, Pass::backward_filter, x, dw, dy);
 }
 std::string forward_implementation(const ConvGeometry& g) {
-  return compiled(g, Pass::forward).implementation;
+  return onednn::cached<Compiled>(g, Pass::forward, compile).implementation;
 }
 
 #else

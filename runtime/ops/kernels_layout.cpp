@@ -13,23 +13,10 @@
 #include "ag/error.h"
 #include "ops/broadcast.h"
 #include "ops/kernels.h"
+#include "ops/select_helpers.h"
 
 namespace ag::ops {
 namespace {
-
-// Calls f(E{}) with E an unsigned integer of the element's size.
-template <class F>
-void visit_element_size(DType dtype, F&& f) {
-  switch (dtype_size(dtype)) {
-    case 1:
-      return f(uint8_t{});
-    case 4:
-      return f(uint32_t{});
-    case 8:
-      return f(uint64_t{});
-  }
-  throw InternalError("unexpected element size " + std::to_string(dtype_size(dtype)));
-}
 
 int normalize(int64_t axis, int rank) {
   return int(axis < 0 ? axis + rank : axis);
@@ -78,7 +65,7 @@ void kernel_copy(const KernelContext& ctx) {
 void kernel_broadcast_to(const KernelContext& ctx) {
   const Shape& in = *ctx.inputs[0].shape;
   BroadcastIndexer<1> rows(*ctx.out_shape, {&in});
-  visit_element_size(ctx.out_dtype, [&](auto e) {
+  select::visit_element_bits(ctx.out_dtype, [&](auto e) {
     using E = decltype(e);
     const E* x = static_cast<const E*>(ctx.inputs[0].data);
     E* out = static_cast<E*>(ctx.out);
@@ -119,7 +106,7 @@ void kernel_transpose(const KernelContext& ctx) {
     prev = pos;
   }
   if (n <= 1) return kernel_copy(ctx);
-  visit_element_size(ctx.out_dtype, [&](auto e) {
+  select::visit_element_bits(ctx.out_dtype, [&](auto e) {
     using E = decltype(e);
     const E* x = static_cast<const E*>(ctx.inputs[0].data);
     E* out = static_cast<E*>(ctx.out);
@@ -228,7 +215,7 @@ void kernel_gather(const KernelContext& ctx) {
         if (indices[i] < 0 || indices[i] >= n)
           throw_index_out_of_range(ctx.op_name, indices_shape, i, int64_t(indices[i]), n);
       }
-      visit_element_size(ctx.out_dtype, [&](auto e) {
+      select::visit_element_bits(ctx.out_dtype, [&](auto e) {
         using E = decltype(e);
         const E* x = static_cast<const E*>(ctx.inputs[0].data);
         E* out = static_cast<E*>(ctx.out);
@@ -300,7 +287,7 @@ void kernel_one_hot(const KernelContext& ctx) {
       throw InternalError(std::string(ctx.op_name) + ": indices must be int32 or int64");
     } else {
       const I* indices = static_cast<const I*>(ctx.inputs[0].data);
-      visit_element_size(ctx.out_dtype, [&](auto e) {
+      select::visit_element_bits(ctx.out_dtype, [&](auto e) {
         using E = decltype(e);
         const E on = *static_cast<const E*>(ctx.inputs[1].data);
         const E off = *static_cast<const E*>(ctx.inputs[2].data);

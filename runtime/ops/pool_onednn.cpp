@@ -8,10 +8,6 @@
 //
 // The pools are oneDNN's pooling_v2, which has dilations; it counts a
 // dilation's gaps (dilation - 1).
-#include <cstdlib>
-#include <map>
-#include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -21,6 +17,8 @@
 
 #if AG_GEMM_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "ops/onednn_primitives.h"
 #endif
 
 namespace ag::ops::pool_onednn {
@@ -39,6 +37,9 @@ bool supports(const ConvGeometry& g) {
 namespace {
 
 using dnnl::memory;
+using onednn::engine;
+using onednn::scratch;
+using onednn::wrap;
 
 enum class Pass : int64_t { max_forward, avg_forward, max_backward, avg_backward };
 
@@ -72,11 +73,6 @@ memory::desc layout_desc(const ConvGeometry& g, const std::vector<int64_t>& spat
                       g.channels_first ? kChannelsFirst[rank] : kChannelsLast[rank]);
 }
 
-const dnnl::engine& engine() {
-  static const dnnl::engine cpu(dnnl::engine::kind::cpu, 0);
-  return cpu;
-}
-
 // One pass of one geometry. A forward pass is `forward` alone; the backward
 // of an average is `backward` alone; the backward of a maximum is both: the
 // forward records in `workspace` where each window's maximum is, which the
@@ -106,53 +102,11 @@ Primitives compile(const ConvGeometry& g, Pass pass) {
           forward.workspace_desc()};
 }
 
-std::vector<int64_t> cache_key(const ConvGeometry& g, Pass pass) {
-  std::vector<int64_t> key = {int64_t(pass), g.rank, g.channels_first, g.batch, g.in_channels};
-  for (const auto* v : {&g.in, &g.kernel, &g.strides, &g.dilations, &g.pad_before, &g.pad_after})
-    key.insert(key.end(), v->begin(), v->end());
-  return key;
-}
-
-// This thread's primitives, by geometry and pass; past kMaxCached (shapes
-// that change on every call) the cache starts over.
-constexpr size_t kMaxCached = 256;
-
-const Primitives& primitives(const ConvGeometry& g, Pass pass) {
-  thread_local std::map<std::vector<int64_t>, Primitives> cache;
-  std::vector<int64_t> key = cache_key(g, pass);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  if (cache.size() >= kMaxCached) cache.clear();
-  return cache.emplace(std::move(key), compile(g, pass)).first->second;
-}
-
-// The memory of the max backward's forward (its output, which the backward
-// does not read, and its workspace): one buffer each per thread, kept at the
-// size of the largest so far, so that a call does not fault pages in anew.
-void* scratch(int slot, size_t bytes) {
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
-  };
-  thread_local std::unique_ptr<void, Free> buffers[2];
-  thread_local size_t sizes[2] = {};
-  if (sizes[slot] < bytes) {
-    buffers[slot].reset();
-    buffers[slot].reset(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-    if (!buffers[slot]) throw std::bad_alloc();
-    sizes[slot] = bytes;
-  }
-  return buffers[slot].get();
-}
-
-memory wrap(const memory::desc& desc, const void* data) {
-  return memory(desc, engine(), const_cast<void*>(data));
-}
-
 // Runs `pass` from `in` (x, or dy for avg_backward) to `out` (y or dx); the
 // max backward also reads dy.
 void run(const ConvGeometry& g, Pass pass, const float* in, const float* dy, float* out) {
   sync_onednn_threads();
-  const Primitives& p = primitives(g, pass);
+  const Primitives& p = onednn::cached<Primitives>(g, pass, compile);
   thread_local dnnl::stream stream(engine());
   const memory::desc src = layout_desc(g, g.in), dst = layout_desc(g, g.out);
   switch (pass) {
@@ -165,10 +119,12 @@ void run(const ConvGeometry& g, Pass pass, const float* in, const float* dy, flo
                          {{DNNL_ARG_DIFF_DST, wrap(dst, in)}, {DNNL_ARG_DIFF_SRC, wrap(src, out)}});
       break;
     case Pass::max_backward: {
-      const memory workspace = wrap(p.workspace, scratch(0, p.workspace.get_size()));
-      p.forward.execute(stream, {{DNNL_ARG_SRC, wrap(src, in)},
-                                 {DNNL_ARG_DST, wrap(dst, scratch(1, dst.get_size()))},
-                                 {DNNL_ARG_WORKSPACE, workspace}});
+      const memory workspace =
+          wrap(p.workspace, scratch(onednn::kPoolWorkspace, p.workspace.get_size()));
+      p.forward.execute(stream,
+                        {{DNNL_ARG_SRC, wrap(src, in)},
+                         {DNNL_ARG_DST, wrap(dst, scratch(onednn::kPoolOutput, dst.get_size()))},
+                         {DNNL_ARG_WORKSPACE, workspace}});
       p.backward.execute(stream, {{DNNL_ARG_DIFF_DST, wrap(dst, dy)},
                                   {DNNL_ARG_WORKSPACE, workspace},
                                   {DNNL_ARG_DIFF_SRC, wrap(src, out)}});

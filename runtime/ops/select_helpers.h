@@ -1,6 +1,7 @@
-// What the layout and selection ops of runtime/ops/library (tile, reverse,
-// gather_nd and the scatters, argsort, cumprod) share: their error
-// spelling, axis checks and untyped element copies. Internal to the runtime.
+// What the layout kernels (kernels_layout.cpp) and the layout and selection
+// ops of runtime/ops/library (tile, reverse, gather_nd and the scatters,
+// argsort, cumprod) share: their error spelling, axis checks and untyped
+// element copies. Internal to the runtime.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,75 @@
+// What the oneDNN engines of the model kernels share (conv_onednn.cpp,
+// pool_onednn.cpp; AG_GEMM=onednn builds only): the CPU engine, memory over
+// a caller's buffer, per-thread scratch buffers, and a per-thread cache of
+// primitives by geometry.
+#pragma once
+
+#if AG_GEMM_ONEDNN
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "ops/conv_geometry.h"
+
+namespace ag::ops::onednn {
+
+inline const dnnl::engine& engine() {
+  static const dnnl::engine cpu(dnnl::engine::kind::cpu, 0);
+  return cpu;
+}
+
+inline dnnl::memory wrap(const dnnl::memory::desc& desc, const void* data) {
+  return dnnl::memory(desc, engine(), const_cast<void*>(data));
+}
+
+// The scratch buffers' slots: a convolution's three reordered tensors and a
+// prepared primitive's scratchpad, a max pool backward's forward output and
+// workspace.
+enum ScratchSlot { kConvSrc, kConvFilter, kConvDst, kConvScratchpad, kPoolOutput, kPoolWorkspace };
+inline constexpr int kScratchSlots = 6;
+
+// This thread's buffer of `slot`, kept at the size of the largest asked for
+// so far, so that a call does not fault its pages in anew (the guide's
+// convolution: 32 MB, 8,000 pages).
+inline void* scratch(ScratchSlot slot, size_t bytes) {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  thread_local std::unique_ptr<void, Free> buffers[kScratchSlots];
+  thread_local size_t sizes[kScratchSlots] = {};
+  if (sizes[slot] < bytes) {
+    buffers[slot].reset();
+    buffers[slot].reset(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+    if (!buffers[slot]) throw std::bad_alloc();
+    sizes[slot] = bytes;
+  }
+  return buffers[slot].get();
+}
+
+// This thread's compile(g, pass) for g's geometry and `pass`, compiled on
+// its first use. A model has a few dozen; past 256 (shapes that change on
+// every call) the cache starts over.
+template <class Primitives, class Pass, class Compile>
+const Primitives& cached(const ConvGeometry& g, Pass pass, Compile compile) {
+  constexpr size_t kMaxCached = 256;
+  thread_local std::map<std::vector<int64_t>, Primitives> cache;
+  std::vector<int64_t> key = {int64_t(pass), g.rank,         g.channels_first, g.batch,
+                              g.in_channels, g.out_channels, g.groups};
+  for (const auto* v : {&g.in, &g.kernel, &g.strides, &g.dilations, &g.pad_before, &g.pad_after})
+    key.insert(key.end(), v->begin(), v->end());
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= kMaxCached) cache.clear();
+  return cache.emplace(std::move(key), compile(g, pass)).first->second;
+}
+
+}  // namespace ag::ops::onednn
+
+#endif
