@@ -55,6 +55,11 @@ bool reduces_all_axes(const graph::Body& body, const graph::Node& node);
 // (passes/transposed_gathers.cpp).
 void gather_through_transposes(graph::Body& body);
 
+// Has a channels-first convolution of transpose(x, NHWC -> NCHW), read only
+// by transposes back to channels last, convolve x channels last instead
+// (passes/channels_last_convolutions.cpp).
+void run_convolutions_channels_last(graph::Body& body);
+
 // Has a While body's `where(j < k, a, b)`, k <= 0, read b when the loop
 // counter j starts non-negative, steps up and bounds the loop (an imported
 // ONNX SequenceInsert's position; passes/counter_signs.cpp).

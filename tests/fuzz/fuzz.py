@@ -69,6 +69,24 @@ class Failure:
         return f"{self.stage}: {normalise(self.message)}"
 
 
+def classify_difference(eager, staged):
+    """The failure of a function whose two outputs differ, named by the first
+    staged line that differs: an error the eager build did not raise, a wrong
+    trace count, or different values (an error both builds raised is no
+    failure, so a later line decides)."""
+    diff = "\n".join(difflib.unified_diff(eager, staged, "eager", "staged", lineterm=""))
+    first = next((i for i, (a, b) in enumerate(zip(eager, staged)) if a != b),
+                 min(len(eager), len(staged)))
+    line = staged[first] if first < len(staged) else ""
+    if " error: " in line:
+        return Failure("staged error", line.split(" error: ", 1)[1], diff)
+    if line.startswith("traces:"):
+        return Failure("trace count", line, diff)
+    expected = eager[first] if first < len(eager) else "(no line)"
+    return Failure("compare", "different values", f"first difference, eager: {expected}\n"
+                   f"                  staged: {line or '(no line)'}\n{diff}")
+
+
 def normalise(message):
     """The message without what differs between instances of one bug."""
     m = re.sub(r"\bf_\d+_\d+(_h\d+)?\b", "F", message)
@@ -302,16 +320,7 @@ class Session:
                     self.fail(name, Failure("generator: eager error", unintended_error(e),
                                             "\n".join(e)))
                 elif e != s:
-                    diff = "\n".join(difflib.unified_diff(e, s, "eager", "staged", lineterm=""))
-                    errors = [line.split(" error: ", 1)[1] for line in s if " error: " in line]
-                    traces = [line for line in s if line.startswith("traces:")]
-                    if errors:
-                        failure = Failure("staged error", errors[0], diff)
-                    elif len(s) == len(e) + len(traces) and s[:len(e)] == e:
-                        failure = Failure("trace count", traces[0], diff)
-                    else:
-                        failure = Failure("compare", "different values", diff)
-                    self.fail(name, failure)
+                    self.fail(name, classify_difference(e, s))
                 else:
                     self.passed.append(name)
             return
@@ -386,10 +395,12 @@ def main():
         families[failure.family].append(name)
     for family, names in sorted(families.items(), key=lambda kv: -len(kv[1])):
         print(f"\n[{len(names)}] {family}\n    e.g. {', '.join(names[:6])}")
+        name = names[0]
         if a.verbose or len(session.failures) <= 3:
-            name = names[0]
             print(session.sources.get(name, ""))
             print(session.failures[name].detail[-3000:])
+        else:  # enough of one instance to tell what the family is
+            print("\n".join(session.failures[name].detail.splitlines()[:40]))
     print(f"\n{len(session.passed)} passed, {len(session.failures)} failed")
     if not a.work:
         shutil.rmtree(work, ignore_errors=True)

@@ -191,7 +191,7 @@ TEST(PassRegistry, NamesEachPassAfterItsFileInPipelineOrder) {
                        "range-loops", "loop-condition-reductions", "algebraic-simplification",
                        "transposed-arrays", "constant-folding", "counter-signs",
                        "common-subexpression-elimination", "transposed-gathers",
-                       "dead-code-elimination", "fusion"}));
+                       "channels-last-convolutions", "dead-code-elimination", "fusion"}));
   EXPECT_EQ(find_pass("no-such-pass"), nullptr);
   EXPECT_EQ(find_pass("transposed-arrays")->targets, PassTargets::kExecutorOnly);
 }
