@@ -3,7 +3,8 @@
 // this machine offers: a oneDNN convolution primitive called directly (the
 // filter reordered to its layout once, outside the timing; the image and
 // output reordered from and to NHWC, or already in its layout: the
-// "blocked" row), and im2col on OpenBLAS's sgemm. The sgemm rows time the matrix product of the
+// "blocked" row), im2col on OpenBLAS's sgemm, and LibTorch's conv2d (the
+// "torch" row, NCHW, where LibTorch was found). The sgemm rows time the matrix product of the
 // same size
 // ([39204 x 900] x [900 x 100]) alone: the speed a convolution by matrix
 // products could reach. tools/bench/summarize.py compares them.
@@ -21,6 +22,9 @@
 #include <ag/ag.h>
 
 #include "bench_util.h"
+#if AG_BENCH_TORCH
+#include "torch_peer.h"
+#endif
 
 #if AG_BENCH_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
@@ -193,6 +197,13 @@ void check_rows() {
   ag_bench::check_close("conv oneDNN primitive", eager.data<float>(), out.data(),
                         eager.num_elements(), kTolerance);
 #endif
+#if AG_BENCH_TORCH
+  ag_bench::TorchConv torch(kSide, kChannels, kFilters, kKernel, in.image.data<float>(),
+                            in.filter.data<float>());
+  torch.run();
+  ag_bench::check_close("conv LibTorch", eager.data<float>(), torch.result_nhwc().data(),
+                        eager.num_elements(), kTolerance);
+#endif
   check_pool_rows(true);
   check_pool_rows(false);
 }
@@ -272,6 +283,17 @@ void bm_sgemm_onednn(benchmark::State& state) {
 }
 #endif
 
+#if AG_BENCH_TORCH
+// The peer: LibTorch's conv2d on the image and filter in its NCHW and OIHW.
+void bm_torch(benchmark::State& state) {
+  const Inputs& in = inputs();
+  ag_bench::TorchConv torch(kSide, kChannels, kFilters, kKernel, in.image.data<float>(),
+                            in.filter.data<float>());
+  for (auto _ : state) torch.run();
+  set_flops(state);
+}
+#endif
+
 void bm_pool_eager(benchmark::State& state, bool max) {
   for (auto _ : state) benchmark::DoNotOptimize(pool(max, pool_image()));
 }
@@ -293,6 +315,9 @@ void bm_pool_hand_onednn(benchmark::State& state, bool max) {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
+#if AG_BENCH_TORCH
+  ag_bench::use_one_torch_thread();
+#endif
   check_rows();
   auto add = [](const char* name, void (*fn)(benchmark::State&)) {
     benchmark::RegisterBenchmark(name, fn)->Unit(benchmark::kMillisecond)->MinTime(1.0);
@@ -305,6 +330,9 @@ int main(int argc, char** argv) {
   add("conv_guide/hand_onednn", bm_hand_onednn);
   add("conv_guide/hand_onednn_blocked", bm_hand_onednn_blocked);
   add("conv_guide/sgemm_onednn", bm_sgemm_onednn);
+#endif
+#if AG_BENCH_TORCH
+  add("conv_guide/torch", bm_torch);
 #endif
   add("max_pool_resnet/eager", [](benchmark::State& s) { bm_pool_eager(s, true); });
   add("max_pool_resnet/graph", [](benchmark::State& s) { bm_pool_graph(s, true); });

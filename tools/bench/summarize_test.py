@@ -122,6 +122,15 @@ class SummarizeTest(unittest.TestCase):
         self.assertIn("| 20.0 ms |  | 25.0 ms | backward 1.00x forward (10.0 ms), 0.80x torch |",
                       table)
 
+    def test_torch_peer_as_the_target_without_a_hand_row(self):
+        with open(os.path.join(HERE, "testdata", "train_bench.json"), encoding="utf-8") as f:
+            res = summarize.Results([json.load(f)])
+        rows = {r.workload: r for r in summarize.other_rows(res)}
+        row = rows["training step, LeNet-5 on 64 28x28 images, SGD"]
+        self.assertEqual((row.eager, row.graph, row.hand, row.torch), (8000e3, 4400e3, None, 4000e3))
+        self.assertEqual(row.figure, "1.10x torch")
+        self.assertEqual((row.target, row.result), ("≤ 1x torch", "missed by 10%"))
+
     def test_no_torch_column_without_a_torch_row(self):
         table = summarize.markdown_table(summarize.main_rows(self.res)
                                          + summarize.other_rows(self.res))

@@ -1,5 +1,5 @@
-// train_bench's LibTorch peers (torch_peer.h): the MLP step and the RNN loss
-// with torch::autograd.
+// The benchmarks' LibTorch peers (torch_peer.h): the MLP and LeNet training
+// steps and the RNN loss with torch::autograd, and the guide's convolution.
 #include "torch_peer.h"
 
 #include <torch/torch.h>
@@ -10,6 +10,20 @@ namespace {
 
 torch::Tensor copy_of(const float* data, std::vector<int64_t> shape) {
   return torch::from_blob(const_cast<float*>(data), shape, torch::kFloat32).clone();
+}
+
+torch::Tensor copy_of(const std::vector<float>& data, std::vector<int64_t> shape) {
+  return copy_of(data.data(), std::move(shape));
+}
+
+// An HWIO filter [k, k, in, out] as torch's OIHW.
+torch::Tensor oihw_of(const float* hwio, int64_t k, int64_t in, int64_t out) {
+  return copy_of(hwio, {k, k, in, out}).permute({3, 2, 0, 1}).contiguous();
+}
+
+std::vector<float> values_of(const torch::Tensor& t) {
+  torch::Tensor c = t.detach().contiguous();
+  return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
 }
 
 }  // namespace
@@ -58,7 +72,7 @@ std::vector<std::vector<float>> TorchMlp::weights() const {
   return out;
 }
 
-void TorchMlp::use_one_thread() {
+void use_one_torch_thread() {
   torch::set_num_threads(1);
 }
 
@@ -114,6 +128,81 @@ std::vector<std::vector<float>> TorchRnn::gradients() const {
     out.emplace_back(g.data_ptr<float>(), g.data_ptr<float>() + g.numel());
   }
   return out;
+}
+
+struct TorchLenet::State {
+  // conv1, bias1, conv2, bias2, dense1, bias3, dense2, bias4, dense3, bias5
+  std::vector<torch::Tensor> params;
+  torch::Tensor x, labels;
+  std::unique_ptr<torch::optim::SGD> optimizer;
+
+  torch::Tensor loss() const {
+    const std::vector<torch::Tensor>& p = params;
+    torch::Tensor h = torch::max_pool2d(torch::relu(torch::conv2d(x, p[0], p[1])), 2);
+    h = torch::max_pool2d(torch::relu(torch::conv2d(h, p[2], p[3])), 2);
+    h = h.permute({0, 2, 3, 1}).reshape({x.size(0), -1});
+    h = torch::relu(torch::addmm(p[5], h, p[4]));
+    h = torch::relu(torch::addmm(p[7], h, p[6]));
+    return torch::nn::functional::cross_entropy(torch::addmm(p[9], h, p[8]), labels);
+  }
+};
+
+TorchLenet::TorchLenet(int batch, float learning_rate, const LenetWeights& w, const float* x,
+                       const int32_t* labels)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.params = {oihw_of(w.conv1.data(), 5, 1, 6),  copy_of(w.bias1, {6}),
+              oihw_of(w.conv2.data(), 5, 6, 16), copy_of(w.bias2, {16}),
+              copy_of(w.dense1, {256, 120}),     copy_of(w.bias3, {120}),
+              copy_of(w.dense2, {120, 84}),      copy_of(w.bias4, {84}),
+              copy_of(w.dense3, {84, 10}),       copy_of(w.bias5, {10})};
+  for (torch::Tensor& p : s.params) p.requires_grad_();
+  s.x = copy_of(x, {batch, 28, 28, 1}).permute({0, 3, 1, 2}).contiguous();
+  s.labels =
+      torch::from_blob(const_cast<int32_t*>(labels), {batch}, torch::kInt32).to(torch::kInt64);
+  s.optimizer =
+      std::make_unique<torch::optim::SGD>(s.params, torch::optim::SGDOptions(learning_rate));
+}
+
+TorchLenet::~TorchLenet() = default;
+
+float TorchLenet::train_step() {
+  State& s = *state_;
+  s.optimizer->zero_grad();
+  torch::Tensor loss = s.loss();
+  loss.backward();
+  s.optimizer->step();
+  return loss.item<float>();
+}
+
+LenetWeights TorchLenet::weights() const {
+  const std::vector<torch::Tensor>& p = state_->params;
+  auto hwio = [](const torch::Tensor& oihw) { return values_of(oihw.permute({2, 3, 1, 0})); };
+  return {hwio(p[0]),      values_of(p[1]), hwio(p[2]),      values_of(p[3]), values_of(p[4]),
+          values_of(p[5]), values_of(p[6]), values_of(p[7]), values_of(p[8]), values_of(p[9])};
+}
+
+struct TorchConv::State {
+  torch::Tensor image, filter, result;
+};
+
+TorchConv::TorchConv(int64_t side, int64_t channels, int64_t filters, int64_t kernel,
+                     const float* image, const float* filter)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.image = copy_of(image, {1, side, side, channels}).permute({0, 3, 1, 2}).contiguous();
+  s.filter = oihw_of(filter, kernel, channels, filters);
+}
+
+TorchConv::~TorchConv() = default;
+
+void TorchConv::run() {
+  torch::NoGradGuard no_grad;
+  state_->result = torch::conv2d(state_->image, state_->filter);
+}
+
+std::vector<float> TorchConv::result_nhwc() const {
+  return values_of(state_->result.permute({0, 2, 3, 1}));
 }
 
 }  // namespace ag_bench

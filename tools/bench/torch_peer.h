@@ -1,10 +1,13 @@
-// train_bench's LibTorch peers, from the same data and initial weights as
+// The benchmarks' LibTorch peers, from the same data and initial weights as
 // the ag variants: the MLP training step (784-256-10, relu, mean softmax
-// cross-entropy, plain SGD) with torch::autograd and torch::optim::SGD, and
-// the RNN loss (h = tanh(x_t W + h U + b) over the steps, the sum of the
-// states) with and without its gradient. Compiled only where CMake finds
-// LibTorch (tools/bench/CMakeLists.txt, AG_BENCH_TORCH), so that
-// train_bench.cpp itself never includes the torch headers.
+// cross-entropy, plain SGD) with torch::autograd and torch::optim::SGD, the
+// RNN loss (h = tanh(x_t W + h U + b) over the steps, the sum of the states)
+// with and without its gradient, the LeNet training step (train_bench), and
+// the guide's convolution (conv_bench). Each takes and gives row-major
+// buffers in the ag layouts (NHWC images, HWIO filters) and keeps torch's own
+// (NCHW, OIHW) inside, as a PyTorch user's model has them. Compiled only where
+// CMake finds LibTorch (tools/bench/CMakeLists.txt, AG_BENCH_TORCH), so that
+// the benchmarks themselves never include the torch headers.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +15,9 @@
 #include <vector>
 
 namespace ag_bench {
+
+// LibTorch's intra-op threads: 1, as every benchmark here runs.
+void use_one_torch_thread();
 
 class TorchMlp {
  public:
@@ -26,9 +32,6 @@ class TorchMlp {
   float train_step();
   // The current weights, row-major, for the result checks.
   std::vector<std::vector<float>> weights() const;
-
-  // LibTorch's intra-op threads: 1, as every benchmark here runs.
-  static void use_one_thread();
 
  private:
   struct State;
@@ -48,6 +51,51 @@ class TorchRnn {
   float forward_backward();
   // dW, dU, db of the last forward_backward, row-major.
   std::vector<std::vector<float>> gradients() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// LeNet-5 on 28x28x1 images: conv 5x5 to 6 channels, relu, 2x2 max pool,
+// conv 5x5 to 16, relu, 2x2 max pool, flatten (in NHWC order, as ag's
+// reshape of an NHWC tensor flattens), dense 120, relu, dense 84, relu,
+// dense 10; mean sparse softmax cross-entropy; plain SGD.
+struct LenetWeights {
+  // HWIO filters, [in, out] dense kernels, as ag's conv2d and matmul take them.
+  std::vector<float> conv1, bias1, conv2, bias2, dense1, bias3, dense2, bias4, dense3, bias5;
+};
+
+class TorchLenet {
+ public:
+  // Copies of the weights, the batch x [batch, 28, 28, 1] and its labels.
+  TorchLenet(int batch, float learning_rate, const LenetWeights& weights, const float* x,
+             const int32_t* labels);
+  ~TorchLenet();
+
+  // Forward, backward and the SGD update; returns the loss.
+  float train_step();
+  // The current weights, in the ag layouts.
+  LenetWeights weights() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// A VALID, stride-1 convolution without bias (torch::conv2d), the image and
+// the filter copied once to torch's NCHW and OIHW.
+class TorchConv {
+ public:
+  // image [1, side, side, channels] (NHWC), filter [k, k, channels, filters] (HWIO).
+  TorchConv(int64_t side, int64_t channels, int64_t filters, int64_t kernel, const float* image,
+            const float* filter);
+  ~TorchConv();
+
+  // One call of the convolution, its result left in torch's layout.
+  void run();
+  // The last result, as NHWC.
+  std::vector<float> result_nhwc() const;
 
  private:
   struct State;

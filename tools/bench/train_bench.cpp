@@ -34,7 +34,14 @@
 //                         where LibTorch was found; its gradients are checked
 //                         against ag's
 // run.sh's summary has the target: backward (forward_backward - forward) <= 3x
-// forward. Times are CPU time per call. Run tools/bench/run.sh.
+// forward. Times are CPU time per call.
+//
+// LeNet-5's training step (torch_peer.h says the model), batch 64 of 28x28x1
+// images, sparse softmax cross-entropy, SGD:
+//   lenet_step/eager, lenet_step/graph   the ag step, op by op and traced
+//   lenet_step/torch                     the same step in LibTorch, NCHW,
+//                                        where LibTorch was found
+// run.sh's summary has the target: graph <= 1.0x torch. Run tools/bench/run.sh.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -289,6 +296,142 @@ void bm_mlp_torch(benchmark::State& state) {
 }
 #endif
 
+// ---- LeNet-5 ----------------------------------------------------------------------------
+
+constexpr int kLenetBatch = 64;
+constexpr float kLenetLearningRate = 0.05f;
+
+// torch_peer.h's LenetWeights, as Variables: the layers named in order.
+struct Lenet {
+  std::vector<Variable> weights;  // conv1, bias1, conv2, bias2, dense1, bias3, ...
+  Tensor operator()(const Tensor& x) const {
+    auto w = [this](size_t i) { return weights[i].read(); };
+    Tensor h = ag::relu(ag::conv2d(x, w(0), {1}, "VALID") + w(1));
+    h = ag::max_pool2d(h, {2}, {2}, "VALID");
+    h = ag::relu(ag::conv2d(h, w(2), {1}, "VALID") + w(3));
+    h = ag::reshape(ag::max_pool2d(h, {2}, {2}, "VALID"), {kLenetBatch, 256});
+    h = ag::relu(ag::matmul(h, w(4)) + w(5));
+    h = ag::relu(ag::matmul(h, w(6)) + w(7));
+    return ag::matmul(h, w(8)) + w(9);
+  }
+};
+
+struct LenetTrainer {
+  Lenet model;
+  ag::optimizers::SGD optimizer{{.learning_rate = kLenetLearningRate}};
+
+  Tensor train_step(const Tensor& x, const Tensor& labels) {
+    ag::GradientTape tape;
+    Tensor loss = ag::reduce_mean(ag::sparse_softmax_cross_entropy_with_logits(labels, model(x)));
+    optimizer.apply_gradients(tape.gradient(loss, model.weights), model.weights);
+    return loss;
+  }
+};
+
+struct LenetInputs {
+  Tensor x, labels;
+  std::vector<Tensor> weights;
+  std::vector<int32_t> labels_vector;
+};
+
+const LenetInputs& lenet_inputs() {
+  static const LenetInputs in = [] {
+    LenetInputs in;
+    in.x = ag::random_uniform({kLenetBatch, 28, 28, 1}, 0.0, 1.0, ag::float32, 21);
+    in.labels = ag::cast(ag::random_uniform({kLenetBatch}, 0.0, 10.0, ag::float32, 22), ag::int32);
+    in.labels_vector = in.labels.to_vector<int32_t>();
+    // He initialisation: fan-in of each layer's kernel.
+    const std::vector<std::vector<int64_t>> kernels = {
+        {5, 5, 1, 6}, {5, 5, 6, 16}, {256, 120}, {120, 84}, {84, 10}};
+    uint64_t seed = 23;
+    for (const std::vector<int64_t>& dims : kernels) {
+      int64_t fan_in = 1;
+      for (size_t i = 0; i + 1 < dims.size(); ++i) fan_in *= dims[i];
+      in.weights.push_back(ag::random_normal(ag::Shape(dims), 0.0, std::sqrt(2.0 / double(fan_in)),
+                                             ag::float32, seed++));
+      in.weights.push_back(ag::zeros({dims.back()}));
+    }
+    return in;
+  }();
+  return in;
+}
+
+std::unique_ptr<LenetTrainer> make_lenet() {
+  auto trainer = std::make_unique<LenetTrainer>();
+  for (const Tensor& w : lenet_inputs().weights) trainer->model.weights.emplace_back(w);
+  return trainer;
+}
+
+auto make_lenet_graph_step(LenetTrainer& trainer) {
+  return ag::function(
+      [&trainer](const Tensor& x, const Tensor& labels) { return trainer.train_step(x, labels); },
+      {.name = "lenet_step", .arg_names = {"x", "labels"}});
+}
+
+#if AG_BENCH_TORCH
+ag_bench::LenetWeights lenet_weights_of(const std::vector<Tensor>& w) {
+  return {values(w[0]), values(w[1]), values(w[2]), values(w[3]), values(w[4]),
+          values(w[5]), values(w[6]), values(w[7]), values(w[8]), values(w[9])};
+}
+
+std::unique_ptr<ag_bench::TorchLenet> make_torch_lenet() {
+  const LenetInputs& in = lenet_inputs();
+  return std::make_unique<ag_bench::TorchLenet>(kLenetBatch, kLenetLearningRate,
+                                                lenet_weights_of(in.weights), in.x.data<float>(),
+                                                in.labels_vector.data());
+}
+#endif
+
+// One step of eager and graph (and torch) from the same weights: the same
+// loss and updated weights, within float32 rounding (the convolutions and
+// products sum in other orders).
+void check_lenet_variants_agree() {
+  const LenetInputs& in = lenet_inputs();
+  auto eager = make_lenet(), graph = make_lenet();
+  const float eager_loss = eager->train_step(in.x, in.labels).item<float>();
+  const float graph_loss = make_lenet_graph_step(*graph)(in.x, in.labels).item<float>();
+  const ag_bench::Tolerance tolerance{1e-4, 1e-3};
+  ag_bench::check_close("lenet graph loss", std::vector<float>{eager_loss},
+                        std::vector<float>{graph_loss}, tolerance);
+  std::vector<Tensor> eager_weights;
+  for (size_t i = 0; i < eager->model.weights.size(); ++i) {
+    eager_weights.push_back(eager->model.weights[i].read());
+    ag_bench::check_close("lenet graph weight " + std::to_string(i), values(eager_weights[i]),
+                          values(graph->model.weights[i].read()), tolerance);
+  }
+#if AG_BENCH_TORCH
+  auto torch = make_torch_lenet();
+  ag_bench::check_close("lenet torch loss", std::vector<float>{eager_loss},
+                        std::vector<float>{torch->train_step()}, tolerance);
+  const ag_bench::LenetWeights want = lenet_weights_of(eager_weights), got = torch->weights();
+  ag_bench::check_close("lenet torch conv1", want.conv1, got.conv1, tolerance);
+  ag_bench::check_close("lenet torch conv2", want.conv2, got.conv2, tolerance);
+  ag_bench::check_close("lenet torch dense1", want.dense1, got.dense1, tolerance);
+  ag_bench::check_close("lenet torch bias5", want.bias5, got.bias5, tolerance);
+#endif
+}
+
+void bm_lenet_eager(benchmark::State& state) {
+  const LenetInputs& in = lenet_inputs();
+  auto trainer = make_lenet();
+  for (auto _ : state) benchmark::DoNotOptimize(trainer->train_step(in.x, in.labels));
+}
+
+void bm_lenet_graph(benchmark::State& state) {
+  const LenetInputs& in = lenet_inputs();
+  auto trainer = make_lenet();
+  auto step = make_lenet_graph_step(*trainer);
+  step(in.x, in.labels);  // trace
+  for (auto _ : state) benchmark::DoNotOptimize(step(in.x, in.labels));
+}
+
+#if AG_BENCH_TORCH
+void bm_lenet_torch(benchmark::State& state) {
+  auto torch = make_torch_lenet();
+  for (auto _ : state) benchmark::DoNotOptimize(torch->train_step());
+}
+#endif
+
 // ---- The RNN loop and its gradient ----------------------------------------------------------
 
 constexpr int64_t kRnnBatch = 32, kRnnSteps = 100, kRnnUnits = 128;
@@ -436,10 +579,11 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 #if AG_BENCH_TORCH
-  ag_bench::TorchMlp::use_one_thread();
+  ag_bench::use_one_torch_thread();
 #endif
   prepare_inputs();
   check_variants_agree();
+  check_lenet_variants_agree();
   prepare_rnn_inputs();
   check_rnn_gradient();
   benchmark::RegisterBenchmark("mlp_step/hand", bm_mlp_hand)->Unit(benchmark::kMicrosecond);
@@ -447,6 +591,11 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("mlp_step/graph", bm_mlp_graph)->Unit(benchmark::kMicrosecond);
 #if AG_BENCH_TORCH
   benchmark::RegisterBenchmark("mlp_step/torch", bm_mlp_torch)->Unit(benchmark::kMicrosecond);
+#endif
+  benchmark::RegisterBenchmark("lenet_step/eager", bm_lenet_eager)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("lenet_step/graph", bm_lenet_graph)->Unit(benchmark::kMicrosecond);
+#if AG_BENCH_TORCH
+  benchmark::RegisterBenchmark("lenet_step/torch", bm_lenet_torch)->Unit(benchmark::kMicrosecond);
 #endif
   benchmark::RegisterBenchmark("rnn/forward", bm_rnn_forward)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("rnn/forward_backward", bm_rnn_forward_backward)
