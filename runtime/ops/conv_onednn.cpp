@@ -208,6 +208,13 @@ void checked(const ConvGeometry& g, F f) {
   }
 }
 
+// oneDNN sizes a primitive's work for OpenMP's thread count when it makes
+// it: the intra-op count, set here first, and returned.
+int synced_onednn_threads() {
+  sync_onednn_threads();
+  return intra_op_threads();
+}
+
 void run_checked(const ConvGeometry& g, Pass pass, const void* src, const void* filter,
                  const void* dst) {
   checked(g, [&] { run(g, pass, src, filter, dst); });
@@ -218,7 +225,7 @@ void run_checked(const ConvGeometry& g, Pass pass, const void* src, const void* 
 class PreparedForward {
  public:
   PreparedForward(const ConvGeometry& g, const float* constant_filter)
-      : geometry_(g), descs_(descs(g)) {
+      : geometry_(g), descs_(descs(g)), threads_(synced_onednn_threads()) {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const dnnl::convolution_forward::primitive_desc pd(
@@ -265,10 +272,12 @@ class PreparedForward {
   }
 
   const ConvGeometry& geometry() const { return geometry_; }
+  int threads() const { return threads_; }
 
  private:
   ConvGeometry geometry_;
   Descs descs_;
+  int threads_;
   dnnl::primitive primitive_;
   memory::desc src_, filter_, dst_, scratchpad_;
   std::optional<memory> filter_in_layout_;
@@ -281,7 +290,11 @@ std::shared_ptr<const PreparedForward> prepare_forward(const ConvGeometry& g,
   return prepared;
 }
 
+// After ag::set_intra_op_threads changed the count, the per-call primitives,
+// made for the new one.
 void forward(const PreparedForward& prepared, const float* x, const float* w, float* y) {
+  if (prepared.threads() != intra_op_threads())
+    return run_checked(prepared.geometry(), Pass::forward, x, w, y);
   checked(prepared.geometry(), [&] { prepared.run(x, w, y); });
 }
 

@@ -16,6 +16,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "ag/threading.h"
 #include "ops/conv_geometry.h"
 
 namespace ag::ops::onednn {
@@ -53,15 +54,18 @@ inline void* scratch(ScratchSlot slot, size_t bytes) {
   return buffers[slot].get();
 }
 
-// This thread's compile(g, pass) for g's geometry and `pass`, compiled on
+// This thread's compile(g, pass) for g's geometry, `pass` and the intra-op
+// thread count (the callers set OpenMP's count to it before), compiled on
 // its first use. A model has a few dozen; past 256 (shapes that change on
 // every call) the cache starts over.
 template <class Primitives, class Pass, class Compile>
 const Primitives& cached(const ConvGeometry& g, Pass pass, Compile compile) {
   constexpr size_t kMaxCached = 256;
   thread_local std::map<std::vector<int64_t>, Primitives> cache;
-  std::vector<int64_t> key = {int64_t(pass), g.rank,         g.channels_first, g.batch,
-                              g.in_channels, g.out_channels, g.groups};
+  // The thread count too: a primitive keeps the count it was made for.
+  std::vector<int64_t> key = {int64_t(pass),  g.rank,         g.channels_first,
+                              g.batch,        g.in_channels,  g.out_channels,
+                              g.groups,       intra_op_threads()};
   for (const auto* v : {&g.in, &g.kernel, &g.strides, &g.dilations, &g.pad_before, &g.pad_after})
     key.insert(key.end(), v->begin(), v->end());
   auto it = cache.find(key);

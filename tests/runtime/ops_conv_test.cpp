@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -289,6 +292,31 @@ TEST(Conv, PreparedPlanStepMatchesEagerCalls) {
     threads.emplace_back([&] { r = with_constant_filter(x).to_vector<float>(); });
   for (auto& t : threads) t.join();
   for (const auto& r : results) EXPECT_EQ(r, eager);
+}
+
+size_t threads_of_this_process() {
+  return size_t(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                              std::filesystem::directory_iterator()));
+}
+
+// With one intra-op thread, a convolution prepared when its plan is built
+// runs on the calling thread alone: oneDNN makes a primitive for OpenMP's
+// thread count then (two here by default), and it would start a thread of its
+// own. In a fresh process (the threadsafe death-test style runs the test
+// binary again), so that no earlier test has started OpenMP's threads.
+TEST(Conv, PreparedPlanStepRunsOnTheIntraOpThreadCount) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        ag::set_intra_op_threads(1);
+        const Tensor w = random_tensor({3, 3, 16, 16}, ag::float32, 3);
+        const Tensor x = random_tensor({1, 48, 48, 16}, ag::float32, 4);
+        const size_t before = threads_of_this_process();
+        auto conv = ag::function([w](const Tensor& x) { return ag::conv2d(x, w, {1}, "SAME"); });
+        for (int call = 0; call < 3; ++call) conv(x);
+        std::exit(threads_of_this_process() == before ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
