@@ -5,6 +5,7 @@
 
 #include "ag/annotate.h"
 #include "ag/control_flow.h"
+#include "ag/debugging.h"
 #include "ag/dtype.h"
 #include "ag/effects.h"
 #include "ag/error.h"

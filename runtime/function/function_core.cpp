@@ -8,6 +8,7 @@
 #include "autodiff/tape.h"
 #include "function/concrete.h"
 #include "function/tape_call.h"
+#include "ops/check_numerics.h"
 #include "trace/trace_state.h"
 
 namespace ag::detail {
@@ -58,8 +59,11 @@ const std::vector<Atom>& concrete_atoms(const ConcreteCore& core) {
 
 void run_concrete(const ConcreteCore& core, std::span<const Tensor* const> inputs,
                   std::vector<Tensor>& outputs) {
-  // The plan's kernels would be invisible to a gradient tape.
+  // The plan's kernels would be invisible to a gradient tape, and to the
+  // numerics check of each op's output: both see the traced body node by node.
   if (autodiff::tape_active()) return run_under_tape(core, inputs, outputs);
+  if (ops::check_numerics_on()) [[unlikely]]
+    return run_node_by_node(core, inputs, outputs);
   core.plan->run(inputs, outputs);
 }
 

@@ -19,6 +19,7 @@
 #include "function/concrete.h"
 #include "function/function_gradient.h"
 #include "graph/variable_state.h"
+#include "ops/check_numerics.h"
 
 namespace ag::detail {
 namespace {
@@ -30,14 +31,9 @@ std::vector<Tensor> values(std::span<const Tensor* const> inputs) {
   return out;
 }
 
-void replay(const ConcreteCore& core, std::span<const Tensor* const> inputs,
-            std::vector<Tensor>& outputs) {
-  outputs = replay_body(*core.traced, values(inputs));
-}
-
 // The backward for these output gradients: its plan, or, when a tape
-// records the backward's inputs (a gradient of a gradient), its body op by
-// op so that the tape sees it.
+// records the backward's inputs (a gradient of a gradient) or numerics are
+// checked, its body op by op so that the tape and the check see it.
 std::vector<Tensor> run_backward(const FunctionGradient& g, const std::vector<Tensor>& outputs,
                                  std::span<const Tensor> output_gradients,
                                  const std::vector<Tensor>& exports,
@@ -49,7 +45,8 @@ std::vector<Tensor> run_backward(const FunctionGradient& g, const std::vector<Te
   }
   args.insert(args.end(), exports.begin(), exports.end());
   for (size_t i : g.read_inputs) args.push_back(inputs[i]);
-  if (autodiff::tapes_recording(args, {}) > 0) return replay_body(*g.backward_traced, args);
+  if (autodiff::tapes_recording(args, {}) > 0 || ops::check_numerics_on())
+    return replay_body(*g.backward_traced, args);
   std::vector<const Tensor*> pointers;
   for (const Tensor& t : args) pointers.push_back(&t);
   std::vector<Tensor> grads;
@@ -59,21 +56,26 @@ std::vector<Tensor> run_backward(const FunctionGradient& g, const std::vector<Te
 
 }  // namespace
 
+void run_node_by_node(const ConcreteCore& core, std::span<const Tensor* const> inputs,
+                      std::vector<Tensor>& outputs) {
+  outputs = replay_body(*core.traced, values(inputs));
+}
+
 void run_under_tape(const ConcreteCore& core, std::span<const Tensor* const> inputs,
                     std::vector<Tensor>& outputs) {
   std::vector<autodiff::VariableUse> reads;
   for (const auto& v : core.variables_used) reads.push_back({v->id, v->trainable});
   std::vector<Tensor> args = values(inputs);
   int tapes = autodiff::tapes_recording(args, reads);
+  if (tapes > 1 || ops::check_numerics_on()) return run_node_by_node(core, inputs, outputs);
   if (tapes == 0) return core.plan->run(inputs, outputs);
-  if (tapes > 1) return replay(core, inputs, outputs);
   std::shared_ptr<const FunctionGradient> g;
   try {
     g = function_gradient(core);
   } catch (const UnimplementedError&) {
-    return replay(core, inputs, outputs);
+    return run_node_by_node(core, inputs, outputs);
   } catch (const InvalidArgumentError&) {
-    return replay(core, inputs, outputs);
+    return run_node_by_node(core, inputs, outputs);
   }
 
   std::vector<Tensor> staged_inputs = args;

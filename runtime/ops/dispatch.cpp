@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/tensor_impl.h"
+#include "ops/check_numerics.h"
 #include "ops/random.h"
 
 namespace ag::ops {
@@ -125,6 +126,8 @@ Tensor record_or_run(const OpDef& def, std::span<const Tensor> inputs, const Att
 
 Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, CallSite site) {
   Tensor output = record_or_run(op_def(op), inputs, attrs, site);
+  if (check_numerics_on()) [[unlikely]]
+    check_output_numerics(op, output, site);
   if (OpObserver* observer = t_op_observer) [[unlikely]]
     observer->on_op(op, inputs, attrs, site, output);
   return output;

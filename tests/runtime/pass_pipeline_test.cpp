@@ -371,8 +371,9 @@ TEST(PrintAfter, AnUnknownPassIsAnErrorListingTheKnownOnes) {
               "stderr (runtime/passes/passes.def registers the passes). Known passes: "
               "range-loops, loop-condition-reductions, algebraic-simplification, "
               "transposed-arrays, constant-folding, counter-signs, "
-              "common-subexpression-elimination, transposed-gathers, dead-code-elimination, "
-              "fusion; or 'all' for every pass. Set it to one of them, or unset it.");
+              "common-subexpression-elimination, transposed-gathers, "
+              "channels-last-convolutions, dead-code-elimination, fusion; or 'all' for every "
+              "pass. Set it to one of them, or unset it.");
   }
   EXPECT_EQ(print.out.str(), "");
 }

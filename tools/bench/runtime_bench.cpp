@@ -10,8 +10,11 @@
 // medians with the targets.
 //
 // Diagnostic rows: cache_hit/graph_lookup (the signature lookup of a
-// repeated call only), cache_hit/graph_plan (the cached plan's run only) and
-// mse_f32_1e6/graph_square (square() in place of pow(., 2)).
+// repeated call only), cache_hit/graph_plan (the cached plan's run only),
+// mse_f32_1e6/graph_square (square() in place of pow(., 2)), and
+// mse_f32_5/{eager,graph}{,_check_numerics}: a float32 MSE of length 5, call
+// overhead only, with ag::debugging::enable_check_numerics off (every other
+// row runs with it off too) and on.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -229,7 +232,7 @@ void dense_onednn(const float* x, const float* w, const float* bias, float* out)
 
 struct Inputs {
   Tensor power_x_i32, power_x_f32;
-  Tensor mse_true_i32, mse_pred_i32, mse_true_f32, mse_pred_f32;
+  Tensor mse_true_i32, mse_pred_i32, mse_true_f32, mse_pred_f32, mse_true_f32_5, mse_pred_f32_5;
   Tensor dense_x, dense_w, dense_b;
   Tensor scalar_a, scalar_b, scalar_c;
   std::unique_ptr<PowerFn> power_fn;
@@ -252,6 +255,8 @@ void prepare_inputs() {
   in.power_x_f32 = ag::random_uniform({kPowerN, kPowerN}, 0.0, 0.2, ag::float32, 2);
   in.mse_true_i32 = ag::constant({1, 2, 3, 4, 5});
   in.mse_pred_i32 = ag::constant({2, 2, 5, 1, 0});
+  in.mse_true_f32_5 = ag::constant({1.0f, 2.0f, 3.0f, 4.0f, 5.0f});
+  in.mse_pred_f32_5 = ag::constant({2.0f, 2.0f, 5.0f, 1.0f, 0.0f});
   in.mse_true_f32 = ag::random_uniform({1000000}, -1.0, 1.0, ag::float32, 3);
   in.mse_pred_f32 = ag::random_uniform({1000000}, -1.0, 1.0, ag::float32, 4);
   in.dense_x = ag::random_normal({kDenseRows, kDenseIn}, 0.0, 1.0, ag::float32, 5);
@@ -418,6 +423,14 @@ void bm_mse_graph(benchmark::State& state, const Tensor* a, const Tensor* b) {
   for (auto _ : state) benchmark::DoNotOptimize(fn(*a, *b));
 }
 
+// With ag::debugging::enable_check_numerics on for the row's duration.
+template <void (*Row)(benchmark::State&, const Tensor*, const Tensor*)>
+void bm_checking_numerics(benchmark::State& state, const Tensor* a, const Tensor* b) {
+  ag::debugging::enable_check_numerics();
+  Row(state, a, b);
+  ag::debugging::disable_check_numerics();
+}
+
 void bm_mse_graph_square(benchmark::State& state) {
   const Inputs& in = inputs();
   for (auto _ : state)
@@ -581,6 +594,28 @@ void register_benchmarks() {
   add(
       "mse_i32_5/graph",
       [=](benchmark::State& s) { bm_mse_graph(s, mse_i32.first, mse_i32.second); }, kNanosecond);
+
+  auto mse_f32_5 = std::make_pair(&in.mse_true_f32_5, &in.mse_pred_f32_5);
+  add(
+      "mse_f32_5/eager",
+      [=](benchmark::State& s) { bm_mse_eager(s, mse_f32_5.first, mse_f32_5.second); },
+      kNanosecond);
+  add(
+      "mse_f32_5/graph",
+      [=](benchmark::State& s) { bm_mse_graph(s, mse_f32_5.first, mse_f32_5.second); },
+      kNanosecond);
+  add(
+      "mse_f32_5/eager_check_numerics",
+      [=](benchmark::State& s) {
+        bm_checking_numerics<bm_mse_eager>(s, mse_f32_5.first, mse_f32_5.second);
+      },
+      kNanosecond);
+  add(
+      "mse_f32_5/graph_check_numerics",
+      [=](benchmark::State& s) {
+        bm_checking_numerics<bm_mse_graph>(s, mse_f32_5.first, mse_f32_5.second);
+      },
+      kNanosecond);
 
   auto mse_f32 = std::make_pair(&in.mse_true_f32, &in.mse_pred_f32);
   add("mse_f32_1e6/hand_loops", bm_mse_hand_loops_f32, kMicrosecond);
