@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ag/annotate.h"
+#include "ag/checkpoint.h"
 #include "ag/control_flow.h"
 #include "ag/debugging.h"
 #include "ag/dtype.h"

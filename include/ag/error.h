@@ -15,6 +15,8 @@ enum class ErrorKind {
   FailedPrecondition,  // the program is in the wrong state for the call
   OutOfRange,          // an index out of bounds
   Unimplemented,       // a combination we do not support
+  NotFound,            // a file (or an entry of one) that is not there
+  DataLoss,            // a file whose contents are damaged
   Internal,            // a bug in autograph-cpp
 };
 
@@ -43,6 +45,8 @@ AG_DEFINE_ERROR(ValueError, Value)
 AG_DEFINE_ERROR(FailedPreconditionError, FailedPrecondition)
 AG_DEFINE_ERROR(OutOfRangeError, OutOfRange)
 AG_DEFINE_ERROR(UnimplementedError, Unimplemented)
+AG_DEFINE_ERROR(NotFoundError, NotFound)
+AG_DEFINE_ERROR(DataLossError, DataLoss)
 AG_DEFINE_ERROR(InternalError, Internal)
 #undef AG_DEFINE_ERROR
 

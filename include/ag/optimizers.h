@@ -44,6 +44,9 @@ class Optimizer {
 
   // Creates the slot variables of `variables` now (Keras's optimizer.build).
   void build(const std::vector<Variable>& variables);
+  // The slot variables of `variable`, in the order its optimizer makes them
+  // (Adam: m, v); none before its first update or build().
+  std::vector<Variable> slot_variables(const Variable& variable) const;
 
   // The number of apply_gradients calls so far (int64, as Keras's
   // optimizer.iterations).

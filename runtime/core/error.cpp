@@ -18,6 +18,10 @@ std::string_view error_kind_name(ErrorKind kind) {
       return "OutOfRangeError";
     case ErrorKind::Unimplemented:
       return "UnimplementedError";
+    case ErrorKind::NotFound:
+      return "NotFoundError";
+    case ErrorKind::DataLoss:
+      return "DataLossError";
     case ErrorKind::Internal:
       return "InternalError";
   }
@@ -44,6 +48,10 @@ void throw_error(ErrorKind kind, const std::string& message) {
       throw OutOfRangeError(message);
     case ErrorKind::Unimplemented:
       throw UnimplementedError(message);
+    case ErrorKind::NotFound:
+      throw NotFoundError(message);
+    case ErrorKind::DataLoss:
+      throw DataLossError(message);
     case ErrorKind::Internal:
       break;
   }

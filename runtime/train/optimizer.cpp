@@ -65,6 +65,11 @@ void Optimizer::build(const std::vector<Variable>& variables) {
   for (const Variable& v : variables) slots_of(v);
 }
 
+std::vector<Variable> Optimizer::slot_variables(const Variable& variable) const {
+  auto it = slots_.find(variable.id());
+  return it == slots_.end() ? std::vector<Variable>{} : it->second;
+}
+
 void Optimizer::apply_gradients(const std::vector<std::pair<Tensor, Variable>>& grads_and_vars) {
   std::vector<Tensor> grads;
   std::vector<Variable> variables;

@@ -1,0 +1,75 @@
+// Checkpoints of training state, as tf.train.Checkpoint: variables by path,
+// an optimizer's step counter, learning rate and slot variables, and the
+// checkpoint's own save counter, in one file.
+//
+//   ag::train::Checkpoint ckpt;
+//   ckpt.track("model", model_variables).track("optimizer", adam);
+//   std::string path = ckpt.save("/tmp/run/ckpt");  // "/tmp/run/ckpt-1"
+//   ...
+//   ckpt.restore(path);  // the variables, the optimizer and the counter
+//
+// A training run restored from a checkpoint continues bit for bit as if it
+// had not stopped: the values are written and read as their bytes, and the
+// optimizer's slots and step counter come back with them.
+//
+// Paths: a variable tracked alone is saved under its key; a list of
+// variables under "<key>/<variable name>" (the names must be distinct); an optimizer under
+// "<key>/iterations", "<key>/learning_rate" and "<key>/slots/<variable path>/<slot>" for the
+// tracked variables it has slots for (Adam: m and v, SGD with momentum: momentum).
+//
+// restore() checks the whole file before it assigns anything: a missing file
+// is a NotFoundError, a damaged one (not a checkpoint, truncated, a wrong
+// checksum) a DataLossError, and one that does not fit what is tracked (a
+// value missing, one left over, another dtype or shape, other slots) an
+// InvalidArgumentError naming the paths; the variables are then unchanged.
+// save() writes a new file and renames it into place, so an interrupted
+// save leaves the previous checkpoint whole.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ag/optimizers.h"
+#include "ag/variable.h"
+
+namespace ag::train {
+
+class Checkpoint {
+ public:
+  Checkpoint() = default;
+
+  // What the checkpoint saves and restores, each under a key (the keyword
+  // arguments of tf.train.Checkpoint(model=..., optimizer=...)). Keys are
+  // distinct, not empty, and hold no '/'. The tracked objects must outlive
+  // the checkpoint's saves and restores.
+  Checkpoint& track(const std::string& key, const Variable& variable);
+  Checkpoint& track(const std::string& key, const std::vector<Variable>& variables);
+  Checkpoint& track(const std::string& key, optimizers::Optimizer& optimizer);
+
+  // Writes every tracked value to "<prefix>-<n>", where n is this
+  // checkpoint's save counter after counting this save (1 for the first, as
+  // TensorFlow's), and returns that path.
+  std::string save(const std::string& prefix);
+  // Writes every tracked value to `path` itself (tf.train.Checkpoint.write);
+  // the save counter does not change.
+  void write(const std::string& path) const;
+  // Reads back what save() or write() wrote, the save counter included.
+  void restore(const std::string& path);
+
+  int64_t save_counter() const { return save_counter_; }
+
+ private:
+  struct Tracked {
+    std::string key;
+    std::vector<std::pair<std::string, Variable>> variables;  // (path, variable)
+    optimizers::Optimizer* optimizer = nullptr;
+  };
+  void add(Tracked tracked);
+
+  std::vector<Tracked> tracked_;
+  int64_t save_counter_ = 0;
+};
+
+}  // namespace ag::train
