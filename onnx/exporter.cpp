@@ -219,6 +219,15 @@ std::vector<OnnxValue> Exporter::emit(const graph::Body& body, ::onnx::GraphProt
   return outputs;
 }
 
+// A variable is exported with the value it holds now, once.
+std::string Exporter::variable(const std::shared_ptr<detail::VariableState>& v) {
+  for (const auto& [name, state] : variables_) {
+    if (state == v) return name;
+  }
+  variables_.emplace_back(constant(v->read(), v->name.empty() ? "variable" : v->name), v);
+  return variables_.back().first;
+}
+
 std::vector<OnnxValue> Exporter::emit_node(const graph::Body& body, const graph::Node& n,
                                            ::onnx::GraphProto& g,
                                            const std::vector<OnnxValue*>& in) {
@@ -228,9 +237,7 @@ std::vector<OnnxValue> Exporter::emit_node(const graph::Body& body, const graph:
     case NodeKind::Const:
       return tensors({constant(n.value, n.name)});
     case NodeKind::ReadVariable:
-      // A variable is exported with the value it holds now.
-      return tensors(
-          {constant(n.variable->read(), n.variable->name.empty() ? "variable" : n.variable->name)});
+      return tensors({variable(n.variable)});
     case NodeKind::Op: {
       if (auto out = export_array_op(*this, body, n, g, in)) return *out;
       std::vector<std::string> names;

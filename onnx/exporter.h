@@ -9,10 +9,13 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "ag/onnx.h"
 #include "ag/tensor.h"
 #include "graph/graph.h"
 
@@ -34,6 +37,10 @@ struct OnnxValue {
     return {"", std::move(name), std::move(stacked)};
   }
 };
+
+// Initializers of ag::Variables: (initializer name, variable).
+using ExportedVariables =
+    std::vector<std::pair<std::string, std::shared_ptr<detail::VariableState>>>;
 
 class Exporter {
  public:
@@ -65,8 +72,13 @@ class Exporter {
 
   // What the export leaves out (asserts), for the caller to report.
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // The initializer of each ag::Variable the graph reads (one per variable,
+  // however often it is read), in the order they were first read.
+  const ExportedVariables& variables() const { return variables_; }
 
  private:
+  // The initializer holding variable `v`'s value now, made on its first read.
+  std::string variable(const std::shared_ptr<detail::VariableState>& v);
   std::vector<OnnxValue> emit_node(const graph::Body& body, const graph::Node& n,
                                    ::onnx::GraphProto& g, const std::vector<OnnxValue*>& in);
   std::vector<OnnxValue> emit_if(const graph::Node& n, ::onnx::GraphProto& g,
@@ -83,7 +95,13 @@ class Exporter {
   int64_t opset_;
   size_t next_name_ = 0;
   std::vector<std::string> warnings_;
+  ExportedVariables variables_;
 };
+
+// The ONNX model of `graph` (what ag::onnx::save writes, checked); with
+// `variables`, also the initializer of each ag::Variable it reads.
+::onnx::ModelProto export_model(const Graph& graph, const onnx::SaveOptions& options,
+                                ExportedVariables* variables);
 
 // Sets `info` to a tensor value of `type` named `name`; unknown dims get a
 // symbolic name from `dim_prefix` (or none when it is empty).

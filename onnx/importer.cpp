@@ -278,9 +278,17 @@ ImportFn find_importer(std::string_view op_type) {
   return nullptr;
 }
 
-void bind_initializers(const ::onnx::GraphProto& graph, Scope& scope) {
-  for (const auto& init : graph.initializer())
+void bind_initializers(const ::onnx::GraphProto& graph, Scope& scope,
+                       const InitializerVariables* variables) {
+  for (const auto& init : graph.initializer()) {
+    if (variables) {
+      if (auto it = variables->find(init.name()); it != variables->end()) {
+        scope.bind(init.name(), it->second.read());
+        continue;
+      }
+    }
     scope.bind(init.name(), tensor_from_proto(init, "initializer '" + init.name() + "'"));
+  }
 }
 
 void run_node(const ::onnx::NodeProto& node, Scope& scope, int64_t opset) {
@@ -297,9 +305,10 @@ void run_node(const ::onnx::NodeProto& node, Scope& scope, int64_t opset) {
 }
 
 std::vector<Tensor> run_graph(const ::onnx::GraphProto& graph, const std::vector<Tensor>& inputs,
-                              const Scope* outer, int64_t opset) {
+                              const Scope* outer, int64_t opset,
+                              const InitializerVariables* variables) {
   Scope scope(outer);
-  bind_initializers(graph, scope);
+  bind_initializers(graph, scope, variables);
   size_t next = 0;
   for (const auto& in : graph.input()) {
     if (is_initializer(graph, in.name())) continue;

@@ -10,13 +10,17 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "ag/error.h"
+#include "ag/onnx.h"
 #include "ag/tensor.h"
+#include "ag/variable.h"
 
 namespace ag::onnx_io {
 
@@ -119,8 +123,15 @@ ImportFn find_importer(std::string_view op_type);
 // unless the message starts with it already.
 [[noreturn]] void rethrow_at(const Error& e, const std::string& where);
 
-// Binds the initializers of `graph` in `scope`.
-void bind_initializers(const ::onnx::GraphProto& graph, Scope& scope);
+// The ag::Variables that stand for initializers, by initializer name: a
+// model loaded with them reads the variables on every call (a saved model's
+// weights, ag/saved_model.h) instead of folding the initializers' values.
+using InitializerVariables = std::map<std::string, Variable>;
+
+// Binds the initializers of `graph` in `scope`: reads of their variables
+// where `variables` has them, else their values.
+void bind_initializers(const ::onnx::GraphProto& graph, Scope& scope,
+                       const InitializerVariables* variables = nullptr);
 // Imports `node`, a node of the graph whose values `scope` holds, and binds
 // its outputs there.
 void run_node(const ::onnx::NodeProto& node, Scope& scope, int64_t opset);
@@ -129,6 +140,12 @@ void run_node(const ::onnx::NodeProto& node, Scope& scope, int64_t opset);
 // that are not initializers, in order, then imports each node. Returns the
 // graph outputs, in order.
 std::vector<Tensor> run_graph(const ::onnx::GraphProto& graph, const std::vector<Tensor>& inputs,
-                              const Scope* outer, int64_t opset);
+                              const Scope* outer, int64_t opset,
+                              const InitializerVariables* variables = nullptr);
+
+// ag::onnx::load of `model`, its initializers named in `variables` read from
+// those variables.
+onnx::Model load_with_variables(std::shared_ptr<const ::onnx::ModelProto> model,
+                                const std::string& name, InitializerVariables variables);
 
 }  // namespace ag::onnx_io

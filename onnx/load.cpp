@@ -31,6 +31,8 @@ struct Model::Impl {
   std::shared_ptr<const ::onnx::ModelProto> model;
   std::vector<std::string> input_names, output_names;
   std::vector<TensorSpec> input_specs;
+  // Initializers read from these variables (a saved model's weights).
+  onnx_io::InitializerVariables variables;
 
   // The trace for the values of the inputs it depends on; `by_value` lists
   // those inputs, and grows when a trace finds another one.
@@ -116,7 +118,7 @@ std::optional<Model::Impl::Trace> Model::Impl::trace(const std::vector<Tensor>* 
         all.push_back(by_value[k] ? (*inputs)[k] : symbolic[next++]);
         if (!by_value[k]) placeholder_ids[k] = all.back().id();
       }
-      return onnx_io::run_graph(model->graph(), all, nullptr, opset);
+      return onnx_io::run_graph(model->graph(), all, nullptr, opset, &variables);
     };
     auto fn = function(run, {.name = name, .arg_names = {"inputs"}});
     try {
@@ -141,7 +143,8 @@ std::optional<Model::Impl::Trace> Model::Impl::trace(const std::vector<Tensor>* 
 namespace {
 
 std::shared_ptr<const Model::Impl> load_model(std::shared_ptr<const ::onnx::ModelProto> model,
-                                              const std::string& name) {
+                                              const std::string& name,
+                                              onnx_io::InitializerVariables variables) {
   try {
     ::onnx::checker::check_model(*model);
   } catch (const std::exception& e) {
@@ -155,6 +158,7 @@ std::shared_ptr<const Model::Impl> load_model(std::shared_ptr<const ::onnx::Mode
   impl->name = graph.name().empty() ? name : graph.name();
   impl->opset = default_opset(*model, name);
   impl->model = std::move(model);
+  impl->variables = std::move(variables);
   for (const auto& in : graph.input()) {
     if (std::find(initialized.begin(), initialized.end(), in.name()) != initialized.end()) continue;
     impl->input_names.push_back(in.name());
@@ -184,7 +188,7 @@ Model load_from_bytes(const std::string& bytes, const std::string& name) {
   auto model = std::make_shared<::onnx::ModelProto>();
   if (!model->ParseFromString(bytes))
     throw InvalidArgumentError(name + ": not an ONNX model (the protobuf does not parse)");
-  return Model(load_model(std::move(model), name));
+  return Model(load_model(std::move(model), name, {}));
 }
 
 Model load(const std::string& path) {
@@ -280,3 +284,12 @@ std::string Model::signature() const {
 }
 
 }  // namespace ag::onnx
+
+namespace ag::onnx_io {
+
+onnx::Model load_with_variables(std::shared_ptr<const ::onnx::ModelProto> model,
+                                const std::string& name, InitializerVariables variables) {
+  return onnx::Model(onnx::load_model(std::move(model), name, std::move(variables)));
+}
+
+}  // namespace ag::onnx_io

@@ -14,13 +14,14 @@
 #include "exporter.h"
 #include "passes/passes.h"
 
-namespace ag::onnx {
+namespace ag::onnx_io {
 
 namespace {
 constexpr int64_t kExportOpset = 17;
-}
+}  // namespace
 
-std::string save_to_bytes(const Graph& graph, const SaveOptions& options) {
+::onnx::ModelProto export_model(const Graph& graph, const onnx::SaveOptions& options,
+                                ExportedVariables* variables) {
   graph::Body body = graph.body();
   passes::optimize(body, passes::Target::kExport);
   ::onnx::ModelProto model;
@@ -67,7 +68,16 @@ std::string save_to_bytes(const Graph& graph, const SaveOptions& options) {
                         "please report it with the graph): " +
                         e.what());
   }
-  return model.SerializeAsString();
+  if (variables) *variables = ex.variables();
+  return model;
+}
+
+}  // namespace ag::onnx_io
+
+namespace ag::onnx {
+
+std::string save_to_bytes(const Graph& graph, const SaveOptions& options) {
+  return onnx_io::export_model(graph, options, nullptr).SerializeAsString();
 }
 
 void save(const Graph& graph, const std::string& path, const SaveOptions& options) {

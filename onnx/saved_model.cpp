@@ -1,0 +1,232 @@
+// ag::saved_model (ag/saved_model.h). The folder:
+//   saved_model.txt  "autograph-cpp saved model 1", then a line
+//                    "signature <name>" per signature and "variable <name>"
+//                    per variable, in order;
+//   <name>.onnx      each signature's model, as ag::onnx::save writes it,
+//                    with a metadata entry "ag.variable.<initializer>" =
+//                    "<variable name>" for each variable it reads.
+#include "ag/saved_model.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ag/error.h"
+#include "exporter.h"
+#include "graph/variable_state.h"
+#include "importer.h"
+#include "tensor_proto.h"
+
+namespace ag::saved_model {
+namespace {
+
+const char* const kManifest = "saved_model.txt";
+const char* const kHeader = "autograph-cpp saved model 1";
+const char* const kVariableKey = "ag.variable.";
+
+void check_signature_names(const std::vector<Signature>& signatures) {
+  if (signatures.empty())
+    throw InvalidArgumentError("saved_model::save: no signatures; give at least one");
+  std::set<std::string> seen;
+  for (const Signature& s : signatures) {
+    const bool file_name = !s.name.empty() && std::all_of(s.name.begin(), s.name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    });
+    if (!file_name) {
+      throw InvalidArgumentError("saved_model::save: the signature name '" + s.name +
+                                 "' cannot name a file of the saved model: use letters, digits, "
+                                 "'_' and '-'");
+    }
+    if (!seen.insert(s.name).second)
+      throw InvalidArgumentError("saved_model::save: two signatures are named '" + s.name + "'");
+  }
+}
+
+// Saved names for the variables: each variable's own name, made distinct.
+class VariableNames {
+ public:
+  const std::string& of(const std::shared_ptr<detail::VariableState>& v) {
+    for (const auto& [state, name] : names_) {
+      if (state == v) return name;
+    }
+    const std::string base = v->name.empty() ? "Variable" : v->name;
+    std::string name = base;
+    for (int k = 1; taken_.count(name); ++k) name = base + "_" + std::to_string(k);
+    taken_.insert(name);
+    names_.emplace_back(v, name);
+    return names_.back().second;
+  }
+  std::vector<std::string> in_order() const {
+    std::vector<std::string> out;
+    for (const auto& [state, name] : names_) out.push_back(name);
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::shared_ptr<detail::VariableState>, std::string>> names_;
+  std::set<std::string> taken_;
+};
+
+void write_file(const std::filesystem::path& path, const std::string& bytes) {
+  const std::filesystem::path partial = path.string() + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(bytes.data(), std::streamsize(bytes.size()))) {
+      throw FailedPreconditionError("saved_model::save: cannot write '" + path.string() +
+                                    "' (is its folder writable?)");
+    }
+  }
+  std::filesystem::rename(partial, path);
+}
+
+std::string read_file(const std::filesystem::path& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw NotFoundError("saved_model::load: " + what + " '" + path.string() + "' is missing");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+}  // namespace
+
+void save(const std::string& dir, const std::vector<Signature>& signatures) {
+  check_signature_names(signatures);
+  std::filesystem::create_directories(dir);
+  VariableNames names;
+  std::vector<std::pair<std::string, std::string>> models;  // (file, bytes)
+  for (const Signature& s : signatures) {
+    onnx_io::ExportedVariables variables;
+    ::onnx::ModelProto model = onnx_io::export_model(s.graph, {.graph_name = s.name}, &variables);
+    for (const auto& [initializer, state] : variables) {
+      auto* entry = model.add_metadata_props();
+      entry->set_key(kVariableKey + initializer);
+      entry->set_value(names.of(state));
+    }
+    models.emplace_back(s.name + ".onnx", model.SerializeAsString());
+  }
+  std::string manifest = std::string(kHeader) + "\n";
+  for (const Signature& s : signatures) manifest += "signature " + s.name + "\n";
+  for (const std::string& name : names.in_order()) manifest += "variable " + name + "\n";
+  for (const auto& [file, bytes] : models) write_file(std::filesystem::path(dir) / file, bytes);
+  write_file(std::filesystem::path(dir) / kManifest, manifest);
+}
+
+struct SavedModel::Impl {
+  std::vector<std::string> signature_names;
+  std::map<std::string, onnx::Model> signatures;
+  std::vector<std::pair<std::string, Variable>> variables;
+};
+
+namespace {
+
+struct Manifest {
+  std::vector<std::string> signatures, variables;
+};
+
+Manifest read_manifest(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir))
+    throw NotFoundError("saved_model::load: no folder '" + dir.string() + "'");
+  std::istringstream text(read_file(dir / kManifest, "the manifest"));
+  std::string line;
+  if (!std::getline(text, line) || line != kHeader) {
+    throw DataLossError("saved_model::load: '" + (dir / kManifest).string() +
+                        "' does not start with '" + kHeader +
+                        "': not a saved model of this "
+                        "version, or damaged");
+  }
+  Manifest m;
+  while (std::getline(text, line)) {
+    if (line.rfind("signature ", 0) == 0) {
+      m.signatures.push_back(line.substr(10));
+    } else if (line.rfind("variable ", 0) == 0) {
+      m.variables.push_back(line.substr(9));
+    } else if (!line.empty()) {
+      throw DataLossError("saved_model::load: '" + (dir / kManifest).string() +
+                          "' has a line it cannot read: '" + line + "'");
+    }
+  }
+  return m;
+}
+
+// The signature's model, its variable initializers bound to `variables`
+// (made from the first signature that holds each).
+onnx::Model load_signature(const std::filesystem::path& file, const std::string& name,
+                           std::map<std::string, Variable>& variables) {
+  auto model = std::make_shared<::onnx::ModelProto>();
+  if (!model->ParseFromString(read_file(file, "the model of signature '" + name + "'")))
+    throw DataLossError("saved_model::load: '" + file.string() + "' is not an ONNX model");
+  std::map<std::string, std::string> saved_names;  // initializer -> variable
+  for (const auto& entry : model->metadata_props()) {
+    if (entry.key().rfind(kVariableKey, 0) == 0)
+      saved_names[entry.key().substr(std::string(kVariableKey).size())] = entry.value();
+  }
+  onnx_io::InitializerVariables bound;
+  for (const auto& init : model->graph().initializer()) {
+    auto saved = saved_names.find(init.name());
+    if (saved == saved_names.end()) continue;
+    auto it = variables.find(saved->second);
+    if (it == variables.end()) {
+      Tensor value = onnx_io::tensor_from_proto(init, "variable '" + saved->second + "'");
+      it = variables.emplace(saved->second, Variable(value, saved->second)).first;
+    }
+    bound.emplace(init.name(), it->second);
+  }
+  return onnx_io::load_with_variables(std::move(model), file.string(), std::move(bound));
+}
+
+}  // namespace
+
+SavedModel load(const std::string& dir) {
+  const Manifest manifest = read_manifest(dir);
+  auto impl = std::make_shared<SavedModel::Impl>();
+  std::map<std::string, Variable> variables;
+  for (const std::string& name : manifest.signatures) {
+    impl->signature_names.push_back(name);
+    impl->signatures.emplace(
+        name, load_signature(std::filesystem::path(dir) / (name + ".onnx"), name, variables));
+  }
+  for (const std::string& name : manifest.variables) {
+    auto it = variables.find(name);
+    if (it == variables.end()) {
+      throw DataLossError("saved_model::load: the manifest of '" + dir + "' names variable '" +
+                          name + "', which no signature's model holds");
+    }
+    impl->variables.emplace_back(name, it->second);
+  }
+  return SavedModel(std::move(impl));
+}
+
+std::vector<std::string> SavedModel::signature_names() const {
+  return impl_->signature_names;
+}
+
+const onnx::Model& SavedModel::signature(const std::string& name) const {
+  auto it = impl_->signatures.find(name);
+  if (it == impl_->signatures.end()) {
+    std::string known;
+    for (const std::string& n : impl_->signature_names) known += (known.empty() ? "" : ", ") + n;
+    throw InvalidArgumentError("SavedModel.signature: no signature named '" + name +
+                               "'; the saved model has " + known);
+  }
+  return it->second;
+}
+
+const std::vector<std::pair<std::string, Variable>>& SavedModel::variables() const {
+  return impl_->variables;
+}
+
+Variable SavedModel::variable(const std::string& name) const {
+  for (const auto& [n, v] : impl_->variables) {
+    if (n == name) return v;
+  }
+  throw InvalidArgumentError("SavedModel.variable: no variable named '" + name + "'");
+}
+
+}  // namespace ag::saved_model
