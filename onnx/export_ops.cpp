@@ -24,6 +24,11 @@
 //   gelu: Mul(Mul(x, 0.5), Add(Erf(Mul(x, 1/sqrt(2))), 1)) (ONNX's Gelu is
 //     from opset 20).
 //   softmax, log_softmax: Softmax and LogSoftmax of opset 13 on, along one axis.
+//   batch_norm: BatchNormalization for channels at axis 1, else its formula
+//     with the parameters reshaped to broadcast; layer_norm:
+//     LayerNormalization (opset 17). Where epsilon is not a float (a float64
+//     op's), the formulas, in the input's dtype. fused_batch_norm (by the
+//     batch's statistics): its formula with ReduceMean.
 //   conv: Conv in ONNX's NCHW layout, by the filter transposed from
 //     [kernel..., in/groups, out] to [out, in/groups, kernel...]; a
 //     channels-last input and output are transposed to and from NCHW. SAME
@@ -56,6 +61,10 @@
 //   argsort: TopK's indices, cast to int32 (TopK breaks ties by index too).
 //   cumprod: ONNX has none; a Mul per row along the axis (its length must be
 //     static), the rows sliced and the products concatenated.
+//   matmul: MatMul, an operand flagged transposed through a Transpose first.
+//   dropout_mask: Dropout (training_mode true, our ratio and seed) of ones of
+//     x's shape, whose output is the scaled mask; ONNX runtimes draw other
+//     random numbers for the same seed.
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -171,6 +180,9 @@ struct OpExport {
   std::vector<std::string> gelu();
   std::vector<std::string> softmax() { return along_axis("Softmax"); }
   std::vector<std::string> log_softmax() { return along_axis("LogSoftmax"); }
+  std::vector<std::string> batch_norm();
+  std::vector<std::string> fused_batch_norm();
+  std::vector<std::string> layer_norm();
   std::vector<std::string> along_axis(const char* type) {
     std::string out;
     set_int(e.with_attrs(type, {in[0]}, out), "axis", attrs.axis);
@@ -212,6 +224,9 @@ struct OpExport {
   std::vector<std::string> scatter_nd(const char* reduction);
   std::vector<std::string> argsort();
   std::vector<std::string> cumprod();
+  // Linear algebra and dropout.
+  std::vector<std::string> matmul();
+  std::vector<std::string> dropout_mask();
 
   // Convolutions' shared parts.
   std::string to_channels_first(const std::string& x, int rank, bool inverse);
@@ -751,6 +766,68 @@ std::vector<std::string> OpExport::cumprod() {
   return {out};
 }
 
+// BatchNormalization where the channels are axis 1 of a rank of 2 or more
+// (and epsilon is a float), else (x - mean) * scale / sqrt(variance +
+// epsilon) + offset, the parameters reshaped to [channels, 1, ...].
+std::vector<std::string> OpExport::batch_norm() {
+  const int rank = body.type_of(n.inputs[0]).shape.rank();
+  if (attrs.axis == 1 && rank >= 2 && float_attrs_exact({attrs.lo})) {
+    std::string y;
+    set_float(e.with_attrs("BatchNormalization", {in[0], in[4], in[3], in[1], in[2]}, y), "epsilon",
+              float(attrs.lo));
+    return {y};
+  }
+  std::vector<int64_t> dims(size_t(rank - attrs.axis), 1);
+  dims[0] = -1;
+  const std::string shape = ex.int64s(dims);
+  auto channel = [&](const std::string& v) { return e.op("Reshape", {v, shape}); };
+  const std::string factor =
+      e.op("Div", {in[4], e.op("Sqrt", {e.op("Add", {in[2], number(attrs.lo)})})});
+  const std::string centered = e.op("Sub", {in[0], channel(in[1])});
+  return {e.op("Add", {e.op("Mul", {centered, channel(factor)}), channel(in[3])})};
+}
+
+// ONNX's BatchNormalization in training mode outputs running statistics,
+// not the batch's: the formula, with ReduceMean over every axis but the
+// channels'.
+std::vector<std::string> OpExport::fused_batch_norm() {
+  const int rank = body.type_of(n.inputs[0]).shape.rank();
+  ops::Attrs over;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != attrs.axis) over.ints.push_back(i);
+  over.keepdims = true;
+  std::vector<int64_t> dims(size_t(rank - attrs.axis), 1);
+  dims[0] = -1;
+  const std::string shape = ex.int64s(dims);
+  const std::string centered = e.op("Sub", {in[0], e.reduce("ReduceMean", in[0], over)});
+  const std::string variance = e.reduce("ReduceMean", e.op("Mul", {centered, centered}), over);
+  const std::string normalised =
+      e.op("Div", {centered, e.op("Sqrt", {e.op("Add", {variance, number(attrs.lo)})})});
+  return {e.op("Add", {e.op("Mul", {normalised, e.op("Reshape", {in[1], shape})}),
+                       e.op("Reshape", {in[2], shape})})};
+}
+
+// LayerNormalization (opset 17) where epsilon is a float, else its formula
+// with ReduceMean over the normalised axes.
+std::vector<std::string> OpExport::layer_norm() {
+  if (float_attrs_exact({attrs.lo})) {
+    std::string y;
+    ::onnx::NodeProto& node = e.with_attrs("LayerNormalization", {in[0], in[1], in[2]}, y);
+    set_int(node, "axis", attrs.axis);
+    set_float(node, "epsilon", float(attrs.lo));
+    return {y};
+  }
+  ops::Attrs over;
+  for (int64_t i = attrs.axis; i < body.type_of(n.inputs[0]).shape.rank(); ++i)
+    over.ints.push_back(i);
+  over.keepdims = true;
+  const std::string centered = e.op("Sub", {in[0], e.reduce("ReduceMean", in[0], over)});
+  const std::string variance = e.reduce("ReduceMean", e.op("Mul", {centered, centered}), over);
+  const std::string normalised =
+      e.op("Div", {centered, e.op("Sqrt", {e.op("Add", {variance, number(attrs.lo)})})});
+  return {e.op("Add", {e.op("Mul", {normalised, in[1]}), in[2]})};
+}
+
 // export_array_op (onnx/export_sequences.cpp) writes TensorArray writes as
 // sequence ops before a node reaches export_op.
 std::vector<std::string> OpExport::tensor_array_write() {
@@ -765,6 +842,33 @@ std::vector<std::string> OpExport::not_exported(const char* why) {
 }  // namespace
 
 // The ONNX nodes of `n`, from the onnx column of its op's ag/ops.def row.
+// MatMul, each operand flagged transposed first by a Transpose of its last two dims.
+std::vector<std::string> OpExport::matmul() {
+  std::vector<std::string> operands = in;
+  for (size_t i = 0; i < 2; ++i) {
+    if (attrs.ints.empty() || attrs.ints[i] == 0) continue;
+    const int rank = body.type_of(n.inputs[i]).shape.rank();
+    std::vector<int64_t> perm(static_cast<size_t>(rank));
+    for (int d = 0; d < rank; ++d) perm[size_t(d)] = d;
+    std::swap(perm[size_t(rank - 2)], perm[size_t(rank - 1)]);
+    std::string out;
+    set_ints(e.with_attrs("Transpose", {in[i]}, out), "perm", perm);
+    operands[i] = out;
+  }
+  return {e.op("MatMul", operands)};
+}
+
+// Dropout in training mode (seed and ratio as ours) of ones of x's shape:
+// its output is the mask scaled, as ours is.
+std::vector<std::string> OpExport::dropout_mask() {
+  const std::string ones = e.op("Expand", {number(1), e.op("Shape", {in[0]})});
+  const std::string ratio = ex.constant(ag::fill({}, attrs.lo, DType::float64), "ratio");
+  const std::string training = ex.constant(Tensor(true), "training_mode");
+  std::string out;
+  set_int(e.with_attrs("Dropout", {ones, ratio, training}, out), "seed", int64_t(attrs.seed));
+  return {out};
+}
+
 std::vector<std::string> export_op(Exporter& ex, const graph::Body& body, const graph::Node& n,
                                    ::onnx::GraphProto& g, const std::vector<std::string>& in) {
   const DType in_dtype = n.inputs.empty() ? DType::float32 : body.type_of(n.inputs[0]).dtype;

@@ -1,5 +1,7 @@
-// Importers of ONNX's neural-network activations, as compositions of our
-// elementwise ops and reductions, with ONNX's default attribute values.
+// Importers of ONNX's neural-network activations and normalisations, onto
+// our ops (softmax, batch_normalization, layer_normalization) or
+// compositions of elementwise ops and reductions, with ONNX's default
+// attribute values.
 // Softmax and LogSoftmax before opset 13 flatten the input to 2-D at `axis`
 // and normalise over the second dim; from opset 13 they normalise along `axis`.
 // Dropout imports for inference: the identity, and an all-true mask.
@@ -51,66 +53,78 @@ std::vector<Tensor> import_clip(NodeContext& ctx) {
   return {y};
 }
 
-std::vector<Tensor> import_dropout(NodeContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  const bool training = ctx.opset() >= 12 ? ctx.has_input(2) && (ctx.input(2).is_symbolic() ||
-                                                                 ctx.input(2).item<bool>())
-                                          : ctx.opset() < 7 && ctx.attr_int("is_test", 0) == 0;
-  if (training) ctx.unsupported("training mode (random dropout) is not supported");
-  return {x, cast(ones_like(x), bool_)};
-}
-
-// Normalised over the axes from `axis` to the last: Y, Mean, InvStdDev.
+// Normalised over the axes from `axis` to the last: Y (layer_normalization),
+// Mean and InvStdDev (a graph drops them where unused).
 std::vector<Tensor> import_layer_normalization(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
   const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", -1), x.rank(), "axis");
   if (ctx.attr_int("stash_type", 1) != 1) ctx.unsupported("only stash_type=1 (float) is supported");
+  const Shape& shape = x.shape();
+  const std::vector<int64_t> normalised(shape.begin() + axis, shape.end());
+  // Scale and B may broadcast to the normalised shape; the op takes that shape.
+  auto full = [&](const Tensor& v) {
+    if (v.shape() == Shape(normalised)) return v;
+    if (!Shape(normalised).is_fully_defined())
+      ctx.unsupported("Scale or B of shape " + v.shape().to_list_string() +
+                      " against normalised dims not known when loaded");
+    return broadcast_to(v, normalised);
+  };
+  const Tensor scale = full(ctx.input(1));
+  const Tensor bias = ctx.has_input(2) ? full(ctx.input(2)) : zeros_like(scale);
+  const double epsilon = ctx.attr_float("epsilon", 1e-5f);
   std::vector<int64_t> axes;
   for (int64_t i = axis; i < x.rank(); ++i) axes.push_back(i);
-  Tensor mean = reduce_mean(x, axes, true);
-  Tensor centered = x - mean;
-  Tensor variance = reduce_mean(centered * centered, axes, true);
-  Tensor inv_std = 1 / sqrt(variance + attr_like(ctx, "epsilon", 1e-5f, x));
-  Tensor y = centered * inv_std * ctx.input(1);
-  if (ctx.has_input(2)) y = y + ctx.input(2);
-  return {y, mean, inv_std};
+  const MomentsResult stats = moments(x, axes, true);
+  const Tensor inv_std = rsqrt(stats.variance + attr_like(ctx, "epsilon", 1e-5f, x));
+  return {layer_normalization(x, scale, bias, axis, epsilon), stats.mean, inv_std};
 }
 
 // Per-channel statistics of x [batch, channels, spatial...]: normalised,
-// scaled and shifted. In inference (training_mode 0, the default) with the
-// given mean and variance; in training with the batch's (over every axis but
-// the channels), and the running statistics momentum * given + (1 -
-// momentum) * the batch's as outputs 1 and 2.
+// scaled and shifted (batch_norm). In inference (training_mode 0, the
+// default) by the given mean and variance; in training by the batch's (over
+// every axis but the channels), and the running statistics momentum * given
+// + (1 - momentum) * the batch's as outputs 1 and 2.
 std::vector<Tensor> import_batch_normalization(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
   if (x.shape().has_unknown_rank() || x.rank() < 2)
     ctx.unsupported("an input of known rank 2 or more, got " + x.shape().to_list_string());
   if (ctx.attr_int("spatial", 1) != 1) ctx.unsupported("spatial=0 (statistics per position)");
-  // [channels, 1, ...]: a per-channel value against x's dims from 1 on.
+  const double epsilon = ctx.attr_float("epsilon", 1e-5f);
+  const Tensor &scale = ctx.input(1), &bias = ctx.input(2), &mean = ctx.input(3),
+               &variance = ctx.input(4);
+  // batch_normalization takes [channels, 1, ...] parameters as per-channel ones of axis 1.
   auto per_channel = [&](const Tensor& v) {
     std::vector<int64_t> shape(size_t(x.rank() - 1), 1);
     shape[0] = -1;
     return reshape(v, shape);
   };
-  const Tensor epsilon = attr_like(ctx, "epsilon", 1e-5f, x);
-  Tensor mean = per_channel(ctx.input(3)), variance = per_channel(ctx.input(4));
-  std::vector<Tensor> outputs(1);
-  if (ctx.attr_int("training_mode", 0) != 0) {
-    std::vector<int64_t> axes = {0};
-    for (int i = 2; i < x.rank(); ++i) axes.push_back(i);
-    const Tensor batch_mean = reduce_mean(x, axes, true);
-    const Tensor centered = x - batch_mean;
-    const Tensor batch_variance = reduce_mean(centered * centered, axes, true);
-    const Tensor momentum = attr_like(ctx, "momentum", 0.9f, x);
-    outputs.push_back(reshape(mean * momentum + squeeze(batch_mean, {0}) * (1 - momentum), {-1}));
-    outputs.push_back(
-        reshape(variance * momentum + squeeze(batch_variance, {0}) * (1 - momentum), {-1}));
-    mean = squeeze(batch_mean, {0});
-    variance = squeeze(batch_variance, {0});
+  if (ctx.attr_int("training_mode", 0) == 0) {
+    return {batch_normalization(x, per_channel(mean), per_channel(variance), per_channel(bias),
+                                per_channel(scale), epsilon)};
   }
-  const Tensor scale = per_channel(ctx.input(1)) / sqrt(variance + epsilon);
-  outputs[0] = (x - mean) * scale + per_channel(ctx.input(2));
-  return outputs;
+  std::vector<int64_t> axes = {0};
+  for (int64_t i = 2; i < x.rank(); ++i) axes.push_back(i);
+  const MomentsResult batch = moments(x, axes);
+  const Tensor y = batch_normalization(x, per_channel(batch.mean), per_channel(batch.variance),
+                                       per_channel(bias), per_channel(scale), epsilon);
+  const Tensor momentum = attr_like(ctx, "momentum", 0.9f, x);
+  return {y, mean * momentum + batch.mean * (1 - momentum),
+          variance * momentum + batch.variance * (1 - momentum)};
+}
+
+// Each channel of each item of x [batch, channels, spatial...] normalised
+// over its spatial positions, then scaled and shifted per channel.
+std::vector<Tensor> import_instance_normalization(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  if (x.shape().has_unknown_rank() || x.rank() < 3)
+    ctx.unsupported("an input of known rank 3 or more, got " + x.shape().to_list_string());
+  std::vector<int64_t> spatial, channel_shape(size_t(x.rank() - 1), 1);
+  for (int64_t i = 2; i < x.rank(); ++i) spatial.push_back(i);
+  channel_shape[0] = -1;
+  const MomentsResult stats = moments(x, spatial, true);
+  const Tensor r = rsqrt(stats.variance + attr_like(ctx, "epsilon", 1e-5f, x));
+  return {(x - stats.mean) * r * reshape(ctx.input(1), channel_shape) +
+          reshape(ctx.input(2), channel_shape)};
 }
 
 // Our elu where alpha is 1 (the default), else alpha * expm1(x) below 0.

@@ -589,47 +589,6 @@ std::vector<Tensor> import_tile(NodeContext& ctx) {
   return {tile(ctx.input(0), ctx.constant_ints(1, "repeats"))};
 }
 
-std::vector<Tensor> import_matmul(NodeContext& ctx) {
-  Tensor a = ctx.input(0), b = ctx.input(1);
-  if (a.rank() == 0 || b.rank() == 0) ctx.invalid("MatMul operands must have rank 1 or more");
-  // NumPy's rule for 1-D operands: a row (a) or a column (b) vector, removed after.
-  const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;
-  if (a_vector) a = expand_dims(a, 0);
-  if (b_vector) b = expand_dims(b, 1);
-  // Batch dims broadcast: both operands get the common batch shape.
-  if (a.rank() > 2 || b.rank() > 2) {
-    const int batch_rank = std::max(a.rank(), b.rank()) - 2;
-    // t's dims, with 1s in front up to the common rank.
-    auto aligned = [&](const Tensor& t) {
-      std::vector<int64_t> dims(size_t(batch_rank + 2 - t.rank()), 1);
-      for (int i = 0; i < t.rank(); ++i) dims.push_back(t.shape()[i]);
-      return dims;
-    };
-    std::vector<int64_t> da = aligned(a), db = aligned(b);
-    if (!std::equal(da.begin(), da.end() - 2, db.begin())) {
-      std::vector<int64_t> batch;
-      for (int i = 0; i < batch_rank; ++i) {
-        const int64_t x = da[size_t(i)], y = db[size_t(i)];
-        if (x == kUnknownDim || y == kUnknownDim)
-          ctx.unsupported("broadcasting batch dims of unknown length");
-        if (x != y && x != 1 && y != 1) ctx.invalid("batch dims do not broadcast");
-        batch.push_back(std::max(x, y));
-      }
-      auto to_batch = [&](const Tensor& t, std::vector<int64_t> dims) {
-        std::vector<int64_t> target = batch;
-        target.insert(target.end(), dims.end() - 2, dims.end());
-        return expand(reshape(t, dims), shape_of(target));
-      };
-      a = to_batch(a, da);
-      b = to_batch(b, db);
-    }
-  }
-  Tensor y = matmul(a, b);
-  if (b_vector) y = squeeze(y, {y.rank() - 1});
-  if (a_vector) y = squeeze(y, {y.rank() - (b_vector ? 1 : 2)});
-  return {y};
-}
-
 std::vector<Tensor> import_gemm(NodeContext& ctx) {
   Tensor a = ctx.input(0), b = ctx.input(1);
   if (ctx.attr_int("transA", 0) != 0) a = transpose(a);

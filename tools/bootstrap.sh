@@ -14,6 +14,7 @@ packages=(
   python3 python3-jsonschema
   doxygen
   nlohmann-json3-dev libfmt-dev libspdlog-dev
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -16,6 +16,7 @@
 #include "ag/losses.h"
 #include "ag/ops.h"
 #include "ag/optimizers.h"
+#include "ag/rnn.h"
 #include "ag/shape.h"
 #include "ag/tensor.h"
 #include "ag/tensor_array.h"

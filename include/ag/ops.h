@@ -171,8 +171,15 @@ Tensor argmax(const Tensor& x, int64_t axis = 0, CallSite site = CallSite::curre
 Tensor argmin(const Tensor& x, int64_t axis = 0, CallSite site = CallSite::current());
 
 // ---- Linear algebra and shapes ---------------------------------------------
-// [..., m, k] x [..., k, n] -> [..., m, n]; batch dims must match.
+// tf.linalg.matmul: [..., m, k] x [..., k, n] -> [..., m, n], each operand of
+// rank 2 or more; the batch dims (all but the last two) broadcast as NumPy's
+// do ([2, 1, m, k] x [3, k, n] -> [2, 3, m, n]). transpose_a/transpose_b
+// multiply by an operand's transpose (its last two dims swapped: TensorFlow's
+// adjoint_a/adjoint_b too, for real numbers) without a copy. The operands are
+// promoted to one dtype (ag/dtype.h); bool is an error.
 Tensor matmul(const Tensor& a, const Tensor& b, CallSite site = CallSite::current());
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b = false,
+              CallSite site = CallSite::current());
 // `perm` empty reverses the axes.
 Tensor transpose(const Tensor& x, std::vector<int64_t> perm = {},
                  CallSite site = CallSite::current());
@@ -286,6 +293,47 @@ Tensor hard_sigmoid(const Tensor& x, double alpha = 0.2, double beta = 0.5,
 // log, computed with the maximum taken out (no overflow). Floating dtypes.
 Tensor softmax(const Tensor& logits, int64_t axis = -1, CallSite site = CallSite::current());
 Tensor log_softmax(const Tensor& logits, int64_t axis = -1, CallSite site = CallSite::current());
+
+// ---- Normalisation ----------------------------------------------------------
+// tf.nn.batch_normalization: (x - mean) * scale / sqrt(variance +
+// variance_epsilon) + offset, the parameters broadcast against x (offset
+// and scale may be undefined: 0 and 1). Per-channel parameters ([channels]
+// for the last axis, or x's rank with 1 but at the channel axis) run as one
+// op, batch_norm; others as that formula.
+Tensor batch_normalization(const Tensor& x, const Tensor& mean, const Tensor& variance,
+                           const Tensor& offset, const Tensor& scale, double variance_epsilon,
+                           CallSite site = CallSite::current());
+// tf.nn.moments: the mean and the (biased) variance of x over `axes`.
+struct MomentsResult {
+  Tensor mean;
+  Tensor variance;
+};
+MomentsResult moments(const Tensor& x, std::vector<int64_t> axes, bool keepdims = false,
+                      CallSite site = CallSite::current());
+// tf.compat.v1.nn.fused_batch_norm: x normalised per channel (data_format
+// "N...C": the last axis, "NC...": axis 1, of x of any rank from 2), scale
+// and offset of [channels].
+// Training: by the batch's mean and variance over every axis but the
+// channels', returned with the variance corrected by n / (n - 1) as
+// TensorFlow does (mean and variance are not read); inference
+// (is_training false): by the given ones, returned as they are.
+//   auto [y, batch_mean, batch_variance] = ag::fused_batch_norm(x, scale, offset);
+struct FusedBatchNormResult {
+  Tensor y;
+  Tensor batch_mean;
+  Tensor batch_variance;
+};
+FusedBatchNormResult fused_batch_norm(const Tensor& x, const Tensor& scale, const Tensor& offset,
+                                      const Tensor& mean = Tensor(),
+                                      const Tensor& variance = Tensor(), double epsilon = 0.001,
+                                      std::string_view data_format = "NHWC",
+                                      bool is_training = true, CallSite site = CallSite::current());
+// Keras's LayerNormalization (ONNX's LayerNormalization): x normalised over
+// its axes from begin_axis on by their mean and variance, times gamma plus
+// beta, both of those axes' shape (undefined: 1 and 0).
+Tensor layer_normalization(const Tensor& x, const Tensor& gamma = Tensor(),
+                           const Tensor& beta = Tensor(), int64_t begin_axis = -1,
+                           double epsilon = 0.001, CallSite site = CallSite::current());
 
 // ---- Convolution ------------------------------------------------------------
 // A convolution's padding, as TensorFlow's `padding`: "SAME" (the output has
@@ -464,6 +512,41 @@ TopKResult top_k(const Tensor& input, int64_t k = 1, bool sorted = true,
 // tf.math.cumprod: running products along `axis`, as cumsum's sums.
 Tensor cumprod(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool reverse = false,
                CallSite site = CallSite::current());
+
+// ---- Linear algebra and random dropout -----------------------------------------
+// tf.einsum: ag::einsum("bij,bjk->bik", {a, b}). Subscripts are letters, one
+// per dim; "..." stands for an operand's other dims (aligned from the last,
+// broadcast); a letter repeated in one operand takes its diagonal; letters
+// absent from the output are summed. Without "->" the output is "..." and the
+// letters that appear once, alphabetically. Any number of operands of one
+// numeric dtype, contracted two at a time from the left with transpose,
+// reshape, matmul and reduce_sum (so it differentiates and exports through
+// those). A mistake in the equation is an InvalidArgumentError naming the
+// character and its position.
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands,
+              CallSite site = CallSite::current());
+// tf.linspace: num (>= 1) evenly spaced values from start to stop, both
+// included, along `axis` of the result (start and stop broadcast to the
+// other dims); start and stop of one floating dtype. Differentiable in both.
+Tensor linspace(const Tensor& start, const Tensor& stop, int64_t num, int64_t axis = 0,
+                CallSite site = CallSite::current());
+// tf.norm of a float tensor: `axis` empty treats x as one vector; one axis
+// gives vector norms along it, two axes matrix norms over them. ord
+// "euclidean" (2 for vectors; sqrt of the sum of squares for matrices),
+// "fro" (matrices), 1, 2 (vectors), INFINITY (the largest |x| of a vector,
+// the largest row sum of a matrix) or any p > 0 (vectors). At x = 0 the
+// gradient of the euclidean norm is NaN, as TensorFlow's is.
+Tensor norm(const Tensor& x, std::string_view ord = "euclidean", std::vector<int64_t> axis = {},
+            bool keepdims = false, CallSite site = CallSite::current());
+Tensor norm(const Tensor& x, double ord, std::vector<int64_t> axis = {}, bool keepdims = false,
+            CallSite site = CallSite::current());
+// tf.nn.dropout of a float tensor: each element kept with probability
+// 1 - rate (rate in [0, 1)) and scaled by 1 / (1 - rate), else 0; with
+// training false (Keras's inference), x itself. Seeded as the random ops
+// are: with a seed, the first mask is the same eagerly and in a graph. The
+// gradient is the output's gradient times the same mask.
+Tensor dropout(const Tensor& x, double rate, std::optional<uint64_t> seed = std::nullopt,
+               bool training = true, CallSite site = CallSite::current());
 
 }  // namespace api
 

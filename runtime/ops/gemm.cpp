@@ -56,9 +56,11 @@ std::atomic<GemmLibrary>& library_slot() {
 }
 
 #if AG_GEMM_ONEDNN
-void onednn_sgemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+void onednn_sgemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k,
+                  bool trans_a, bool trans_b) {
   sync_onednn_threads();
-  dnnl_status_t status = dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+  dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, 1.0f, a,
+                                    trans_a ? m : k, b, trans_b ? k : n, 0.0f, c, n);
   if (status != dnnl_success) {
     throw InternalError("matmul: oneDNN's sgemm failed with status " + std::to_string(status) +
                         " on " + std::to_string(m) + "x" + std::to_string(k) + " * " +
@@ -83,29 +85,35 @@ void check_blas_dims(int64_t m, int64_t n, int64_t k) {
     throw UnimplementedError("matmul: dimensions beyond 2^31 are not supported");
 }
 
+CBLAS_TRANSPOSE cblas_transpose(bool trans) {
+  return trans ? CblasTrans : CblasNoTrans;
+}
+
 }  // namespace
 
-void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, bool trans_a,
+          bool trans_b) {
 #if AG_GEMM_ONEDNN
   if (m * n * k >= kOneDnnMinWork &&
       library_slot().load(std::memory_order_relaxed) == GemmLibrary::onednn) {
-    onednn_sgemm(a, b, c, m, n, k);
+    onednn_sgemm(a, b, c, m, n, k, trans_a, trans_b);
     return;
   }
 #endif
   check_blas_dims(m, n, k);
   warn_of_a_generic_openblas_core();
   sync_blas_threads();
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.0f, a, int(k), b,
-              int(n), 0.0f, c, int(n));
+  cblas_sgemm(CblasRowMajor, cblas_transpose(trans_a), cblas_transpose(trans_b), int(m), int(n),
+              int(k), 1.0f, a, int(trans_a ? m : k), b, int(trans_b ? k : n), 0.0f, c, int(n));
 }
 
-void gemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k) {
+void gemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k,
+          bool trans_a, bool trans_b) {
   check_blas_dims(m, n, k);
   warn_of_a_generic_openblas_core();
   sync_blas_threads();
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.0, a, int(k), b,
-              int(n), 0.0, c, int(n));
+  cblas_dgemm(CblasRowMajor, cblas_transpose(trans_a), cblas_transpose(trans_b), int(m), int(n),
+              int(k), 1.0, a, int(trans_a ? m : k), b, int(trans_b ? k : n), 0.0, c, int(n));
 }
 
 #if AG_GEMM_ONEDNN

@@ -18,9 +18,12 @@ namespace ag::ops {
 
 enum class GemmLibrary { onednn, openblas };
 
-// c[m x n] = a[m x k] * b[k x n], all row-major and dense; k > 0.
-void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
-void gemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k);
+// c[m x n] = op(a) * op(b), all row-major and dense; k > 0. op(a) is a
+// [m x k], or with trans_a the transpose of a stored [k x m]; likewise b.
+void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k,
+          bool trans_a = false, bool trans_b = false);
+void gemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k,
+          bool trans_a = false, bool trans_b = false);
 
 // Below this many multiply-adds a float32 product stays on OpenBLAS: oneDNN's
 // sgemm costs about 0.6 us a call (10x10x10: 655 ns against OpenBLAS's 367;

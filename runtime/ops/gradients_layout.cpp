@@ -36,15 +36,46 @@ std::vector<int64_t> reshape_target(const GradContext& c, const Shape& shape) {
 
 }  // namespace
 
-// [..., m, k] x [..., k, n]: dA = dC B^T, dB = A^T dC.
-Grads grad_matmul(const GradContext& c) {
+namespace {
+
+// Whether b is one matrix for every batch entry of a batched a: then
+// dB = A^T dC is one product over a's rows stacked, not one per entry summed.
+bool matmul_b_is_shared(const GradContext& c, bool trans_a) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
-  std::vector<int64_t> swap_last(size_t(a.rank()));
-  std::iota(swap_last.begin(), swap_last.end(), 0);
-  std::swap(swap_last[swap_last.size() - 2], swap_last[swap_last.size() - 1]);
+  return !trans_a && b.rank() == 2 && a.rank() > 2 && a.shape()[a.rank() - 1] != kUnknownDim &&
+         c.grad.shape()[c.grad.rank() - 1] != kUnknownDim;
+}
+
+Tensor matmul_grad_of_shared_b(const GradContext& c, bool trans_b) {
+  const Tensor& a = c.inputs[0];
+  const Tensor rows = reshape(a, {-1, a.shape()[a.rank() - 1]}, c.site);
+  const Tensor grad_rows = reshape(c.grad, {-1, c.grad.shape()[c.grad.rank() - 1]}, c.site);
+  return trans_b ? matmul(grad_rows, rows, true, false, c.site)
+                 : matmul(rows, grad_rows, true, false, c.site);
+}
+
+}  // namespace
+
+// C = op(A) op(B), op a transpose where attrs say so. For C = A B: dA = dC B^T,
+// dB = A^T dC; the other three follow by transposing both sides. Each is
+// summed over the batch dims its operand was broadcast along.
+Grads grad_matmul(const GradContext& c) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1], &g = c.grad;
+  const bool ta = !c.attrs.ints.empty() && c.attrs.ints[0] != 0;
+  const bool tb = !c.attrs.ints.empty() && c.attrs.ints[1] != 0;
   Grads grads(2);
-  if (c.needs(0)) grads[0] = matmul(c.grad, transpose(b, swap_last, c.site), c.site);
-  if (c.needs(1)) grads[1] = matmul(transpose(a, swap_last, c.site), c.grad, c.site);
+  if (c.needs(0)) {
+    const Tensor ga = ta ? matmul(b, g, tb, true, c.site) : matmul(g, b, false, !tb, c.site);
+    grads[0] = unbroadcast(c, ga, 0);
+  }
+  if (c.needs(1)) {
+    if (matmul_b_is_shared(c, ta)) {
+      grads[1] = matmul_grad_of_shared_b(c, tb);
+    } else {
+      const Tensor gb = tb ? matmul(g, a, true, ta, c.site) : matmul(a, g, !ta, false, c.site);
+      grads[1] = unbroadcast(c, gb, 1);
+    }
+  }
   return grads;
 }
 

@@ -319,6 +319,9 @@ ValueType infer_reduce_sum_to(const InferContext& ctx) {
   return {x.dtype, out};
 }
 
+// [..., m, k] x [..., k, n] -> [..., m, n], either operand transposed first
+// (attrs.ints = [transpose_a, transpose_b], or empty for neither); the batch
+// dims broadcast as NumPy's do.
 ValueType infer_matmul(const InferContext& ctx) {
   const ValueType& a = ctx.inputs[0];
   const ValueType& b = ctx.inputs[1];
@@ -327,26 +330,31 @@ ValueType infer_matmul(const InferContext& ctx) {
   if (a.dtype != b.dtype) fail(ctx, "operands have different dtypes");
   require_dtype(ctx, a.dtype != DType::bool_, a.dtype);
   int ra = a.shape.rank(), rb = b.shape.rank();
-  if (ra < 2 || rb < 2 || ra != rb) {
-    fail(ctx, "expects two tensors of equal rank >= 2, got " + a.shape.to_list_string() + " and " +
-                  b.shape.to_list_string());
-  }
-  int64_t k1 = a.shape[ra - 1], k2 = b.shape[rb - 2];
+  const auto shapes = [&] { return a.shape.to_list_string() + " and " + b.shape.to_list_string(); };
+  if (ra < 2 || rb < 2) fail(ctx, "expects two tensors of rank >= 2, got " + shapes());
+  if (!ctx.attrs.ints.empty() && ctx.attrs.ints.size() != 2)
+    fail(ctx, "needs the transpose_a and transpose_b flags");
+  const bool trans_a = !ctx.attrs.ints.empty() && ctx.attrs.ints[0] != 0;
+  const bool trans_b = !ctx.attrs.ints.empty() && ctx.attrs.ints[1] != 0;
+  int64_t k1 = a.shape[trans_a ? ra - 2 : ra - 1], k2 = b.shape[trans_b ? rb - 1 : rb - 2];
   if (k1 != kUnknownDim && k2 != kUnknownDim && k1 != k2) {
-    fail(ctx, "inner dimensions must match, got " + a.shape.to_list_string() + " and " +
-                  b.shape.to_list_string());
+    fail(ctx, "inner dimensions must match, got " + shapes() +
+                  (trans_a || trans_b ? std::string(" (after the transposes)") : std::string()));
   }
+  const int batch_rank = std::max(ra, rb) - 2;
   Shape out;
-  for (int i = 0; i < ra - 2; ++i) {
-    int64_t da = a.shape[i], db = b.shape[i];
-    if (da != kUnknownDim && db != kUnknownDim && da != db) {
-      fail(ctx, "batch dimensions must match, got " + a.shape.to_list_string() + " and " +
-                    b.shape.to_list_string());
+  for (int i = 0; i < batch_rank; ++i) {
+    const int ia = i - (batch_rank - (ra - 2)), ib = i - (batch_rank - (rb - 2));
+    const int64_t da = ia >= 0 ? a.shape[ia] : 1, db = ib >= 0 ? b.shape[ib] : 1;
+    if (da != kUnknownDim && db != kUnknownDim && da != db && da != 1 && db != 1) {
+      fail(ctx, "batch dimensions must be equal or 1 (they broadcast), got " + shapes());
     }
-    out.push_back(da == kUnknownDim ? db : da);
+    // The dim other than 1 (unknown next to a 1 stays unknown; next to n > 1 it is 1 or n).
+    const bool a_sets = da != 1 && da != kUnknownDim;
+    out.push_back(a_sets || db == 1 ? da : db);
   }
-  out.push_back(a.shape[ra - 2]);
-  out.push_back(b.shape[rb - 1]);
+  out.push_back(a.shape[trans_a ? ra - 1 : ra - 2]);
+  out.push_back(b.shape[trans_b ? rb - 2 : rb - 1]);
   return {a.dtype, out};
 }
 

@@ -16,6 +16,13 @@ namespace ag::ops {
 
 // The ops' prepare functions (op_registry.h, prepare_fn).
 PreparedKernel prepare_conv(const PrepareContext&);
+PreparedKernel prepare_softmax(const PrepareContext&);
+PreparedKernel prepare_softmax_grad(const PrepareContext&);
+PreparedKernel prepare_batch_norm(const PrepareContext&);
+PreparedKernel prepare_layer_norm(const PrepareContext&);
+PreparedKernel prepare_fused_batch_norm(const PrepareContext&);
+PreparedKernel prepare_fused_batch_norm_grad(const PrepareContext&);
+PreparedKernel prepare_layer_norm_grad(const PrepareContext&);
 
 // Shared by infer functions: the NumPy broadcast of two shapes, or an
 // InvalidArgumentError "Incompatible shapes: [2,3] vs. [4]".

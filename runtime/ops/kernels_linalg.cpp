@@ -1,14 +1,20 @@
 // Matrix multiplication, [..., m, k] x [..., k, n] -> [..., m, n], one gemm per
-// batch entry. float32/float64 go to the GEMM library (ops/gemm.h: oneDNN or
-// OpenBLAS); integers (and float products too small for a library call to
-// pay) use our own i-k-j kernel.
+// entry of the broadcast batch dims (an operand's entry repeats along its
+// dims of 1 and the dims it lacks), each operand optionally transposed
+// (attrs.ints = [transpose_a, transpose_b]). float32/float64 go to the GEMM
+// library (ops/gemm.h: oneDNN or OpenBLAS), which reads the transposes where
+// they are; integers (and float products too small for a library call to
+// pay) use our own i-k-j kernel on transposed copies.
 #include <algorithm>
 #include <array>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "ag/error.h"
+#include "ag/ops.h"
+#include "ops/dispatch.h"
 #include "ops/gemm.h"
 #include "ops/kernels.h"
 #include "ops/scalar_ops.h"
@@ -100,27 +106,91 @@ void gemm_ikj(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k) {
   }
 }
 
+// The [rows x cols] matrix `x` transposed into `out`.
 template <class T>
-void matmul_one(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k) {
+void matmul_transpose_into(const T* x, int64_t rows, int64_t cols, std::vector<T>& out) {
+  out.resize(size_t(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) out[size_t(c * rows + r)] = x[r * cols + c];
+}
+
+template <class T>
+void matmul_one(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool trans_a,
+                bool trans_b) {
   if constexpr (std::is_floating_point_v<T>) {
     if (k > 0 && m * n * k > kSmallGemmWork) {
-      gemm(a, b, c, m, n, k);
+      gemm(a, b, c, m, n, k, trans_a, trans_b);
       return;
     }
   }
+  std::vector<T> a_copy, b_copy;
+  if (trans_a) {
+    matmul_transpose_into(a, k, m, a_copy);
+    a = a_copy.data();
+  }
+  if (trans_b) {
+    matmul_transpose_into(b, n, k, b_copy);
+    b = b_copy.data();
+  }
   gemm_ikj(a, b, c, m, n, k);
+}
+
+// Where each output batch entry's matrix starts in an operand of shape `s`
+// (elements), its batch dims aligned with the output's from the last: a dim
+// of 1, or one it lacks, repeats its matrix.
+std::vector<int64_t> matmul_batch_offsets(const Shape& s, const Shape& out) {
+  const int out_batch_rank = out.rank() - 2, lead = out.rank() - s.rank();
+  std::vector<int64_t> stride(size_t(out_batch_rank), 0);
+  int64_t step = s[s.rank() - 2] * s[s.rank() - 1];
+  for (int d = s.rank() - 3; d >= 0; --d) {
+    stride[size_t(d + lead)] = s[d] == 1 ? 0 : step;
+    step *= s[d];
+  }
+  int64_t batch = 1;
+  for (int d = 0; d < out_batch_rank; ++d) batch *= out[d];
+  std::vector<int64_t> offsets(static_cast<size_t>(batch));
+  std::vector<int64_t> index(size_t(out_batch_rank), 0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < batch; ++i) {
+    offsets[size_t(i)] = offset;
+    for (int d = out_batch_rank - 1; d >= 0; --d) {
+      offset += stride[size_t(d)];
+      if (++index[size_t(d)] < out[d]) break;
+      offset -= stride[size_t(d)] * out[d];
+      index[size_t(d)] = 0;
+    }
+  }
+  return offsets;
+}
+
+// Whether `s`'s batch dims are the output's (no broadcasting), and whether
+// it has a single batch entry (none, or all 1).
+bool matmul_batch_is(const Shape& s, const Shape& out) {
+  if (s.rank() != out.rank()) return false;
+  for (int d = 0; d < s.rank() - 2; ++d)
+    if (s[d] != out[d]) return false;
+  return true;
+}
+bool matmul_single_batch(const Shape& s) {
+  for (int d = 0; d < s.rank() - 2; ++d)
+    if (s[d] != 1) return false;
+  return true;
 }
 
 }  // namespace
 
 void kernel_matmul(const KernelContext& ctx) {
   const Shape& sa = *ctx.inputs[0].shape;
+  const Shape& sb = *ctx.inputs[1].shape;
   const Shape& out_shape = *ctx.out_shape;
+  const bool trans_a = !ctx.attrs->ints.empty() && ctx.attrs->ints[0] != 0;
+  const bool trans_b = !ctx.attrs->ints.empty() && ctx.attrs->ints[1] != 0;
   int rank = out_shape.rank();
-  int64_t m = out_shape[rank - 2], n = out_shape[rank - 1], k = sa[rank - 1];
+  int64_t m = out_shape[rank - 2], n = out_shape[rank - 1];
+  int64_t k = trans_a ? sa[sa.rank() - 2] : sa[sa.rank() - 1];
   int64_t batch = 1;
   for (int d = 0; d < rank - 2; ++d) batch *= out_shape[d];
-  if (m * n == 0) return;
+  if (m * n * batch == 0) return;
   visit_dtype(ctx.out_dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (std::is_same_v<T, bool>) {
@@ -129,11 +199,35 @@ void kernel_matmul(const KernelContext& ctx) {
       const T* a = static_cast<const T*>(ctx.inputs[0].data);
       const T* b = static_cast<const T*>(ctx.inputs[1].data);
       T* c = static_cast<T*>(ctx.out);
+      // One matrix b for a whole batch of a: a's rows stacked make one product.
+      if (!trans_a && matmul_single_batch(sb) && matmul_batch_is(sa, out_shape)) {
+        matmul_one(a, b, c, batch * m, n, k, false, trans_b);
+        return;
+      }
+      if (matmul_batch_is(sa, out_shape) && matmul_batch_is(sb, out_shape)) {
+        for (int64_t i = 0; i < batch; ++i)
+          matmul_one(a + i * m * k, b + i * k * n, c + i * m * n, m, n, k, trans_a, trans_b);
+        return;
+      }
+      const std::vector<int64_t> a_at = matmul_batch_offsets(sa, out_shape);
+      const std::vector<int64_t> b_at = matmul_batch_offsets(sb, out_shape);
       for (int64_t i = 0; i < batch; ++i) {
-        matmul_one(a + i * m * k, b + i * k * n, c + i * m * n, m, n, k);
+        matmul_one(a + a_at[size_t(i)], b + b_at[size_t(i)], c + i * m * n, m, n, k, trans_a,
+                   trans_b);
       }
     }
   });
 }
 
 }  // namespace ag::ops
+
+namespace ag::api {
+
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b, CallSite site) {
+  const DType common = promote_types(a.dtype(), b.dtype());
+  ops::Attrs attrs;
+  if (transpose_a || transpose_b) attrs.ints = {int64_t(transpose_a), int64_t(transpose_b)};
+  return ops::apply(ops::OpId::MatMul, {cast(a, common, site), cast(b, common, site)}, attrs, site);
+}
+
+}  // namespace ag::api

@@ -63,9 +63,8 @@ const Primitives& cached(const ConvGeometry& g, Pass pass, Compile compile) {
   constexpr size_t kMaxCached = 256;
   thread_local std::map<std::vector<int64_t>, Primitives> cache;
   // The thread count too: a primitive keeps the count it was made for.
-  std::vector<int64_t> key = {int64_t(pass),  g.rank,         g.channels_first,
-                              g.batch,        g.in_channels,  g.out_channels,
-                              g.groups,       intra_op_threads()};
+  std::vector<int64_t> key = {int64_t(pass), g.rank,         g.channels_first, g.batch,
+                              g.in_channels, g.out_channels, g.groups,         intra_op_threads()};
   for (const auto* v : {&g.in, &g.kernel, &g.strides, &g.dilations, &g.pad_before, &g.pad_after})
     key.insert(key.end(), v->begin(), v->end());
   auto it = cache.find(key);

@@ -26,6 +26,20 @@ PrepareFn prepare_fn(OpId id) {
   switch (id) {
     case OpId::Conv:
       return &prepare_conv;
+    case OpId::Softmax:
+      return &prepare_softmax;
+    case OpId::SoftmaxGrad:
+      return &prepare_softmax_grad;
+    case OpId::BatchNorm:
+      return &prepare_batch_norm;
+    case OpId::LayerNorm:
+      return &prepare_layer_norm;
+    case OpId::FusedBatchNorm:
+      return &prepare_fused_batch_norm;
+    case OpId::FusedBatchNormGrad:
+      return &prepare_fused_batch_norm_grad;
+    case OpId::LayerNormGrad:
+      return &prepare_layer_norm_grad;
     default:
       return nullptr;
   }

@@ -88,6 +88,9 @@ ALLOWED = {
     **no_kernel("OneHot with int64 indices and depth and these values",
                 *(f"one_hot_int64_axis{axis}_{values}" for axis in ("0", "1", "m1")
                   for values in ("bool", "float64", "int32"))),
+    # A dropout's mask is random: another runtime's generator keeps other elements.
+    **dict.fromkeys(["dropout_float32", "dropout_float64"],
+                    ("a random mask, drawn by ONNX Runtime's generator", "output 0: max |error|")),
 }
 
 # ONNX's TensorProto.DataType codes of the dtypes we export.

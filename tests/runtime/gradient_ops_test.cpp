@@ -17,6 +17,12 @@
 #include "error_test_util.h"
 #include "ops/op_registry.h"
 
+#include <ag/distribute.h>
+
+namespace ag_test {
+void use_single_process_collectives();  // tests/runtime/op_cases.cpp
+}
+
 namespace {
 
 using ag::Shape;
@@ -152,6 +158,26 @@ void add_selection_cases(std::vector<GradCase>& c) {
   }
 }
 
+// The collectives on one rank (tests/distribute checks them across ranks).
+void add_collective_cases(std::vector<GradCase>& c) {
+  using ag::distribute::ReduceOp;
+  auto one = [&](const std::string& op, Shape shape, std::function<Tensor(const Tensor&)> f) {
+    c.push_back({op, {shape}, [f](const Tensors& x) {
+                   ag_test::use_single_process_collectives();
+                   return f(x[0]);
+                 }});
+  };
+  for (ReduceOp reduce : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min}) {
+    one("all_reduce", {2, 3},
+        [reduce](const Tensor& x) { return ag::distribute::all_reduce(x, reduce); });
+  }
+  one("broadcast", {2, 3}, [](const Tensor& x) { return ag::distribute::broadcast(x); });
+  one("all_gather", {2, 3}, [](const Tensor& x) { return ag::distribute::all_gather(x); });
+  one("reduce_scatter", {2, 3}, [](const Tensor& x) { return ag::distribute::reduce_scatter(x); });
+  one("reduce_scatter", {4},
+      [](const Tensor& x) { return ag::distribute::reduce_scatter(x, ReduceOp::Mean); });
+}
+
 std::vector<GradCase> make_cases() {
   using D = Domain;
   std::vector<GradCase> c;
@@ -192,6 +218,60 @@ std::vector<GradCase> make_cases() {
   c.push_back({"softmax", {Shape{3, 4, 2}}, [](const Tensors& x) { return ag::softmax(x[0], 1); }});
   c.push_back(
       {"log_softmax", {Shape{3, 4}}, [](const Tensors& x) { return ag::log_softmax(x[0], 0); }});
+  // The ops of softmax's gradients: the gradient of sum(softmax(x) * w) by x.
+  c.push_back({"softmax_grad", {Shape{3, 4}, Shape{3, 4}}, [](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[0]);
+                 const Tensor y = ag::softmax(x[0], 1) * x[1];
+                 return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
+               }});
+  c.push_back({"log_softmax_grad", {Shape{2, 3, 2}, Shape{2, 3, 2}}, [](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[0]);
+                 const Tensor y = ag::log_softmax(x[0], 1) * x[1];
+                 return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
+               }});
+  // Normalisation, by every input: given statistics (channels last and
+  // first), the batch's (through moments), and layer_norm.
+  c.push_back(
+      {"batch_norm",
+       {Shape{2, 3, 4}, Shape{4}, Shape{4}, Shape{4}, Shape{4}},
+       [](const Tensors& x) { return ag::batch_normalization(x[0], x[1], x[2], x[3], x[4], 0.01); },
+       {Domain::Any, Domain::Any, Domain::Positive}});
+  c.push_back({"batch_norm",
+               {Shape{2, 3, 2, 2}, Shape{3}, Shape{3}, Shape{3}, Shape{3}},
+               [](const Tensors& x) {
+                 return ag::fused_batch_norm(x[0], x[4], x[3], x[1], x[2], 0.01, "NCHW", false).y;
+               },
+               {Domain::Any, Domain::Any, Domain::Positive}});
+  c.push_back({"fused_batch_norm", {Shape{4, 2, 3}, Shape{3}, Shape{3}}, [](const Tensors& x) {
+                 return ag::fused_batch_norm(x[0], x[1], x[2]).y;
+               }});
+  c.push_back({"fused_batch_norm", {Shape{2, 3, 2, 2}, Shape{3}, Shape{3}}, [](const Tensors& x) {
+                 return ag::fused_batch_norm(x[0], x[1], x[2], {}, {}, 0.01, "NCHW").y;
+               }});
+  // fused_batch_norm_grad, by dy, x and scale: the gradient of sum(y * w) by x.
+  c.push_back(
+      {"fused_batch_norm_grad", {Shape{3, 2, 2}, Shape{2}, Shape{3, 2, 2}}, [](const Tensors& x) {
+         ag::GradientTape tape;
+         tape.watch(x[0]);
+         const Tensor y = ag::fused_batch_norm(x[0], x[1], x[1] * 0.5, {}, {}, 0.01).y;
+         return tape.gradient(ag::reduce_sum(y * x[2]), std::vector<Tensor>{x[0]})[0];
+       }});
+  c.push_back({"layer_norm", {Shape{2, 3, 4}, Shape{3, 4}, Shape{3, 4}}, [](const Tensors& x) {
+                 return ag::layer_normalization(x[0], x[1], x[2], 1);
+               }});
+  c.push_back({"layer_norm", {Shape{3, 5}, Shape{5}, Shape{5}}, [](const Tensors& x) {
+                 return ag::layer_normalization(x[0], x[1], x[2], -1, 1e-5);
+               }});
+  // layer_norm_grad, by x, scale and dy: the gradient of sum(layer_norm * dy) by x.
+  c.push_back(
+      {"layer_norm_grad", {Shape{2, 3, 2}, Shape{3, 2}, Shape{2, 3, 2}}, [](const Tensors& x) {
+         ag::GradientTape tape;
+         tape.watch(x[0]);
+         const Tensor y = ag::layer_normalization(x[0], x[1], {}, 1, 0.01) * x[2];
+         return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
+       }});
   unary("relu", [](const Tensor& x) { return ag::relu(x); }, D::AwayFromZero);
   unary("leaky_relu", [](const Tensor& x) { return ag::leaky_relu(x, 0.3); }, D::AwayFromZero);
   // Clipped below -1 and above 1 (random inputs are not at the kinks).
@@ -279,6 +359,50 @@ std::vector<GradCase> make_cases() {
                }});
   c.push_back({"matmul", {Shape{2, 2, 3}, Shape{2, 3, 2}}, [](const Tensors& x) {
                  return ag::matmul(x[0], x[1]);
+               }});
+  // Broadcast batch dims (summed in the gradient), transposes, one b for a batch of a.
+  c.push_back({"matmul", {Shape{2, 1, 2, 3}, Shape{3, 3, 2}}, [](const Tensors& x) {
+                 return ag::matmul(x[0], x[1]);
+               }});
+  c.push_back({"matmul", {Shape{3, 2}, Shape{4, 3}}, [](const Tensors& x) {
+                 return ag::matmul(x[0], x[1], true, true);
+               }});
+  c.push_back({"matmul", {Shape{2, 2, 3}, Shape{3, 4}}, [](const Tensors& x) {
+                 return ag::matmul(x[0], x[1]);
+               }});
+  c.push_back({"matmul", {Shape{2, 2, 3}, Shape{4, 3}}, [](const Tensors& x) {
+                 return ag::matmul(x[0], x[1], false, true);
+               }});
+  c.push_back({"matmul", {Shape{2, 3, 2}, Shape{1, 3, 4}}, [](const Tensors& x) {
+                 return ag::matmul(x[0], x[1], true, false);
+               }});
+  // einsum through its lowering: a contraction, a diagonal, an outer product.
+  c.push_back({"matmul", {Shape{2, 3, 4}, Shape{4, 5}}, [](const Tensors& x) {
+                 return ag::einsum("bij,jk->bki", x);
+               }});
+  c.push_back(
+      {"gather", {Shape{3, 3, 2}}, [](const Tensors& x) { return ag::einsum("iij->j", x); }});
+  c.push_back({"mul", {Shape{3}, Shape{2, 4}}, [](const Tensors& x) {
+                 return ag::einsum("i,jk->kij", x);
+               }});
+  // linspace in start and stop; norms (random inputs are away from 0 and ties).
+  c.push_back({"concat", {Shape{}, Shape{2}}, [](const Tensors& x) {
+                 return ag::linspace(x[0], x[1], 4, -1);
+               }});
+  c.push_back({"sqrt", {Shape{3, 4}}, [](const Tensors& x) { return ag::norm(x[0]); }});
+  c.push_back({"sqrt", {Shape{2, 3, 4}}, [](const Tensors& x) {
+                 return ag::norm(x[0], "fro", {0, 2}, true);
+               }});
+  c.push_back({"reduce_max", {Shape{3, 4}}, [](const Tensors& x) {
+                 return ag::norm(x[0], INFINITY, {1});
+               }});
+  c.push_back(
+      {"reduce_max", {Shape{3, 4}}, [](const Tensors& x) { return ag::norm(x[0], 1, {0, 1}); }});
+  c.push_back({"pow", {Shape{5}}, [](const Tensors& x) { return ag::norm(x[0], 3); }});
+  // dropout: every call of f restarts the seed, so each draws the same mask.
+  c.push_back({"dropout_mask", {Shape{3, 4}}, [](const Tensors& x) {
+                 ag::set_random_seed(3);
+                 return ag::dropout(x[0], 0.5, 9);
                }});
   // Convolution and its two gradient ops (whose own gradients are the
   // second derivatives of a convolution), over padding, strides, dilations,
@@ -403,6 +527,7 @@ std::vector<GradCase> make_cases() {
   c.push_back(
       {"slice", {Shape{3, 4}}, [](const Tensors& x) { return ag::slice(x[0], {1, 1}, {2, -1}); }});
   add_selection_cases(c);
+  add_collective_cases(c);
   return c;
 }
 
@@ -472,7 +597,7 @@ TEST(OpGradientCoverage, NotDifferentiableOpsAreTheExpectedOnes) {
       "shape",          "size",          "rank",          "dim",         "range",
       "random_uniform", "random_normal", "zeros",         "logical_xor", "bitwise_and",
       "bitwise_or",     "bitwise_xor",   "invert",        "left_shift",  "right_shift",
-      "is_nan",         "is_inf",        "is_finite",     "argsort"};
+      "is_nan",         "is_inf",        "is_finite",     "argsort",     "dropout_mask"};
   EXPECT_EQ(marked, expected);
 }
 

@@ -3,12 +3,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <ag/distribute.h>
+
 namespace ag_test {
+
+// Installs a one-rank backend of the collectives unless one is installed
+// (the gradient cases of tests/runtime/gradient_ops_test.cpp use it too).
+void use_single_process_collectives();
+
 namespace {
 
 using ag::DType;
@@ -188,6 +197,41 @@ void add_sorting_cases(std::vector<OpCase>& c) {
       }
     }
   }
+}
+
+// The collectives on one rank, where each returns its input (all_gather and
+// reduce_scatter of one part): the ops' tracing, dtypes and gradients, with
+// no transport. tests/distribute runs them across ranks under mpirun.
+class SingleProcessCollectives : public ag::distribute::Backend {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  void run(const ag::distribute::CollectiveCall& call) override {
+    std::memcpy(call.output, call.input, size_t(call.input_elements) * ag::dtype_size(call.dtype));
+  }
+};
+
+void add_collective_cases(std::vector<OpCase>& c) {
+  using ag::distribute::ReduceOp;
+  auto one = [&](const std::string& name, std::vector<DType> dtypes,
+                 std::function<Tensor(const Tensor&)> f) {
+    c.push_back({name, std::move(dtypes), samples({{4, 3}}), [f](const Tensors& x) {
+                   use_single_process_collectives();
+                   return f(x[0]);
+                 }});
+  };
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min}) {
+    one("all_reduce_" + std::string(ag::distribute::reduce_op_name(op)), kNumeric,
+        [op](const Tensor& x) { return ag::distribute::all_reduce(x, op); });
+  }
+  one("all_reduce_mean", kFloating,
+      [](const Tensor& x) { return ag::distribute::all_reduce(x, ReduceOp::Mean); });
+  one("broadcast", kNumeric, [](const Tensor& x) { return ag::distribute::broadcast(x, 0); });
+  one("all_gather", kNumeric, [](const Tensor& x) { return ag::distribute::all_gather(x); });
+  one("reduce_scatter", kNumeric,
+      [](const Tensor& x) { return ag::distribute::reduce_scatter(x); });
+  one("reduce_scatter_mean", kFloating,
+      [](const Tensor& x) { return ag::distribute::reduce_scatter(x, ReduceOp::Mean); });
 }
 
 std::vector<OpCase> make_cases() {
@@ -411,6 +455,40 @@ std::vector<OpCase> make_cases() {
   matmul_case("matmul_10x10", {10, 10}, {10, 10});
   matmul_case("matmul_33x17x9", {33, 17}, {17, 9});
   matmul_case("matmul_batched", {2, 3, 4}, {2, 4, 5});
+  matmul_case("matmul_broadcast_batch", {2, 1, 3, 4}, {3, 4, 5});
+  matmul_case("matmul_shared_b", {2, 3, 4}, {4, 5});
+  auto transposed_case = [&](const std::string& name, Shape a, Shape b, bool ta, bool tb) {
+    c.push_back({name, kNumeric, samples({a, b}, 1),
+                 [ta, tb](const Tensors& x) { return ag::matmul(x[0], x[1], ta, tb); }});
+  };
+  transposed_case("matmul_transpose_both", {2, 4, 3}, {5, 4}, true, true);
+  transposed_case("matmul_transpose_a_blas", {17, 33}, {17, 9}, true, false);
+  transposed_case("matmul_transpose_b_broadcast", {3, 1, 2, 4}, {2, 5, 4}, false, true);
+  // einsum, lowered to transpose, reshape, gather, reduce_sum, mul and matmul.
+  auto einsum_case = [&](const std::string& name, std::vector<DType> dtypes,
+                         std::vector<Shape> shapes, std::string equation) {
+    c.push_back({name, std::move(dtypes), samples(std::move(shapes)),
+                 [equation](const Tensors& x) { return ag::einsum(equation, x); }});
+  };
+  einsum_case("einsum_batch_matmul", kNumeric, {{2, 3, 4}, {2, 4, 5}}, "bij,bjk->bik");
+  einsum_case("einsum_diagonal_sum", kNumeric, {{3, 3, 2}}, "iij->j");
+  einsum_case("einsum_outer", kNumeric, {{3}, {4}}, "i,j->ji");
+  einsum_case("einsum_three_operands", kNumeric, {{2, 3}, {3, 4}, {4, 2}}, "ij,jk,kl->li");
+  einsum_case("einsum_ellipsis", kNumeric, {{2, 1, 3, 4}, {3, 4, 2}}, "...ij,...jk->...ki");
+  // linspace, norms and dropout, composed of ops.
+  c.push_back({"linspace", kFloating, samples({{}, {2}}),
+               [](const Tensors& x) { return ag::linspace(x[0], x[1], 5, 1); }});
+  c.push_back({"norm_euclidean", kFloating, samples({{3, 4}}),
+               [](const Tensors& x) { return ag::norm(x[0], "euclidean", {1}); }});
+  c.push_back({"norm_matrix_one", kFloating, samples({{2, 3, 4}}),
+               [](const Tensors& x) { return ag::norm(x[0], 1, {1, 2}, true); }});
+  c.push_back(
+      {"norm_p3", kFloating, samples({{5}}), [](const Tensors& x) { return ag::norm(x[0], 3); }});
+  // y is 0 or 2x whichever the mask: |y (y - 2x)| is 0 in every run.
+  c.push_back({"dropout", kFloating, samples({{3, 4}}), [](const Tensors& x) {
+                 const Tensor y = ag::dropout(x[0], 0.5, 17);
+                 return ag::abs(y * (y - x[0] * 2.0));
+               }});
 
   // Shapes and data movement.
   auto layout = [&](const std::string& name, Shape shape, std::function<Tensor(const Tensor&)> f) {
@@ -634,12 +712,74 @@ std::vector<OpCase> make_cases() {
                  const Tensor y = ag::pad(x[0], {{1, 2}, {3, 0}, {1, 1}}, "SYMMETRIC") * x[1];
                  return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
                }});
+  // Normalisation: batch_norm by given statistics (channels last and first)
+  // and by the batch's (fused_batch_norm's training), layer_norm, moments.
+  auto norm_inputs = [](Shape x, int64_t channels) {
+    return [x, channels](DType d) {
+      return Tensors{sample(d, x, 1), sample(d, {channels}, 2), positive(d, {channels}, 3),
+                     sample(d, {channels}, 4), sample(d, {channels}, 5)};
+    };
+  };
+  c.push_back({"batch_normalization", kFloating, norm_inputs({2, 3, 4}, 4), [](const Tensors& x) {
+                 return ag::batch_normalization(x[0], x[1], x[2], x[3], x[4], 0.001);
+               }});
+  c.push_back(
+      {"fused_batch_norm_nchw", kFloating, norm_inputs({2, 3, 2, 2}, 3), [](const Tensors& x) {
+         return ag::fused_batch_norm(x[0], x[4], x[3], x[1], x[2], 0.01, "NCHW", false).y;
+       }});
+  c.push_back(
+      {"fused_batch_norm_training", kFloating, norm_inputs({3, 2, 2, 3}, 3), [](const Tensors& x) {
+         const auto [y, mean, variance] = ag::fused_batch_norm(x[0], x[4], x[3]);
+         return ag::concat({ag::reshape(y, {-1}), mean, variance}, 0);
+       }});
+  c.push_back({"fused_batch_norm_grad", kFloating, samples({{4, 3, 2}, {2}, {4, 3, 2}}),
+               [](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[0]);
+                 const Tensor y = ag::fused_batch_norm(x[0], x[1], x[1] * 0.5, {}, {}, 0.01).y;
+                 return tape.gradient(ag::reduce_sum(y * x[2]), std::vector<Tensor>{x[0]})[0];
+               }});
+  c.push_back({"moments", kNumeric, samples({{3, 4, 2}}), [](const Tensors& x) {
+                 const auto [mean, variance] = ag::moments(x[0], {0, 2}, true);
+                 return ag::concat({mean, variance}, 0);
+               }});
+  c.push_back({"layer_normalization", kFloating, samples({{2, 3, 4}, {3, 4}, {3, 4}}),
+               [](const Tensors& x) { return ag::layer_normalization(x[0], x[1], x[2], 1); }});
+  c.push_back({"layer_normalization_last", kFloating, samples({{3, 5}, {5}}),
+               [](const Tensors& x) { return ag::layer_normalization(x[0], x[1], {}, -1, 1e-5); }});
+  c.push_back(
+      {"layer_norm_grad", kFloating, samples({{2, 3, 4}, {4}, {2, 3, 4}}), [](const Tensors& x) {
+         ag::GradientTape tape;
+         tape.watch(x[0]);
+         const Tensor y = ag::layer_normalization(x[0], x[1], {}, -1) * x[2];
+         return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
+       }});
+  // The ops of softmax's gradients, through a tape.
+  c.push_back({"softmax_grad", kFloating, samples({{3, 4}, {3, 4}}), [](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[0]);
+                 const Tensor y = ag::softmax(x[0], 0) * x[1];
+                 return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
+               }});
+  c.push_back(
+      {"log_softmax_grad", kFloating, samples({{2, 3, 4}, {2, 3, 4}}), [](const Tensors& x) {
+         ag::GradientTape tape;
+         tape.watch(x[0]);
+         const Tensor y = ag::log_softmax(x[0], 1) * x[1];
+         return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
+       }});
   add_layout_selection_cases(c);
   add_sorting_cases(c);
+  add_collective_cases(c);
   return c;
 }
 
 }  // namespace
+
+void use_single_process_collectives() {
+  if (!ag::distribute::current_backend())
+    ag::distribute::set_backend(std::make_shared<SingleProcessCollectives>());
+}
 
 const std::vector<OpCase>& all_op_cases() {
   static const std::vector<OpCase> cases = make_cases();

@@ -1,0 +1,112 @@
+// Horovod-style training: DistributedOptimizer (gradients combined over the
+// ranks, small ones fused into shared buffers) and broadcast_variables.
+// Written with the public ops, so that both run eagerly and trace.
+#include <cstdint>
+#include <vector>
+
+#include "ag/distribute.h"
+#include "ag/error.h"
+#include "ag/ops.h"
+
+namespace ag::distribute {
+namespace {
+
+// The bytes of a gradient, or -1 when its shape is not static (a traced
+// gradient with an unknown dim): such a gradient is reduced on its own.
+int64_t static_bytes(const Tensor& gradient) {
+  if (!gradient.shape().is_fully_defined()) return -1;
+  return gradient.shape().num_elements() * int64_t(dtype_size(gradient.dtype()));
+}
+
+// Gradients (by index) that share one all_reduce.
+struct FusionBuffer {
+  DType dtype;
+  int64_t bytes = 0;
+  std::vector<size_t> members;
+};
+
+// The buffers in the gradients' order: a gradient below the threshold joins
+// the open buffer of its dtype until that would pass the threshold; any
+// other gets a buffer of its own. Every rank gets the same buffers from the
+// same dtypes and shapes.
+std::vector<FusionBuffer> plan_fusion(const std::vector<Tensor>& grads, int64_t threshold) {
+  std::vector<FusionBuffer> buffers;
+  std::vector<size_t> open_by_dtype(size_t(DType::bool_) + 1, SIZE_MAX);
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined()) continue;
+    const int64_t bytes = static_bytes(grads[i]);
+    const DType dtype = grads[i].dtype();
+    if (bytes < 0 || bytes >= threshold) {
+      buffers.push_back({dtype, bytes, {i}});
+      continue;
+    }
+    size_t& open = open_by_dtype[size_t(dtype)];
+    if (open == SIZE_MAX || buffers[open].bytes + bytes > threshold) {
+      open = buffers.size();
+      buffers.push_back({dtype, 0, {}});
+    }
+    buffers[open].bytes += bytes;
+    buffers[open].members.push_back(i);
+  }
+  return buffers;
+}
+
+// One all_reduce of the members flattened and concatenated, cut back apart.
+void reduce_fused(const FusionBuffer& buffer, const std::vector<Tensor>& grads, ReduceOp op,
+                  std::vector<Tensor>& reduced) {
+  std::vector<Tensor> flat;
+  for (size_t i : buffer.members) flat.push_back(reshape(grads[i], {-1}));
+  const Tensor combined = all_reduce(concat(flat, 0), op);
+  int64_t offset = 0;
+  for (size_t i : buffer.members) {
+    const Shape& shape = grads[i].shape();
+    const int64_t n = shape.num_elements();
+    reduced[i] =
+        reshape(slice(combined, {offset}, {n}), std::vector<int64_t>(shape.begin(), shape.end()));
+    offset += n;
+  }
+}
+
+}  // namespace
+
+DistributedOptimizer::DistributedOptimizer(optimizers::Optimizer& optimizer,
+                                           DistributedOptions options)
+    : optimizer_(optimizer), options_(options) {
+  if (options.fusion_threshold_bytes < 0) {
+    throw InvalidArgumentError("DistributedOptimizer: fusion_threshold_bytes must be >= 0, got " +
+                               std::to_string(options.fusion_threshold_bytes));
+  }
+}
+
+std::vector<Tensor> DistributedOptimizer::reduce_gradients(const std::vector<Tensor>& grads) const {
+  std::vector<Tensor> reduced(grads.size());
+  for (const FusionBuffer& buffer : plan_fusion(grads, options_.fusion_threshold_bytes)) {
+    if (buffer.members.size() == 1)
+      reduced[buffer.members[0]] = all_reduce(grads[buffer.members[0]], options_.op);
+    else
+      reduce_fused(buffer, grads, options_.op, reduced);
+  }
+  return reduced;
+}
+
+void DistributedOptimizer::apply_gradients(const std::vector<Tensor>& grads,
+                                           const std::vector<Variable>& variables) {
+  optimizer_.apply_gradients(reduce_gradients(grads), variables);
+}
+
+void DistributedOptimizer::apply_gradients(
+    const std::vector<std::pair<Tensor, Variable>>& grads_and_vars) {
+  std::vector<Tensor> grads;
+  std::vector<Variable> variables;
+  for (const auto& [grad, variable] : grads_and_vars) {
+    grads.push_back(grad);
+    variables.push_back(variable);
+  }
+  apply_gradients(grads, variables);
+}
+
+void broadcast_variables(const std::vector<Variable>& variables, int root) {
+  for (Variable variable : variables) variable.assign(broadcast(variable.read(), root));
+}
+
+}  // namespace ag::distribute
