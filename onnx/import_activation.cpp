@@ -4,7 +4,7 @@
 // attribute values.
 // Softmax and LogSoftmax before opset 13 flatten the input to 2-D at `axis`
 // and normalise over the second dim; from opset 13 they normalise along `axis`.
-// Dropout imports for inference: the identity, and an all-true mask.
+// (Dropout is imported with the linear-algebra ops: onnx/import_linalg.cpp.)
 #include <limits>
 
 #include "ag/ops.h"
