@@ -103,7 +103,8 @@ class Reader {
   template <class T>
   T get() {
     T value;
-    std::memcpy(&value, take(sizeof(T)).data(), sizeof(T));
+    const std::string_view bytes = take(sizeof(T));
+    std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(&value));
     return value;
   }
   std::string_view take(size_t n) {
