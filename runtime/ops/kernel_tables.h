@@ -36,6 +36,14 @@ struct ElementwiseKernels {
   BinaryScalarKernelFn (*binary_scalar_kernel)(OpId, DType, DType);
   BinaryScalarKernelFn (*binary_kernel_by_constant)(OpId, DType, const void*, PreparedConstant&);
   FlatKernelFn (*flat_kernel)(OpId, DType, DType);
+  // Marks the upper halves of the vector registers unused (vzeroupper; a
+  // no-op in baseline), called after each kernel above and of
+  // ReductionKernels. GCC 12 can return from an AVX kernel with them in use
+  // (a local clone it calls returns without vzeroupper, and the caller
+  // trusts it), and every SSE instruction that runs next, in libm's scalar
+  // functions and the baseline loops, then pays a state transition: the
+  // float32 log_softmax gradient ran 5x slower after a `where`.
+  void (*clear_upper_vector_state)();
 };
 
 struct ReductionKernels {

@@ -7,6 +7,9 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -451,6 +454,12 @@ FlatKernelFn flat_kernel(OpId id, DType input_dtype, DType output_dtype) {
                                       []<class K>() { return &K::flat; });
 }
 
+void clear_upper_vector_state() {
+#if defined(__x86_64__) && !AG_ISA_CONCAT(AG_ISA_IS_BASELINE_, AG_ISA_NS)
+  _mm256_zeroupper();
+#endif
+}
+
 extern const ElementwiseKernels elementwise_kernels = {
 #define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx)
 #define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient, onnx, api) &kernel,
@@ -464,6 +473,7 @@ extern const ElementwiseKernels elementwise_kernels = {
     &binary_scalar_kernel,
     &binary_kernel_by_constant,
     &flat_kernel,
+    &clear_upper_vector_state,
 };
 
 }  // namespace ag::ops::AG_ISA_NS

@@ -21,21 +21,24 @@ const ReductionKernels& reduction() {
 #define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient, onnx, api) \
   void kernel(const KernelContext& ctx) {                                               \
     elementwise().kernel(ctx);                                                          \
+    elementwise().clear_upper_vector_state();                                           \
   }
 #include "ag/ops.def"
 #undef AG_ELEMENTWISE_OP
 #undef AG_OP
 
-#define AG_ELEMENTWISE_DISPATCH(kernel)   \
-  void kernel(const KernelContext& ctx) { \
-    elementwise().kernel(ctx);            \
+#define AG_ELEMENTWISE_DISPATCH(kernel)       \
+  void kernel(const KernelContext& ctx) {     \
+    elementwise().kernel(ctx);                \
+    elementwise().clear_upper_vector_state(); \
   }
 AG_ELEMENTWISE_EXTRA_KERNELS(AG_ELEMENTWISE_DISPATCH)
 #undef AG_ELEMENTWISE_DISPATCH
 
-#define AG_REDUCTION_DISPATCH(kernel)     \
-  void kernel(const KernelContext& ctx) { \
-    reduction().kernel(ctx);              \
+#define AG_REDUCTION_DISPATCH(kernel)         \
+  void kernel(const KernelContext& ctx) {     \
+    reduction().kernel(ctx);                  \
+    elementwise().clear_upper_vector_state(); \
   }
 AG_REDUCTION_KERNELS(AG_REDUCTION_DISPATCH)
 #undef AG_REDUCTION_DISPATCH
