@@ -2,7 +2,8 @@
 # Builds the benchmarks (Release, ccache) in build-bench and runs them with one
 # BLAS thread, five repetitions, medians reported: runtime_bench (docs/architecture.md "Performance targets"
 # workloads), conv_bench (the guide's convolution), control_bench (staged loops), threads_bench (intra-op
-# threads), train_bench (a training step), memory_bench (peak heap
+# threads), train_bench (a training step), model_bench (the op library's models:
+# an LSTM language model, a transformer encoder layer), memory_bench (peak heap
 # bytes of one call, graph against eager against hand), then onnx_bench (loaded
 # ONNX models against their traces; built only with AG_BUILD_ONNX,
 # skipped otherwise). Each binary writes its results as JSON to
@@ -25,7 +26,7 @@ cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAG_BUILD_BENC
 # Only the binaries this configuration defines (onnx_bench needs AG_BUILD_ONNX).
 defined="$(ninja -C "$build" -t targets all)"
 binaries=()
-for binary in ${AG_BENCH_BINARIES:-runtime_bench conv_bench control_bench threads_bench train_bench memory_bench onnx_bench}; do
+for binary in ${AG_BENCH_BINARIES:-runtime_bench conv_bench control_bench threads_bench train_bench model_bench memory_bench onnx_bench}; do
   if grep -q "^$binary: phony" <<<"$defined"; then
     binaries+=("$binary")
   else
@@ -41,6 +42,18 @@ cmake --build "$build" --target "${binaries[@]}" -j "${AG_BENCH_JOBS:-2}"
 # the hand rows' oneDNN runs on OpenMP's threads. (The runtime sets both
 # libraries to its own intra-op thread count.)
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# The peers at their best: Debian's OpenBLAS 0.3.21 reads a CPU newer than it
+# knows as the generic Prescott, and LibTorch's matrix products and the
+# OpenBLAS hand rows then run several times below the machine's speed. The
+# core that matches the CPU's widest vectors is named, unless the caller
+# named one; the summary says which core ran.
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  if grep -qw avx512f /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=SkylakeX
+  elif grep -qw avx2 /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=Haswell
+  fi
+fi
 mkdir -p "$results"
 if python3 -c "import onnxruntime" 2>/dev/null; then
   export AG_BENCH_MODELS="$results/models"

@@ -4,11 +4,12 @@ targets, and memory_bench's peak bytes) from the JSON files that Google Benchmar
 --benchmark_out=FILE --benchmark_out_format=json, with eager, graph and hand,
 the ratio or per-iteration figure, the target, and "met" or "missed by N%"
 (by Nx from 2x).
-The LibTorch peer rows of train_bench and conv_bench (mlp_step/torch,
-lenet_step/torch, rnn/torch_forward_backward, conv_guide/torch; built only
-where LibTorch is found) add a torch column to the table, and the row's figure
-says graph over torch too; a workload with no hand row (lenet_step) has its
-target against torch.
+The LibTorch peer rows of train_bench, conv_bench and model_bench
+(mlp_step/torch, lenet_step/torch, rnn/torch_forward_backward,
+conv_guide/torch, lstm_lm_step/torch, encoder_layer/torch; built only where
+LibTorch is found) add a torch column to the table, and the row's figure
+says graph over torch too; a workload with no hand row (lenet_step,
+lstm_lm_step, encoder_layer) has its target against torch.
 tools/bench/run.sh calls it last. The targets live here and nowhere else.
 
     summarize.py RESULTS.json...                  print the tables
@@ -285,6 +286,10 @@ def other_rows(res):
         per_iteration_row(res, "collatz scalar 27.0, per iteration", "collatz_scalar", 100),
         ratio_row(res, "training step, MLP 64x784-256-10, SGD", "mlp_step", 1.3),
         torch_row(res, "training step, LeNet-5 on 64 28x28 images, SGD", "lenet_step", 1.0),
+        torch_row(res, "training step, LSTM language model 16x32, 128 units, SGD",
+                  "lstm_lm_step", 1.0),
+        torch_row(res, "transformer encoder layer 8x64x128, forward and backward",
+                  "encoder_layer", 1.0),
         backward_row(res, "gradient of dynamic_rnn 32x100x128 (100 steps)", "rnn", 3),
         speedup_row(res, "MSE 1e6, 2 intra-op threads", "BM_mse_f32_1e6_graph", 1.7,
                     hand="BM_mse_f32_1e6_hand"),

@@ -103,3 +103,61 @@ class TorchConv {
 };
 
 }  // namespace ag_bench
+
+namespace ag_bench {
+
+// An LSTM language model's training step: tokens [batch, time] through
+// torch::nn::Embedding, a one-layer batch-first torch::nn::LSTM and a
+// torch::nn::Linear to the vocabulary; mean cross-entropy against the next
+// tokens; plain SGD. The weights come in ag's layouts (Keras's LSTM kernels
+// [input, 4 units] with gates i, f, c, o, which are torch's i, f, g, o
+// transposed; a dense kernel [units, vocab]); torch's second LSTM bias,
+// which ag's cell does not have, is zero and not trained.
+struct LstmLmWeights {
+  std::vector<float> embedding, kernel, recurrent_kernel, bias, dense, dense_bias;
+};
+
+class TorchLstmLm {
+ public:
+  TorchLstmLm(int64_t batch, int64_t time, int64_t vocab, int64_t embed, int64_t units,
+              float learning_rate, const LstmLmWeights& weights, const int32_t* tokens,
+              const int32_t* targets);
+  ~TorchLstmLm();
+
+  // Forward, backward and the SGD update; returns the loss.
+  float train_step();
+  // The current weights, in ag's layouts.
+  LstmLmWeights weights() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// A transformer encoder layer as torch::nn::TransformerEncoderLayer has it
+// (post-norm, relu, no dropout, batch first): self-attention, add and
+// layer norm, a feed-forward of two dense layers, add and layer norm. The
+// weights come as ag's dense kernels [in, out] (query, key, value, output,
+// ff1, ff2) with their biases, and the two norms' gamma and beta.
+struct EncoderLayerWeights {
+  std::vector<float> wq, bq, wk, bk, wv, bv, wo, bo, w1, b1, w2, b2, gamma1, beta1, gamma2, beta2;
+};
+
+class TorchEncoderLayer {
+ public:
+  TorchEncoderLayer(int64_t batch, int64_t time, int64_t width, int64_t heads, int64_t ff,
+                    const EncoderLayerWeights& weights, const float* x, const float* probe);
+  ~TorchEncoderLayer();
+
+  // loss = sum(layer(x) * probe), then loss.backward(); returns the loss.
+  float forward_backward();
+  // The gradients of the last forward_backward, in EncoderLayerWeights'
+  // order and ag's layouts.
+  std::vector<std::vector<float>> gradients() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace ag_bench
