@@ -107,6 +107,12 @@ TEST(Pool, EnginesAgree) {
       {{1, 4, 4, 3, 2}, attrs(3, {2}, {1, 2, 1}, "VALID", "NDHWC", {1})},
       {{2, 6, 6, 4}, attrs(2, {3}, {1}, "SAME", "NHWC", {1}), true},
       {{1, 3, 6, 6}, attrs(2, {2}, {1}, "VALID", "NCHW", {1}), true},
+      // Windows that share no input: LeNet's pools,
+      // the padding at the end, gaps between windows, a dilated window.
+      {{2, 7, 9, 6}, attrs(2, {2}, {2}, "SAME", "NHWC", {1}), true},
+      {{1, 6, 8, 8}, attrs(2, {2}, {2}, "VALID", "NCHW", {1}), true},
+      {{2, 11, 3}, attrs(1, {2}, {3}, "VALID", "NWC", {1})},
+      {{1, 10, 4}, attrs(1, {2}, {3}, "VALID", "NWC", {2}), true},
   };
   unsigned seed = 21;
   for (const Case& c : cases) {
