@@ -1,35 +1,58 @@
-// Deployment, part 1: trace a model and export it as ONNX.
+// Deployment, part 1: trace a model and export it, as one ONNX model and as
+// a SavedModel of two signatures.
 //
-// `predict` is a marked function (agc stages its while loop) reading two
-// ag::Variables. ag::onnx::save traces it for a batch of any size and writes
-// model.onnx: the variables become initializers holding their values now, the
-// loop an ONNX Loop. run_model.cpp loads that file without this source and
-// without agc; ONNX Runtime runs it too (README, "ONNX models").
+// `Model` is an ag::Module with two ag::Variables and two marked methods
+// (agc stages predict's while loop). ag::onnx::save traces predict for a
+// batch of any size and writes model.onnx: the variables become
+// initializers holding their values now, the loop an ONNX Loop.
+// ag::saved_model::save writes both methods' traces, for a batch of any
+// size, into the folder saved_model with the variables they share.
+// run_model.cpp loads both without this source and without agc; ONNX
+// Runtime runs the models too (README, "ONNX models").
 #include <iostream>
 #include <string>
 
 #include <ag/ag.h>
 #include <ag/onnx.h>
+#include <ag/saved_model.h>
+
+struct Model : ag::Module {
+  ag::Variable w{ag::random_normal({3, 2}, 0.0, 1.0, ag::float32, /*seed=*/1), "w"};
+  ag::Variable b{ag::constant({0.5f, -0.25f}), "b"};
+
+  // A dense layer with relu.
+  AG_FUNCTION ag::Tensor hidden(ag::Tensor x) {
+    return ag::relu(ag::matmul(x, w.read()) + b.read());
+  }
+
+  // The dense layer, then the TensorFlow guide's tanh loop until the outputs
+  // sum to at most 1.
+  AG_FUNCTION ag::Tensor predict(ag::Tensor x) {
+    ag::Tensor h = hidden(x);
+    while (ag::reduce_sum(h) > 1) {
+      h = ag::tanh(h);
+    }
+    return h;
+  }
+};
 
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : "model.onnx";
-  ag::Variable w(ag::random_normal({3, 2}, 0.0, 1.0, ag::float32, /*seed=*/1), "w");
-  ag::Variable b(ag::constant({0.5f, -0.25f}), "b");
+  const std::string saved = argc > 2 ? argv[2] : "saved_model";
+  Model model;
+  const ag::TensorSpec batch_of_3({ag::kUnknownDim, 3}, ag::float32);
+  auto predict = ag::function([&](ag::Tensor x) { return model.predict(x); },
+                              {.name = "predict", .arg_names = {"x"}});
+  auto hidden = ag::function([&](ag::Tensor x) { return model.hidden(x); },
+                             {.name = "hidden", .arg_names = {"x"}});
 
-  // A dense layer, then the TensorFlow guide's tanh loop until the outputs sum to at most 1.
-  auto predict = ag::function(
-      [&](ag::Tensor x) AG_FUNCTION {
-        ag::Tensor h = ag::relu(ag::matmul(x, w.read()) + b.read());
-        while (ag::reduce_sum(h) > 1) {
-          h = ag::tanh(h);
-        }
-        return h;
-      },
-      {.name = "predict", .arg_names = {"x"}});
-
-  ag::onnx::save(predict, path, ag::TensorSpec({ag::kUnknownDim, 3}, ag::float32));
+  ag::onnx::save(predict, path, batch_of_3);
   std::cout << "wrote " << path << "\n";
+  ag::saved_model::save(saved, {{"predict", predict.get_concrete_function(batch_of_3).graph()},
+                                {"hidden", hidden.get_concrete_function(batch_of_3).graph()}});
+  std::cout << "wrote " << saved << " (signatures predict and hidden)\n";
 
   ag::Tensor x = ag::constant({{1.0f, 2.0f, 3.0f}, {-1.0f, 0.5f, 2.0f}});
   std::cout << "predict(x) =\n" << predict(x) << "\n";
+  std::cout << "hidden(x) =\n" << hidden(x) << "\n";
 }
