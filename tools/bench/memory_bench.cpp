@@ -1,6 +1,9 @@
 // Peak heap bytes of one call: graph against eager against hand-written C++
 // on the workloads whose plans plan_buffers_test.cpp counts (MSE over 1e6
-// floats, collatz over 1e5 ints, dynamic_rnn 32x100x128).
+// floats, collatz over 1e5 ints, dynamic_rnn 32x100x128), and graph against
+// eager on model_bench's models (an LSTM language model's training step, a
+// transformer encoder layer's forward and backward; model_workloads.h), whose
+// weights are made with their function and counted with it.
 //
 // This binary replaces malloc and its family (forwarding to glibc's own
 // __libc_* functions) and counts the bytes every block holds
@@ -23,6 +26,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -32,6 +36,7 @@
 #include "bench_util.h"
 #include "core/block_cache.h"
 #include "guide_workloads.h"
+#include "model_workloads.h"
 
 // ---- Counting malloc ------------------------------------------------------------------
 
@@ -204,6 +209,32 @@ void add_workload(const std::string& workload, MakeCall hand, F f, Args args) {
   });
 }
 
+// A model of model_workloads.h, eager and through ag::function: `make`
+// makes the model, `call` runs it once.
+template <class Model, class Call>
+void add_model(const std::string& workload, Call call) {
+  add(workload + "/eager", [call]() -> std::function<void()> {
+    auto model = std::make_shared<Model>();
+    return [model, call] { benchmark::DoNotOptimize(call(*model)); };
+  });
+  add(workload + "/graph", [call, workload]() -> std::function<void()> {
+    auto model = std::make_shared<Model>();
+    auto fn = ag::function([model, call] { return call(*model); }, {.name = workload});
+    return [fn] { benchmark::DoNotOptimize(fn()); };
+  });
+}
+
+void register_models() {
+  add_model<ag_models::LstmLm>("lstm_lm_step", [](ag_models::LstmLm& model) {
+    const ag_models::LstmLmInputs& in = ag_models::lm_inputs();
+    return model.train_step(in.tokens, in.targets);
+  });
+  add_model<ag_models::EncoderLayer>("encoder_layer", [](ag_models::EncoderLayer& layer) {
+    const ag_models::EncoderInputs& in = ag_models::encoder_inputs();
+    return layer.forward_backward(in.x, in.probe);
+  });
+}
+
 void register_benchmarks() {
   add_workload(
       "mse_f32_1e6",
@@ -249,7 +280,10 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   (void)inputs();
+  (void)ag_models::lm_inputs();
+  (void)ag_models::encoder_inputs();
   register_benchmarks();
+  register_models();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -315,7 +315,10 @@ def memory_rows(res):
     rows = []
     for label, workload in (("MSE, float32, 1e6", "mse_f32_1e6"),
                             ("collatz over 1e5 ints", "collatz_100000"),
-                            ("dynamic_rnn 32x100x128", "rnn_32x100x128")):
+                            ("dynamic_rnn 32x100x128", "rnn_32x100x128"),
+                            ("LSTM language model training step", "lstm_lm_step"),
+                            ("transformer encoder layer, forward and backward",
+                             "encoder_layer")):
         peak = {mode: res.counter(f"memory/{workload}/{mode}", "peak_bytes")
                 for mode in ("eager", "graph", "hand")}
         if peak["graph"] is None:

@@ -1,0 +1,163 @@
+// The op library's models, written once with ag ops: an LSTM language
+// model's training step and a transformer encoder layer's forward and
+// backward, which model_bench.cpp times (and describes) and memory_bench.cpp
+// weighs.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <ag/ag.h>
+#include <ag/rnn.h>
+
+namespace ag_models {
+
+using ag::Tensor;
+using ag::Variable;
+
+// A float32 weight of `shape`, uniform in +-1/sqrt(fan_in) (torch::nn::Linear's
+// initialisation); fan_in is the first dim unless given.
+inline Tensor init_weight(std::vector<int64_t> shape, uint64_t seed, int64_t fan_in = 0) {
+  const double bound = 1.0 / std::sqrt(double(fan_in ? fan_in : shape.front()));
+  return ag::random_uniform(ag::Shape(std::move(shape)), -bound, bound, ag::float32, seed);
+}
+
+// ---- The LSTM language model's training step --------------------------------------------------
+
+constexpr int64_t kLmBatch = 16, kLmTime = 32, kLmVocab = 512, kLmEmbed = 64, kLmUnits = 128;
+constexpr float kLmLearningRate = 0.05f;
+
+struct LstmLmInputs {
+  Tensor tokens, targets;       // int32 [batch, time]
+  std::vector<Tensor> weights;  // embedding, kernel, recurrent_kernel, bias, dense, dense_bias
+  std::vector<int32_t> token_values, target_values;
+};
+
+inline const LstmLmInputs& lm_inputs() {
+  static const LstmLmInputs in = [] {
+    LstmLmInputs in;
+    // A sequence and itself shifted by one: the next token is the target.
+    Tensor text = ag::cast(
+        ag::random_uniform({kLmBatch, kLmTime + 1}, 0.0, double(kLmVocab), ag::float32, 31),
+        ag::int32);
+    in.tokens = ag::slice(text, {0, 0}, {kLmBatch, kLmTime});
+    in.targets = ag::slice(text, {0, 1}, {kLmBatch, kLmTime});
+    in.token_values = in.tokens.to_vector<int32_t>();
+    in.target_values = in.targets.to_vector<int32_t>();
+    in.weights = {
+        init_weight({kLmVocab, kLmEmbed}, 32),     init_weight({kLmEmbed, 4 * kLmUnits}, 33),
+        init_weight({kLmUnits, 4 * kLmUnits}, 34), ag::zeros({4 * kLmUnits}),
+        init_weight({kLmUnits, kLmVocab}, 35),     ag::zeros({kLmVocab})};
+    return in;
+  }();
+  return in;
+}
+
+struct LstmLm {
+  std::vector<Variable> weights;
+  ag::optimizers::SGD optimizer{{.learning_rate = kLmLearningRate}};
+
+  LstmLm() {
+    for (const Tensor& w : lm_inputs().weights) weights.emplace_back(w);
+  }
+
+  Tensor loss(const Tensor& tokens, const Tensor& targets) const {
+    auto w = [this](size_t i) { return weights[i].read(); };
+    const ag::rnn::LSTMWeights cell_weights{w(1), w(2), w(3), {}};
+    ag::rnn::Cell cell = [&](const Tensor& x, const std::vector<Tensor>& states) {
+      return ag::rnn::lstm_cell(x, states, cell_weights);
+    };
+    Tensor embedded = ag::gather(w(0), tokens);
+    Tensor h0 = ag::zeros({kLmBatch, kLmUnits});
+    Tensor outputs = ag::rnn::dynamic_rnn(cell, embedded, {h0, h0}).outputs;
+    Tensor logits = ag::matmul(outputs, w(4)) + w(5);
+    return ag::reduce_mean(ag::sparse_softmax_cross_entropy_with_logits(targets, logits));
+  }
+
+  Tensor train_step(const Tensor& tokens, const Tensor& targets) {
+    ag::GradientTape tape;
+    Tensor value = loss(tokens, targets);
+    optimizer.apply_gradients(tape.gradient(value, weights), weights);
+    return value;
+  }
+
+  std::vector<Tensor> current() const {
+    std::vector<Tensor> out;
+    for (const Variable& v : weights) out.push_back(v.read());
+    return out;
+  }
+};
+
+// ---- The transformer encoder layer's forward and backward ------------------------------------
+
+constexpr int64_t kEncBatch = 8, kEncTime = 64, kEncWidth = 128, kEncHeads = 4, kEncFf = 512;
+constexpr double kEncEpsilon = 1e-5;  // torch::nn::LayerNorm's
+
+struct EncoderInputs {
+  Tensor x, probe;
+  // wq, bq, wk, bk, wv, bv, wo, bo, w1, b1, w2, b2, gamma1, beta1, gamma2, beta2
+  std::vector<Tensor> weights;
+};
+
+inline const EncoderInputs& encoder_inputs() {
+  static const EncoderInputs in = [] {
+    EncoderInputs in;
+    in.x = ag::random_normal({kEncBatch, kEncTime, kEncWidth}, 0.0, 1.0, ag::float32, 41);
+    in.probe = ag::random_normal({kEncBatch, kEncTime, kEncWidth}, 0.0, 1.0, ag::float32, 42);
+    uint64_t seed = 43;
+    auto dense = [&](int64_t from, int64_t to) {
+      in.weights.push_back(init_weight({from, to}, seed++));
+      in.weights.push_back(init_weight({to}, seed++, from));
+    };
+    for (int i = 0; i < 4; ++i) dense(kEncWidth, kEncWidth);
+    dense(kEncWidth, kEncFf);
+    dense(kEncFf, kEncWidth);
+    for (int i = 0; i < 2; ++i) {
+      in.weights.push_back(ag::random_uniform({kEncWidth}, 0.5, 1.5, ag::float32, seed++));
+      in.weights.push_back(ag::random_uniform({kEncWidth}, -0.5, 0.5, ag::float32, seed++));
+    }
+    return in;
+  }();
+  return in;
+}
+
+// [batch, time, width] -> [batch, heads, time, width / heads]
+inline Tensor split_heads(const Tensor& x) {
+  return ag::transpose(ag::reshape(x, {kEncBatch, kEncTime, kEncHeads, kEncWidth / kEncHeads}),
+                       {0, 2, 1, 3});
+}
+
+inline Tensor encoder_layer(const Tensor& x, const std::vector<Variable>& weights) {
+  auto w = [&](size_t i) { return weights[i].read(); };
+  auto dense = [&](const Tensor& in, size_t first) {
+    return ag::matmul(in, w(first)) + w(first + 1);
+  };
+  Tensor q = split_heads(dense(x, 0)), k = split_heads(dense(x, 2)), v = split_heads(dense(x, 4));
+  const double scale = 1.0 / std::sqrt(double(kEncWidth / kEncHeads));
+  Tensor attention = ag::softmax(ag::matmul(q, k, false, true) * scale);
+  Tensor context = ag::reshape(ag::transpose(ag::matmul(attention, v), {0, 2, 1, 3}),
+                               {kEncBatch, kEncTime, kEncWidth});
+  Tensor x1 = ag::layer_normalization(x + dense(context, 6), w(12), w(13), -1, kEncEpsilon);
+  Tensor ff = dense(ag::relu(dense(x1, 8)), 10);
+  return ag::layer_normalization(x1 + ff, w(14), w(15), -1, kEncEpsilon);
+}
+
+struct EncoderLayer {
+  std::vector<Variable> weights;
+
+  EncoderLayer() {
+    for (const Tensor& w : encoder_inputs().weights) weights.emplace_back(w);
+  }
+
+  // The loss, then its gradient with respect to each weight.
+  std::vector<Tensor> forward_backward(const Tensor& x, const Tensor& probe) const {
+    ag::GradientTape tape;
+    Tensor loss = ag::reduce_sum(encoder_layer(x, weights) * probe);
+    std::vector<Tensor> out = tape.gradient(loss, weights);
+    out.insert(out.begin(), loss);
+    return out;
+  }
+};
+
+}  // namespace ag_models
