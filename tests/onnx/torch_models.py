@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Real architectures from PyTorch and torchvision as ONNX test folders.
 
-  torch_models.py DIR [--only NAME,...] [--run PROGRAM ARG...]
+  torch_models.py DIR [--only NAME,...] [--image-size N] [--run PROGRAM ARG...]
 
 Builds each model of MODELS with fixed seeds and random weights (nothing is
-downloaded), in eval mode, exports it with torch.onnx.export (opset 17,
+downloaded; images of --image-size pixels a side, 96 by default), in eval mode, exports it with torch.onnx.export (opset 17,
 constant folding on) and writes, in the layout of ONNX's test data,
 DIR/<name>/model.onnx and DIR/<name>/test_data_set_0/{input,output}_<k>.pb:
 the inputs and PyTorch's outputs. DIR is emptied first. With --run, the
@@ -69,13 +69,17 @@ def image(size, channels=3):
     return torch.randn(1, channels, size, size)
 
 
-def vision(builder, size=96, **kwargs):
-    return lambda: (builder(weights=None, **kwargs), (image(size),))
+# The side of the vision models' images: 96 unless --image-size says.
+IMAGE_SIZE = [96]
+
+
+def vision(builder, **kwargs):
+    return lambda: (builder(weights=None, **kwargs), (image(IMAGE_SIZE[0]),))
 
 
 # name -> a function giving (the module, its example inputs). Images are
-# 96x96, the smallest size comfortably above every net's downsampling (32x);
-# sequences have 8 steps.
+# 96x96 (the smallest size comfortably above every net's downsampling, 32x)
+# unless --image-size says; sequences have 8 steps.
 MODELS = {
     "resnet18": vision(torchvision.models.resnet18),
     "mobilenet_v2": vision(torchvision.models.mobilenet_v2),
@@ -133,8 +137,10 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir")
     p.add_argument("--only", help="comma-separated names of MODELS (all by default)")
+    p.add_argument("--image-size", type=int, default=96, help="the vision models' image side")
     p.add_argument("--run", nargs=argparse.REMAINDER, help="the command to run after")
     a = p.parse_args()
+    IMAGE_SIZE[0] = a.image_size
     names = a.only.split(",") if a.only else list(MODELS)
     torch.set_num_threads(1)
     # The exporter's notes on recurrent nets' batch size and on its own shape inference.

@@ -12,6 +12,11 @@
 //   conv_guide         the guide's Conv2D(100, 3) with its bias on a [1, 200, 200,
 //                      100] image; filter and bias are ag::Variables
 // The loaded results are checked against the traced ones before timing.
+// With AG_BENCH_TORCH_MODELS=<folder> (run.sh exports resnet18 and
+// mobilenet_v2 there with tests/onnx/torch_models.py, 224x224 images, batch 1,
+// where Debian's python3-torch and python3-torchvision are installed), each
+// model of the folder is also a workload, <name>/loaded alone, its output
+// checked against PyTorch's within 1e-3 of its largest value.
 // Times are CPU time per call. Run it through tools/bench/run.sh.
 //
 // With AG_BENCH_MODELS=<folder>, each workload's model is also written there
@@ -20,7 +25,10 @@
 // (raw float32) with their shapes in <name>.json.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -30,8 +38,10 @@
 
 #include <ag/ag.h>
 #include <ag/onnx.h>
+#include <onnx/onnx_pb.h>
 
 #include "bench_util.h"
+#include "tensor_proto.h"
 
 namespace {
 
@@ -129,6 +139,53 @@ Workload& conv_guide() {
   return workload;
 }
 
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+Tensor read_tensor(const std::filesystem::path& path) {
+  ::onnx::TensorProto proto;
+  if (!proto.ParseFromString(read_file(path)))
+    ag_bench::fail(path.string() + " is not a TensorProto");
+  return ag::onnx_io::tensor_from_proto(proto, path.filename().string());
+}
+
+// A model torch_models.py exported (model.onnx, test_data_set_0/input_0.pb
+// and output_0.pb), loaded and checked against PyTorch's output.
+Workload torch_model(const std::filesystem::path& folder) {
+  const std::string name = folder.filename().string();
+  const std::string bytes = read_file(folder / "model.onnx");
+  Workload w{name, nullptr, std::make_unique<ag::onnx::Model>(ag::onnx::load_from_bytes(bytes)),
+             read_tensor(folder / "test_data_set_0" / "input_0.pb")};
+  const Tensor want = read_tensor(folder / "test_data_set_0" / "output_0.pb");
+  const Tensor got = (*w.loaded)({w.input})[0];
+  if (want.shape() != got.shape()) ag_bench::fail(name + ": the loaded model's shape differs");
+  const std::vector<float> expected = want.to_vector<float>();
+  float largest = 0;
+  for (float v : expected) largest = std::max(largest, std::abs(v));
+  ag_bench::check_close(name + ": the loaded model against PyTorch", expected.data(),
+                        got.data<float>(), got.num_elements(), {1e-3 * largest, 0});
+  write_for_peers(name, bytes, w.input, got);
+  return w;
+}
+
+// The models of AG_BENCH_TORCH_MODELS, in name order; none without it.
+std::vector<Workload>& torch_models() {
+  static std::vector<Workload> models = [] {
+    std::vector<Workload> out;
+    const char* folder = std::getenv("AG_BENCH_TORCH_MODELS");
+    if (folder == nullptr || *folder == '\0') return out;
+    std::vector<std::filesystem::path> folders;
+    for (const auto& entry : std::filesystem::directory_iterator(folder))
+      if (std::filesystem::exists(entry.path() / "model.onnx")) folders.push_back(entry.path());
+    std::sort(folders.begin(), folders.end());
+    for (const auto& path : folders) out.push_back(torch_model(path));
+    return out;
+  }();
+  return models;
+}
+
 void bm_traced(benchmark::State& state, Workload& (*workload)()) {
   const Workload& w = workload();
   for (auto _ : state) benchmark::DoNotOptimize(w.traced(w.input));
@@ -148,6 +205,13 @@ int main(int argc, char** argv) {
     const std::string& name = workload().name;
     benchmark::RegisterBenchmark((name + "/traced").c_str(), bm_traced, workload);
     benchmark::RegisterBenchmark((name + "/loaded").c_str(), bm_loaded, workload);
+  }
+  for (Workload& model : torch_models()) {
+    benchmark::RegisterBenchmark((model.name + "/loaded").c_str(), [&model](
+                                                                       benchmark::State& state) {
+      const std::vector<Tensor> inputs{model.input};
+      for (auto _ : state) benchmark::DoNotOptimize((*model.loaded)(inputs));
+    })->Unit(benchmark::kMillisecond);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

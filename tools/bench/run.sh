@@ -6,7 +6,8 @@
 # an LSTM language model, a transformer encoder layer), memory_bench (peak heap
 # bytes of one call, graph against eager against hand), then onnx_bench (loaded
 # ONNX models against their traces; built only with AG_BUILD_ONNX,
-# skipped otherwise). Each binary writes its results as JSON to
+# skipped otherwise; with PyTorch's resnet18 and mobilenet_v2 where Debian's
+# python3-torch is installed). Each binary writes its results as JSON to
 # build-bench/results (AG_BENCH_RESULTS picks another folder), and the run
 # ends with tools/bench/summarize.py's table of every workload against its
 # target. AG_BENCH_UPDATE_README=1 also regenerates README.md's benchmark
@@ -59,6 +60,18 @@ if python3 -c "import onnxruntime" 2>/dev/null; then
   export AG_BENCH_MODELS="$results/models"
   rm -rf "$AG_BENCH_MODELS"
   mkdir -p "$AG_BENCH_MODELS"
+fi
+# resnet18 and mobilenet_v2 at 224x224 for onnx_bench, from Debian's
+# python3-torch and python3-torchvision where one of these Pythons has them.
+if [[ " ${binaries[*]} " == *" onnx_bench "* ]]; then
+  for python in python3 /usr/bin/python3; do
+    if "$python" -c "import torch, torchvision, onnx" 2>/dev/null; then
+      export AG_BENCH_TORCH_MODELS="$results/torch_models"
+      "$python" "$repo/tests/onnx/torch_models.py" "$AG_BENCH_TORCH_MODELS" \
+        --only resnet18,mobilenet_v2 --image-size 224 >/dev/null
+      break
+    fi
+  done
 fi
 status=0
 outputs=()
