@@ -55,8 +55,8 @@ bool reduces_all_axes(const graph::Body& body, const graph::Node& node);
 // (passes/transposed_gathers.cpp).
 void gather_through_transposes(graph::Body& body);
 
-// Has a channels-first convolution of transpose(x, NHWC -> NCHW), read only
-// by transposes back to channels last, convolve x channels last instead
+// Runs channels-first convolutions and pools, and the elementwise ops between
+// them, channels last, with a transpose where a value is read channels first
 // (passes/channels_last_convolutions.cpp).
 void run_convolutions_channels_last(graph::Body& body);
 

@@ -1,7 +1,8 @@
-// Channels-first convolutions between transposes from and back to channels
-// last run channels last (passes/channels_last_convolutions.cpp): the IR
-// before and after the pass, what it leaves alone, and a traced function of
-// the form an ONNX model of a channels-last graph has, against eager values.
+// Channels-first convolutions and pools run channels last, and so do the
+// elementwise ops between them (passes/channels_last_convolutions.cpp): the
+// IR before and after the pass, what it leaves alone, and traced functions of
+// the forms ONNX models have (a channels-last graph saved, a PyTorch
+// export's chain of channels-first convolutions), against eager values.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -55,35 +56,110 @@ TEST(ChannelsLastConvolutions, AConvolutionBetweenTransposesRunsChannelsLast) {
   EXPECT_TRUE(b.body.nodes[3].is_op(OpId::Identity));
 }
 
-// The rewrite needs both transposes: a convolution whose result is also read
-// channels first (here by an add), one whose input is transposed otherwise,
-// and one that is itself the body's output keep their layout.
-TEST(ChannelsLastConvolutions, OtherReadersAndPermutationsKeepTheLayout) {
-  struct Case {
-    const char* name;
-    std::vector<int64_t> in_perm;
-    bool add_reader;
-    bool conv_is_output;
-  };
-  for (const Case& c : {Case{"read channels first", {0, 3, 1, 2}, true, false},
-                        Case{"another input permutation", {0, 3, 2, 1}, false, false},
-                        Case{"the body's output", {0, 3, 1, 2}, false, true}}) {
-    SCOPED_TRACE(c.name);
-    BodyBuilder b;
-    ValueRef x = b.placeholder("x", float32, {1, 5, 5, 3});
-    ValueRef w = b.placeholder("w", float32, {3, 3, 3, 3});
-    ValueRef nchw = b.op(OpId::Transpose, {x}, perm_attrs(c.in_perm));
-    ValueRef conv = b.op(OpId::Conv, {nchw, w}, conv2d_attrs("NCHW"));
-    b.output(b.op(OpId::Transpose, {conv}, perm_attrs({0, 2, 3, 1})));
-    if (c.add_reader) b.output(b.op(OpId::Add, {conv, conv}));
-    if (c.conv_is_output) b.body.outputs.push_back(conv);
-    const std::string before = b.body.to_string();
+// A value also read channels first: its reader, elementwise, runs channels
+// last too, and one transpose gives its result back.
+TEST(ChannelsLastConvolutions, AnElementwiseReaderRunsChannelsLast) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", float32, {1, 5, 5, 3});
+  ValueRef w = b.placeholder("w", float32, {3, 3, 3, 3});
+  ValueRef nchw = b.op(OpId::Transpose, {x}, perm_attrs({0, 3, 1, 2}));
+  ValueRef conv = b.op(OpId::Conv, {nchw, w}, conv2d_attrs("NCHW"));
+  b.output(b.op(OpId::Transpose, {conv}, perm_attrs({0, 2, 3, 1})));
+  b.output(b.op(OpId::Add, {conv, conv}));
 
-    run_convolutions_channels_last(b.body);
+  run_convolutions_channels_last(b.body);
+  eliminate_dead_code(b.body);
 
-    EXPECT_EQ(b.body.to_string(), before);
-    EXPECT_TRUE(ops::ConvAttrs::decode(b.body.nodes[size_t(conv.node)].attrs).channels_first);
-  }
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> w\n"
+            "['x', 'w'] -> conv\n"
+            "['conv'] -> transpose_1\n"
+            "['transpose_1'] -> Identity\n"
+            "['conv', 'conv'] -> add\n"
+            "['add'] -> transpose_3\n"
+            "['transpose_3'] -> Identity_1\n");
+  EXPECT_EQ(b.body.nodes[5].outputs[0].shape, Shape({1, 3, 3, 3}));
+  EXPECT_EQ(graph::transpose_permutation(b.body.nodes[6]), (std::vector<int64_t>{0, 3, 1, 2}));
+}
+
+// An input transposed otherwise is transposed once more, channels last.
+TEST(ChannelsLastConvolutions, AnInputWithoutATwinIsTransposed) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", float32, {1, 5, 5, 3});
+  ValueRef w = b.placeholder("w", float32, {3, 3, 3, 3});
+  ValueRef nchw = b.op(OpId::Transpose, {x}, perm_attrs({0, 3, 2, 1}));
+  ValueRef conv = b.op(OpId::Conv, {nchw, w}, conv2d_attrs("NCHW"));
+  b.output(b.op(OpId::Transpose, {conv}, perm_attrs({0, 2, 3, 1})));
+
+  run_convolutions_channels_last(b.body);
+  eliminate_dead_code(b.body);
+
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> w\n"
+            "['x'] -> transpose\n"
+            "['transpose'] -> transpose_2\n"
+            "['transpose_2', 'w'] -> conv\n"
+            "['conv'] -> transpose_1\n"
+            "['transpose_1'] -> Identity\n");
+  EXPECT_EQ(graph::transpose_permutation(b.body.nodes[3]), (std::vector<int64_t>{0, 2, 3, 1}));
+}
+
+// A convolution that is itself the body's output keeps its layout.
+TEST(ChannelsLastConvolutions, ABodyOutputKeepsItsLayout) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", float32, {1, 3, 5, 5});
+  ValueRef w = b.placeholder("w", float32, {3, 3, 3, 3});
+  ValueRef conv = b.op(OpId::Conv, {x, w}, conv2d_attrs("NCHW"));
+  b.body.outputs.push_back(conv);
+  const std::string before = b.body.to_string();
+
+  run_convolutions_channels_last(b.body);
+
+  EXPECT_EQ(b.body.to_string(), before);
+  EXPECT_TRUE(ops::ConvAttrs::decode(b.body.nodes[size_t(conv.node)].attrs).channels_first);
+}
+
+// A PyTorch export's chain: channels-first image, convolution, bias (a
+// [1, C, 1, 1] constant), clip, convolution, max pool. The chain runs
+// channels last between one transpose in and one out; the bias is reshaped
+// to [1, 1, 1, C], which constant folding does once.
+TEST(ChannelsLastConvolutions, AChannelsFirstChainRunsChannelsLastBetweenTwoTransposes) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", float32, {1, 3, 8, 8});
+  ValueRef w1 = b.placeholder("w1", float32, {3, 3, 3, 4});
+  ValueRef w2 = b.placeholder("w2", float32, {1, 1, 4, 4});
+  ValueRef bias = b.constant(random_normal({1, 4, 1, 1}, 0.0, 1.0, float32, 3));
+  ValueRef c1 = b.op(OpId::Conv, {x, w1}, conv2d_attrs("NCHW"));
+  ValueRef biased = b.op(OpId::Add, {c1, bias});
+  ValueRef zero = b.constant(Tensor(0.0f)), six = b.constant(Tensor(6.0f));
+  ValueRef clipped = b.op(OpId::ClipByValue, {biased, zero, six});
+  ValueRef c2 = b.op(OpId::Conv, {clipped, w2}, conv2d_attrs("NCHW"));
+  Attrs pool = ops::pool_attrs("max_pool", 2, {2}, {2}, "VALID", "NCHW", {1}).encode();
+  b.output(b.op(OpId::MaxPool, {c2}, pool));
+
+  run_convolutions_channels_last(b.body);
+  fold_constants(b.body);
+  eliminate_dead_code(b.body);
+
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> w1\n"
+            "[] -> w2\n"
+            "['x'] -> transpose\n"
+            "['transpose', 'w1'] -> conv\n"
+            "[] -> reshape\n"
+            "['conv', 'reshape'] -> add\n"
+            "[] -> Const_1\n"
+            "[] -> Const_2\n"
+            "['add', 'Const_1', 'Const_2'] -> clip_by_value\n"
+            "['clip_by_value', 'w2'] -> conv_1\n"
+            "['conv_1'] -> max_pool\n"
+            "['max_pool'] -> transpose_5\n"
+            "['transpose_5'] -> Identity\n");
+  EXPECT_EQ(b.body.nodes[5].outputs[0].shape, Shape({1, 1, 1, 4}));  // the folded bias
+  EXPECT_EQ(b.body.nodes[11].outputs[0].shape, Shape({1, 3, 3, 4}));
 }
 
 // What ag::onnx::load makes of a saved conv2d: the traced form gives the
@@ -112,6 +188,31 @@ TEST(ChannelsLastConvolutions, TracedConvolutionsBetweenTransposesGiveTheEagerVa
     auto body = optimized_body(staged, x, w);
     EXPECT_EQ(count_ops(*body, OpId::Transpose), 0u) << body->to_string();
   }
+}
+
+// The chain a PyTorch export has, traced: the eager values, with one
+// transpose in (the image) and one out (before the spatial mean).
+TEST(ChannelsLastConvolutions, TracedChannelsFirstChainGivesTheEagerValues) {
+  const Tensor x = random_normal({2, 3, 9, 9}, 0.0, 1.0, float32, 11);
+  const Tensor w1 = random_normal({3, 3, 3, 8}, 0.0, 0.5, float32, 12);
+  const Tensor w2 = random_normal({1, 1, 8, 8}, 0.0, 0.5, float32, 13);
+  const Tensor bias = random_normal({8}, 0.0, 1.0, float32, 14);
+  auto chain = [](const Tensor& x, const Tensor& w1, const Tensor& w2, const Tensor& bias) {
+    Tensor h = convolution(x, w1, {1}, "SAME", "NCHW") + reshape(bias, {1, 8, 1, 1});
+    h = clip_by_value(h, 0.0f, 6.0f);
+    h = h + convolution(h, w2, {1}, "SAME", "NCHW");
+    h = max_pool(h, {2}, {2}, "VALID", "NCHW");
+    return reduce_mean(h, {2, 3});
+  };
+  const Tensor eager = chain(x, w1, w2, bias);
+  auto staged = function(chain);
+  const Tensor traced = staged(x, w1, w2, bias);
+
+  ASSERT_EQ(traced.shape(), eager.shape());
+  const std::vector<float> want = eager.to_vector<float>(), got = traced.to_vector<float>();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4f) << i;
+  auto body = optimized_body(staged, x, w1, w2, bias);
+  EXPECT_EQ(count_ops(*body, OpId::Transpose), 2u) << body->to_string();
 }
 
 }  // namespace
