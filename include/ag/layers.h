@@ -427,6 +427,57 @@ class GRU : public LSTM {
   std::string_view class_name() const override { return "GRU"; }
 };
 
+// ---- Attention -------------------------------------------------------------------
+
+struct MultiHeadAttentionOptions {
+  std::optional<int64_t> value_dim = std::nullopt;  // key_dim when not given
+  double dropout = 0.0;                             // on the attention scores, in training
+  bool use_bias = true;
+  std::optional<int64_t> output_shape = std::nullopt;  // the query's features when not given
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer bias_initializer = "zeros";
+  std::optional<uint64_t> seed = std::nullopt;  // the dropout's
+  std::string name = "";
+};
+
+// Keras's MultiHeadAttention on [batch, steps, features] inputs: the query,
+// key and value projected per head (query/kernel [query features, heads,
+// key_dim], key/kernel, value/kernel [value features, heads, value_dim], a
+// bias [heads, dim] each), softmax(q k^T / sqrt(key_dim)) over the key's
+// steps, and the heads' results projected back (attention_output/kernel
+// [heads, value_dim, output features]). layer(x) is self-attention.
+class MultiHeadAttention : public Layer {
+ public:
+  MultiHeadAttention(int64_t num_heads, int64_t key_dim, MultiHeadAttentionOptions options = {});
+  std::string_view class_name() const override { return "MultiHeadAttention"; }
+
+  using Layer::operator();
+  // Keras's call(query, value, key, attention_mask): key (undefined: the
+  // value) [batch, S, features]; attention_mask (optional) bool or 0/1
+  // [batch, T, S], true where a query step may attend to a key step.
+  Tensor operator()(const Tensor& query, const Tensor& value, const Tensor& key,
+                    const Tensor& attention_mask = Tensor(), bool training = false,
+                    CallSite site = CallSite::current());
+
+ protected:
+  int64_t input_rank() const override { return 3; }
+  int64_t fixed_axis() const override { return -1; }
+  void build_weights(const Shape& input_shape, DType dtype, CallSite site) override;
+  Tensor call(const Tensor& inputs, bool training, CallSite site) override;
+
+ private:
+  Tensor attend(const Tensor& query, const Tensor& value, const Tensor& key, const Tensor& mask,
+                bool training, CallSite site);
+
+  int64_t num_heads_, key_dim_;
+  MultiHeadAttentionOptions options_;
+  // The value and key of a call with them, while it runs (the base's call
+  // takes one input).
+  const Tensor* value_ = nullptr;
+  const Tensor* key_ = nullptr;
+  const Tensor* mask_ = nullptr;
+};
+
 // ---- Sequential -------------------------------------------------------------------
 
 // Keras's Sequential: its layers called in order, each on the previous one's
