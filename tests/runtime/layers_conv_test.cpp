@@ -148,6 +148,8 @@ TEST(LayersConv1D, MatchesConv2DOnARowOfHeightOne) {
   expect_near(as_doubles(y), expected, 1e-5, "Conv1D");
   auto f = ag::function([&](ag::Tensor in) { return conv1(in); });
   expect_same(f(x), y, "traced vs eager Conv1D");
+  L::Conv1D conv64(2, 2, {.dilation_rate = 2, .bias_initializer = {"uniform", 3}});
+  layers_test::check_gradients(conv64, wavy({1, 5, 2}, 1.0, 0.5, ag::float64));
 }
 
 // Max or mean over each window of an NHWC input; a mean counts only the
@@ -211,6 +213,9 @@ TEST(LayersPooling, DefaultsArePoolSizeTwoAndStridesOfThePoolSize) {
               "MaxPool2D()");
   auto f = ag::function([&](ag::Tensor in) { return pool(in); });
   expect_same(f(x), y, "traced vs eager MaxPool2D");
+  L::AveragePooling2D average(3, {.strides = L::Dims2(1), .padding = "same"});
+  auto g = ag::function([&](ag::Tensor in) { return average(in); });
+  expect_same(g(x), average(x), "traced vs eager AveragePooling2D");
   EXPECT_CONTAINS(error_of([&] { pool(ag::ones({4, 6, 1})); }),
                   "(MaxPool2D) called at layers_conv_test.cpp:");
 }

@@ -171,7 +171,9 @@ TEST(LayersFlatten, KeepsTheBatchAndFlattensTheRest) {
   auto f = ag::function(
       [&](ag::Tensor in) { return flatten(in); },
       {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim, 3, 4}, ag::float32)}});
-  EXPECT_EQ(f(wavy({5, 3, 4})).shape(), ag::Shape({5, 12}));
+  ag::Tensor x5 = wavy({5, 3, 4});
+  expect_same(f(x5), flatten(x5), "traced vs eager Flatten");
+  EXPECT_EQ(f(x5).shape(), ag::Shape({5, 12}));
 }
 
 TEST(LayersDropout, HonoursTheTrainingFlag) {
@@ -192,6 +194,12 @@ TEST(LayersDropout, HonoursTheTrainingFlag) {
   Vec traced = as_doubles(f(x, true));
   EXPECT_NE(traced, Vec(1000, 1.0)) << "traced training drops elements";
   EXPECT_CONTAINS(error_of([] { L::Dropout(1.0); }), "rate must be in [0, 1)");
+  // The gradient is the mask times 1 / (1 - rate): y / x where x is 1.
+  ag::GradientTape tape;
+  tape.watch(x);
+  ag::Tensor dropped = dropout(x, true);
+  expect_same(tape.gradient(ag::reduce_sum(dropped), std::vector{x})[0], dropped,
+              "the gradient of a dropout");
 }
 
 L::Sequential small_mlp(uint64_t seed) {
@@ -220,6 +228,16 @@ TEST(LayersSequential, CallsItsLayersInOrderAndNamesPathsByNesting) {
   twice.add(L::Dense(1, {.name = "d"}));
   EXPECT_CONTAINS(error_of([&] { twice.add(L::Dense(1, {.name = "d"})); }),
                   "holds a layer named 'd' already");
+}
+
+TEST(LayersSequential, GradientsThroughConvPoolFlattenDenseMatchFiniteDifferences) {
+  L::Sequential model;
+  model.add(L::Conv2D(2, 2, {.activation = "tanh", .bias_initializer = {"uniform", 1}}));
+  model.add(L::MaxPool2D());
+  model.add(L::Flatten());
+  model.add(L::Dense(2, {.bias_initializer = {"uniform", 2}}));
+  layers_test::check_gradients(model, wavy({2, 5, 5, 1}, 1.0, 0.8, ag::float64));
+  EXPECT_EQ(model.trainable_variables().size(), 4u);
 }
 
 TEST(LayersSequential, BuildMakesEveryLayersWeights) {
