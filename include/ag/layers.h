@@ -35,10 +35,9 @@ namespace ag::layers {
 // Keras's initializers by name: "glorot_uniform", "glorot_normal",
 // "he_uniform", "he_normal", "lecun_uniform", "zeros", "ones", "uniform"
 // (RandomUniform(-0.05, 0.05), Embedding's), "orthogonal" (the recurrent
-// kernels'). The values are
-// made in C++ from the seed (a layer without one takes the next of a
-// process-wide sequence), never by graph ops, so they are the same eagerly and
-// when a layer is built inside a trace.
+// kernels'). The values are made in C++ from the seed (an initializer
+// without one takes the next of a process-wide sequence), never by graph
+// ops, so they are the same eagerly and when a layer is built inside a trace.
 struct Initializer {
   Initializer(const char* name) : name(name) {}
   Initializer(std::string name, std::optional<uint64_t> seed = std::nullopt)
@@ -70,7 +69,8 @@ class Layer : public Module {
 
   // Builds the layer on its first call, checks the input against what it
   // was built for (rank, the dims its weights fix), and runs it. `training`
-  // selects Dropout's and BatchNormalization's training behaviour.
+  // selects the training behaviour of Dropout, BatchNormalization and
+  // MultiHeadAttention's dropout.
   Tensor operator()(const Tensor& inputs, bool training = false,
                     CallSite site = CallSite::current());
   // Makes the weights for inputs of `input_shape` now (its batch dim may be
@@ -98,7 +98,7 @@ class Layer : public Module {
   Layer(std::string_view default_name, std::string name);
 
   // The input's expected rank, as Keras's InputSpec (0: any rank of at
-  // least min_rank()).
+  // least min_input_rank()).
   virtual int64_t input_rank() const { return 0; }
   virtual int64_t min_input_rank() const { return 1; }
   // Makes the weights; `input_shape` passed the rank check.
@@ -492,7 +492,7 @@ class Sequential : public Layer {
   template <class L>
     requires std::is_base_of_v<Layer, std::decay_t<L>> && (!std::is_lvalue_reference_v<L>)
   Sequential& add(L&& layer) {
-    return add(std::shared_ptr<Layer>(std::make_shared<std::decay_t<L>>(std::move(layer))));
+    return add(std::shared_ptr<Layer>(std::make_shared<std::decay_t<L>>(std::forward<L>(layer))));
   }
   Sequential& add(std::shared_ptr<Layer> layer);
   const std::vector<std::shared_ptr<Layer>>& layers() const { return layers_; }

@@ -101,6 +101,20 @@ TEST(LayersDense, EagerAndTracedAgreeWhenTheTraceBuildsTheLayer) {
   EXPECT_EQ(f.tracing_count(), 1);
 }
 
+TEST(LayersDense, EachLayerPassedToAFunctionBuildsInItsOwnFirstTrace) {
+  // A layer is an ag::Module: a function taking one traces per layer, and
+  // each layer's first trace may make its variables.
+  auto f = ag::function([](L::Dense* layer, ag::Tensor x) { return (*layer)(x); });
+  L::Dense a(2, {.kernel_initializer = {"glorot_uniform", 1}});
+  L::Dense b(3, {.kernel_initializer = {"glorot_uniform", 2}});
+  ag::Tensor x = wavy({2, 4});
+  ag::Tensor ya = f(&a, x), yb = f(&b, x);
+  EXPECT_EQ(f.tracing_count(), 2);
+  expect_same(ya, a(x), "layer a traced vs eager");
+  expect_same(yb, b(x), "layer b traced vs eager");
+  EXPECT_EQ(yb.shape(), ag::Shape({2, 3}));
+}
+
 TEST(LayersDense, ALayerFirstCalledInARetraceSaysToBuildItBefore) {
   L::Dense late(2);
   bool use_late = false;
