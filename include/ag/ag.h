@@ -13,6 +13,7 @@
 #include "ag/function.h"
 #include "ag/gradients.h"
 #include "ag/image.h"
+#include "ag/layers.h"
 #include "ag/losses.h"
 #include "ag/ops.h"
 #include "ag/optimizers.h"

@@ -4,6 +4,7 @@
 //
 //   ag::train::Checkpoint ckpt;
 //   ckpt.track("model", model_variables).track("optimizer", adam);
+//   ckpt.track("net", sequential);  // an ag::layers::Layer, built
 //   std::string path = ckpt.save("/tmp/run/ckpt");  // "/tmp/run/ckpt-1"
 //   ...
 //   ckpt.restore(path);  // the variables, the optimizer and the counter
@@ -34,6 +35,10 @@
 #include "ag/optimizers.h"
 #include "ag/variable.h"
 
+namespace ag::layers {
+class Layer;
+}
+
 namespace ag::train {
 
 class Checkpoint {
@@ -47,6 +52,10 @@ class Checkpoint {
   Checkpoint& track(const std::string& key, const Variable& variable);
   Checkpoint& track(const std::string& key, const std::vector<Variable>& variables);
   Checkpoint& track(const std::string& key, optimizers::Optimizer& optimizer);
+  // A layer's (or a Sequential's) variables under "<key>/<path>", paths as
+  // Layer::named_variables ("model/sequential/dense/kernel"). The layer must
+  // be built (called once, or build()): its variables are made then.
+  Checkpoint& track(const std::string& key, const layers::Layer& layer);
 
   // Writes every tracked value to "<prefix>-<n>", where n is this
   // checkpoint's save counter after counting this save (1 for the first, as

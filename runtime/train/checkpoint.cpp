@@ -19,6 +19,7 @@
 
 #include "ag/error.h"
 #include "ag/function.h"
+#include "ag/layers.h"
 #include "core/tensor_impl.h"
 
 namespace ag::train {
@@ -250,6 +251,18 @@ Checkpoint& Checkpoint::track(const std::string& key, const std::vector<Variable
 
 Checkpoint& Checkpoint::track(const std::string& key, optimizers::Optimizer& optimizer) {
   add({key, {{key + "/iterations", optimizer.iterations()}}, &optimizer});
+  return *this;
+}
+
+Checkpoint& Checkpoint::track(const std::string& key, const layers::Layer& layer) {
+  if (!layer.built())
+    throw FailedPreconditionError("Checkpoint.track('" + key + "'): layer '" + layer.name() +
+                                  "' has no variables yet: a layer makes them on its first "
+                                  "call; call it once (or build(input_shape)) before tracking it");
+  Tracked t{key, {}, nullptr};
+  for (const auto& [path, v] : layer.named_variables())
+    t.variables.emplace_back(key + "/" + path, v);
+  add(std::move(t));
   return *this;
 }
 
