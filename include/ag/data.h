@@ -355,6 +355,47 @@ Dataset<std::tuple<Es...>> zip(const Dataset<Es>&... datasets) {
   return Dataset<std::tuple<Es...>>(detail::zip_node({datasets.node()...}));
 }
 
+// ---- Files ----------------------------------------------------------------------
+
+struct CsvOptions {
+  bool header = true;  // the first line names the columns and is skipped
+  char delimiter = ',';
+};
+// The rows of a CSV file, as tf.data's CsvDataset: one scalar per column of
+// the given dtype. Fields may be quoted ("a, b", "say ""hi"""), also across
+// lines. A field that does not parse, or a row with the wrong number of
+// fields, is an InvalidArgumentError naming file:line; a missing file is a
+// NotFoundError naming this call's line.
+Dataset<std::vector<Tensor>> CsvDataset(const std::string& path, std::vector<DType> column_types,
+                                        CsvOptions options = {},
+                                        CallSite site = CallSite::current());
+
+// Writes records as TFRecord files frame them: each a little-endian uint64
+// length, the masked CRC-32C of the length, the bytes and their masked
+// CRC-32C. write(tensors) stores one element (dtype, shape and values of each
+// tensor) for RecordDataset. Closes the file on destruction.
+class RecordWriter {
+ public:
+  explicit RecordWriter(const std::string& path, CallSite site = CallSite::current());
+  ~RecordWriter();
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+  void write_bytes(const std::string& bytes);
+  void write(const std::vector<Tensor>& element);
+  void close();
+
+ private:
+  struct File;
+  std::unique_ptr<File> file_;
+};
+
+// The elements a RecordWriter wrote, checked against `element_spec`. A
+// damaged file (a checksum that does not match, a record cut short) is a
+// DataLossError naming the file and the record's byte offset.
+Dataset<std::vector<Tensor>> RecordDataset(const std::string& path,
+                                           std::vector<TensorSpec> element_spec,
+                                           CallSite site = CallSite::current());
+
 }  // namespace ag::data
 
 namespace ag::api {

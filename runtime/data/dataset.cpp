@@ -21,11 +21,6 @@ class LambdaNode : public Node {
   std::function<std::unique_ptr<Pass>()> make_;
 };
 
-template <class F>
-std::unique_ptr<Pass> pass(F next) {
-  return std::make_unique<FnPass<F>>(std::move(next));
-}
-
 // A shape with `dim` prepended.
 Shape with_first_dim(int64_t dim, const Shape& shape) {
   Shape out{dim};
@@ -100,7 +95,7 @@ NodePtr slices_node(Flat components, CallSite site) {
     spec.push_back(TensorSpec(row, t.dtype()));
   }
   return make_node(spec, [components] {
-    return pass([components, i = int64_t{0}]() mutable -> std::optional<Flat> {
+    return make_pass([components, i = int64_t{0}]() mutable -> std::optional<Flat> {
       if (i >= components[0].shape()[0]) return std::nullopt;
       Flat out;
       for (const Tensor& c : components) out.push_back(c[i]);
@@ -113,7 +108,7 @@ NodePtr slices_node(Flat components, CallSite site) {
 NodePtr range_node(int64_t start, int64_t stop, int64_t step, CallSite site) {
   if (step == 0) throw InvalidArgumentError(where(site) + "range: step must not be zero");
   return make_node({TensorSpec(Shape(), DType::int64)}, [start, stop, step] {
-    return pass([i = start, stop, step]() mutable -> std::optional<Flat> {
+    return make_pass([i = start, stop, step]() mutable -> std::optional<Flat> {
       if (step > 0 ? i >= stop : i <= stop) return std::nullopt;
       Flat out{Tensor(i)};
       i += step;
@@ -124,7 +119,8 @@ NodePtr range_node(int64_t start, int64_t stop, int64_t step, CallSite site) {
 
 NodePtr generator_node(std::function<Generator()> make, Specs signature, CallSite site) {
   return make_node(signature, [make, signature, site] {
-    return pass([gen = make(), signature, site, n = int64_t{0}]() mutable -> std::optional<Flat> {
+    return make_pass([gen = make(), signature, site,
+                      n = int64_t{0}]() mutable -> std::optional<Flat> {
       std::optional<Flat> element = gen();
       if (!element) return std::nullopt;
       auto fail = [&](const std::string& what) {
@@ -157,7 +153,7 @@ NodePtr batch_node(NodePtr input, int64_t batch_size, bool drop_remainder, CallS
     spec.push_back(
         TensorSpec(with_first_dim(drop_remainder ? batch_size : kUnknownDim, s.shape), s.dtype));
   return make_node(spec, [input, batch_size, drop_remainder, site] {
-    return pass(
+    return make_pass(
         [in = input->start(), batch_size, drop_remainder, site]() mutable -> std::optional<Flat> {
           std::vector<Flat> rows;
           while (int64_t(rows.size()) < batch_size) {
@@ -194,8 +190,8 @@ NodePtr shuffle_node(NodePtr input, int64_t buffer_size, uint64_t seed, bool res
     std::seed_seq seq{uint32_t(seed), uint32_t(seed >> 32), uint32_t(pass_index),
                       uint32_t(pass_index >> 32)};
     std::mt19937_64 engine(seq);
-    return pass([in = input->start(), buffer = std::vector<Flat>(), buffer_size, engine,
-                 exhausted = false]() mutable -> std::optional<Flat> {
+    return make_pass([in = input->start(), buffer = std::vector<Flat>(), buffer_size, engine,
+                      exhausted = false]() mutable -> std::optional<Flat> {
       // Fill the buffer, then draw one uniformly and refill its slot.
       while (!exhausted && int64_t(buffer.size()) < buffer_size) {
         std::optional<Flat> e = in->next();
@@ -217,7 +213,7 @@ NodePtr shuffle_node(NodePtr input, int64_t buffer_size, uint64_t seed, bool res
 
 NodePtr map_node(NodePtr input, FlatFn fn, Specs output) {
   return make_node(std::move(output), [input, fn] {
-    return pass([in = input->start(), fn]() -> std::optional<Flat> {
+    return make_pass([in = input->start(), fn]() -> std::optional<Flat> {
       std::optional<Flat> e = in->next();
       if (!e) return std::nullopt;
       return fn(*e);
@@ -227,7 +223,7 @@ NodePtr map_node(NodePtr input, FlatFn fn, Specs output) {
 
 NodePtr filter_node(NodePtr input, std::function<bool(const Flat&)> predicate) {
   return make_node(input->spec, [input, predicate] {
-    return pass([in = input->start(), predicate]() -> std::optional<Flat> {
+    return make_pass([in = input->start(), predicate]() -> std::optional<Flat> {
       while (std::optional<Flat> e = in->next())
         if (predicate(*e)) return e;
       return std::nullopt;
@@ -237,8 +233,8 @@ NodePtr filter_node(NodePtr input, std::function<bool(const Flat&)> predicate) {
 
 NodePtr repeat_node(NodePtr input, int64_t count) {
   return make_node(input->spec, [input, count] {
-    return pass([input, count, in = input->start(), done = int64_t{0},
-                 produced = false]() mutable -> std::optional<Flat> {
+    return make_pass([input, count, in = input->start(), done = int64_t{0},
+                      produced = false]() mutable -> std::optional<Flat> {
       while (count < 0 || done < count) {
         if (std::optional<Flat> e = in->next()) {
           produced = true;
@@ -256,7 +252,7 @@ NodePtr repeat_node(NodePtr input, int64_t count) {
 
 NodePtr take_node(NodePtr input, int64_t count) {
   return make_node(input->spec, [input, count] {
-    return pass([in = input->start(), left = count]() mutable -> std::optional<Flat> {
+    return make_pass([in = input->start(), left = count]() mutable -> std::optional<Flat> {
       if (left == 0) return std::nullopt;
       if (left > 0) --left;
       return in->next();
@@ -266,7 +262,7 @@ NodePtr take_node(NodePtr input, int64_t count) {
 
 NodePtr skip_node(NodePtr input, int64_t count) {
   return make_node(input->spec, [input, count] {
-    return pass([in = input->start(), left = count]() mutable -> std::optional<Flat> {
+    return make_pass([in = input->start(), left = count]() mutable -> std::optional<Flat> {
       for (; left > 0; --left)
         if (!in->next()) return std::nullopt;
       return in->next();
@@ -280,7 +276,7 @@ NodePtr zip_node(std::vector<NodePtr> inputs) {
   return make_node(spec, [inputs] {
     std::vector<std::shared_ptr<Pass>> ins;
     for (const NodePtr& n : inputs) ins.push_back(n->start());
-    return pass([ins]() -> std::optional<Flat> {
+    return make_pass([ins]() -> std::optional<Flat> {
       Flat out;
       for (const auto& in : ins) {
         std::optional<Flat> e = in->next();
@@ -296,7 +292,7 @@ NodePtr enumerate_node(NodePtr input, int64_t start) {
   Specs spec{TensorSpec(Shape(), DType::int64)};
   spec.insert(spec.end(), input->spec.begin(), input->spec.end());
   return make_node(spec, [input, start] {
-    return pass([in = input->start(), i = start]() mutable -> std::optional<Flat> {
+    return make_pass([in = input->start(), i = start]() mutable -> std::optional<Flat> {
       std::optional<Flat> e = in->next();
       if (!e) return std::nullopt;
       Flat out{Tensor(i++)};
@@ -312,7 +308,7 @@ NodePtr shard_node(NodePtr input, int64_t num_shards, int64_t index, CallSite si
     throw InvalidArgumentError(where(site) + "shard: index " + std::to_string(index) +
                                " is not in [0, " + std::to_string(num_shards) + ")");
   return make_node(input->spec, [input, num_shards, index] {
-    return pass(
+    return make_pass(
         [in = input->start(), num_shards, index, first = true]() mutable -> std::optional<Flat> {
           for (int64_t skip = first ? index : num_shards - 1; skip > 0; --skip)
             if (!in->next()) return std::nullopt;

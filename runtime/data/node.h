@@ -39,6 +39,11 @@ class FnPass : public Pass {
   F next_;
 };
 
+template <class F>
+std::unique_ptr<Pass> make_pass(F next) {
+  return std::make_unique<FnPass<F>>(std::move(next));
+}
+
 // A node whose passes come from `make`.
 NodePtr make_node(Specs spec, std::function<std::unique_ptr<Pass>()> make);
 

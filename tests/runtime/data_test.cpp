@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 #include <random>
 
@@ -343,3 +345,96 @@ TEST(DataTest, StagedLoopReportsABadElementAtTheGeneratorsLine) {
 }
 
 }  // namespace
+
+// ---- Files ---------------------------------------------------------------------
+
+std::string write_file(const std::string& name, const std::string& text) {
+  std::string path = testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::vector<std::string> rows_of(const data::Dataset<std::vector<Tensor>>& ds) {
+  std::vector<std::string> rows;
+  for (const std::vector<Tensor>& row : ds) {
+    std::string text;
+    for (const Tensor& t : row) text += (text.empty() ? "" : "|") + t.values_string();
+    rows.push_back(text);
+  }
+  return rows;
+}
+
+TEST(DataTest, CsvDatasetParsesTypesAndQuotes) {
+  std::string path = write_file("data_test_ok.csv",
+                                "x,label,note\n"
+                                "1.5,3,plain\n"
+                                "\"-2\",4,\"with, comma\"\n"
+                                "0.25,\"5\",\"say \"\"hi\"\"\nacross lines\"\n");
+  auto ds = data::CsvDataset(path, {ag::float32, ag::int64, ag::int32},
+                             {.header = true, .delimiter = ','});
+  // The third column holds text, which no column type reads.
+  EXPECT_CONTAINS(error_of([&] { (void)rows_of(ds); }),
+                  "data_test_ok.csv:2: field 3 \"plain\" is not a valid int32");
+  std::string numbers = write_file("data_test_numbers.csv", "a;b\n1.5;3\n\"-2\";\"4\"\n\n");
+  EXPECT_EQ(rows_of(data::CsvDataset(numbers, {ag::float32, ag::int64}, {.delimiter = ';'})),
+            (std::vector<std::string>{"1.5|3", "-2.|4"}));
+  std::string quoted = write_file("data_test_quoted.csv", "1,\"a \"\"b\"\",\nc\",2\n");
+  auto three = data::CsvDataset(quoted, {ag::int32, ag::int32, ag::int32}, {.header = false});
+  EXPECT_CONTAINS(error_of([&] { (void)rows_of(three); }),
+                  "data_test_quoted.csv:1: field 2 \"a \"b\",\nc\" is not a valid int32");
+}
+
+TEST(DataTest, CsvDatasetErrorsNameFileAndLine) {
+  std::string path = write_file("data_test_bad.csv", "a,b\n1,2\n3\n");
+  EXPECT_CONTAINS(error_of([&] { (void)rows_of(data::CsvDataset(path, {ag::int32, ag::int32})); }),
+                  "data_test_bad.csv:3: expected 2 fields, found 1");
+  std::string open = write_file("data_test_open.csv", "a\n\"1\n");
+  EXPECT_CONTAINS(error_of([&] { (void)rows_of(data::CsvDataset(open, {ag::int32})); }),
+                  "data_test_open.csv:2: a quoted field is not closed before the end of the file");
+  int line = __LINE__ + 1;
+  std::string missing = error_of([] { (void)data::CsvDataset("/nonexistent/x.csv", {ag::int32}); });
+  EXPECT_CONTAINS(missing, "data_test.cpp:" + std::to_string(line) +
+                               ": CsvDataset: cannot open '/nonexistent/x.csv'");
+  EXPECT_CONTAINS(missing, "NotFoundError");
+}
+
+TEST(DataTest, RecordFilesRoundTripAndReportDamage) {
+  std::string path = testing::TempDir() + "data_test.records";
+  {
+    data::RecordWriter writer(path);
+    for (int i = 0; i < 3; ++i)
+      writer.write({ag::constant({float(i), float(i) / 2}), Tensor(int64_t{i * 10})});
+  }
+  std::vector<ag::TensorSpec> spec = {ag::TensorSpec({2}, ag::float32),
+                                      ag::TensorSpec({}, ag::int64)};
+  EXPECT_EQ(rows_of(data::RecordDataset(path, spec)),
+            (std::vector<std::string>{"[0. 0.]|0", "[1. 0.5]|10", "[2. 1.]|20"}));
+
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // Each record: 12 bytes of header, 4 + 2 * (2 + dims) + values, 4 of footer.
+  const size_t record = 12 + (4 + (2 + 8 + 8) + (2 + 4)) + 4 + 4;
+  ASSERT_EQ(bytes.size(), 3 * record);
+  std::string flipped = bytes;
+  flipped[record + 20] ^= 1;  // in the second record's data
+  std::string damaged = write_file("data_test_flipped.records", flipped);
+  std::string message = error_of([&] { (void)rows_of(data::RecordDataset(damaged, spec)); });
+  EXPECT_CONTAINS(message, "DataLossError");
+  EXPECT_CONTAINS(message, "data_test_flipped.records: corrupted record at offset " +
+                               std::to_string(record) + ": the data's checksum does not match");
+  std::string cut = write_file("data_test_cut.records", bytes.substr(0, 2 * record + 30));
+  EXPECT_CONTAINS(error_of([&] { (void)rows_of(data::RecordDataset(cut, spec)); }),
+                  "data_test_cut.records: corrupted record at offset " +
+                      std::to_string(2 * record) + ": its length");
+  std::string bad_length = bytes;
+  bad_length[0] ^= 4;
+  std::string length_file = write_file("data_test_length.records", bad_length);
+  EXPECT_CONTAINS(error_of([&] { (void)rows_of(data::RecordDataset(length_file, spec)); }),
+                  "corrupted record at offset 0: the length's checksum does not match");
+  std::string wrong_spec = error_of(
+      [&] { (void)rows_of(data::RecordDataset(path, {ag::TensorSpec({3}, ag::float32)})); });
+  EXPECT_CONTAINS(wrong_spec, "the element has 2 tensors, the element spec 1");
+}
