@@ -48,6 +48,35 @@ static ag::MarkedFunction<&agc_impl_sum_generated> agc_fn_sum_generated{&sum_gen
 AG_FUNCTION ag::Tensor sum_generated(ag::data::Dataset<ag::Tensor> ds) { return agc_fn_sum_generated(ds); }
 
 #line 37 "input.cpp"
+// A return inside the loop ends it; a dataset made while tracing is pulled
+// from by the graph.
+AG_FUNCTION ag::Tensor first_above(ag::Tensor limit, int n); static ag::Tensor agc_impl_first_above(ag::Tensor limit, int n) { ag::Tensor agc_do_return = ag::constant(false); ag::Tensor agc_retval;
+  auto squares = ag::data::range(n).map([](ag::Tensor i) { return i * i; });
+  ag::for_stmt(squares.enumerate(), [&] { return ag::not_(agc_do_return); }, [&](auto&& agc_element) { auto [index, square] = agc_element;
+    ag::if_stmt(square > limit, [&] { agc_retval = index * 100 + square; agc_do_return = ag::constant(true); }, [&] {}, ag::state({"agc_do_return", "agc_retval"}, agc_do_return, agc_retval));
+  }, ag::state({"agc_do_return", "agc_retval"}, agc_do_return, agc_retval)); ag::if_stmt(ag::not_(agc_do_return), [&] {
+  agc_retval = ag::Tensor(int64_t{-1}); agc_do_return = ag::constant(true);
+}, [&] {}, ag::state({"agc_do_return", "agc_retval"}, agc_do_return, agc_retval)); return agc_retval;}
+static ag::MarkedFunction<&agc_impl_first_above> agc_fn_first_above{&first_above, "first_above", {"limit", "n"}};
+#line 39 "input.cpp"
+AG_FUNCTION ag::Tensor first_above(ag::Tensor limit, int n) { return agc_fn_first_above(limit, n); }
+
+#line 47 "input.cpp"
+// A staged loop over a dataset inside a staged while.
+AG_FUNCTION ag::Tensor nested(ag::data::Dataset<ag::Tensor> ds, ag::Tensor rounds); static ag::Tensor agc_impl_nested(ag::data::Dataset<ag::Tensor> ds, ag::Tensor rounds) {
+  ag::Tensor total = 0.0f;
+  ag::Tensor round = 0;
+  ag::while_stmt([&] { return round < rounds; }, [&] {
+    ag::for_stmt(ds, ag::no_extra_test, [&](auto&& agc_element) {  auto x = agc_element;total = total + ag::reduce_sum(x) * ag::cast(round + 1, ag::float32); }, ag::state({"total"}, total));
+    round = round + 1;
+  }, ag::state({"total", "round"}, total, round));
+  return total;
+}
+static ag::MarkedFunction<&agc_impl_nested> agc_fn_nested{&nested, "nested", {"ds", "rounds"}};
+#line 48 "input.cpp"
+AG_FUNCTION ag::Tensor nested(ag::data::Dataset<ag::Tensor> ds, ag::Tensor rounds) { return agc_fn_nested(ds, rounds); }
+
+#line 58 "input.cpp"
 Pairs pairs(int n) {
   std::vector<float> xs, ys;
   for (int i = 0; i < n; ++i) {
@@ -70,6 +99,9 @@ int main() {
                      .batch(3);
   std::cout << mean_of_batches(batches) << "\n";
   std::cout << mean_of_batches(batches) << "\n";
+  std::cout << first_above(ag::constant(int64_t{10}), 6) << "\n";
+  std::cout << first_above(ag::constant(int64_t{50}), 6) << "\n";
+  std::cout << nested(batches, 3) << "\n";
 #ifdef AG_E2E_EXPECTED_TRACES
   // One trace per dataset: the graph pulls from it.
   if (ag::function_of(&weighted_total).tracing_count() != 2 * AG_E2E_EXPECTED_TRACES) {

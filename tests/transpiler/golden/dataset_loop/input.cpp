@@ -34,6 +34,27 @@ AG_FUNCTION ag::Tensor sum_generated(ag::data::Dataset<ag::Tensor> ds) {
   return total;
 }
 
+// A return inside the loop ends it; a dataset made while tracing is pulled
+// from by the graph.
+AG_FUNCTION ag::Tensor first_above(ag::Tensor limit, int n) {
+  auto squares = ag::data::range(n).map([](ag::Tensor i) { return i * i; });
+  for (auto [index, square] : squares.enumerate()) {
+    if (square > limit) return index * 100 + square;
+  }
+  return ag::Tensor(int64_t{-1});
+}
+
+// A staged loop over a dataset inside a staged while.
+AG_FUNCTION ag::Tensor nested(ag::data::Dataset<ag::Tensor> ds, ag::Tensor rounds) {
+  ag::Tensor total = 0.0f;
+  ag::Tensor round = 0;
+  while (round < rounds) {
+    for (auto x : ds) total = total + ag::reduce_sum(x) * ag::cast(round + 1, ag::float32);
+    round = round + 1;
+  }
+  return total;
+}
+
 Pairs pairs(int n) {
   std::vector<float> xs, ys;
   for (int i = 0; i < n; ++i) {
@@ -56,6 +77,9 @@ int main() {
                      .batch(3);
   std::cout << mean_of_batches(batches) << "\n";
   std::cout << mean_of_batches(batches) << "\n";
+  std::cout << first_above(ag::constant(int64_t{10}), 6) << "\n";
+  std::cout << first_above(ag::constant(int64_t{50}), 6) << "\n";
+  std::cout << nested(batches, 3) << "\n";
 #ifdef AG_E2E_EXPECTED_TRACES
   // One trace per dataset: the graph pulls from it.
   if (ag::function_of(&weighted_total).tracing_count() != 2 * AG_E2E_EXPECTED_TRACES) {
