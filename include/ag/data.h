@@ -303,6 +303,11 @@ class Dataset {
   detail::NodePtr node_;
 };
 
+// Functions live in ag::data::api, as ag's live in ag::api (include/ag/tensor.h):
+// argument-dependent lookup on a Dataset then never finds them, so a user's
+// own `zip(a, b)` stays unambiguous.
+namespace api {
+
 // ---- Sources -------------------------------------------------------------------
 
 // The slices of `t` along its first axis.
@@ -355,6 +360,8 @@ Dataset<std::tuple<Es...>> zip(const Dataset<Es>&... datasets) {
   return Dataset<std::tuple<Es...>>(detail::zip_node({datasets.node()...}));
 }
 
+}  // namespace api
+
 // ---- Files ----------------------------------------------------------------------
 
 struct CsvOptions {
@@ -366,9 +373,12 @@ struct CsvOptions {
 // lines. A field that does not parse, or a row with the wrong number of
 // fields, is an InvalidArgumentError naming file:line; a missing file is a
 // NotFoundError naming this call's line.
+namespace api {
 Dataset<std::vector<Tensor>> CsvDataset(const std::string& path, std::vector<DType> column_types,
                                         CsvOptions options = {},
                                         CallSite site = CallSite::current());
+
+}  // namespace api
 
 // Writes records as TFRecord files frame them: each a little-endian uint64
 // length, the masked CRC-32C of the length, the bytes and their masked
@@ -389,12 +399,16 @@ class RecordWriter {
   std::unique_ptr<File> file_;
 };
 
+namespace api {
 // The elements a RecordWriter wrote, checked against `element_spec`. A
 // damaged file (a checksum that does not match, a record cut short) is a
 // DataLossError naming the file and the record's byte offset.
 Dataset<std::vector<Tensor>> RecordDataset(const std::string& path,
                                            std::vector<TensorSpec> element_spec,
                                            CallSite site = CallSite::current());
+}  // namespace api
+
+using namespace api;
 
 }  // namespace ag::data
 

@@ -96,7 +96,7 @@ Tensor parse_field(const std::string& field, DType dtype, const std::string& whe
 
 }  // namespace ag::data::detail
 
-namespace ag::data {
+namespace ag::data::api {
 
 Dataset<std::vector<Tensor>> CsvDataset(const std::string& path, std::vector<DType> column_types,
                                         CsvOptions options, CallSite site) {
@@ -132,4 +132,4 @@ Dataset<std::vector<Tensor>> CsvDataset(const std::string& path, std::vector<DTy
   return Dataset<std::vector<Tensor>>(node);
 }
 
-}  // namespace ag::data
+}  // namespace ag::data::api

@@ -143,6 +143,8 @@ void RecordWriter::close() {
   file_->out.close();
 }
 
+namespace api {
+
 Dataset<std::vector<Tensor>> RecordDataset(const std::string& path,
                                            std::vector<TensorSpec> element_spec, CallSite site) {
   if (!std::ifstream(path))
@@ -176,5 +178,7 @@ Dataset<std::vector<Tensor>> RecordDataset(const std::string& path,
   });
   return Dataset<std::vector<Tensor>>(node);
 }
+
+}  // namespace api
 
 }  // namespace ag::data
