@@ -321,15 +321,19 @@ NodePtr shard_node(NodePtr input, int64_t num_shards, int64_t index, CallSite si
 FlatFn trace_flat(std::function<Flat(const Flat&)> fn, const Specs& input, Specs& output,
                   const std::string& name) {
   auto result_spec = std::make_shared<Specs>();
-  auto traced = ag::function(
-      [fn, result_spec](std::vector<Tensor> in) -> std::vector<Tensor> {
-        Flat out = fn(in);
-        result_spec->clear();
-        for (const Tensor& t : out) result_spec->push_back(t.spec());
-        return out;
-      },
-      FunctionOptions{.name = name});
-  auto concrete = traced.get_concrete_function(input);
+  auto body = [fn, result_spec](std::vector<Tensor> in) -> std::vector<Tensor> {
+    Flat out = fn(in);
+    result_spec->clear();
+    for (const Tensor& t : out) result_spec->push_back(t.spec());
+    return out;
+  };
+  auto traced = ag::function(body, FunctionOptions{.name = name});
+  // What traced.get_concrete_function(specs) does, with the specs read once.
+  Specs specs = input;
+  ag::detail::Tracer<std::vector<Tensor>, decltype(body), Specs&> tracer{
+      &body, &traced.core()->options().arg_names, {specs}};
+  ConcreteFunction<std::vector<Tensor>> concrete(traced.core()->concrete_for(
+      ag::detail::collect_atoms(specs), {&tracer, &decltype(tracer)::run}));
   output = *result_spec;
   return [traced, concrete](const Flat& in) { return concrete(in); };
 }
