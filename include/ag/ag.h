@@ -6,6 +6,7 @@
 #include "ag/annotate.h"
 #include "ag/checkpoint.h"
 #include "ag/control_flow.h"
+#include "ag/data.h"
 #include "ag/debugging.h"
 #include "ag/dtype.h"
 #include "ag/effects.h"

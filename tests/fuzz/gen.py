@@ -80,6 +80,8 @@ FEATURES = {
     "error_lines": "a top-level if whose condition compares x itself (not reduced), alone or "
                    "under && or ||: calls with a non-scalar x fail, with the same message, "
                    "naming the same line, in both builds",
+    "dataset": "some for_range loops iterate over an ag::data::range(K) mapped to int32, "
+               "made in the function: agc stages them as one loop that pulls each element",
     "multi_block": "some functions are also called with an int32 x of %d elements (a cycle of "
                    "%d values), so that fused groups run several blocks and a partial one"
                    % (MULTI_BLOCK_SHAPE[0], MULTI_BLOCK_CYCLE),
@@ -166,6 +168,7 @@ class FunctionGen:
         self.helper_form_rng = random.Random(f"{seed}:{index}:auto_return")
         self.bits_rng = random.Random(f"{seed}:{index}:bitwise")
         self.step_rng = random.Random(f"{seed}:{index}:increment")
+        self.dataset_rng = random.Random(f"{seed}:{index}:dataset")
         # Also apart: whether the function starts with a condition that may
         # not be a scalar (not with unknown dims, whose error shows None dims).
         errors_rng = random.Random(f"{seed}:{index}:error_lines")
@@ -599,6 +602,10 @@ class FunctionGen:
             i = self.fresh("i")
             rng_expr = r.choice([f"ag::range({bound})", f"ag::range(1, {bound} + 1)",
                                  f"ag::range(0, {bound} + 1, 2)"])
+            if self.on("dataset") and self.dataset_rng.random() < 0.3:
+                # A C++ bound: a dataset's contents are fixed when it is made.
+                rng_expr = (f"ag::data::range({self.dataset_rng.randint(0, 5)})"
+                            ".map([](ag::Tensor v) { return ag::cast(v, ag::int32); })")
             body = self.child(sc, scalars=sc.scalars + [(i, 6)], **body_changes)
             lines.append(f"{ind}for (auto {i} : {rng_expr}) {{")
             if self.on("loopvar_assign") and r.random() < 0.3:

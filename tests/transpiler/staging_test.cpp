@@ -50,6 +50,28 @@ TEST(StagingTest, StagesConstructsWithTensorConditions) {
                                              "for loop", "for loop", "for loop"}));
 }
 
+TEST(StagingTest, StagesRangeLoopsOverDatasetsOfAgDataOnly) {
+  ParsedCode code(R"(
+namespace ag::data {
+template <class E> struct Dataset { const E* begin() const; const E* end() const; };
+}
+namespace other {
+template <class E> struct Dataset { const E* begin() const; const E* end() const; };
+}
+struct Pair { ag::Tensor a, b; };
+void f(ag::data::Dataset<Pair> ds, const ag::data::Dataset<ag::Tensor>& xs,
+       other::Dataset<ag::Tensor> others, const Pair* pairs) {
+  for (auto [a, b] : ds) {}
+  for (const auto& x : xs) {}
+  for (ag::Tensor x : others) {}
+  for (int i = 0; i < 2; ++i) {}
+}
+)");
+  std::vector<bool> staged;
+  for (const Stmt* stmt : test::statementsOf(code.body("f"))) staged.push_back(isStaged(stmt));
+  EXPECT_EQ(staged, (std::vector<bool>{true, true, false, false}));
+}
+
 TEST(StagingTest, LoopsAreLoops) {
   ParsedCode code(kConstructs);
   std::vector<bool> loops;

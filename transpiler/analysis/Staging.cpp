@@ -48,10 +48,19 @@ bool isLoop(const Stmt* stmt) {
 }
 #undef AG_STAGED_STATEMENT
 
+bool isStagedRange(const Expr* range) {
+  return isTensorExpr(range) || isDatasetType(spelled(range)->getType());
+}
+
+// Whether `condition`, the one of `stmt`, stages it.
+static bool stagesOn(const Stmt* stmt, const Expr* condition) {
+  return isa<CXXForRangeStmt>(stmt) ? isStagedRange(condition) : isTensorExpr(condition);
+}
+
 bool isStaged(const Stmt* stmt) {
   if (const auto* ifStmt = dyn_cast<IfStmt>(stmt); ifStmt && ifStmt->isConstexpr()) return false;
   const Expr* condition = conditionOf(stmt);
-  return condition && isTensorExpr(condition);
+  return condition && stagesOn(stmt, condition);
 }
 
 llvm::SmallVector<const Stmt*, 2> stagedPartsOf(const Stmt* stmt) {
@@ -128,7 +137,7 @@ std::vector<const Stmt*> bodyStatements(const Stmt* body) {
 bool hasTensorControlFlow(const Stmt* body) {
   for (const Stmt* stmt : bodyStatements(body)) {
     const Expr* condition = conditionOf(stmt);
-    if (condition && !condition->isTypeDependent() && isTensorExpr(condition)) return true;
+    if (condition && !condition->isTypeDependent() && stagesOn(stmt, condition)) return true;
     if (const auto* expr = dyn_cast<Expr>(stmt);
         expr && !expr->isTypeDependent() && isTensorLogicalExpr(expr))
       return true;

@@ -37,6 +37,9 @@ bool isLoop(const clang::Stmt* stmt);
 
 // Whether the statement is staged because of its condition (the rule above).
 bool isStaged(const clang::Stmt* stmt);
+// Whether a range-for over `range` is staged: a tensor (its rows) or an
+// ag::data::Dataset (its elements).
+bool isStagedRange(const clang::Expr* range);
 
 // The parts of a staged statement that run once per trace but stand for every
 // branch or iteration: the then- and else-branch of an if, the body of a loop

@@ -23,6 +23,12 @@ bool isTensorOrTensorArray(QualType type) {
   return isTensorType(type) || isAgClass(type, "TensorArray");
 }
 
+bool isDatasetType(QualType type) {
+  if (!isAgClass(type, "Dataset")) return false;
+  const auto* ns = dyn_cast<NamespaceDecl>(recordOf(type)->getDeclContext());
+  return ns && ns->getName() == "data";
+}
+
 const Expr* spelled(const Expr* expr) {
   return expr ? expr->IgnoreUnlessSpelledInSource()->IgnoreParens() : nullptr;
 }

@@ -18,6 +18,9 @@ namespace agc {
 bool isTensorType(clang::QualType type);
 // True for `ag::Tensor` or `ag::TensorArray`, the types a tensor value lives in.
 bool isTensorOrTensorArray(clang::QualType type);
+// True for `ag::data::Dataset<E>`: a range-for over one is staged as one loop
+// that pulls its elements.
+bool isDatasetType(clang::QualType type);
 
 // The expression as written: no implicit casts or conversion calls.
 const clang::Expr* spelled(const clang::Expr* expr);

@@ -3,6 +3,9 @@
 //   while (c) B           -> ag::while_stmt([&] { return c; }, [&] { B }, state);
 //   for (I; c; S) B       -> { I ag::while_stmt([&] { return c; }, [&] { B S; }, state); }
 //   for (auto i : t) B    -> ag::for_stmt(t, ag::no_extra_test, [&](ag::Tensor i) { B }, state);
+//   for (auto [x, y] : ds) B   (ds an ag::data::Dataset)
+//                         -> ag::for_stmt(ds, ag::no_extra_test,
+//                                         [&](auto&& e) { auto [x, y] = e; B }, state);
 //   do B while (c);       -> { ag::Tensor first = ag::constant(true);
 //                              ag::while_stmt([&] { return ag::or_(first, [&] { return c; }); },
 //                                             [&] { first = ag::constant(false); B }, state); }
@@ -14,6 +17,7 @@
 // the loop modifies that are live after it or into the next iteration. A local
 // that is undefined before the loop but carried by it is an error, as in
 // AutoGraph ("must be defined before the loop").
+#include "analysis/TensorTypes.h"
 #include "converters/ConversionContext.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -144,9 +148,29 @@ Text convertFor(ConversionContext& ctx, const ForStmt* stmt) {
   return out;
 }
 
+// The loop variable's declaration as written, up to the colon: `auto [x, y]`,
+// `const auto& e`.
+Text loopVariableText(ConversionContext& ctx, const CXXForRangeStmt* stmt) {
+  std::string_view text = ctx.file.source.buffer();
+  std::size_t begin = ctx.offsetOf(stmt->getLoopVariable()->getBeginLoc());
+  std::size_t end = ctx.offsetOf(stmt->getColonLoc());
+  while (end > begin && (text[end - 1] == ' ' || text[end - 1] == '\t')) --end;
+  return ctx.copy(CharRange{begin, end, true});
+}
+
 Text convertRangeFor(ConversionContext& ctx, const CXXForRangeStmt* stmt) {
   LoopFlagCode flags = flagCode(ctx, stmt);
-  Text body = ctx.emitBody(stmt->getBody(), flags.bodyPrefix);
+  // A dataset's element may be a tuple: the lambda takes it whole and the
+  // loop variable's own declaration unpacks it.
+  const bool overDataset = isDatasetType(stmt->getRangeInit()->getType());
+  std::string element;
+  Text prefix = flags.bodyPrefix;
+  if (overDataset) {
+    element = ctx.file.names.fresh("agc_element", ctx.localNames);
+    prefix =
+        Text(" ") + loopVariableText(ctx, stmt) + Text(" = " + element + ";") + flags.bodyPrefix;
+  }
+  Text body = ctx.emitBody(stmt->getBody(), prefix);
   std::vector<const ValueDecl*> state =
       ctx.stateVariables({stmt->getBody()}, stmt, stmt, "for loop");
   checkDefinedBeforeLoop(ctx, stmt, state);
@@ -157,7 +181,8 @@ Text convertRangeFor(ConversionContext& ctx, const CXXForRangeStmt* stmt) {
   out += flags.exitFlags.empty()
              ? Text("ag::no_extra_test")
              : Text("[&] { return " + ConversionContext::noneOf(flags.exitFlags) + "; }");
-  out += ", [&](ag::Tensor " + stmt->getLoopVariable()->getName().str() + ") ";
+  out += overDataset ? ", [&](auto&& " + element + ") "
+                     : ", [&](ag::Tensor " + stmt->getLoopVariable()->getName().str() + ") ";
   out += body;
   out += ", ";
   out += ConversionContext::stateText(state, ctx.modifiedFlags({stmt->getBody()}, stmt));

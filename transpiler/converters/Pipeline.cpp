@@ -65,7 +65,7 @@ class BodyPipeline {
   void stage(const Stmt* stmt, const Stmt* cause) {
     if (ctx_.staged.contains(stmt)) return;
     if (const auto* rangeLoop = dyn_cast<CXXForRangeStmt>(stmt);
-        rangeLoop && !isTensorExpr(rangeLoop->getRangeInit())) {
+        rangeLoop && !isStagedRange(rangeLoop->getRangeInit())) {
       ctx_.error(cause->getBeginLoc(),
                  (std::string("cannot lower '") + jumpName(cause) +
                   "' out of staged code: its loop iterates over a non-tensor range"));
