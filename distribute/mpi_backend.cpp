@@ -74,6 +74,9 @@ MpiBackend::MpiBackend(MPI_Comm comm, std::chrono::milliseconds timeout) : timeo
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  any_thread_ = provided >= MPI_THREAD_SERIALIZED;
 }
 
 MpiBackend::~MpiBackend() {

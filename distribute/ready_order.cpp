@@ -50,6 +50,10 @@ ReadyOrderReducer::~ReadyOrderReducer() {
   thread_.join();
 }
 
+bool ReadyOrderReducer::overlap() const {
+  return options_.overlap && backend_ && backend_->runs_on_any_thread();
+}
+
 void ReadyOrderReducer::ready(size_t index, const Tensor& gradient) {
   if (!gradient.defined()) return;
   gradients_[index] = gradient;
@@ -84,7 +88,7 @@ void ReadyOrderReducer::dispatch(Job job) {
         "all_reduce: no distribute context: create ag::distribute::Context first");
   }
   jobs_.push_back(std::make_unique<Job>(std::move(job)));
-  if (!options_.overlap) return;
+  if (!overlap()) return;
   if (!thread_.joinable()) thread_ = std::thread([this] { work(); });
   {
     std::lock_guard lock(mutex_);
@@ -172,7 +176,7 @@ std::vector<Tensor> ReadyOrderReducer::finish() {
     thread_.join();
   }
   // Without overlap the same jobs run here, in the same order.
-  if (!options_.overlap)
+  if (!overlap())
     for (const std::unique_ptr<Job>& job : jobs_) run(*job);
   if (error_) std::rethrow_exception(error_);
   return std::move(reduced_);

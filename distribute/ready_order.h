@@ -59,6 +59,8 @@ class ReadyOrderReducer {
     std::vector<Member> members;
   };
 
+  // Whether jobs go to the communication thread.
+  bool overlap() const;
   void dispatch(Job job);
   void reduce_symbolic(const Job& job);
   void run(Job& job) const;

@@ -97,6 +97,10 @@ class Backend {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual void run(const CollectiveCall& call) = 0;
+  // Whether run() may be called from a thread other than the one that made
+  // the backend (one call at a time): DistributedOptimizer overlaps only
+  // then, and otherwise runs the same collectives after the backward.
+  virtual bool runs_on_any_thread() const { return true; }
 };
 
 // Installs `backend` for the whole process (null: none), returning the one
@@ -148,7 +152,9 @@ struct DistributedOptions {
   // while the backward goes on (Horovod's overlap). false: the same buffers
   // after the backward, on the calling thread, with the same results bit
   // for bit. Eager steps only: a traced step records the same all_reduces,
-  // in the same order, and its graph runs them in turn.
+  // in the same order, and its graph runs them in turn. Also false in effect
+  // where the backend cannot run collectives on another thread (MPI
+  // initialised by the program with less than MPI_THREAD_SERIALIZED).
   bool overlap = true;
 };
 
