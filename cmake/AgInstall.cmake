@@ -2,6 +2,7 @@
 # installs
 #   bin/agc                                    (when AG_BUILD_TRANSPILER)
 #   bin/ag-onnx, lib/libag_onnx.a               (when AG_BUILD_ONNX)
+#   lib/libag_distribute.a                      (when MPI was found)
 #   include/ag/*.h, include/ag/ops.def (the op table ag/ops.h reads)
 #   lib/libag_runtime.a
 #   lib/cmake/autograph_cpp/                   autograph_cppConfig.cmake, its
@@ -14,8 +15,9 @@
 # requirements: C++20, the headers, Eigen, OpenBLAS, threads) and the imported
 # executable autograph_cpp::agc, and autograph_cpp::ag_onnx (ag/onnx.h: ONNX
 # export and import; its package config finds ONNX and Protobuf, which it
-# links). The same names exist as aliases in this build, so a project that
-# uses add_subdirectory() writes the same lines.
+# links), and autograph_cpp::ag_distribute (ag/distribute.h on Open MPI;
+# its package config finds MPI). The same names exist as aliases in this
+# build, so a project that uses add_subdirectory() writes the same lines.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -52,6 +54,13 @@ if(TARGET ag_onnx)
   install(TARGETS ag-onnx RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 endif()
 
+set(AG_PACKAGE_HAS_DISTRIBUTE FALSE)
+if(TARGET ag_distribute)
+  set(AG_PACKAGE_HAS_DISTRIBUTE TRUE)
+  install(TARGETS ag_distribute EXPORT autograph_cppTargets
+          ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+          LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+endif()
 
 install(EXPORT autograph_cppTargets NAMESPACE autograph_cpp::
         DESTINATION "${AG_INSTALL_CMAKEDIR}")

@@ -74,6 +74,9 @@ MpiBackend::MpiBackend(MPI_Comm comm, std::chrono::milliseconds timeout) : timeo
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  any_thread_ = provided >= MPI_THREAD_SERIALIZED;
 }
 
 MpiBackend::~MpiBackend() {
@@ -138,11 +141,13 @@ std::string MpiBackend::describe_text(const Descriptor& d) const {
 }
 
 bool MpiBackend::wait_all(std::vector<MPI_Request>& requests, Clock::time_point deadline) const {
-  // Spin (yielding to the other ranks of an oversubscribed machine) for a
-  // millisecond, as a collective of small tensors completes in microseconds;
-  // then sleep between polls. MPI progresses only inside MPI calls, so the
-  // pause stays short.
-  const Clock::time_point spin_until = Clock::now() + std::chrono::milliseconds(1);
+  // MPI moves a transfer on only inside MPI calls, a fragment or so per call
+  // (a shared-memory all_reduce of megabytes takes hundreds), so a pause
+  // between polls stretches every large collective: poll without pausing,
+  // yielding to the other ranks of an oversubscribed machine, for 200 ms.
+  // A rank still waiting then waits for a slow or missing rank: sleep
+  // between polls, briefly, since a sleeping rank also moves nothing on.
+  const Clock::time_point spin_until = Clock::now() + std::chrono::milliseconds(200);
   auto pause = std::chrono::microseconds(20);
   for (;;) {
     int done = 0;

@@ -34,6 +34,9 @@ class MpiBackend final : public Backend {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   void run(const CollectiveCall& call) override;
+  // MPI initialised with MPI_THREAD_SERIALIZED or more (a program that
+  // initialised MPI itself may have asked for less).
+  bool runs_on_any_thread() const override { return any_thread_; }
 
   // The end of this rank's Context, a collective of its own: true when
   // every rank ended too. False (and failed) when other ranks call a
@@ -77,6 +80,7 @@ class MpiBackend final : public Backend {
   int size_ = 1;
   std::chrono::milliseconds timeout_;
   int64_t sequence_ = 0;
+  bool any_thread_ = false;
   std::string failure_;
   mutable std::mutex mutex_;
   std::string current_;                  // the collective running, for messages

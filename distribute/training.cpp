@@ -7,16 +7,10 @@
 #include "ag/distribute.h"
 #include "ag/error.h"
 #include "ag/ops.h"
+#include "ready_order.h"
 
 namespace ag::distribute {
 namespace {
-
-// The bytes of a gradient, or -1 when its shape is not static (a traced
-// gradient with an unknown dim): such a gradient is reduced on its own.
-int64_t static_bytes(const Tensor& gradient) {
-  if (!gradient.shape().is_fully_defined()) return -1;
-  return gradient.shape().num_elements() * int64_t(dtype_size(gradient.dtype()));
-}
 
 // Gradients (by index) that share one all_reduce.
 struct FusionBuffer {
@@ -51,22 +45,6 @@ std::vector<FusionBuffer> plan_fusion(const std::vector<Tensor>& grads, int64_t 
   return buffers;
 }
 
-// One all_reduce of the members flattened and concatenated, cut back apart.
-void reduce_fused(const FusionBuffer& buffer, const std::vector<Tensor>& grads, ReduceOp op,
-                  std::vector<Tensor>& reduced) {
-  std::vector<Tensor> flat;
-  for (size_t i : buffer.members) flat.push_back(reshape(grads[i], {-1}));
-  const Tensor combined = all_reduce(concat(flat, 0), op);
-  int64_t offset = 0;
-  for (size_t i : buffer.members) {
-    const Shape& shape = grads[i].shape();
-    const int64_t n = shape.num_elements();
-    reduced[i] =
-        reshape(slice(combined, {offset}, {n}), std::vector<int64_t>(shape.begin(), shape.end()));
-    offset += n;
-  }
-}
-
 }  // namespace
 
 DistributedOptimizer::DistributedOptimizer(optimizers::Optimizer& optimizer,
@@ -81,12 +59,27 @@ DistributedOptimizer::DistributedOptimizer(optimizers::Optimizer& optimizer,
 std::vector<Tensor> DistributedOptimizer::reduce_gradients(const std::vector<Tensor>& grads) const {
   std::vector<Tensor> reduced(grads.size());
   for (const FusionBuffer& buffer : plan_fusion(grads, options_.fusion_threshold_bytes)) {
-    if (buffer.members.size() == 1)
-      reduced[buffer.members[0]] = all_reduce(grads[buffer.members[0]], options_.op);
-    else
-      reduce_fused(buffer, grads, options_.op, reduced);
+    all_reduce_fused(grads, buffer.members, options_.op, reduced);
   }
   return reduced;
+}
+
+std::vector<Tensor> DistributedOptimizer::gradient(GradientTape& tape, const Tensor& loss,
+                                                   const std::vector<Variable>& variables) const {
+  ReadyOrderReducer reducer(variables.size(), options_);
+  tape.on_gradient_ready([&](size_t index, const Tensor& g) { reducer.ready(index, g); });
+  try {
+    tape.gradient(loss, variables);
+  } catch (...) {
+    tape.on_gradient_ready(nullptr);  // a check failed before the backward took it
+    throw;
+  }
+  return reducer.finish();
+}
+
+void DistributedOptimizer::minimize(GradientTape& tape, const Tensor& loss,
+                                    const std::vector<Variable>& variables) {
+  optimizer_.apply_gradients(gradient(tape, loss, variables), variables);
 }
 
 void DistributedOptimizer::apply_gradients(const std::vector<Tensor>& grads,

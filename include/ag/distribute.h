@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "ag/dtype.h"
+#include "ag/gradients.h"
 #include "ag/optimizers.h"
 #include "ag/shape.h"
 #include "ag/tensor.h"
@@ -96,6 +97,10 @@ class Backend {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual void run(const CollectiveCall& call) = 0;
+  // Whether run() may be called from a thread other than the one that made
+  // the backend (one call at a time): DistributedOptimizer overlaps only
+  // then, and otherwise runs the same collectives after the backward.
+  virtual bool runs_on_any_thread() const { return true; }
 };
 
 // Installs `backend` for the whole process (null: none), returning the one
@@ -142,6 +147,15 @@ struct DistributedOptions {
   // buffers of at most this size, one all_reduce per buffer (Horovod's
   // HOROVOD_FUSION_THRESHOLD); larger ones get their own. 0: no fusion.
   int64_t fusion_threshold_bytes = int64_t{64} << 20;
+  // gradient() and minimize(): each fusion buffer is all_reduced as soon as
+  // the backward has completed its gradients, on a communication thread
+  // while the backward goes on (Horovod's overlap). false: the same buffers
+  // after the backward, on the calling thread, with the same results bit
+  // for bit. Eager steps only: a traced step records the same all_reduces,
+  // in the same order, and its graph runs them in turn. Also false in effect
+  // where the backend cannot run collectives on another thread (MPI
+  // initialised by the program with less than MPI_THREAD_SERIALIZED).
+  bool overlap = true;
 };
 
 // Wraps an optimizer (Horovod's hvd.DistributedOptimizer): apply_gradients
@@ -157,6 +171,17 @@ class DistributedOptimizer {
   void apply_gradients(const std::vector<std::pair<Tensor, Variable>>& grads_and_vars);
   // The gradients combined over the ranks (what apply_gradients applies).
   std::vector<Tensor> reduce_gradients(const std::vector<Tensor>& grads) const;
+
+  // tape.gradient(loss, variables) combined over the ranks, each gradient
+  // sent as soon as the backward has completed it (GradientTape::
+  // on_gradient_ready): fusion buffers are filled in that order (the same on
+  // every rank), so they may differ from reduce_gradients' (the order of
+  // `grads`). With options().overlap their all_reduces run while the
+  // backward goes on.
+  std::vector<Tensor> gradient(GradientTape& tape, const Tensor& loss,
+                               const std::vector<Variable>& variables) const;
+  // gradient(), then the wrapped optimizer applies the combined gradients.
+  void minimize(GradientTape& tape, const Tensor& loss, const std::vector<Variable>& variables);
 
   optimizers::Optimizer& optimizer() const { return optimizer_; }
   const DistributedOptions& options() const { return options_; }

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <tuple>
 #include <type_traits>
@@ -155,6 +157,16 @@ class GradientTape {
   // structure: Tensor, Variable, std::vector, std::array, std::tuple,
   // std::pair of those, or an ag_fields struct of Tensors. A non-scalar
   // target is summed (TF), unless output_gradients seeds it (its shape).
+  // Called during the next gradient() call for each source, with its index
+  // among the flattened sources and its gradient (undefined when it has
+  // none), as soon as that gradient is complete (every recorded op that read
+  // the source has been differentiated): in the order the backward finishes
+  // them, before the rest of the backward runs, on this thread. Work started
+  // there (an all_reduce of the gradient on another thread) overlaps the
+  // rest of the backward. The callback is used by one gradient() call.
+  using GradientReady = std::function<void(size_t source, const Tensor& gradient)>;
+  void on_gradient_ready(GradientReady ready);
+
   template <class Sources>
   detail::GradientOf<Sources> gradient(
       const Tensor& target, const Sources& sources,

@@ -9,6 +9,7 @@
 // ops, so it is eager or traced as the forward was, and an enclosing tape
 // records it (higher-order gradients).
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -92,6 +93,8 @@ class TapeImpl {
                                           const std::vector<GradientSource>& sources,
                                           UnconnectedGradients unconnected);
 
+  void on_gradient_ready(GradientTape::GradientReady ready) { ready_ = std::move(ready); }
+
   bool recording() const { return recording_; }
   bool any_tracked(std::span<const Tensor> inputs) const {
     for (const Tensor& t : inputs)
@@ -109,6 +112,10 @@ class TapeImpl {
   void backprop_entry(const Entry& e, std::unordered_map<const void*, Tensor>& grads) const;
   void deliver(const Entry& e, const std::vector<Tensor>& input_grads, std::string_view name,
                std::unordered_map<const void*, Tensor>& grads) const;
+  Tensor source_gradient(const GradientSource& s,
+                         const std::unordered_map<const void*, Tensor>& grads,
+                         UnconnectedGradients unconnected) const;
+  std::vector<size_t> first_readers(const std::vector<GradientSource>& sources) const;
 
   bool persistent_;
   bool watch_accessed_variables_;
@@ -119,6 +126,7 @@ class TapeImpl {
   std::vector<Entry> entries_;
   std::unordered_set<uint64_t> watched_variables_;
   std::unordered_map<uint64_t, std::vector<Tensor>> variable_reads_;
+  GradientTape::GradientReady ready_;
 };
 
 namespace {
@@ -279,6 +287,57 @@ std::vector<Tensor> TapeImpl::gradient(const Tensor& target,
   return gradient_of_targets({&target, 1}, {&seeded, 1}, sources, unconnected);
 }
 
+Tensor TapeImpl::source_gradient(const GradientSource& s,
+                                 const std::unordered_map<const void*, Tensor>& grads,
+                                 UnconnectedGradients unconnected) const {
+  Tensor g;
+  if (s.variable) {
+    auto reads = variable_reads_.find(s.variable);
+    if (reads != variable_reads_.end()) {
+      for (const Tensor& r : reads->second) {
+        auto it = grads.find(r.id());
+        if (it == grads.end()) continue;
+        g = g.defined() ? api::add(g, it->second, {}) : it->second;
+      }
+    }
+    if (!g.defined() && unconnected == UnconnectedGradients::Zero) g = api::zeros(s.shape, s.dtype);
+  } else {
+    auto it = grads.find(s.tensor.id());
+    if (it != grads.end()) g = it->second;
+    if (!g.defined() && unconnected == UnconnectedGradients::Zero)
+      g = api::zeros_like(s.tensor, {});
+  }
+  return g;
+}
+
+// For each source, the index of the first entry that reads it (one of its
+// variable's reads, or the tensor): the backward, walking the entries from
+// the last, has completed the source's gradient once it has passed that
+// entry. entries_.size() for a source that no entry reads.
+std::vector<size_t> TapeImpl::first_readers(const std::vector<GradientSource>& sources) const {
+  std::unordered_map<const void*, size_t> first;
+  for (size_t i = entries_.size(); i-- > 0;)
+    for (const Tensor& t : entries_[i].inputs)
+      if (t.defined()) first[t.id()] = i;
+  std::vector<size_t> out;
+  for (const GradientSource& s : sources) {
+    size_t at = entries_.size();
+    auto read_at = [&](const Tensor& t) {
+      auto it = first.find(t.id());
+      if (it != first.end()) at = std::min(at, it->second);
+    };
+    if (s.variable) {
+      auto reads = variable_reads_.find(s.variable);
+      if (reads != variable_reads_.end())
+        for (const Tensor& r : reads->second) read_at(r);
+    } else {
+      read_at(s.tensor);
+    }
+    out.push_back(at);
+  }
+  return out;
+}
+
 std::vector<Tensor> TapeImpl::gradient_of_targets(std::span<const Tensor> targets,
                                                   std::span<const Tensor> seeds,
                                                   const std::vector<GradientSource>& sources,
@@ -306,33 +365,37 @@ std::vector<Tensor> TapeImpl::gradient_of_targets(std::span<const Tensor> target
     accumulate(grads, targets[k], seeds[k]);
     any = true;
   }
-  if (any) {
-    for (auto e = entries_.rbegin(); e != entries_.rend(); ++e) backprop_entry(*e, grads);
+  // With a ready callback, each source's gradient is handed over as soon as
+  // the walk has passed the first entry that reads the source.
+  const GradientTape::GradientReady ready = std::exchange(ready_, nullptr);
+  std::vector<Tensor> result(sources.size());
+  std::vector<size_t> first, order;
+  if (ready) {
+    first = first_readers(sources);
+    order.resize(sources.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return first[a] > first[b]; });
   }
-
-  std::vector<Tensor> result;
-  result.reserve(sources.size());
-  for (const GradientSource& s : sources) {
-    Tensor g;
-    if (s.variable) {
-      auto reads = variable_reads_.find(s.variable);
-      if (reads != variable_reads_.end()) {
-        for (const Tensor& r : reads->second) {
-          auto it = grads.find(r.id());
-          if (it == grads.end()) continue;
-          g = g.defined() ? api::add(g, it->second, {}) : it->second;
-        }
-      }
-      if (!g.defined() && unconnected == UnconnectedGradients::Zero)
-        g = api::zeros(s.shape, s.dtype);
-    } else {
-      auto it = grads.find(s.tensor.id());
-      if (it != grads.end()) g = it->second;
-      if (!g.defined() && unconnected == UnconnectedGradients::Zero)
-        g = api::zeros_like(s.tensor, {});
+  size_t emitted = 0;
+  auto emit_complete = [&](size_t index) {
+    for (; emitted < order.size() && first[order[emitted]] >= index; ++emitted) {
+      const size_t k = order[emitted];
+      result[k] = source_gradient(sources[k], grads, unconnected);
+      ready(k, result[k]);
     }
-    result.push_back(g);
+  };
+  if (any) {
+    emit_complete(entries_.size());
+    for (size_t i = entries_.size(); i-- > 0;) {
+      backprop_entry(entries_[i], grads);
+      emit_complete(i);
+    }
   }
+  emit_complete(0);
+  if (!ready)
+    for (size_t k = 0; k < sources.size(); ++k)
+      result[k] = source_gradient(sources[k], grads, unconnected);
   // A non-persistent tape is done: it frees what it holds and records no more.
   if (!persistent_) {
     entries_.clear();
@@ -357,6 +420,10 @@ GradientTape::~GradientTape() {
   auto& tapes = detail::t_tapes;
   tapes.erase(std::remove(tapes.begin(), tapes.end(), impl_.get()), tapes.end());
   if (tapes.empty()) ops::set_op_observer(nullptr);
+}
+
+void GradientTape::on_gradient_ready(GradientReady ready) {
+  impl_->on_gradient_ready(std::move(ready));
 }
 
 void GradientTape::watch(const Tensor& t) {

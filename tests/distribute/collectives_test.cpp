@@ -247,9 +247,13 @@ double largest_difference(const Tensors& a, const Tensors& reference) {
 // docs/distributed.md quotes it: float32 sums in another order, 20 steps.
 constexpr double kTrainingTolerance = 1e-5;
 
+// How the shards' step combines its gradients: apply_gradients after the
+// backward, or minimize with the all_reduces overlapping the backward.
+enum class Combine { AfterBackward, Overlapped };
+
 void expect_training_matches_one_process(ag::optimizers::Optimizer& local_optimizer,
                                          ag::optimizers::Optimizer& shard_optimizer, bool traced,
-                                         const std::string& what) {
+                                         Combine combine, const std::string& what) {
   const Tensor x = pseudo_random({kBatch, kFeatures}, 11, 1.0);
   const Tensor y = ag::sin(ag::reduce_sum(x, {1}, true) * 2.0f);
   const int64_t rows = kBatch / ranks();
@@ -267,7 +271,11 @@ void expect_training_matches_one_process(ag::optimizers::Optimizer& local_optimi
   auto step = [&](const Tensor& xs, const Tensor& ys) {
     ag::GradientTape tape;
     const Tensor loss = shard_model.loss(xs, ys);
-    distributed.apply_gradients(tape.gradient(loss, shard_model.variables), shard_model.variables);
+    if (combine == Combine::Overlapped)
+      distributed.minimize(tape, loss, shard_model.variables);
+    else
+      distributed.apply_gradients(tape.gradient(loss, shard_model.variables),
+                                  shard_model.variables);
     return loss;
   };
   auto traced_step = ag::function(step);
@@ -288,10 +296,86 @@ void expect_training_matches_one_process(ag::optimizers::Optimizer& local_optimi
 TEST(DistributedTraining, ShardsMatchOneProcessOnTheWholeBatch) {
   ag::optimizers::SGD sgd_local({.learning_rate = 0.1, .momentum = 0.9});
   ag::optimizers::SGD sgd_shards({.learning_rate = 0.1, .momentum = 0.9});
-  expect_training_matches_one_process(sgd_local, sgd_shards, false, "SGD with momentum, eager");
+  expect_training_matches_one_process(sgd_local, sgd_shards, false, Combine::AfterBackward,
+                                      "SGD with momentum, eager");
   ag::optimizers::Adam adam_local({.learning_rate = 0.01});
   ag::optimizers::Adam adam_shards({.learning_rate = 0.01});
-  expect_training_matches_one_process(adam_local, adam_shards, true, "Adam, traced step");
+  expect_training_matches_one_process(adam_local, adam_shards, true, Combine::AfterBackward,
+                                      "Adam, traced step");
+}
+
+TEST(DistributedTraining, OverlappedShardsMatchOneProcessOnTheWholeBatch) {
+  ag::optimizers::SGD sgd_local({.learning_rate = 0.1, .momentum = 0.9});
+  ag::optimizers::SGD sgd_shards({.learning_rate = 0.1, .momentum = 0.9});
+  expect_training_matches_one_process(sgd_local, sgd_shards, false, Combine::Overlapped,
+                                      "SGD with momentum, eager, overlapped");
+  ag::optimizers::Adam adam_local({.learning_rate = 0.01});
+  ag::optimizers::Adam adam_shards({.learning_rate = 0.01});
+  expect_training_matches_one_process(adam_local, adam_shards, true, Combine::Overlapped,
+                                      "Adam, traced step, minimize");
+}
+
+// A 3-layer MLP's gradients, this rank's own, combined by `options`.
+Tensors combined_mlp_gradients(const ag::distribute::DistributedOptions& options) {
+  const std::vector<Shape> shapes = {{6, 40}, {40}, {40, 30}, {30}, {30, 2}, {2}};
+  std::vector<ag::Variable> variables;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    variables.emplace_back(pseudo_random(shapes[i], double(i), 0.5));
+  const Tensor x = pseudo_random({8, 6}, 50 + rank(), 1.0);
+  ag::GradientTape tape;
+  Tensor h = x;
+  for (size_t i = 0; i < variables.size(); i += 2) {
+    h = ag::matmul(h, variables[i].read()) + variables[i + 1].read();
+    if (i + 2 < variables.size()) h = ag::tanh(h);
+  }
+  const Tensor loss = ag::reduce_mean(ag::square(h));
+  ag::optimizers::SGD sgd;
+  return ag::distribute::DistributedOptimizer(sgd, options).gradient(tape, loss, variables);
+}
+
+TEST(DistributedTraining, OverlappedGradientsEqualThoseReducedAfterTheBackward) {
+  // 4 KiB buffers: the 9.6 KiB weight alone, the others fused in twos and threes.
+  for (int64_t threshold : {int64_t{0}, int64_t{4096}, int64_t{1} << 20}) {
+    const Tensors overlapped =
+        combined_mlp_gradients({.fusion_threshold_bytes = threshold, .overlap = true});
+    const Tensors after =
+        combined_mlp_gradients({.fusion_threshold_bytes = threshold, .overlap = false});
+    ASSERT_EQ(overlapped.size(), after.size());
+    for (size_t i = 0; i < after.size(); ++i) {
+      EXPECT_EQ(overlapped[i].shape(), after[i].shape());
+      EXPECT_EQ(overlapped[i].to_vector<float>(), after[i].to_vector<float>())
+          << "threshold " << threshold << ", gradient " << i;
+    }
+    // Every rank holds the same combined gradients.
+    for (const Tensor& g : overlapped) {
+      const int64_t n = g.num_elements();
+      const Tensor gathered = ag::distribute::all_gather(ag::reshape(g, {1, n}));
+      for (int r = 1; r < ranks(); ++r)
+        EXPECT_EQ(ag::slice(gathered, {r, 0}, {1, n}).to_vector<float>(), g.to_vector<float>());
+    }
+  }
+}
+
+TEST(DistributedTraining, AnErrorOnTheCommunicationThreadReachesTheCaller) {
+  // Rank 0's last weight has another shape: every rank's all_reduce of it fails.
+  ag::Variable w(ag::ones({rank() == 0 ? int64_t{3} : int64_t{4}}));
+  ag::Variable v(ag::ones({2}));
+  ag::GradientTape tape;
+  const Tensor loss = ag::reduce_sum(ag::square(v.read())) + ag::reduce_sum(w.read());
+  ag::optimizers::SGD sgd;
+  ag::distribute::DistributedOptimizer distributed(sgd, {.fusion_threshold_bytes = 0});
+  try {
+    distributed.gradient(tape, loss, {v, w});
+    ADD_FAILURE() << "no error";
+  } catch (const ag::InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("all_reduce: the ranks disagree: rank 0 called "
+                                         "all_reduce(mean) of float32 [3]"),
+              std::string::npos)
+        << e.what();
+  }
+  // The job goes on.
+  EXPECT_EQ(ag::distribute::all_reduce(ag::constant({2}), ReduceOp::Max).to_vector<int32_t>(),
+            std::vector<int32_t>{2});
 }
 
 TEST(DistributedTraining, FusedGradientsEqualSeparateAllReduces) {

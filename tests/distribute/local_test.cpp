@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <ag/ag.h>
@@ -29,6 +30,7 @@ class RecordingBackend : public ag::distribute::Backend {
   int rank() const override { return 0; }
   int size() const override { return ranks_; }
   void run(const ag::distribute::CollectiveCall& call) override {
+    threads.push_back(std::this_thread::get_id());
     calls.push_back(std::string(ag::distribute::collective_name(call.collective)) + " " +
                     std::to_string(call.input_elements));
     const size_t bytes = size_t(call.input_elements) * ag::dtype_size(call.dtype);
@@ -38,7 +40,10 @@ class RecordingBackend : public ag::distribute::Backend {
     if (call.collective == Collective::ReduceScatter)
       std::memcpy(out, call.input, size_t(call.output_elements) * ag::dtype_size(call.dtype));
   }
+  bool runs_on_any_thread() const override { return any_thread; }
   std::vector<std::string> calls;
+  std::vector<std::thread::id> threads;  // that ran each call
+  bool any_thread = true;
 
  private:
   int ranks_;
@@ -185,6 +190,41 @@ TEST_F(Collectives, DistributedOptimizerFusesSmallGradients) {
   capped.reduce_gradients(grads);  // 24 + 16 bytes pass 30: two float32 buffers
   EXPECT_EQ(backend->calls, (std::vector<std::string>{"all_reduce 6", "all_reduce 2",
                                                       "all_reduce 4", "all_reduce 1000"}));
+}
+
+// minimize's buffers fill in the order the backward completes the
+// gradients (b2, w2, b1, w1 for this MLP); with overlap they run on another
+// thread, unless the backend runs on its own thread only.
+TEST_F(Collectives, GradientsAreFusedInTheOrderTheBackwardCompletesThem) {
+  auto backend = install(2);
+  const std::vector<ag::Variable> variables = {
+      ag::Variable(ag::fill({4, 3}, 0.5)), ag::Variable(ag::fill({3}, 0.1)),
+      ag::Variable(ag::fill({3, 2}, -0.5)), ag::Variable(ag::fill({2}, 0.2))};
+  const Tensor x = ag::fill({5, 4}, 0.3);
+  ag::optimizers::SGD sgd;
+  for (bool any_thread : {true, false}) {
+    backend->any_thread = any_thread;
+    backend->calls.clear();
+    backend->threads.clear();
+    auto loss = [&] {
+      const Tensor h = ag::tanh(ag::matmul(x, variables[0].read()) + variables[1].read());
+      return ag::reduce_sum(ag::matmul(h, variables[2].read()) + variables[3].read());
+    };
+    ag::GradientTape tape;
+    const Tensor l = loss();
+    // b2 (8 bytes), w2 (24) and b1 (12) fill one 64-byte buffer; w1 (48) the next.
+    const std::vector<Tensor> reduced =
+        ag::distribute::DistributedOptimizer(sgd, {.fusion_threshold_bytes = 64})
+            .gradient(tape, l, variables);
+    EXPECT_EQ(backend->calls, (std::vector<std::string>{"all_reduce 11", "all_reduce 12"}));
+    for (std::thread::id id : backend->threads)
+      EXPECT_EQ(id != std::this_thread::get_id(), any_thread);
+    ag::GradientTape plain;
+    const std::vector<Tensor> expected = plain.gradient(loss(), variables);
+    ASSERT_EQ(reduced.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i)
+      EXPECT_EQ(reduced[i].to_vector<float>(), expected[i].to_vector<float>()) << i;
+  }
 }
 
 #ifdef AG_TEST_ONNX

@@ -506,4 +506,51 @@ TEST(GradientTape, GradientThroughAHostFunctionIsAClearError) {
                         "the host function 'double_it' (called at ");
 }
 
+// The ready callback gets each source's gradient once the backward has
+// passed every op that read it: a source nothing read first, then the last
+// layer's weight, then the first layer's (read again at the end, but
+// complete only after its first read is differentiated).
+TEST(GradientTape, GradientReadyFollowsTheBackward) {
+  ag::Variable w1(f64({0.5, -0.25, 1.0, 0.75}), "w1");
+  ag::Variable w2(f64({0.3, -0.6}), "w2");
+  ag::Variable unused(f64({7}), "unused");
+  const Tensor x = ag::reshape(f64({1, 2, 3, 4}), {2, 2});
+  ag::GradientTape tape(/*persistent=*/true);
+  const Tensor h = ag::tanh(ag::matmul(x, ag::reshape(w1.read(), {2, 2})));
+  const Tensor loss = ag::reduce_sum(ag::square(ag::matmul(h, ag::reshape(w2.read(), {2, 1})))) +
+                      ag::reduce_sum(w1.read());
+  std::vector<std::pair<size_t, Tensor>> calls;
+  tape.on_gradient_ready([&](size_t k, const Tensor& g) { calls.emplace_back(k, g); });
+  const std::vector<Tensor> grads = tape.gradient(loss, std::vector<ag::Variable>{w1, w2, unused});
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].first, 2u);
+  EXPECT_FALSE(calls[0].second.defined());
+  EXPECT_EQ(calls[1].first, 1u);
+  EXPECT_EQ(calls[2].first, 0u);
+  for (size_t i = 1; i < calls.size(); ++i)
+    EXPECT_EQ(calls[i].second.to_vector<double>(), grads[calls[i].first].to_vector<double>());
+  // The callback served one gradient() call.
+  calls.clear();
+  tape.gradient(loss, std::vector<ag::Variable>{w1, w2});
+  EXPECT_TRUE(calls.empty());
+}
+
+// Traced, the callback gets the symbolic gradients in the same order.
+TEST(GradientTape, GradientReadyInATrace) {
+  ag::Variable a(f64({2}), "a"), b(f64({3}), "b");
+  std::vector<size_t> order;
+  auto f = ag::function([&](const Tensor& x) {
+    ag::GradientTape tape;
+    const Tensor loss = ag::reduce_sum(ag::square(x * a.read()) * b.read());
+    tape.on_gradient_ready([&](size_t k, const Tensor& g) {
+      EXPECT_TRUE(g.is_symbolic());
+      order.push_back(k);
+    });
+    const std::vector<Tensor> g = tape.gradient(loss, std::vector<ag::Variable>{a, b});
+    return g[0] + g[1];
+  });
+  expect_values(f(f64({1})), {2 * 2 * 3 + 4});
+  EXPECT_EQ(order, (std::vector<size_t>{1, 0}));
+}
+
 }  // namespace

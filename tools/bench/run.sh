@@ -7,8 +7,10 @@
 # bytes of one call, graph against eager against hand), then onnx_bench (loaded
 # ONNX models against their traces; built only with AG_BUILD_ONNX,
 # skipped otherwise; with PyTorch's resnet18 and mobilenet_v2 where Debian's
-# python3-torch is installed). Each binary writes its results as JSON to
-# build-bench/results (AG_BENCH_RESULTS picks another folder), and the run
+# python3-torch is installed), then distribute_bench (a data-parallel training
+# step under mpirun on 1 and 2 ranks; built only where MPI is found).
+# Each binary writes its results as JSON to build-bench/results
+# (AG_BENCH_RESULTS picks another folder), and the run
 # ends with tools/bench/summarize.py's table of every workload against its
 # target. AG_BENCH_UPDATE_README=1 also regenerates README.md's benchmark
 # table (between its bench-table markers) from this run. Where pip has
@@ -27,7 +29,7 @@ cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAG_BUILD_BENC
 # Only the binaries this configuration defines (onnx_bench needs AG_BUILD_ONNX).
 defined="$(ninja -C "$build" -t targets all)"
 binaries=()
-for binary in ${AG_BENCH_BINARIES:-runtime_bench conv_bench control_bench threads_bench train_bench model_bench memory_bench onnx_bench}; do
+for binary in ${AG_BENCH_BINARIES:-runtime_bench conv_bench control_bench threads_bench train_bench model_bench memory_bench onnx_bench distribute_bench}; do
   if grep -q "^$binary: phony" <<<"$defined"; then
     binaries+=("$binary")
   else
@@ -76,6 +78,8 @@ fi
 status=0
 outputs=()
 for binary in "${binaries[@]}"; do
+  # distribute_bench runs under mpirun, below.
+  if [ "$binary" = distribute_bench ]; then continue; fi
   rm -f "$results/$binary.json"
   # Repetitions interleaved at random: a slow spell of the machine falls on
   # every row of a workload alike, not on the one then running.
@@ -84,6 +88,23 @@ for binary in "${binaries[@]}"; do
     --benchmark_out="$results/$binary.json" --benchmark_out_format=json "$@" || status=$?
   if [ -s "$results/$binary.json" ]; then outputs+=("$results/$binary.json"); fi
 done
+# distribute_bench on 1 and 2 ranks, one intra-op thread each. Its rows have
+# fixed iteration counts and run in order (every rank must run the same
+# steps; random interleaving would shuffle each rank differently); rank 0
+# writes the results.
+if [[ " ${binaries[*]} " == *" distribute_bench "* ]]; then
+  for ranks in 1 2; do
+    out="$results/distribute_bench_np$ranks.json"
+    rm -f "$out"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      OMPI_MCA_btl_vader_single_copy_mechanism=none \
+      mpirun -np "$ranks" -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS \
+      "$build/tools/bench/distribute_bench" --benchmark_repetitions=5 \
+      --benchmark_report_aggregates_only=true \
+      --benchmark_out="$out" --benchmark_out_format=json "$@" || status=$?
+    if [ -s "$out" ]; then outputs+=("$out"); fi
+  done
+fi
 if [ ${#outputs[@]} -gt 0 ]; then
   echo
   readme=()

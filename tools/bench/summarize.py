@@ -19,7 +19,8 @@ tools/bench/run.sh calls it last. The targets live here and nowhere else.
 
 Times are CPU time, medians over the repetitions (the aggregate "median"
 when present, else the median of the repetitions found); threads_bench's rows
-are real time (two threads share one call). Stdlib only.
+are real time (two threads share one call), and so are distribute_bench's
+(a step waits for the other ranks). Stdlib only.
 """
 
 import argparse
@@ -249,6 +250,34 @@ def backward_row(res, label, workload, target):
                torch=torch)
 
 
+def scaling_row(res, label, workload, target):
+    """distribute_bench: the step's throughput on 2 ranks over twice that on 1
+    (real time; the counter `examples` is one step's global batch)."""
+    names = [f"{workload}/ranks:{n}/graph/real_time" for n in (1, 2)]
+    times = [res.real_time(n) for n in names]
+    examples = [res.counter(n, "examples") for n in names]
+    if None in times or not all(examples):
+        return None
+    one, two = (e / t * 1e9 for e, t in zip(examples, times))
+    value = two / (2 * one)
+    return Row(label, None, times[1], None,
+               f"{value:.2f} efficiency: {two:.0f} examples/s on 2 ranks, {one:.0f} on 1",
+               f"≥ {target:g}", verdict(value, target, at_least=True))
+
+
+def overlap_row(res, label, workload, target):
+    """distribute_bench: the eager step on 2 ranks with the all_reduces
+    overlapping the backward against the same step reducing after it."""
+    after = res.real_time(f"{workload}/ranks:2/eager/real_time")
+    overlapped = res.real_time(f"{workload}/ranks:2/eager_overlap/real_time")
+    if after is None or overlapped is None:
+        return None
+    value = after / overlapped
+    return Row(label, after, None, None,
+               f"{value:.2f}x the speed of reducing after the backward ({format_ns(overlapped)})",
+               f"≥ {target:g}x", verdict(value, target, at_least=True))
+
+
 def main_rows(res):
     """The main table, in its order."""
     rows = [
@@ -294,6 +323,10 @@ def other_rows(res):
         speedup_row(res, "MSE 1e6, 2 intra-op threads", "BM_mse_f32_1e6_graph", 1.7,
                     hand="BM_mse_f32_1e6_hand"),
         speedup_row(res, "dense, 2 intra-op threads", "BM_dense_256x512x512_graph", 1.7),
+        scaling_row(res, "data-parallel training step, MLP 784-1024-1024-10, 64 rows per rank, "
+                    "2 ranks against 1", "dp_mlp_step", 0.85),
+        overlap_row(res, "the same step eager on 2 ranks, all_reduces overlapping the backward",
+                    "dp_mlp_step", 1.0),
         loaded_row(res, "ONNX dense + relu, loaded", "dense_256x512x512", 1.05),
         loaded_row(res, "ONNX tanh loop, loaded", "tanh_loop", 1.05),
         loaded_row(res, "ONNX Conv2D(100, 3), loaded", "conv_guide", 1.05),

@@ -77,6 +77,31 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(row.figure, "backward 3.50x forward (10.0 ms)")
         self.assertEqual(row.result, "missed by 17%")
 
+    def test_data_parallel_scaling_and_overlap(self):
+        def median(name, ms, examples):
+            return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
+                    "aggregate_name": "median", "cpu_time": 1.0, "real_time": ms,
+                    "time_unit": "ms", "examples": examples}
+        one = {"benchmarks": [
+            median("dp_mlp_step/ranks:1/graph/iterations:20/real_time", 32.0, 64)]}
+        two = {"benchmarks": [
+            median("dp_mlp_step/ranks:2/graph/iterations:20/real_time", 40.0, 128),
+            median("dp_mlp_step/ranks:2/eager/iterations:20/real_time", 44.0, 128),
+            median("dp_mlp_step/ranks:2/eager_overlap/iterations:20/real_time", 40.0, 128)]}
+        rows = {r.workload: r for r in summarize.other_rows(summarize.Results([one, two]))}
+        scaling = rows["data-parallel training step, MLP 784-1024-1024-10, 64 rows per rank, "
+                       "2 ranks against 1"]
+        # 3200 examples/s on 2 ranks, 2000 on 1: 3200 / 4000.
+        self.assertEqual(scaling.figure, "0.80 efficiency: 3200 examples/s on 2 ranks, 2000 on 1")
+        self.assertEqual(scaling.result, "missed by 7%")
+        overlap = rows["the same step eager on 2 ranks, all_reduces overlapping the backward"]
+        self.assertEqual(overlap.figure,
+                         "1.10x the speed of reducing after the backward (40.0 ms)")
+        self.assertEqual(overlap.result, "met")
+        self.assertNotIn("data-parallel training step, MLP 784-1024-1024-10, 64 rows per rank, "
+                         "2 ranks against 1",
+                         {r.workload for r in summarize.other_rows(summarize.Results([two]))})
+
     def test_absolute_target(self):
         row = self.rows["cache hit, full call"]
         self.assertEqual(row.figure, "150 ns")
