@@ -9,9 +9,10 @@
 #       all of stdout must match the regular expression in the file (for
 #       output whose digits depend on the machine: OpenBLAS picks its kernels,
 #       and with them the order of a matmul's additions, by CPU)
-# (PASS_REGULAR_EXPRESSION alone would ignore the exit code.) stderr is shown
-# but not compared.
-execute_process(COMMAND "${EXE}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# -DARGS="<a> <b> ..." gives the program arguments. (PASS_REGULAR_EXPRESSION
+# alone would ignore the exit code.) stderr is shown but not compared.
+separate_arguments(args UNIX_COMMAND "${ARGS}")
+execute_process(COMMAND "${EXE}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}")
 if(err)
   message("stderr:\n${err}")

@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   cmake ninja-build pkg-config g++ ccache
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
-  python3 python3-jsonschema
+  python3 python3-jsonschema zlib1g-dev
   doxygen
   nlohmann-json3-dev libfmt-dev libspdlog-dev
   libopenmpi-dev openmpi-bin

@@ -52,9 +52,12 @@ class Checkpoint {
   Checkpoint& track(const std::string& key, const Variable& variable);
   Checkpoint& track(const std::string& key, const std::vector<Variable>& variables);
   Checkpoint& track(const std::string& key, optimizers::Optimizer& optimizer);
-  // A layer's (or a Sequential's) variables under "<key>/<path>", paths as
-  // Layer::named_variables ("model/sequential/dense/kernel"). The layer must
-  // be built (called once, or build()): its variables are made then.
+  // A layer's (or a Sequential's) variables by their place in it, as
+  // tf.train.Checkpoint names them: "<key>/kernel" for a layer's own, and
+  // "<key>/layer_with_weights-<k>/kernel" for a Sequential's k-th layer with
+  // variables. Not by the layers' names, which count the layers made so far,
+  // so a second model of the same structure restores the first's file. The
+  // layer must be built (called once, or build()): its variables are made then.
   Checkpoint& track(const std::string& key, const layers::Layer& layer);
 
   // Writes every tracked value to "<prefix>-<n>", where n is this

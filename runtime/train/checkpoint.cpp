@@ -254,14 +254,39 @@ Checkpoint& Checkpoint::track(const std::string& key, optimizers::Optimizer& opt
   return *this;
 }
 
+namespace {
+
+// A layer's variables by their place in it, under `prefix`: its own by their
+// paths without the layer's name, a Sequential's k-th layer that has
+// variables as "layer_with_weights-k", as tf.train.Checkpoint names them.
+// Not by the layers' names, which count the layers made so far: a second
+// model's "conv2d_2" restores what the first saved as "conv2d".
+void add_layer_variables(const layers::Layer& layer, const std::string& prefix,
+                         std::vector<std::pair<std::string, Variable>>& out) {
+  if (const auto* sequential = dynamic_cast<const layers::Sequential*>(&layer)) {
+    int64_t k = 0;
+    for (const auto& child : sequential->layers()) {
+      if (child->named_variables().empty()) continue;
+      add_layer_variables(*child, prefix + "/layer_with_weights-" + std::to_string(k++), out);
+    }
+    return;
+  }
+  for (const auto& [path, v] : layer.named_variables()) {
+    const size_t slash = path.find('/');
+    out.emplace_back(prefix + "/" + (slash == std::string::npos ? path : path.substr(slash + 1)),
+                     v);
+  }
+}
+
+}  // namespace
+
 Checkpoint& Checkpoint::track(const std::string& key, const layers::Layer& layer) {
   if (!layer.built())
     throw FailedPreconditionError("Checkpoint.track('" + key + "'): layer '" + layer.name() +
                                   "' has no variables yet: a layer makes them on its first "
                                   "call; call it once (or build(input_shape)) before tracking it");
   Tracked t{key, {}, nullptr};
-  for (const auto& [path, v] : layer.named_variables())
-    t.variables.emplace_back(key + "/" + path, v);
+  add_layer_variables(layer, key, t.variables);
   add(std::move(t));
   return *this;
 }

@@ -287,13 +287,27 @@ TEST(LayersCheckpoint, SavesAndRestoresASequential) {
   reader.track("model", other);
   reader.restore(path);
   expect_same(other(x), before, "another model restored from the file");
-  // Other names do not fit: the paths are named in the error.
+  // Variables are saved by their place in the model, not by the layers'
+  // names, which count the layers made so far (Keras's "dense_1"): a model
+  // of the same structure under other names reads the file too.
   L::Sequential renamed({}, "mlp2");
-  renamed.add(L::Dense(4, {.name = "hidden"})).add(L::Dense(2, {.name = "out"}));
+  renamed.add(L::Dense(4, {.activation = "relu", .name = "first"}))
+      .add(L::Dense(2, {.name = "second"}));
   renamed(x);
+  ag::train::Checkpoint by_place;
+  by_place.track("model", renamed);
+  by_place.restore(path);
+  expect_same(renamed(x), before, "a model of other layer names restored from the file");
+  // Another structure does not fit: the paths are named in the error.
+  L::Sequential deeper({}, "mlp3");
+  deeper.add(L::Dense(4)).add(L::Dense(4)).add(L::Dense(2));
+  deeper(x);
   ag::train::Checkpoint wrong;
-  wrong.track("model", renamed);
-  EXPECT_CONTAINS(error_of([&] { wrong.restore(path); }), "model/mlp/hidden/kernel");
+  wrong.track("model", deeper);
+  const std::string error = error_of([&] { wrong.restore(path); });
+  EXPECT_CONTAINS(error,
+                  "tracked here but not in the file:\n    'model/layer_with_weights-2/kernel'");
+  EXPECT_CONTAINS(error, "model/layer_with_weights-1/kernel' is float32 (4, 2) in the file");
   std::filesystem::remove_all(dir);
 }
 
