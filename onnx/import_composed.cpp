@@ -1,0 +1,168 @@
+// Importers of ONNX ops we have no op of our own for, each the exact
+// composition of our ops that ONNX's definition spells out: activations
+// (HardSwish, Celu, Shrink), normalisations (MeanVarianceNormalization, LRN),
+// creation (EyeLike, the windows of signal processing) and Compress.
+// Sizes, window lengths and Compress's condition decide the output's shape,
+// so they must be known when the model is traced (NodeContext::constant_ints:
+// a graph input specialises the model on its value).
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "ag/ops.h"
+#include "import_ops.h"
+#include "tensor_proto.h"
+
+namespace ag::onnx_io {
+
+namespace {
+
+// A float attribute as a scalar of x's dtype.
+Tensor attr_as(NodeContext& ctx, std::string_view name, float fallback, const Tensor& x) {
+  return cast(Tensor(ctx.attr_float(name, fallback)), x.dtype());
+}
+
+// The dtype of attribute `name` (an ONNX element type), else `fallback`.
+DType dtype_attr(NodeContext& ctx, std::string_view name, DType fallback) {
+  if (!ctx.has_attr(name)) return fallback;
+  return dtype_from_onnx(int32_t(ctx.attr_int(name)),
+                         ctx.where() + ": attribute '" + std::string(name) + "'");
+}
+
+}  // namespace
+
+// x * max(0, min(1, x / 6 + 1 / 2)).
+std::vector<Tensor> import_hard_swish(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  return {x * hard_sigmoid(x, 1.0 / 6.0, 0.5)};
+}
+
+// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+std::vector<Tensor> import_celu(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor alpha = attr_as(ctx, "alpha", 1.0f, x);
+  return {maximum(x, 0) + minimum(alpha * expm1(x / alpha), 0)};
+}
+
+// x + bias below -lambd, x - bias above lambd, 0 between.
+std::vector<Tensor> import_shrink(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const float lambd = ctx.attr_float("lambd", 0.5f);
+  const Tensor bias = attr_as(ctx, "bias", 0.0f, x);
+  const Tensor zero = cast(Tensor(0), x.dtype());
+  // The bounds compare in float, as ONNX's attributes are, for integer x too.
+  const Tensor xf = cast(x, is_floating(x.dtype()) ? x.dtype() : float32);
+  const Tensor lo = cast(Tensor(-lambd), xf.dtype()), hi = cast(Tensor(lambd), xf.dtype());
+  return {where(less(xf, lo), x + bias, where(greater(xf, hi), x - bias, zero))};
+}
+
+// (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9) over `axes` (default 0, 2, 3),
+// as ONNX's function body computes it.
+std::vector<Tensor> import_mean_variance_normalization(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  std::vector<int64_t> axes =
+      ctx.has_attr("axes") ? ctx.attr_ints("axes") : std::vector<int64_t>{0, 2, 3};
+  for (int64_t& a : axes) a = ctx.normalize_axis(a, x.rank(), "axis");
+  const Tensor mean = reduce_mean(x, axes, true);
+  const Tensor variance = reduce_mean(x * x, axes, true) - mean * mean;
+  return {(x - mean) / (sqrt(variance) + cast(Tensor(1e-9), x.dtype()))};
+}
+
+// x / (bias + alpha / size * s)^beta, s the sum of x^2 over the `size`
+// channels around each one (floor((size-1)/2) before, ceil after): the
+// squares padded with zeros along axis 1 and summed over `size` shifts.
+std::vector<Tensor> import_lrn(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const int64_t size = ctx.attr_int("size");
+  if (size < 1) ctx.invalid("attribute 'size' must be 1 or more, got " + std::to_string(size));
+  if (x.rank() < 3) ctx.invalid("the input must have rank 3 or more (N, C, D1, ...)");
+  const int64_t channels = ctx.static_shape(0, "LRN")[1];
+  std::vector<std::pair<int64_t, int64_t>> paddings(size_t(x.rank()), {0, 0});
+  paddings[1] = {(size - 1) / 2, size / 2};
+  const Tensor padded = pad(x * x, paddings);
+  std::vector<int64_t> begin(size_t(x.rank()), 0), extent(size_t(x.rank()), -1);
+  extent[1] = channels;
+  Tensor sum = slice(padded, begin, extent);
+  for (int64_t k = 1; k < size; ++k) {
+    begin[1] = k;
+    sum = sum + slice(padded, begin, extent);
+  }
+  const Tensor scale = attr_as(ctx, "bias", 1.0f, x) +
+                       attr_as(ctx, "alpha", 1e-4f, x) / cast(Tensor(size), x.dtype()) * sum;
+  return {x / pow(scale, attr_as(ctx, "beta", 0.75f, x))};
+}
+
+// Ones on diagonal k of a matrix of the input's static shape, of attribute
+// dtype's type (else the input's).
+std::vector<Tensor> import_eye_like(NodeContext& ctx) {
+  const Shape& shape = ctx.static_shape(0, "EyeLike");
+  if (shape.rank() != 2)
+    ctx.invalid("the input must be 2-D, got rank " + std::to_string(shape.rank()));
+  const int64_t k = ctx.attr_int("k", 0);
+  std::vector<double> values(size_t(shape.num_elements()), 0.0);
+  for (int64_t i = 0; i < shape[0]; ++i)
+    if (i + k >= 0 && i + k < shape[1]) values[size_t(i * shape[1] + i + k)] = 1.0;
+  return {cast(constant(values, shape), dtype_attr(ctx, "dtype", ctx.input(0).dtype()))};
+}
+
+namespace {
+
+// A window of the length input 0 gives: sum_j a[j] * cos(2 pi j n / N) for n
+// in [0, length), N the length when periodic, else length - 1.
+std::vector<Tensor> cosine_window(NodeContext& ctx, const std::vector<double>& a) {
+  const std::vector<int64_t> given = ctx.constant_ints(0, "size");
+  if (given.size() != 1) ctx.invalid("size must hold one value");
+  const int64_t length = given[0];
+  if (length < 0) ctx.invalid("size must not be negative, got " + std::to_string(length));
+  const bool periodic = ctx.attr_int("periodic", 1) != 0;
+  const double n_total = double(periodic ? length : length - 1);
+  std::vector<double> values(static_cast<size_t>(length));
+  for (int64_t n = 0; n < length; ++n) {
+    double w = 0;
+    for (size_t j = 0; j < a.size(); ++j)
+      w += a[j] * std::cos(2 * std::numbers::pi * double(j) * double(n) / n_total);
+    values[size_t(n)] = length == 1 ? 1.0 : w;
+  }
+  return {cast(constant(values, Shape{length}), dtype_attr(ctx, "output_datatype", float32))};
+}
+
+}  // namespace
+
+std::vector<Tensor> import_hann_window(NodeContext& ctx) {
+  return cosine_window(ctx, {0.5, -0.5});
+}
+
+// ONNX's coefficients, 25/46 and 21/46 (TensorFlow's are 0.54 and 0.46).
+std::vector<Tensor> import_hamming_window(NodeContext& ctx) {
+  return cosine_window(ctx, {25.0 / 46.0, -21.0 / 46.0});
+}
+
+std::vector<Tensor> import_blackman_window(NodeContext& ctx) {
+  return cosine_window(ctx, {0.42, -0.5, 0.08});
+}
+
+// The slices of the input along `axis` (of the input flattened without
+// one) where the condition is true, gathered; a condition shorter than the
+// axis leaves the rest out.
+std::vector<Tensor> import_compress(NodeContext& ctx) {
+  Tensor x = ctx.input(0);
+  const std::vector<double> condition = ctx.constant_doubles(1, "condition");
+  int64_t axis = 0;
+  if (ctx.has_attr("axis"))
+    axis = ctx.normalize_axis(ctx.attr_int("axis"), x.rank(), "axis");
+  else
+    x = reshape(x, {-1});
+  const int64_t dim = x.shape()[int(axis)];
+  if (dim != kUnknownDim && int64_t(condition.size()) > dim) {
+    ctx.invalid("condition has " + std::to_string(condition.size()) +
+                " values for an axis of length " + std::to_string(dim));
+  }
+  std::vector<int64_t> picked;
+  for (size_t i = 0; i < condition.size(); ++i)
+    if (condition[i] != 0) picked.push_back(int64_t(i));
+  return {gather(x, constant(picked, Shape{int64_t(picked.size())}), axis)};
+}
+
+}  // namespace ag::onnx_io

@@ -1,0 +1,280 @@
+// ag::onnx::load of ONNX ops imported as compositions of our ops
+// (onnx/import_composed.cpp), and of shape computations that exporters
+// write: shapes built from Shape, Size and ConstantOfShape, and Slice bounds
+// computed when the graph runs.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ag/ag.h"
+#include "ag/onnx.h"
+
+namespace {
+
+using onnx::TensorProto;
+
+// A one-graph model of opset 17 built node by node.
+class Model {
+ public:
+  Model() {
+    proto_.set_ir_version(8);
+    proto_.add_opset_import()->set_version(17);
+    proto_.mutable_graph()->set_name("g");
+  }
+  Model& input(const std::string& name, int elem, const std::vector<int64_t>& dims) {
+    auto* info = proto_.mutable_graph()->add_input();
+    info->set_name(name);
+    auto* t = info->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem);
+    auto* shape = t->mutable_shape();
+    for (int64_t d : dims) {
+      if (d < 0)
+        shape->add_dim()->set_dim_param("N");
+      else
+        shape->add_dim()->set_dim_value(d);
+    }
+    return *this;
+  }
+  // An output of `rank` dims of unknown length.
+  Model& output(const std::string& name, int rank, int elem = TensorProto::FLOAT) {
+    auto* info = proto_.mutable_graph()->add_output();
+    info->set_name(name);
+    auto* t = info->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem);
+    for (int i = 0; i < rank; ++i)
+      t->mutable_shape()->add_dim()->set_dim_param("d" + std::to_string(i));
+    return *this;
+  }
+  onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in,
+                        const std::string& out) {
+    auto* n = proto_.mutable_graph()->add_node();
+    n->set_op_type(op);
+    n->set_name(out);
+    for (const auto& i : in) n->add_input(i);
+    n->add_output(out);
+    return n;
+  }
+  Model& ints(const std::string& name, const std::vector<int64_t>& values) {
+    TensorProto* t = proto_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(TensorProto::INT64);
+    t->add_dims(int64_t(values.size()));
+    for (int64_t v : values) t->add_int64_data(v);
+    return *this;
+  }
+  ag::onnx::Model load() const {
+    return ag::onnx::load_from_bytes(proto_.SerializeAsString(), "test.onnx");
+  }
+
+ private:
+  onnx::ModelProto proto_;
+};
+
+void attr(onnx::NodeProto* n, const std::string& name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void attr(onnx::NodeProto* n, const std::string& name, float v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+
+void attr(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t i : v) a->add_ints(i);
+}
+
+void expect_near(const ag::Tensor& t, const std::vector<double>& expected) {
+  const std::vector<double> got = ag::cast(t, ag::float64).to_vector<double>();
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-6) << "element " << i;
+}
+
+// One node of `op` on a float input x of `dims`.
+Model unary(const std::string& op, const std::vector<int64_t>& dims, onnx::NodeProto** node) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, dims).output("y", int(dims.size()));
+  *node = m.node(op, {"x"}, "y");
+  return m;
+}
+
+// LayerNormalization's expanded form builds its reduced shape from the
+// input's rank: Concat(Slice(Shape(x)), ConstantOfShape(Size(Shape(x)) -
+// axis)), which is known while tracing when x's shape is.
+TEST(OnnxImportShapes, AShapeFromConstantOfShapeOfTheRankIsKnownWhileTracing) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {2, 3}).output("y", 2);
+  m.ints("zero", {0}).ints("one", {1});
+  m.node("Shape", {"x"}, "shape");
+  m.node("Size", {"shape"}, "rank");
+  m.node("Slice", {"shape", "zero", "one"}, "prefix");
+  m.node("Sub", {"rank", "one"}, "reduced");
+  auto* ones = m.node("ConstantOfShape", {"reduced"}, "suffix");
+  auto* value = ones->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(TensorProto::INT64);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_int64_data(1);
+  auto* concat = m.node("Concat", {"prefix", "suffix"}, "target");
+  attr(concat, "axis", int64_t{0});
+  auto* mean = m.node("ReduceMean", {"x"}, "mean");
+  attr(mean, "axes", std::vector<int64_t>{1});
+  attr(mean, "keepdims", int64_t{0});
+  m.node("Reshape", {"mean", "target"}, "y");
+  const auto out = m.load()({ag::constant({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 9.0f}})});
+  EXPECT_EQ(out[0].shape(), (ag::Shape{2, 1}));
+  expect_near(out[0], {2, 6});
+}
+
+// The last two elements of x of any length: a start of Shape(x) - 2.
+TEST(OnnxImportShapes, SliceTakesStartsComputedWhenTheGraphRuns) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {-1}).output("y", 1);
+  m.ints("two", {2}).ints("end", {std::numeric_limits<int64_t>::max()});
+  m.node("Shape", {"x"}, "n");
+  m.node("Sub", {"n", "two"}, "start");
+  m.node("Slice", {"x", "start", "end"}, "y");
+  const ag::onnx::Model model = m.load();
+  expect_near(model({ag::constant({1.0f, 2.0f, 3.0f, 4.0f, 5.0f})})[0], {4, 5});
+  expect_near(model({ag::constant({7.0f, 8.0f, 9.0f})})[0], {8, 9});
+  // A start before the first element is clamped to it, as ONNX says.
+  expect_near(model({ag::constant({7.0f})})[0], {7});
+}
+
+// From the last element backwards to past the first, step -1.
+TEST(OnnxImportShapes, SliceWithRunTimeStartsStepsBackwards) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {-1}).output("y", 1);
+  m.ints("one", {1}).ints("end", {std::numeric_limits<int64_t>::min()});
+  m.ints("axes", {0}).ints("steps", {-1});
+  m.node("Shape", {"x"}, "n");
+  m.node("Sub", {"n", "one"}, "start");
+  m.node("Slice", {"x", "start", "end", "axes", "steps"}, "y");
+  expect_near(m.load()({ag::constant({1.0f, 2.0f, 3.0f})})[0], {3, 2, 1});
+}
+
+TEST(OnnxImportComposed, HardSwishIsXTimesItsHardSigmoid) {
+  onnx::NodeProto* n;
+  Model m = unary("HardSwish", {5}, &n);
+  expect_near(m.load()({ag::constant({-4.0f, -1.0f, 0.0f, 1.0f, 4.0f})})[0],
+              {0, -1.0 / 3, 0, 2.0 / 3, 4});
+}
+
+TEST(OnnxImportComposed, CeluScalesTheNegativeSideByAlpha) {
+  onnx::NodeProto* n;
+  Model m = unary("Celu", {3}, &n);
+  attr(n, "alpha", 2.0f);
+  expect_near(m.load()({ag::constant({-1.0f, 0.0f, 2.0f})})[0], {2 * (std::exp(-0.5) - 1), 0, 2});
+}
+
+TEST(OnnxImportComposed, ShrinkZeroesWithinLambdAndMovesTheRestByBias) {
+  onnx::NodeProto* n;
+  Model m = unary("Shrink", {5}, &n);
+  attr(n, "lambd", 1.5f);
+  attr(n, "bias", 1.0f);
+  expect_near(m.load()({ag::constant({-2.0f, -1.0f, 0.0f, 1.5f, 2.0f})})[0], {-1, 0, 0, 0, 1});
+}
+
+TEST(OnnxImportComposed, MeanVarianceNormalizationNormalisesOverAxes023) {
+  onnx::NodeProto* n;
+  Model m = unary("MeanVarianceNormalization", {1, 2, 1, 2}, &n);
+  // Channel 0 holds 1, 2; channel 1 holds 3, 7.
+  const auto y = m.load()({ag::reshape(ag::constant({1.0f, 2.0f, 3.0f, 7.0f}), {1, 2, 1, 2})})[0];
+  expect_near(y, {-1, 1, -1, 1});
+}
+
+// alpha = size makes the divisor bias + the sum of the neighbours' squares.
+TEST(OnnxImportComposed, LrnDividesByTheSquaresOfNeighbouringChannels) {
+  onnx::NodeProto* n;
+  Model m = unary("LRN", {1, 3, 1, 1}, &n);
+  attr(n, "size", int64_t{3});
+  attr(n, "alpha", 3.0f);
+  attr(n, "beta", 1.0f);
+  const auto y = m.load()({ag::reshape(ag::constant({1.0f, 2.0f, 3.0f}), {1, 3, 1, 1})})[0];
+  expect_near(y, {1.0 / 6, 2.0 / 15, 3.0 / 14});
+}
+
+TEST(OnnxImportComposed, LrnOfAVectorIsAnErrorNamingTheNode) {
+  onnx::NodeProto* n;
+  Model m = unary("LRN", {3}, &n);
+  attr(n, "size", int64_t{3});
+  try {
+    m.load();
+    FAIL() << "expected an InvalidArgumentError";
+  } catch (const ag::InvalidArgumentError& e) {
+    EXPECT_EQ(e.message(), "g: LRN node 'y': the input must have rank 3 or more (N, C, D1, ...)");
+  }
+}
+
+TEST(OnnxImportComposed, EyeLikeHasOnesOnDiagonalKOfTheDtypeAsked) {
+  Model m;
+  m.input("x", TensorProto::INT32, {2, 3}).output("y", 2, TensorProto::DOUBLE);
+  auto* n = m.node("EyeLike", {"x"}, "y");
+  attr(n, "k", int64_t{1});
+  attr(n, "dtype", int64_t{TensorProto::DOUBLE});
+  const auto y = m.load()({ag::constant({{0, 0, 0}, {0, 0, 0}})})[0];
+  EXPECT_EQ(y.dtype(), ag::float64);
+  EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{0, 1, 0, 0, 0, 1}));
+}
+
+// Window `op` of the length a graph input gives.
+ag::Tensor window(const std::string& op, int64_t length, bool periodic) {
+  Model m;
+  m.input("n", TensorProto::INT64, {}).output("y", 1);
+  attr(m.node(op, {"n"}, "y"), "periodic", int64_t{periodic});
+  return m.load()({ag::Tensor(length)})[0];
+}
+
+TEST(OnnxImportComposed, WindowsFollowOnnxsCosineSums) {
+  expect_near(window("HannWindow", 4, true), {0, 0.5, 1, 0.5});
+  expect_near(window("HannWindow", 5, false), {0, 0.5, 1, 0.5, 0});
+  expect_near(window("HammingWindow", 2, true), {4.0 / 46, 1});
+  expect_near(window("BlackmanWindow", 4, true), {0, 0.34, 1, 0.34});
+  EXPECT_EQ(window("HannWindow", 4, true).dtype(), ag::float32);
+}
+
+TEST(OnnxImportComposed, CompressKeepsTheSlicesTheConditionPicks) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {2, 3}).input("c", TensorProto::BOOL, {3}).output("y", 2);
+  attr(m.node("Compress", {"x", "c"}, "y"), "axis", int64_t{1});
+  const auto x = ag::constant({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}});
+  const ag::onnx::Model model = m.load();
+  const auto y = model({x, ag::constant({false, true, true})})[0];
+  EXPECT_EQ(y.shape(), (ag::Shape{2, 2}));
+  expect_near(y, {2, 3, 5, 6});
+  expect_near(model({x, ag::constant({true, false, false})})[0], {1, 4});
+}
+
+TEST(OnnxImportComposed, CompressWithoutAxisPicksFromTheFlattenedInput) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {2, 2}).input("c", TensorProto::BOOL, {5}).output("y", 1);
+  m.node("Compress", {"x", "c"}, "y");
+  const auto x = ag::constant({{1.0f, 2.0f}, {3.0f, 4.0f}});
+  try {
+    m.load()({x, ag::constant({true, false, false, true, true})});
+    FAIL() << "expected an InvalidArgumentError";
+  } catch (const ag::InvalidArgumentError& e) {
+    EXPECT_NE(e.message().find("Compress node 'y': condition has 5 values for an axis of length 4"),
+              std::string::npos)
+        << e.message();
+  }
+  Model fits;
+  fits.input("x", TensorProto::FLOAT, {2, 2}).input("c", TensorProto::BOOL, {3}).output("y", 1);
+  fits.node("Compress", {"x", "c"}, "y");
+  expect_near(fits.load()({x, ag::constant({true, false, true})})[0], {1, 3});
+}
+
+}  // namespace
