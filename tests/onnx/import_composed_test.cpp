@@ -277,4 +277,49 @@ TEST(OnnxImportComposed, CompressWithoutAxisPicksFromTheFlattenedInput) {
   expect_near(fits.load()({x, ag::constant({true, false, true})})[0], {1, 3});
 }
 
+// Windows [[1, 5], [4, 3]] and [[5, 2], [3, 6]] of each channel; channel 1
+// holds channel 0's values plus 10, 6 elements further on.
+TEST(OnnxImportPools, MaxPoolsIndicesCountFromTheWholeTensor) {
+  for (int64_t column_major : {0, 1}) {
+    Model m;
+    m.input("x", TensorProto::FLOAT, {1, 2, 2, 3})
+        .output("y", 4)
+        .output("i", 4, TensorProto::INT64);
+    auto* n = m.node("MaxPool", {"x"}, "y");
+    n->add_output("i");
+    attr(n, "kernel_shape", std::vector<int64_t>{2, 2});
+    attr(n, "storage_order", column_major);
+    const auto x = ag::constant(
+        {1.0f, 5.0f, 2.0f, 4.0f, 3.0f, 6.0f, 11.0f, 15.0f, 12.0f, 14.0f, 13.0f, 16.0f});
+    const auto out = m.load()({ag::reshape(x, {1, 2, 2, 3})});
+    expect_near(out[0], {5, 6, 15, 16});
+    EXPECT_EQ(out[1].shape(), (ag::Shape{1, 2, 1, 2}));
+    EXPECT_EQ(out[1].to_vector<int64_t>(), column_major ? (std::vector<int64_t>{2, 5, 8, 11})
+                                                        : (std::vector<int64_t>{1, 5, 7, 11}));
+  }
+}
+
+TEST(OnnxImportPools, MaxUnpoolWritesAtTheIndicesAndPadsToTheOutputShape) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {1, 1, 1, 2}).input("i", TensorProto::INT64, {1, 1, 1, 2});
+  m.input("shape", TensorProto::INT64, {4}).output("y", 4);
+  attr(m.node("MaxUnpool", {"x", "i", "shape"}, "y"), "kernel_shape", std::vector<int64_t>{2, 2});
+  const ag::onnx::Model model = m.load();
+  const auto x = ag::reshape(ag::constant({5.0f, 6.0f}), {1, 1, 1, 2});
+  const auto i = ag::reshape(ag::constant(std::vector<int64_t>{1, 5}, ag::Shape{2}), {1, 1, 1, 2});
+  const auto y = model({x, i, ag::constant(std::vector<int64_t>{1, 1, 3, 3}, ag::Shape{4})})[0];
+  EXPECT_EQ(y.shape(), (ag::Shape{1, 1, 3, 3}));
+  expect_near(y, {0, 5, 0, 0, 0, 6, 0, 0, 0});
+  try {
+    model({x, i, ag::constant(std::vector<int64_t>{1, 1, 1, 3}, ag::Shape{4})});
+    FAIL() << "expected an InvalidArgumentError";
+  } catch (const ag::InvalidArgumentError& e) {
+    EXPECT_NE(e.message().find("MaxUnpool node 'y': output_shape [1,1,1,3] must have the "
+                               "input's batch and channels and cover the unpooled shape [1,1,"
+                               "2,3]"),
+              std::string::npos)
+        << e.message();
+  }
+}
+
 }  // namespace
