@@ -1,7 +1,8 @@
 // Importers of ONNX ops we have no op of our own for, each the exact
 // composition of our ops that ONNX's definition spells out: activations
 // (HardSwish, Celu, Shrink), normalisations (MeanVarianceNormalization, LRN),
-// creation (EyeLike, the windows of signal processing) and Compress.
+// creation (EyeLike, the windows of signal processing), Compress and
+// GridSample.
 // Sizes, window lengths and Compress's condition decide the output's shape,
 // so they must be known when the model is traced (NodeContext::constant_ints:
 // a graph input specialises the model on its value).
@@ -163,6 +164,126 @@ std::vector<Tensor> import_compress(NodeContext& ctx) {
   for (size_t i = 0; i < condition.size(); ++i)
     if (condition[i] != 0) picked.push_back(int64_t(i));
   return {gather(x, constant(picked, Shape{int64_t(picked.size())}), axis)};
+}
+
+namespace {
+
+// GridSample's sampling of x [N, C, H, W] at grid [N, Ho, Wo, 2] (x then y,
+// from -1 to 1), as PyTorch's grid_sample defines it (ONNX follows it).
+struct GridSampler {
+  Tensor values;  // x as [N, H * W, C], for gather_nd with one batch dim
+  int64_t height, width;
+  bool align_corners;
+  std::string padding;
+
+  Tensor scalar(double v) const { return cast(Tensor(v), values.dtype()); }
+
+  // A normalised coordinate in pixels along an axis of `size`.
+  Tensor unnormalize(const Tensor& g, int64_t size) const {
+    if (align_corners) return (g + scalar(1)) / scalar(2) * scalar(double(size - 1));
+    return ((g + scalar(1)) * scalar(double(size)) - scalar(1)) / scalar(2);
+  }
+
+  // A coordinate reflected into [low / 2, high / 2] (the bounds doubled).
+  Tensor reflect(const Tensor& c, int64_t twice_low, int64_t twice_high) const {
+    if (twice_low == twice_high) return zeros_like(c);
+    const double low = double(twice_low) / 2, span = double(twice_high - twice_low) / 2;
+    const Tensor in = abs(c - scalar(low));
+    const Tensor flips = floor(in / scalar(span));
+    const Tensor extra = in - flips * scalar(span);
+    const Tensor even = equal(mod(flips, scalar(2)), scalar(0));
+    return where(even, extra + scalar(low), scalar(span) - extra + scalar(low));
+  }
+
+  // The border and reflection modes move a coordinate into the axis.
+  Tensor pad_coordinate(const Tensor& c, int64_t size) const {
+    if (padding == "zeros") return c;
+    Tensor moved = c;
+    if (padding == "reflection")
+      moved = align_corners ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1);
+    return minimum(maximum(moved, scalar(0)), scalar(double(size - 1)));
+  }
+
+  // x at integer pixel coordinates (float tensors [N, Ho, Wo]) as [N, Ho,
+  // Wo, C]; 0 outside the image.
+  Tensor at(const Tensor& xs, const Tensor& ys) const {
+    const Tensor inside = logical_and(
+        logical_and(greater_equal(xs, scalar(0)), less_equal(xs, scalar(double(width - 1)))),
+        logical_and(greater_equal(ys, scalar(0)), less_equal(ys, scalar(double(height - 1)))));
+    const Tensor xi = cast(minimum(maximum(xs, scalar(0)), scalar(double(width - 1))), int64);
+    const Tensor yi = cast(minimum(maximum(ys, scalar(0)), scalar(double(height - 1))), int64);
+    const Tensor picked = gather_nd(values, expand_dims(yi * width + xi, -1), 1);
+    return picked * expand_dims(cast(inside, values.dtype()), -1);
+  }
+
+  Tensor nearest(const Tensor& ix, const Tensor& iy) const {
+    return at(round(pad_coordinate(ix, width)), round(pad_coordinate(iy, height)));
+  }
+
+  Tensor bilinear(const Tensor& ix, const Tensor& iy) const {
+    const Tensor px = pad_coordinate(ix, width), py = pad_coordinate(iy, height);
+    const Tensor x0 = floor(px), y0 = floor(py);
+    const Tensor fx = expand_dims(px - x0, -1), fy = expand_dims(py - y0, -1);
+    const Tensor one = scalar(1);
+    return at(x0, y0) * (one - fx) * (one - fy) + at(x0 + one, y0) * fx * (one - fy) +
+           at(x0, y0 + one) * (one - fx) * fy + at(x0 + one, y0 + one) * fx * fy;
+  }
+
+  // Keys's cubic convolution weights (A = -0.75) of the taps at -1, 0, 1, 2
+  // from the floor, for a fraction t.
+  std::vector<Tensor> cubic_weights(const Tensor& t) const {
+    const Tensor a = scalar(-0.75), one = scalar(1), two = scalar(2);
+    auto near = [&](const Tensor& d) { return ((a + two) * d - (a + scalar(3))) * d * d + one; };
+    auto far = [&](const Tensor& d) {
+      return ((a * d - scalar(5) * a) * d + scalar(8) * a) * d - scalar(4) * a;
+    };
+    return {far(t + one), near(t), near(one - t), far(two - t)};
+  }
+
+  // Each of the 16 taps moved by the padding mode on its own.
+  Tensor bicubic(const Tensor& ix, const Tensor& iy) const {
+    const Tensor x0 = floor(ix), y0 = floor(iy);
+    const std::vector<Tensor> wx = cubic_weights(ix - x0), wy = cubic_weights(iy - y0);
+    Tensor sum;
+    for (int j = 0; j < 4; ++j) {
+      const Tensor ys = pad_coordinate(y0 + scalar(j - 1), height);
+      for (int i = 0; i < 4; ++i) {
+        const Tensor tap = at(pad_coordinate(x0 + scalar(i - 1), width), ys) *
+                           expand_dims(wx[size_t(i)] * wy[size_t(j)], -1);
+        sum = sum.defined() ? sum + tap : tap;
+      }
+    }
+    return sum;
+  }
+};
+
+}  // namespace
+
+std::vector<Tensor> import_grid_sample(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Shape& shape = ctx.static_shape(0, "GridSample");
+  const Tensor& grid = ctx.input(1);
+  if (shape.rank() != 4 || grid.rank() != 4 || grid.shape()[3] != 2)
+    ctx.unsupported("only 2-D sampling: an input [N, C, H, W] and a grid [N, Ho, Wo, 2]");
+  GridSampler s{reshape(transpose(x, {0, 2, 3, 1}), {shape[0], shape[2] * shape[3], shape[1]}),
+                shape[2], shape[3], ctx.attr_int("align_corners", 0) != 0,
+                ctx.attr_string("padding_mode", "zeros")};
+  if (s.padding != "zeros" && s.padding != "border" && s.padding != "reflection")
+    ctx.invalid("padding_mode '" + s.padding + "' (zeros, border and reflection are ONNX's)");
+  const Tensor g = cast(grid, x.dtype());
+  const Tensor ix = s.unnormalize(gather(g, Tensor(int64_t{0}), 3), shape[3]);
+  const Tensor iy = s.unnormalize(gather(g, Tensor(int64_t{1}), 3), shape[2]);
+  const std::string mode = ctx.attr_string("mode", "bilinear");
+  Tensor y;
+  if (mode == "bilinear" || mode == "linear")
+    y = s.bilinear(ix, iy);
+  else if (mode == "nearest")
+    y = s.nearest(ix, iy);
+  else if (mode == "bicubic" || mode == "cubic")
+    y = s.bicubic(ix, iy);
+  else
+    ctx.invalid("mode '" + mode + "' (bilinear, nearest and bicubic are ONNX's)");
+  return {transpose(y, {0, 3, 1, 2})};
 }
 
 }  // namespace ag::onnx_io

@@ -322,4 +322,37 @@ TEST(OnnxImportPools, MaxUnpoolWritesAtTheIndicesAndPadsToTheOutputShape) {
   }
 }
 
+// Image [[1, 2], [3, 4]] sampled at its centre and at its top-left corner.
+ag::Tensor grid_sample(const std::string& mode, const std::string& padding, int64_t align) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {1, 1, 2, 2}).input("grid", TensorProto::FLOAT, {1, 1, 2, 2});
+  m.output("y", 4);
+  auto* n = m.node("GridSample", {"x", "grid"}, "y");
+  auto string_attr = [&](const std::string& name, const std::string& value) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(value);
+  };
+  string_attr("mode", mode);
+  string_attr("padding_mode", padding);
+  attr(n, "align_corners", align);
+  const auto x = ag::reshape(ag::constant({1.0f, 2.0f, 3.0f, 4.0f}), {1, 1, 2, 2});
+  const auto grid = ag::reshape(ag::constant({0.0f, 0.0f, -1.0f, -1.0f}), {1, 1, 2, 2});
+  return m.load()({x, grid})[0];
+}
+
+TEST(OnnxImportComposed, GridSampleFollowsItsModesAndPaddings) {
+  // Without align_corners, -1 is the outer edge of the first pixel, half a
+  // pixel out: a quarter of its value with zeros around, all of it at the border.
+  expect_near(grid_sample("bilinear", "zeros", 0), {2.5, 0.25});
+  expect_near(grid_sample("bilinear", "border", 0), {2.5, 1});
+  expect_near(grid_sample("bilinear", "reflection", 0), {2.5, 1});
+  expect_near(grid_sample("bilinear", "zeros", 1), {2.5, 1});
+  // Rounding half to even: (0.5, 0.5) is pixel (0, 0), and so is (-0.5, -0.5).
+  expect_near(grid_sample("nearest", "zeros", 0), {1, 1});
+  EXPECT_EQ(grid_sample("bicubic", "border", 1).shape(), (ag::Shape{1, 1, 1, 2}));
+  expect_near(grid_sample("bicubic", "border", 1), {2.5, 1});
+}
+
 }  // namespace
