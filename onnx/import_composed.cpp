@@ -1,14 +1,16 @@
 // Importers of ONNX ops we have no op of our own for, each the exact
 // composition of our ops that ONNX's definition spells out: activations
 // (HardSwish, Celu, Shrink), normalisations (MeanVarianceNormalization, LRN),
-// creation (EyeLike, the windows of signal processing), Compress and
-// GridSample.
+// creation (EyeLike, the windows of signal processing), Compress,
+// GridSample and Det.
 // Sizes, window lengths and Compress's condition decide the output's shape,
 // so they must be known when the model is traced (NodeContext::constant_ints:
 // a graph input specialises the model on its value).
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -284,6 +286,46 @@ std::vector<Tensor> import_grid_sample(NodeContext& ctx) {
   else
     ctx.invalid("mode '" + mode + "' (bilinear, nearest and bicubic are ONNX's)");
   return {transpose(y, {0, 3, 1, 2})};
+}
+
+namespace {
+
+// The determinant of the square matrix of x [..., n, n] made of `rows` and
+// `cols` (equal counts): the cofactor expansion along its first row.
+Tensor cofactor_det(const Tensor& x, const std::vector<int64_t>& rows,
+                    const std::vector<int64_t>& cols) {
+  auto entry = [&](int64_t r, int64_t c) {
+    return gather(gather(x, Tensor(r), x.rank() - 2), Tensor(c), x.rank() - 2);
+  };
+  if (rows.size() == 1) return entry(rows[0], cols[0]);
+  const std::vector<int64_t> below(rows.begin() + 1, rows.end());
+  Tensor sum;
+  for (size_t j = 0; j < cols.size(); ++j) {
+    std::vector<int64_t> rest = cols;
+    rest.erase(rest.begin() + std::ptrdiff_t(j));
+    const Tensor term = entry(rows[0], cols[j]) * cofactor_det(x, below, rest);
+    sum = !sum.defined() ? term : j % 2 == 0 ? sum + term : sum - term;
+  }
+  return sum;
+}
+
+}  // namespace
+
+// Det of x [..., n, n]: the cofactor expansion, exact arithmetic of
+// n! products, for matrices of up to 4 rows.
+std::vector<Tensor> import_det(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Shape& shape = ctx.static_shape(0, "Det");
+  if (shape.rank() < 2 || shape.dim(-1) != shape.dim(-2))
+    ctx.invalid("the input must be square matrices [..., n, n], got " + shape.to_list_string());
+  const int64_t n = shape.dim(-1);
+  if (n > 4) ctx.unsupported("matrices of more than 4 rows, got " + std::to_string(n));
+  if (n == 0)
+    return {ones(Shape(std::span<const int64_t>(shape.dims()).first(size_t(shape.rank() - 2))),
+                 x.dtype())};
+  std::vector<int64_t> all(static_cast<size_t>(n));
+  std::iota(all.begin(), all.end(), 0);
+  return {cofactor_det(x, all, all)};
 }
 
 }  // namespace ag::onnx_io

@@ -295,6 +295,38 @@ std::vector<Tensor> import_gather_nd(NodeContext& ctx) {
   return {gather_nd(data, coordinates_from_end(ctx.input(1), data, batch_dims), batch_dims)};
 }
 
+namespace {
+
+// ScatterND with reduction mul, max or min: one update at a time, each the
+// element or slice there combined with it and written back, so that
+// repeated indices combine in order as ONNX's reference does. The number of
+// updates must be static.
+Tensor scatter_nd_reduce(NodeContext& ctx, const std::string& reduction) {
+  Tensor data = ctx.input(0);
+  const Shape& indices = ctx.static_shape(1, "ScatterND with reduction '" + reduction + "'");
+  if (indices.rank() < 1) ctx.invalid("indices must have rank 1 or more");
+  const int64_t depth = indices.dim(-1),
+                count = indices.num_elements() / std::max<int64_t>(depth, 1);
+  const Tensor rows = reshape(coordinates_from_end(ctx.input(1), data, 0), {count, depth});
+  const Tensor& updates = ctx.input(2);
+  std::vector<int64_t> update_rows{count};
+  for (int i = indices.rank() - 1; i < updates.rank(); ++i)
+    update_rows.push_back(updates.shape()[i]);
+  const Tensor values = reshape(updates, update_rows);
+  for (int64_t k = 0; k < count; ++k) {
+    const Tensor at = slice(rows, {k, 0}, {1, depth});
+    const Tensor old_value = gather_nd(data, at);
+    const Tensor update = expand_dims(gather(values, Tensor(k)), 0);
+    const Tensor combined = reduction == "mul"   ? old_value * update
+                            : reduction == "max" ? maximum(old_value, update)
+                                                 : minimum(old_value, update);
+    data = tensor_scatter_nd_update(data, at, combined);
+  }
+  return data;
+}
+
+}  // namespace
+
 // Our tensor_scatter_nd_add for reduction "add". Without a reduction, writes
 // of whole rows (indices [k, 1]) are the writes of a TensorArray holding
 // `data` (our tensor_array_write op, in place in a loop); other indices are
@@ -304,6 +336,8 @@ std::vector<Tensor> import_scatter_nd(NodeContext& ctx) {
   const Tensor& data = ctx.input(0);
   if (reduction == "add")
     return {tensor_scatter_nd_add(data, coordinates_from_end(ctx.input(1), data, 0), ctx.input(2))};
+  if (reduction == "mul" || reduction == "max" || reduction == "min")
+    return {scatter_nd_reduce(ctx, reduction)};
   if (reduction != "none") ctx.unsupported("reduction '" + reduction + "'");
   const Shape& indices_shape = ctx.static_shape(1, "ScatterND");
   if (indices_shape.rank() != 2 || indices_shape[1] != 1 || data.rank() < 1)

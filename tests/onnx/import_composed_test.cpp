@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ag/ag.h"
@@ -67,6 +68,7 @@ class Model {
     for (int64_t v : values) t->add_int64_data(v);
     return *this;
   }
+  onnx::ModelProto& proto() { return proto_; }
   ag::onnx::Model load() const {
     return ag::onnx::load_from_bytes(proto_.SerializeAsString(), "test.onnx");
   }
@@ -353,6 +355,56 @@ TEST(OnnxImportComposed, GridSampleFollowsItsModesAndPaddings) {
   expect_near(grid_sample("nearest", "zeros", 0), {1, 1});
   EXPECT_EQ(grid_sample("bicubic", "border", 1).shape(), (ag::Shape{1, 1, 1, 2}));
   expect_near(grid_sample("bicubic", "border", 1), {2.5, 1});
+}
+
+TEST(OnnxImportComposed, DetIsTheCofactorExpansion) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {2, 3, 3}).output("y", 1);
+  m.node("Det", {"x"}, "y");
+  const auto x = ag::constant({2.0f, 0.0f, 1.0f, 1.0f, 3.0f, 2.0f, 1.0f, 1.0f, 1.0f,  //
+                               1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 10.0f});
+  // 2 * (3 - 2) - 0 + 1 * (1 - 3) = 0; 1 * 2 - 2 * (-2) + 3 * (-3) = -3.
+  expect_near(m.load()({ag::reshape(x, {2, 3, 3})})[0], {0, -3});
+}
+
+// Boxes by their centres, the second overlapping the first (IoU 0.818) and
+// the third apart; each class picks on its own.
+TEST(OnnxImportValueShaped, NonMaxSuppressionPicksPerBatchAndClass) {
+  Model m;
+  m.input("boxes", TensorProto::FLOAT, {1, 3, 4}).input("scores", TensorProto::FLOAT, {1, 2, 3});
+  m.output("selected", 2, TensorProto::INT64).ints("max", {5});
+  for (auto [name, value] : {std::pair{"iou", 0.5f}, std::pair{"score", 0.15f}}) {
+    TensorProto* t = m.proto().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(TensorProto::FLOAT);
+    t->add_float_data(value);
+  }
+  attr(m.node("NonMaxSuppression", {"boxes", "scores", "max", "iou", "score"}, "selected"),
+       "center_point_box", int64_t{1});
+  const auto boxes = ag::reshape(
+      ag::constant({0.5f, 0.5f, 1.0f, 1.0f, 0.5f, 0.6f, 1.0f, 1.0f, 10.5f, 0.5f, 1.0f, 1.0f}),
+      {1, 3, 4});
+  const auto scores = ag::reshape(ag::constant({0.9f, 0.8f, 0.7f, 0.1f, 0.95f, 0.2f}), {1, 2, 3});
+  const auto selected = m.load()({boxes, scores})[0];
+  EXPECT_EQ(selected.shape(), (ag::Shape{4, 3}));
+  EXPECT_EQ(selected.to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 0, 0, 0, 0, 2, 0, 1, 1, 0, 1, 2}));
+}
+
+TEST(OnnxImportValueShaped, UniqueGivesValuesFirstIndicesInverseAndCounts) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {4, 2});
+  m.output("y", 2).output("first", 1, TensorProto::INT64);
+  m.output("inverse", 1, TensorProto::INT64).output("counts", 1, TensorProto::INT64);
+  auto* n = m.node("Unique", {"x"}, "y");
+  for (const char* out : {"first", "inverse", "counts"}) n->add_output(out);
+  attr(n, "axis", int64_t{0});
+  const auto out =
+      m.load()({ag::constant({{2.0f, 1.0f}, {1.0f, 3.0f}, {2.0f, 1.0f}, {1.0f, 2.0f}})});
+  expect_near(out[0], {1, 2, 1, 3, 2, 1});
+  EXPECT_EQ(out[1].to_vector<int64_t>(), (std::vector<int64_t>{3, 1, 0}));
+  EXPECT_EQ(out[2].to_vector<int64_t>(), (std::vector<int64_t>{2, 1, 2, 0}));
+  EXPECT_EQ(out[3].to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 2}));
 }
 
 }  // namespace
