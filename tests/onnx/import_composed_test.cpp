@@ -407,4 +407,58 @@ TEST(OnnxImportValueShaped, UniqueGivesValuesFirstIndicesInverseAndCounts) {
   EXPECT_EQ(out[3].to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 2}));
 }
 
+void string_attr(onnx::NodeProto* n, const std::string& name, const std::string& value) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+// Index 1 twice: its updates combine in order.
+TEST(OnnxImportComposed, ScatterNdReductionsCombineRepeatedIndices) {
+  for (const auto& [reduction, expected] :
+       {std::pair{std::string("mul"), std::vector<double>{1, 2 * 3 * 4, 3}},
+        std::pair{std::string("max"), std::vector<double>{1, 4, 3}},
+        std::pair{std::string("min"), std::vector<double>{1, 2, 3}}}) {
+    Model m;
+    m.input("data", TensorProto::FLOAT, {3}).input("updates", TensorProto::FLOAT, {2});
+    m.output("y", 1).ints("indices", {1, 1});
+    m.proto().mutable_graph()->mutable_initializer(0)->clear_dims();
+    m.proto().mutable_graph()->mutable_initializer(0)->add_dims(2);
+    m.proto().mutable_graph()->mutable_initializer(0)->add_dims(1);
+    string_attr(m.node("ScatterND", {"data", "indices", "updates"}, "y"), "reduction", reduction);
+    expect_near(m.load()({ag::constant({1.0f, 2.0f, 3.0f}), ag::constant({3.0f, 4.0f})})[0],
+                expected);
+  }
+}
+
+// [1, 2, 3, 4]: sums 10 and -2 + 2i, -2, -2 - 2i; the inverse gives the
+// signal back.
+TEST(OnnxImportComposed, DftOfARealSignalAndItsInverse) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {1, 4, 1}).output("y", 3).output("back", 3);
+  m.node("DFT", {"x"}, "y");
+  attr(m.node("DFT", {"y"}, "back"), "inverse", int64_t{1});
+  const auto out = m.load()({ag::reshape(ag::constant({1.0f, 2.0f, 3.0f, 4.0f}), {1, 4, 1})});
+  EXPECT_EQ(out[0].shape(), (ag::Shape{1, 4, 2}));
+  expect_near(out[0], {10, 0, -2, 2, -2, 0, -2, -2});
+  expect_near(out[1], {1, 0, 2, 0, 3, 0, 4, 0});
+}
+
+// One box over the whole 2 x 2 image, one bin of 2 x 2 samples at the
+// pixels' centres (half_pixel): their mean.
+TEST(OnnxImportComposed, RoiAlignAveragesTheBinsSamples) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {1, 1, 2, 2}).input("rois", TensorProto::FLOAT, {1, 4});
+  m.output("y", 4).ints("batch", {0});
+  auto* n = m.node("RoiAlign", {"x", "rois", "batch"}, "y");
+  attr(n, "output_height", int64_t{1});
+  attr(n, "output_width", int64_t{1});
+  attr(n, "sampling_ratio", int64_t{2});
+  const auto x = ag::reshape(ag::constant({1.0f, 2.0f, 3.0f, 5.0f}), {1, 1, 2, 2});
+  const auto y = m.load()({x, ag::constant({{0.0f, 0.0f, 2.0f, 2.0f}})})[0];
+  EXPECT_EQ(y.shape(), (ag::Shape{1, 1, 1, 1}));
+  expect_near(y, {2.75});
+}
+
 }  // namespace
