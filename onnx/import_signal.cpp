@@ -1,8 +1,8 @@
-// Importers of ONNX's DFT and STFT: the transform as products with constant
-// matrices of cosines and sines (a DFT by definition, O(n^2), exact up to
-// rounding), of real ([..., 1]) or complex ([..., 2]) signals; the frames of
-// STFT gathered at constant positions. Lengths and steps must be known when
-// the model is traced (a graph input specialises the model on its value).
+// Importers of ONNX's DFT, STFT and MelWeightMatrix (a constant): the transform as products with
+// constant matrices of cosines and sines (a DFT by definition, O(n^2), exact up to rounding), of
+// real ([..., 1]) or complex ([..., 2]) signals; the frames of STFT gathered at constant positions.
+// Lengths and steps must be known when the model is traced (a graph input specialises the model on
+// its value).
 #include <cmath>
 #include <numbers>
 #include <numeric>
@@ -13,6 +13,7 @@
 
 #include "ag/ops.h"
 #include "import_ops.h"
+#include "tensor_proto.h"
 
 namespace ag::onnx_io {
 
@@ -143,6 +144,57 @@ std::vector<Tensor> import_stft(NodeContext& ctx) {
   auto [yr, yi] =
       dft_last_axis(xr, xi ? &*xi : nullptr, frame, onesided ? frame / 2 + 1 : frame, false);
   return {stack({yr, yi}, -1)};
+}
+
+// MelWeightMatrix: [dft_length / 2 + 1, num_mel_bins] triangles rising from
+// each band's lower edge to its centre and falling to its upper edge, the
+// edges num_mel_bins + 2 points from lower_edge_hertz in steps of 1 / (num_mel_bins
+// + 2) of the mel range (so the last stays below upper_edge_hertz, as in ONNX's
+// reference), each mapped to the spectrogram bin floor((dft_length + 1) *
+// hertz / sample_rate).
+std::vector<Tensor> import_mel_weight_matrix(NodeContext& ctx) {
+  const int64_t mel_bins = scalar_int(ctx, 0, "num_mel_bins");
+  const int64_t dft_length = scalar_int(ctx, 1, "dft_length");
+  const int64_t sample_rate = scalar_int(ctx, 2, "sample_rate");
+  auto scalar_double = [&](size_t k, std::string_view what) {
+    const std::vector<double> v = ctx.constant_doubles(k, what);
+    if (v.size() != 1) ctx.invalid(std::string(what) + " must hold one value");
+    return v[0];
+  };
+  const double lower = scalar_double(3, "lower_edge_hertz");
+  const double upper = scalar_double(4, "upper_edge_hertz");
+  if (mel_bins < 1 || dft_length < 1 || sample_rate < 1)
+    ctx.invalid("num_mel_bins, dft_length and sample_rate must be 1 or more");
+  const int64_t spectrogram_bins = dft_length / 2 + 1;
+  auto mel = [](double hertz) { return 2595.0 * std::log10(1.0 + hertz / 700.0); };
+  const double low_mel = mel(lower), step = (mel(upper) - low_mel) / double(mel_bins + 2);
+  std::vector<int64_t> edge(static_cast<size_t>(mel_bins + 2));
+  for (int64_t i = 0; i < mel_bins + 2; ++i) {
+    const double hertz = 700.0 * (std::pow(10.0, (double(i) * step + low_mel) / 2595.0) - 1.0);
+    edge[size_t(i)] = int64_t(std::floor(double(dft_length + 1) * hertz / double(sample_rate)));
+  }
+  std::vector<double> weights(size_t(spectrogram_bins * mel_bins), 0.0);
+  auto set = [&](int64_t row, int64_t band, double w) {
+    if (row < 0 || row >= spectrogram_bins)
+      ctx.invalid("the band edges reach past the spectrogram's " +
+                  std::to_string(spectrogram_bins) +
+                  " bins (upper_edge_hertz above half the sample rate?)");
+    weights[size_t(row * mel_bins + band)] = w;
+  };
+  for (int64_t b = 0; b < mel_bins; ++b) {
+    const int64_t left = edge[size_t(b)], centre = edge[size_t(b + 1)], right = edge[size_t(b + 2)];
+    if (centre == left) {
+      set(centre, b, 1.0);
+    } else {
+      for (int64_t j = left; j <= centre; ++j) set(j, b, double(j - left) / double(centre - left));
+    }
+    for (int64_t j = centre; j < right; ++j) set(j, b, double(right - j) / double(right - centre));
+  }
+  DType dtype = float32;
+  if (ctx.has_attr("output_datatype"))
+    dtype = dtype_from_onnx(int32_t(ctx.attr_int("output_datatype")),
+                            ctx.where() + ": attribute 'output_datatype'");
+  return {cast(constant(weights, Shape{spectrogram_bins, mel_bins}), dtype)};
 }
 
 }  // namespace ag::onnx_io

@@ -461,4 +461,26 @@ TEST(OnnxImportComposed, RoiAlignAveragesTheBinsSamples) {
   expect_near(y, {2.75});
 }
 
+// Edges at bins 0, 7, 16 and 24 (of 33): band 0 rises over rows 0 to 7 and
+// falls to row 16, band 1 rises from row 7 to 16 and falls to row 24.
+TEST(OnnxImportComposed, MelWeightMatrixHasOneTrianglePerBand) {
+  Model m;
+  m.input("n", TensorProto::INT64, {}).input("dft", TensorProto::INT64, {});
+  m.input("rate", TensorProto::INT64, {}).input("lo", TensorProto::FLOAT, {});
+  m.input("hi", TensorProto::FLOAT, {}).output("w", 2);
+  m.node("MelWeightMatrix", {"n", "dft", "rate", "lo", "hi"}, "w");
+  const auto w = m.load()({ag::Tensor(int64_t{2}), ag::Tensor(int64_t{64}), ag::Tensor(int64_t{64}),
+                           ag::Tensor(0.0f), ag::Tensor(32.0f)})[0];
+  EXPECT_EQ(w.shape(), (ag::Shape{33, 2}));
+  const std::vector<float> v = w.to_vector<float>();
+  auto at = [&](int row, int band) { return double(v[size_t(row * 2 + band)]); };
+  EXPECT_NEAR(at(3, 0), 3.0 / 7, 1e-6);
+  EXPECT_NEAR(at(7, 0), 1, 1e-6);
+  EXPECT_NEAR(at(10, 0), 6.0 / 9, 1e-6);
+  EXPECT_NEAR(at(10, 1), 3.0 / 9, 1e-6);
+  EXPECT_NEAR(at(20, 1), 4.0 / 8, 1e-6);
+  EXPECT_EQ(at(24, 1), 0);
+  EXPECT_EQ(at(30, 0), 0);
+}
+
 }  // namespace
