@@ -483,4 +483,44 @@ TEST(OnnxImportComposed, MelWeightMatrixHasOneTrianglePerBand) {
   EXPECT_EQ(at(30, 0), 0);
 }
 
+// Running sums of x's rows from the last, stacked along axis 1.
+TEST(OnnxImportComposed, ScanRunsItsBodyPerSliceInTheDirectionAsked) {
+  Model m;
+  m.input("s", TensorProto::FLOAT, {2}).input("x", TensorProto::FLOAT, {3, 2});
+  m.output("final", 1).output("sums", 2);
+  auto* n = m.node("Scan", {"s", "x"}, "final");
+  n->add_output("sums");
+  attr(n, "num_scan_inputs", int64_t{1});
+  attr(n, "scan_input_directions", std::vector<int64_t>{1});
+  attr(n, "scan_output_axes", std::vector<int64_t>{1});
+  auto* body_attr = n->add_attribute();
+  body_attr->set_name("body");
+  body_attr->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto* body = body_attr->mutable_g();
+  body->set_name("body");
+  for (const char* name : {"s_in", "row", "s_out", "sum"}) {
+    onnx::ValueInfoProto* info = std::string(name) == "s_out" || std::string(name) == "sum"
+                                     ? body->add_output()
+                                     : body->add_input();
+    info->set_name(name);
+    auto* t = info->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_value(2);
+  }
+  auto* add = body->add_node();
+  add->set_op_type("Add");
+  add->add_input("s_in");
+  add->add_input("row");
+  add->add_output("s_out");
+  auto* copy = body->add_node();
+  copy->set_op_type("Identity");
+  copy->add_input("s_out");
+  copy->add_output("sum");
+  const auto out = m.load()(
+      {ag::constant({0.0f, 0.0f}), ag::constant({{1.0f, 2.0f}, {3.0f, 4.0f}, {5.0f, 6.0f}})});
+  expect_near(out[0], {9, 12});
+  EXPECT_EQ(out[1].shape(), (ag::Shape{2, 3}));
+  expect_near(out[1], {5, 8, 9, 6, 10, 12});
+}
+
 }  // namespace
