@@ -328,4 +328,74 @@ std::vector<Tensor> import_det(NodeContext& ctx) {
   return {cofactor_det(x, all, all)};
 }
 
+namespace {
+
+// How often each n-gram of length n (their tokens [count, n]) occurs in the
+// rows of x [B, L] with `skip` tokens between its elements: [B, count].
+Tensor ngram_counts(const Tensor& x, const std::vector<int64_t>& tokens, int64_t n, int64_t skip) {
+  const int64_t length = x.shape()[1], count = int64_t(tokens.size()) / n;
+  std::vector<int64_t> at;
+  for (int64_t i = 0; i + (n - 1) * (skip + 1) < length; ++i)
+    for (int64_t k = 0; k < n; ++k) at.push_back(i + k * (skip + 1));
+  const int64_t positions = int64_t(at.size()) / n;
+  if (positions == 0) return zeros(Shape{x.shape()[0], count}, float32);
+  const Tensor windows = gather(x, constant(at, Shape{positions, n}), 1);  // [B, P, n]
+  const Tensor grams = cast(constant(tokens, Shape{count, n}), x.dtype());
+  const Tensor match = reduce_all(equal(expand_dims(windows, 2), grams), {3});  // [B, P, count]
+  return reduce_sum(cast(match, float32), {1});
+}
+
+}  // namespace
+
+// TfIdfVectorizer of integer tokens: for each n-gram of the pool with a
+// length in [min_gram_length, max_gram_length], its occurrences in each row
+// with 0 to max_skip_count tokens skipped between its elements (a 1-gram
+// counted once), weighted by mode (TF: the count, IDF: the weight where it
+// occurs, TFIDF: both) and summed into its column of ngram_indexes.
+std::vector<Tensor> import_tf_idf_vectorizer(NodeContext& ctx) {
+  if (!ctx.has_attr("pool_int64s")) ctx.unsupported("string tokens (pool_strings)");
+  Tensor x = ctx.input(0);
+  const Shape& shape = ctx.static_shape(0, "TfIdfVectorizer");
+  if (shape.rank() != 1 && shape.rank() != 2) ctx.invalid("the input must be [C] or [N, C]");
+  if (shape.rank() == 1) x = expand_dims(x, 0);
+  const std::vector<int64_t> pool = ctx.attr_ints("pool_int64s");
+  const std::vector<int64_t> starts = ctx.attr_ints("ngram_counts");
+  const std::vector<int64_t> columns = ctx.attr_ints("ngram_indexes");
+  const int64_t min_n = ctx.attr_int("min_gram_length"), max_n = ctx.attr_int("max_gram_length");
+  const int64_t max_skip = ctx.attr_int("max_skip_count");
+  const std::string mode = ctx.attr_string("mode", "TF");
+  if (mode != "TF" && mode != "IDF" && mode != "TFIDF") ctx.invalid("mode '" + mode + "'");
+  std::vector<float> weights(columns.size(), 1.0f);
+  if (ctx.has_attr("weights")) weights = ctx.attr_floats("weights");
+  if (weights.size() != columns.size()) ctx.invalid("weights and ngram_indexes differ in length");
+  // Each n-gram's count, in pool order: [B, grams].
+  std::vector<Tensor> counts;
+  int64_t grams = 0;
+  for (size_t g = 0; g < starts.size(); ++g) {
+    const auto n = int64_t(g + 1);
+    const int64_t begin = starts[g],
+                  end = g + 1 < starts.size() ? starts[g + 1] : int64_t(pool.size());
+    if (begin < 0 || end < begin || end > int64_t(pool.size()) || (end - begin) % n != 0)
+      ctx.invalid("ngram_counts does not split pool_int64s into n-grams");
+    const std::vector<int64_t> tokens(pool.begin() + begin, pool.begin() + end);
+    const int64_t count = int64_t(tokens.size()) / n;
+    grams += count;
+    if (count == 0) continue;
+    Tensor c = zeros(Shape{shape.rank() == 1 ? 1 : shape[0], count}, float32);
+    if (n >= min_n && n <= max_n)
+      for (int64_t skip = 0; skip <= (n == 1 ? 0 : max_skip); ++skip)
+        c = c + ngram_counts(x, tokens, n, skip);
+    counts.push_back(c);
+  }
+  if (grams != int64_t(columns.size())) ctx.invalid("ngram_indexes needs one column per n-gram");
+  const int64_t width = columns.empty() ? 0 : *std::max_element(columns.begin(), columns.end()) + 1;
+  std::vector<float> to_column(size_t(grams * width), 0.0f);
+  for (int64_t j = 0; j < grams; ++j)
+    to_column[size_t(j * width + columns[size_t(j)])] = mode == "TF" ? 1.0f : weights[size_t(j)];
+  Tensor all = concat(counts, 1);
+  if (mode == "IDF") all = cast(greater(all, 0.0f), float32);
+  Tensor y = matmul(all, constant(to_column, Shape{grams, width}));
+  return {shape.rank() == 1 ? reshape(y, {width}) : y};
+}
+
 }  // namespace ag::onnx_io

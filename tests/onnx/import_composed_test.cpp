@@ -523,4 +523,29 @@ TEST(OnnxImportComposed, ScanRunsItsBodyPerSliceInTheDirectionAsked) {
   expect_near(out[1], {5, 8, 9, 6, 10, 12});
 }
 
+// Tokens 1 2 1 2 3: 1 occurs twice, 3 once, the bigram (1, 2) twice.
+TEST(OnnxImportComposed, TfIdfVectorizerCountsNgramsAndWeighsThemByMode) {
+  for (const auto& [mode, expected] :
+       {std::pair{std::string("TF"), std::vector<double>{2, 1, 2}},
+        std::pair{std::string("IDF"), std::vector<double>{0.5, 2, 0.25}},
+        std::pair{std::string("TFIDF"), std::vector<double>{1, 2, 0.5}}}) {
+    Model m;
+    m.input("x", TensorProto::INT64, {5}).output("y", 1);
+    auto* n = m.node("TfIdfVectorizer", {"x"}, "y");
+    attr(n, "min_gram_length", int64_t{1});
+    attr(n, "max_gram_length", int64_t{2});
+    attr(n, "max_skip_count", int64_t{1});
+    attr(n, "ngram_counts", std::vector<int64_t>{0, 2});
+    attr(n, "ngram_indexes", std::vector<int64_t>{0, 1, 2});
+    attr(n, "pool_int64s", std::vector<int64_t>{1, 3, 1, 2});
+    string_attr(n, "mode", mode);
+    auto* w = n->add_attribute();
+    w->set_name("weights");
+    w->set_type(onnx::AttributeProto::FLOATS);
+    for (float v : {0.5f, 2.0f, 0.25f}) w->add_floats(v);
+    const auto x = ag::constant(std::vector<int64_t>{1, 2, 1, 2, 3}, ag::Shape{5});
+    expect_near(m.load()({x})[0], expected);
+  }
+}
+
 }  // namespace
