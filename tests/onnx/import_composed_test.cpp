@@ -548,4 +548,21 @@ TEST(OnnxImportComposed, TfIdfVectorizerCountsNgramsAndWeighsThemByMode) {
   }
 }
 
+// A crop from 0 to 1.5 times the last index: samples at 0, 1.5 and 3, the
+// last past the input.
+TEST(OnnxImportComposed, ResizeCropsAndResizesLinearlyWithAnExtrapolationValue) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {1, 3}).output("y", 2).ints("sizes", {1, 3});
+  TensorProto* roi = m.proto().mutable_graph()->add_initializer();
+  roi->set_name("roi");
+  roi->set_data_type(TensorProto::FLOAT);
+  roi->add_dims(4);
+  for (float v : {0.0f, 0.0f, 1.0f, 1.5f}) roi->add_float_data(v);
+  auto* n = m.node("Resize", {"x", "roi", "", "sizes"}, "y");
+  string_attr(n, "mode", "linear");
+  string_attr(n, "coordinate_transformation_mode", "tf_crop_and_resize");
+  attr(n, "extrapolation_value", 7.0f);
+  expect_near(m.load()({ag::constant({{0.0f, 10.0f, 20.0f}})})[0], {0, 15, 7});
+}
+
 }  // namespace
