@@ -565,4 +565,16 @@ TEST(OnnxImportComposed, ResizeCropsAndResizesLinearlyWithAnExtrapolationValue) 
   expect_near(m.load()({ag::constant({{0.0f, 10.0f, 20.0f}})})[0], {0, 15, 7});
 }
 
+// Nonzeros at (0, 1), (1, 0) and (1, 2), then none at all.
+TEST(OnnxImportValueShaped, NonZeroGivesTheCoordinatesInRowMajorOrder) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {2, 3}).output("y", 2, TensorProto::INT64);
+  m.node("NonZero", {"x"}, "y");
+  const ag::onnx::Model model = m.load();
+  const auto y = model({ag::constant({{0.0f, 5.0f, 0.0f}, {-1.0f, 0.0f, 2.0f}})})[0];
+  EXPECT_EQ(y.shape(), (ag::Shape{2, 3}));
+  EXPECT_EQ(y.to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 1, 1, 0, 2}));
+  EXPECT_EQ(model({ag::zeros({2, 3})})[0].shape(), (ag::Shape{2, 0}));
+}
+
 }  // namespace
