@@ -61,11 +61,15 @@
 //   argsort: TopK's indices, cast to int32 (TopK breaks ties by index too).
 //   cumprod: ONNX has none; a Mul per row along the axis (its length must be
 //     static), the rows sliced and the products concatenated.
+//   non_max_suppression: NonMaxSuppression of one batch and class (float32
+//     boxes: float64 is cast), column 2 of its picks cast to int32.
+//   unique_first_indices: Unique's output 1 (its axis where the op has one).
 //   matmul: MatMul, an operand flagged transposed through a Transpose first.
 //   dropout_mask: Dropout (training_mode true, our ratio and seed) of ones of
 //     x's shape, whose output is the scaled mask; ONNX runtimes draw other
 //     random numbers for the same seed.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -224,6 +228,8 @@ struct OpExport {
   std::vector<std::string> scatter_nd(const char* reduction);
   std::vector<std::string> argsort();
   std::vector<std::string> cumprod();
+  std::vector<std::string> non_max_suppression();
+  std::vector<std::string> unique_first_indices();
   // Linear algebra and dropout.
   std::vector<std::string> matmul();
   std::vector<std::string> dropout_mask();
@@ -726,6 +732,40 @@ std::vector<std::string> OpExport::argsort() {
   set_int(node, "largest", attrs.ints[0]);
   set_int(node, "sorted", 1);
   return {e.cast(outs[1], DType::int32)};
+}
+
+// ONNX's NonMaxSuppression of one batch and class ([1, n, 4] boxes, [1, 1,
+// n] scores; float32, so float64 is cast) and column 2 of its [k, 3]
+// selected (batch, class, box) rows, as int32. A score_threshold of -inf is
+// ONNX's absent one.
+std::vector<std::string> OpExport::non_max_suppression() {
+  auto as_float = [&](const std::string& x) {
+    return in_dtype == DType::float32 ? x : e.cast(x, DType::float32);
+  };
+  auto float_input = [&](double v, const char* name) {
+    return ex.constant(ag::constant(std::vector<float>{float(v)}, Shape{1}), name);
+  };
+  std::vector<std::string> inputs{e.op("Unsqueeze", {as_float(in[0]), ex.int64s({0})}),
+                                  e.op("Unsqueeze", {as_float(in[1]), ex.int64s({0, 1})}),
+                                  ex.int64s({attrs.ints[0]}),
+                                  float_input(attrs.lo, "iou_threshold")};
+  if (attrs.hi != -std::numeric_limits<double>::infinity())
+    inputs.push_back(float_input(attrs.hi, "score_threshold"));
+  const std::string selected = e.op("NonMaxSuppression", inputs);
+  std::string column;
+  set_int(e.with_attrs("Gather", {selected, ex.constant(Tensor(int64_t{2}), "box")}, column),
+          "axis", 1);
+  return {e.cast(column, DType::int32)};
+}
+
+// ONNX's Unique, with the axis where the op has one (else of the flattened
+// input, as ONNX's without one), its output 1: the first occurrences.
+std::vector<std::string> OpExport::unique_first_indices() {
+  const std::vector<std::string> outs = ex.node(e.g, "Unique", {in[0]}, 4);
+  ::onnx::NodeProto& node = *e.g.mutable_node(e.g.node_size() - 1);
+  if (attrs.ints[1] != 0) set_int(node, "axis", attrs.axis);
+  set_int(node, "sorted", attrs.ints[0]);
+  return {outs[1]};
 }
 
 // ONNX has no cumulative product: the rows along the axis (a static

@@ -5,6 +5,7 @@
 // constant folding does once for an initializer; MaxPool and AveragePool our
 // max_pool and avg_pool, the global pools reductions.
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -142,21 +143,107 @@ Tensor mean_over_padding_too(NodeContext& ctx, int rank, const std::vector<int64
   return convolution(x, ones, strides, padding, kChannelsFirst[rank - 1], dilations);
 }
 
+// The windows of a pool over static spatial dims `in`: for each output
+// position (row-major) and each of the window's `size` taps, the tap's flat
+// position in `in` (row-major, or column-major for storage_order 1), or -1 in
+// the padding.
+struct Windows {
+  std::vector<int64_t> out;  // the output's spatial dims
+  int64_t size = 1;
+  std::vector<int64_t> taps;  // [prod(out), size]
+  std::vector<int64_t> taps_stored;
+};
+
+Windows pool_windows(const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                     const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                     const std::vector<std::pair<int64_t, int64_t>>& pads) {
+  const size_t rank = in.size();
+  Windows w;
+  int64_t positions = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t span = dilations[i] * (kernel[i] - 1) + 1;
+    w.out.push_back((in[i] + pads[i].first + pads[i].second - span) / strides[i] + 1);
+    positions *= w.out.back();
+    w.size *= kernel[i];
+  }
+  std::vector<int64_t> at(rank);
+  for (int64_t p = 0; p < positions; ++p) {
+    for (int64_t k = 0; k < w.size; ++k) {
+      int64_t rest_p = p, rest_k = k, flat = 0, stored = 0, stride_stored = 1;
+      bool inside = true;
+      for (size_t i = rank; i-- > 0;) {
+        at[i] =
+            (rest_p % w.out[i]) * strides[i] + (rest_k % kernel[i]) * dilations[i] - pads[i].first;
+        rest_p /= w.out[i];
+        rest_k /= kernel[i];
+        inside = inside && at[i] >= 0 && at[i] < in[i];
+      }
+      for (size_t i = 0; i < rank; ++i) {
+        flat = flat * in[i] + at[i];
+        stored += at[i] * stride_stored;
+        stride_stored *= in[i];
+      }
+      w.taps.push_back(inside ? flat : -1);
+      w.taps_stored.push_back(inside ? stored : -1);
+    }
+  }
+  return w;
+}
+
+// MaxPool's Indices: each window's first largest element's flat position in
+// the input (batch and channel counted in), found by gathering the windows'
+// taps (the padding a -inf past the end) and their argmax.
+Tensor max_pool_indices(NodeContext& ctx, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                        const Padding& padding) {
+  const Shape& shape = ctx.static_shape(0, "MaxPool's Indices output");
+  if (padding.mode == "SAME") ctx.unsupported("the Indices output with SAME padding");
+  const int rank = shape.rank() - 2;
+  std::vector<std::pair<int64_t, int64_t>> pads = padding.pads;
+  if (padding.mode == "VALID") pads.assign(size_t(rank), {0, 0});
+  const std::vector<int64_t> in(shape.begin() + 2, shape.end());
+  const Windows w = pool_windows(in, kernel, strides, dilations, pads);
+  const int64_t n = shape[0], c = shape[1], per_channel = shape.num_elements() / (n * c);
+  const int64_t positions = int64_t(w.taps.size()) / w.size;
+  const Tensor& x = ctx.input(0);
+  const Tensor flat =
+      concat({reshape(x, {n, c, per_channel}),
+              fill(Shape{n, c, 1}, -std::numeric_limits<double>::infinity(), x.dtype())},
+             2);
+  std::vector<int64_t> gathered = w.taps;
+  for (int64_t& t : gathered) t = t < 0 ? per_channel : t;
+  const Tensor windows =
+      reshape(gather(flat, constant(gathered, Shape{int64_t(gathered.size())}), 2),
+              {n, c, positions, w.size});
+  std::vector<int64_t> first_tap(static_cast<size_t>(positions));
+  for (int64_t p = 0; p < positions; ++p) first_tap[size_t(p)] = p * w.size;
+  const Tensor tap = constant(first_tap, Shape{positions}) + cast(argmax(windows, 3), int64);
+  const bool column_major = ctx.attr_int("storage_order", 0) != 0;
+  const std::vector<int64_t>& table = column_major ? w.taps_stored : w.taps;
+  std::vector<int64_t> offsets(static_cast<size_t>(n * c));
+  for (int64_t k = 0; k < n * c; ++k) offsets[size_t(k)] = k * per_channel;
+  Tensor index = gather(constant(table, Shape{int64_t(table.size())}), tap) +
+                 constant(offsets, Shape{n, c, 1});
+  std::vector<int64_t> dims{n, c};
+  dims.insert(dims.end(), w.out.begin(), w.out.end());
+  return reshape(index, dims);
+}
+
 std::vector<Tensor> import_pool(NodeContext& ctx, bool max) {
   const int rank = spatial_rank(ctx);
   const std::vector<int64_t> kernel = ints_or_none(ctx, "kernel_shape");
   if (kernel.size() != size_t(rank)) ctx.invalid("kernel_shape needs one value per spatial dim");
   const std::vector<int64_t> strides = per_dim(ctx, "strides", rank, 1);
   const std::vector<int64_t> dilations = per_dim(ctx, "dilations", rank, 1);
-  if (ctx.attr_int("storage_order", 0) != 0) ctx.unsupported("storage_order 1");
-  if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty())
-    ctx.unsupported("the Indices output");
   const Padding padding = with_ceil_mode(ctx, conv_padding(ctx, rank, strides, dilations, kernel),
                                          rank, strides, kernel);
   const char* format = kChannelsFirst[rank - 1];
   if (!max && ctx.attr_int("count_include_pad", 0) != 0)
     return {mean_over_padding_too(ctx, rank, kernel, strides, padding, dilations)};
-  return {pool(ctx.input(0), kernel, max ? "MAX" : "AVG", strides, padding, format, dilations)};
+  Tensor y = pool(ctx.input(0), kernel, max ? "MAX" : "AVG", strides, padding, format, dilations);
+  if (max && ctx.node().output_size() > 1 && !ctx.node().output(1).empty())
+    return {y, max_pool_indices(ctx, kernel, strides, dilations, padding)};
+  return {y};
 }
 
 std::vector<int64_t> spatial_axes(NodeContext& ctx) {
@@ -237,6 +324,42 @@ std::vector<Tensor> import_conv_transpose(NodeContext& ctx) {
   const Tensor y = conv_transpose(ctx.input(0), our_filter(ctx.input(1), rank), out_shape, strides,
                                   pads, kChannelsFirst[rank - 1], dilations);
   return {with_bias(ctx, y, rank)};
+}
+
+// MaxUnpool: zeros of the unpooled shape (each spatial dim (in - 1) * stride
+// + kernel - pads) with x's values written at their flat indices, as
+// MaxPool's Indices give them; an output_shape (input 2) larger than that
+// pads each dim at its end, as ONNX's reference does.
+std::vector<Tensor> import_max_unpool(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const int rank = spatial_rank(ctx);
+  const Shape& shape = ctx.static_shape(0, "MaxUnpool");
+  const std::vector<int64_t> kernel = ints_or_none(ctx, "kernel_shape");
+  if (kernel.size() != size_t(rank)) ctx.invalid("kernel_shape needs one value per spatial dim");
+  const std::vector<int64_t> strides = per_dim(ctx, "strides", rank, 1);
+  const auto pads = explicit_pads(ctx, rank);
+  std::vector<int64_t> dims{shape[0], shape[1]};
+  for (size_t i = 0; i < size_t(rank); ++i)
+    dims.push_back((shape[int(i) + 2] - 1) * strides[i] + kernel[i] - pads[i].first -
+                   pads[i].second);
+  int64_t total = 1;
+  for (int64_t d : dims) total *= d;
+  Tensor y = reshape(
+      tensor_scatter_nd_update(zeros(Shape{total}, x.dtype()),
+                               reshape(cast(ctx.input(1), int64), {-1, 1}), reshape(x, {-1})),
+      dims);
+  if (!ctx.has_input(2)) return {y};
+  const std::vector<int64_t> wanted = ctx.constant_ints(2, "output_shape");
+  std::vector<std::pair<int64_t, int64_t>> paddings;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (wanted.size() != dims.size() || wanted[i] < dims[i] || (i < 2 && wanted[i] != dims[i])) {
+      ctx.invalid("output_shape " + Shape(std::span<const int64_t>(wanted)).to_list_string() +
+                  " must have the input's batch and channels and cover the unpooled shape " +
+                  Shape(std::span<const int64_t>(dims)).to_list_string());
+    }
+    paddings.emplace_back(0, wanted[i] - dims[i]);
+  }
+  return {pad(y, paddings)};
 }
 
 }  // namespace ag::onnx_io

@@ -1,6 +1,8 @@
 // Resize and Upsample (ag::image::resize_axes, with ONNX's coordinate modes,
 // nearest rounding and cubic coefficient), DepthToSpace and SpaceToDepth
 // (channels first, as ONNX lays them out).
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,57 @@ Tensor resized(NodeContext& ctx, const Tensor& x, const std::vector<double>& sca
 
 }  // namespace
 
+namespace {
+
+// Resize with tf_crop_and_resize, linear: each axis interpolated on its own
+// between the two inputs around the source coordinate of the crop (roi:
+// starts then ends, as fractions of length - 1); a coordinate outside the
+// input on any axis gives extrapolation_value.
+Tensor crop_and_resize_linear(NodeContext& ctx) {
+  const Shape& shape = ctx.static_shape(0, "Resize with tf_crop_and_resize");
+  const int rank = shape.rank();
+  const std::vector<double> roi = ctx.constant_doubles(1, "roi");
+  if (roi.size() != size_t(2 * rank)) ctx.invalid("roi needs a start and an end per axis");
+  std::vector<int64_t> sizes;
+  if (ctx.has_input(3)) sizes = ctx.constant_ints(3, "sizes");
+  if (sizes.empty() && ctx.has_input(2)) {
+    for (int a = 0; a < rank; ++a)
+      sizes.push_back(
+          int64_t(std::floor(double(shape[a]) * ctx.constant_doubles(2, "scales").at(size_t(a)))));
+  }
+  if (sizes.size() != size_t(rank)) ctx.invalid("sizes or scales need one value per axis");
+  Tensor y = ctx.input(0);
+  Tensor outside = zeros(Shape{}, bool_);
+  for (int a = 0; a < rank; ++a) {
+    const double start = roi[size_t(a)], end = roi[size_t(a + rank)], last = double(shape[a] - 1);
+    const int64_t out = sizes[size_t(a)];
+    const auto count = static_cast<size_t>(out);
+    std::vector<int64_t> low(count), high(count);
+    std::vector<double> weight(count);
+    std::vector<int32_t> out_of_range(count);
+    for (int64_t i = 0; i < out; ++i) {
+      const double c = out > 1 ? start * last + double(i) * (end - start) * last / double(out - 1)
+                               : 0.5 * (start + end) * last;
+      out_of_range[size_t(i)] = c < 0 || c > last;
+      const double clamped = std::clamp(c, 0.0, last);
+      low[size_t(i)] = int64_t(std::floor(clamped));
+      high[size_t(i)] = std::min<int64_t>(low[size_t(i)] + 1, shape[a] - 1);
+      weight[size_t(i)] = clamped - double(low[size_t(i)]);
+    }
+    std::vector<int64_t> along(size_t(rank), 1);
+    along[size_t(a)] = out;
+    const Shape line{out};
+    const Tensor w = reshape(cast(constant(weight, line), y.dtype()), along);
+    y = gather(y, constant(low, line), a) * (cast(Tensor(1), y.dtype()) - w) +
+        gather(y, constant(high, line), a) * w;
+    outside = logical_or(outside, reshape(cast(constant(out_of_range, line), bool_), along));
+  }
+  const float fill_value = ctx.attr_float("extrapolation_value", 0.0f);
+  return where(outside, cast(Tensor(fill_value), y.dtype()), y);
+}
+
+}  // namespace
+
 // Opset 10: scales only, asymmetric coordinates, nearest rounds down (as
 // Upsample). Opset 11 on: roi, scales or sizes, and the modes' attributes.
 std::vector<Tensor> import_resize(NodeContext& ctx) {
@@ -82,6 +135,9 @@ std::vector<Tensor> import_resize(NodeContext& ctx) {
     options.rounding = NearestRounding::kFloor;
     scales = ctx.constant_doubles(1, "scales");
   } else {
+    if (ctx.attr_string("coordinate_transformation_mode", "") == "tf_crop_and_resize" &&
+        options.interpolation == image::Interpolation::kLinear)
+      return {crop_and_resize_linear(ctx)};
     options.rounding = rounding_of(ctx);
     options.coordinates = coordinates_of(ctx);
     options.cubic_coeff_a = ctx.attr_float("cubic_coeff_a", -0.75f);

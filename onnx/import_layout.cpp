@@ -69,6 +69,9 @@ std::vector<Tensor> import_constant(NodeContext& ctx) {
   ctx.unsupported("only the value, value_float(s) and value_int(s) attributes are supported");
 }
 
+// The most elements a ConstantOfShape folds to a constant.
+constexpr int64_t kFoldedElements = 64;
+
 // Zeros (no value, or a value whose bits are all clear) load as the zeros
 // op, as a trace makes them: a large array's zeros are not a constant of the
 // loaded graph, and a plan that overwrites them never computes them.
@@ -83,6 +86,11 @@ std::vector<Tensor> import_constant_of_shape(NodeContext& ctx) {
   const auto* bytes = static_cast<const unsigned char*>(value.raw_data());
   if (std::all_of(bytes, bytes + dtype_size(value.dtype()), [](unsigned char b) { return b == 0; }))
     return {ops::zeros_op(shape_of(dims), value.dtype())};
+  // A few elements (a shape, as in Shape -> ConstantOfShape -> Concat ->
+  // Reshape) are a constant, so what is computed from them is known while
+  // the model is traced; broadcast_to is a node of the trace.
+  if (shape_of(dims).num_elements() <= kFoldedElements)
+    return {tile(reshape(value, std::vector<int64_t>(dims.size(), 1)), dims)};
   return {broadcast_to(reshape(value, {}), dims)};
 }
 
@@ -287,6 +295,38 @@ std::vector<Tensor> import_gather_nd(NodeContext& ctx) {
   return {gather_nd(data, coordinates_from_end(ctx.input(1), data, batch_dims), batch_dims)};
 }
 
+namespace {
+
+// ScatterND with reduction mul, max or min: one update at a time, each the
+// element or slice there combined with it and written back, so that
+// repeated indices combine in order as ONNX's reference does. The number of
+// updates must be static.
+Tensor scatter_nd_reduce(NodeContext& ctx, const std::string& reduction) {
+  Tensor data = ctx.input(0);
+  const Shape& indices = ctx.static_shape(1, "ScatterND with reduction '" + reduction + "'");
+  if (indices.rank() < 1) ctx.invalid("indices must have rank 1 or more");
+  const int64_t depth = indices.dim(-1),
+                count = indices.num_elements() / std::max<int64_t>(depth, 1);
+  const Tensor rows = reshape(coordinates_from_end(ctx.input(1), data, 0), {count, depth});
+  const Tensor& updates = ctx.input(2);
+  std::vector<int64_t> update_rows{count};
+  for (int i = indices.rank() - 1; i < updates.rank(); ++i)
+    update_rows.push_back(updates.shape()[i]);
+  const Tensor values = reshape(updates, update_rows);
+  for (int64_t k = 0; k < count; ++k) {
+    const Tensor at = slice(rows, {k, 0}, {1, depth});
+    const Tensor old_value = gather_nd(data, at);
+    const Tensor update = expand_dims(gather(values, Tensor(k)), 0);
+    const Tensor combined = reduction == "mul"   ? old_value * update
+                            : reduction == "max" ? maximum(old_value, update)
+                                                 : minimum(old_value, update);
+    data = tensor_scatter_nd_update(data, at, combined);
+  }
+  return data;
+}
+
+}  // namespace
+
 // Our tensor_scatter_nd_add for reduction "add". Without a reduction, writes
 // of whole rows (indices [k, 1]) are the writes of a TensorArray holding
 // `data` (our tensor_array_write op, in place in a loop); other indices are
@@ -296,6 +336,8 @@ std::vector<Tensor> import_scatter_nd(NodeContext& ctx) {
   const Tensor& data = ctx.input(0);
   if (reduction == "add")
     return {tensor_scatter_nd_add(data, coordinates_from_end(ctx.input(1), data, 0), ctx.input(2))};
+  if (reduction == "mul" || reduction == "max" || reduction == "min")
+    return {scatter_nd_reduce(ctx, reduction)};
   if (reduction != "none") ctx.unsupported("reduction '" + reduction + "'");
   const Shape& indices_shape = ctx.static_shape(1, "ScatterND");
   if (indices_shape.rank() != 2 || indices_shape[1] != 1 || data.rank() < 1)
@@ -495,7 +537,49 @@ bool reverses_whole_axis(int64_t start, int64_t end, int64_t step, int64_t dim) 
 
 }  // namespace
 
+namespace {
+
+// Slice whose starts or ends are computed when the graph runs (a loop's
+// counter): per axis, the rows range(start, end, step) gathered, the bounds
+// counted from the end and clamped as ONNX says, with tensors. The axis's
+// length is then unknown while tracing.
+Tensor slice_at_run_time(NodeContext& ctx) {
+  Tensor x = ctx.input(0);
+  const Tensor starts = cast(ctx.input(1), int64), ends = cast(ctx.input(2), int64);
+  if (starts.rank() != 1 || ends.rank() != 1 || starts.shape()[0] == kUnknownDim ||
+      starts.shape()[0] != ends.shape()[0])
+    ctx.invalid("starts and ends must be 1-D, of one length known when the model is loaded");
+  const int64_t n = starts.shape()[0];
+  std::vector<int64_t> axis_of(static_cast<size_t>(n)), steps(static_cast<size_t>(n), 1);
+  std::iota(axis_of.begin(), axis_of.end(), 0);
+  if (ctx.has_input(3)) axis_of = ctx.constant_ints(3, "axes");
+  if (ctx.has_input(4)) steps = ctx.constant_ints(4, "steps");
+  if (axis_of.size() != size_t(n) || steps.size() != size_t(n))
+    ctx.invalid("starts, ends, axes and steps must have one length");
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t axis = ctx.normalize_axis(axis_of[size_t(k)], x.rank(), "axis");
+    const int64_t step = steps[size_t(k)];
+    if (step == 0) ctx.invalid("steps must not be 0");
+    const Tensor dim = gather(shape(x, int64), Tensor(axis));
+    auto bound = [&](const Tensor& v, const Tensor& lo, const Tensor& hi) {
+      return minimum(maximum(where(less(v, 0), v + dim, v), lo), hi);
+    };
+    const Tensor zero(int64_t{0});
+    const Tensor start = step > 0 ? bound(gather(starts, Tensor(k)), zero, dim)
+                                  : bound(gather(starts, Tensor(k)), zero, dim - 1);
+    const Tensor end = step > 0 ? bound(gather(ends, Tensor(k)), zero, dim)
+                                : bound(gather(ends, Tensor(k)), Tensor(int64_t{-1}), dim - 1);
+    x = gather(x, range(start, end, Tensor(step)), axis);
+  }
+  return x;
+}
+
+}  // namespace
+
 std::vector<Tensor> import_slice(NodeContext& ctx) {
+  if (ctx.opset() >= 10 && ctx.has_input(2) &&
+      (ctx.input(1).is_symbolic() || ctx.input(2).is_symbolic()))
+    return {slice_at_run_time(ctx)};
   std::vector<int64_t> starts, ends, axes, steps;
   if (ctx.opset() < 10) {
     starts = ctx.attr_ints("starts");

@@ -7,6 +7,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -547,6 +548,32 @@ Tensor norm(const Tensor& x, double ord, std::vector<int64_t> axis = {}, bool ke
 // gradient is the output's gradient times the same mask.
 Tensor dropout(const Tensor& x, double rate, std::optional<uint64_t> seed = std::nullopt,
                bool training = true, CallSite site = CallSite::current());
+
+// tf.unique: the distinct values of a 1-D x in the order they first occur,
+// and for each element its slot among them (out_idx int32 or int64):
+// auto [y, idx] = ag::unique(x). Its length depends on the values.
+struct UniqueResult {
+  Tensor y;
+  Tensor idx;
+};
+UniqueResult unique(const Tensor& x, DType out_idx = DType::int32,
+                    CallSite site = CallSite::current());
+// The int64 index of the first occurrence of each distinct slice of x along
+// `axis` (of each distinct element of x flattened when no axis), in the
+// order they first occur or, with `sorted`, in ascending order of the slices
+// (lexicographic, as NumPy's unique): ONNX's Unique, whose outputs gather x
+// there. Its length depends on the values.
+Tensor unique_first_indices(const Tensor& x, std::optional<int64_t> axis = std::nullopt,
+                            bool sorted = false, CallSite site = CallSite::current());
+// tf.image.non_max_suppression: the int32 indices of at most
+// max_output_size boxes [num_boxes, 4] ([y1, x1, y2, x2], either corner
+// first), picked greedily by descending score (ties by index) among those
+// scoring above score_threshold, skipping any whose IoU with a picked box is
+// above iou_threshold. Its length depends on the values: unknown while tracing.
+Tensor non_max_suppression(const Tensor& boxes, const Tensor& scores, int64_t max_output_size,
+                           double iou_threshold = 0.5,
+                           double score_threshold = -std::numeric_limits<double>::infinity(),
+                           CallSite site = CallSite::current());
 
 }  // namespace api
 

@@ -771,6 +771,21 @@ std::vector<OpCase> make_cases() {
   add_layout_selection_cases(c);
   add_sorting_cases(c);
   add_collective_cases(c);
+  // Overlapping boxes, corners in either order, with repeated scores.
+  c.push_back({"non_max_suppression", kFloating, samples({{8, 4}, {8}}),
+               [](const Tensors& x) { return ag::non_max_suppression(x[0], x[1], 8, 0.3); }});
+  c.push_back({"non_max_suppression_thresholds", kFloating, samples({{8, 4}, {8}}),
+               [](const Tensors& x) { return ag::non_max_suppression(x[0], x[1], 2, 0.5, 0.0); }});
+  // Samples repeat values (and rows, along axis 0 of a [6, 2]).
+  c.push_back({"unique_first_indices", kAll, samples({{4, 6}}),
+               [](const Tensors& x) { return ag::unique_first_indices(x[0]); }});
+  c.push_back({"unique_first_indices_sorted_axis", kAll,
+               [](DType d) { return Tensors{ag::tile(sample(d, {3, 2}), {2, 1})}; },
+               [](const Tensors& x) { return ag::unique_first_indices(x[0], 0, true); }});
+  c.push_back({"unique", kAll, samples({{12}}), [](const Tensors& x) {
+                 const ag::UniqueResult u = ag::unique(x[0]);
+                 return ag::concat({ag::cast(u.y, ag::float64), ag::cast(u.idx, ag::float64)}, 0);
+               }});
   return c;
 }
 
