@@ -27,7 +27,7 @@ MPI_Datatype mpi_type(DType dtype) {
       return MPI_INT32_T;
     case DType::int64:
       return MPI_INT64_T;
-    case DType::bool_:
+    default:  // collectives run on compute dtypes (ag/dtype.h)
       break;
   }
   throw InternalError("ag::distribute: no MPI type for dtype " + std::string(dtype_name(dtype)));

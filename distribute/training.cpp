@@ -25,7 +25,7 @@ struct FusionBuffer {
 // same dtypes and shapes.
 std::vector<FusionBuffer> plan_fusion(const std::vector<Tensor>& grads, int64_t threshold) {
   std::vector<FusionBuffer> buffers;
-  std::vector<size_t> open_by_dtype(size_t(DType::bool_) + 1, SIZE_MAX);
+  std::vector<size_t> open_by_dtype(size_t(kNumDTypes), SIZE_MAX);
   for (size_t i = 0; i < grads.size(); ++i) {
     if (!grads[i].defined()) continue;
     const int64_t bytes = static_bytes(grads[i]);

@@ -173,6 +173,13 @@ struct OpExport {
   std::vector<std::string> slice();
   std::vector<std::string> unsorted_segment_sum();
   std::vector<std::string> one_hot();
+  std::vector<std::string> quantize_linear() { return with_axis("QuantizeLinear"); }
+  std::vector<std::string> dequantize_linear() { return with_axis("DequantizeLinear"); }
+  std::vector<std::string> with_axis(const char* type) {
+    std::string out;
+    set_int(e.with_attrs(type, {in[0], in[1], in[2]}, out), "axis", attrs.axis);
+    return {out};
+  }
   std::vector<std::string> shape();
   std::vector<std::string> size();
   std::vector<std::string> rank();

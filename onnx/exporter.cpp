@@ -23,6 +23,22 @@ int32_t onnx_type(DType dtype) {
       return ::onnx::TensorProto::INT64;
     case DType::bool_:
       return ::onnx::TensorProto::BOOL;
+    case DType::uint8:
+      return ::onnx::TensorProto::UINT8;
+    case DType::int8:
+      return ::onnx::TensorProto::INT8;
+    case DType::int16:
+      return ::onnx::TensorProto::INT16;
+    case DType::uint16:
+      return ::onnx::TensorProto::UINT16;
+    case DType::uint32:
+      return ::onnx::TensorProto::UINT32;
+    case DType::uint64:
+      return ::onnx::TensorProto::UINT64;
+    case DType::float16:
+      return ::onnx::TensorProto::FLOAT16;
+    case DType::bfloat16:
+      return ::onnx::TensorProto::BFLOAT16;
   }
   throw InternalError("onnx_type: unknown dtype");
 }

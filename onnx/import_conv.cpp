@@ -240,7 +240,13 @@ std::vector<Tensor> import_pool(NodeContext& ctx, bool max) {
   const char* format = kChannelsFirst[rank - 1];
   if (!max && ctx.attr_int("count_include_pad", 0) != 0)
     return {mean_over_padding_too(ctx, rank, kernel, strides, padding, dilations)};
-  Tensor y = pool(ctx.input(0), kernel, max ? "MAX" : "AVG", strides, padding, format, dilations);
+  // An integer MaxPool (int8 and uint8 since opset 12) runs in float64,
+  // which holds every such value exactly.
+  const Tensor& x = ctx.input(0);
+  const bool integer = max && is_integer(x.dtype());
+  Tensor y = pool(integer ? cast(x, float64) : x, kernel, max ? "MAX" : "AVG", strides, padding,
+                  format, dilations);
+  if (integer) y = cast(y, x.dtype());
   if (max && ctx.node().output_size() > 1 && !ctx.node().output(1).empty())
     return {y, max_pool_indices(ctx, kernel, strides, dilations, padding)};
   return {y};
@@ -270,17 +276,41 @@ std::vector<Tensor> import_global_average_pool(NodeContext& ctx) {
   return {reduce_mean(ctx.input(0), spatial_axes(ctx), true)};
 }
 
-std::vector<Tensor> import_conv(NodeContext& ctx) {
-  const int rank = spatial_rank(ctx);
+namespace {
+// The node's convolution of x by filter, which have the shapes of its inputs 0 and 1.
+Tensor convolution_of(NodeContext& ctx, const Tensor& x, const Tensor& filter, int rank) {
   const Shape& w = kernel_shape_of(ctx, rank);
   require_groups(ctx, ctx.input(0).shape()[1], w[1]);
   const std::vector<int64_t> strides = per_dim(ctx, "strides", rank, 1);
   const std::vector<int64_t> dilations = per_dim(ctx, "dilations", rank, 1);
-  const Tensor y =
-      convolution(ctx.input(0), our_filter(ctx.input(1), rank), strides,
-                  conv_padding(ctx, rank, strides, dilations, {w.begin() + 2, w.end()}),
-                  kChannelsFirst[rank - 1], dilations);
-  return {with_bias(ctx, y, rank)};
+  return convolution(x, our_filter(filter, rank), strides,
+                     conv_padding(ctx, rank, strides, dilations, {w.begin() + 2, w.end()}),
+                     kChannelsFirst[rank - 1], dilations);
+}
+}  // namespace
+
+std::vector<Tensor> import_conv(NodeContext& ctx) {
+  const int rank = spatial_rank(ctx);
+  return {with_bias(ctx, convolution_of(ctx, ctx.input(0), ctx.input(1), rank), rank)};
+}
+
+// ConvInteger: the int32 convolution of x - x_zero_point by w - w_zero_point
+// (w's per output channel: 1-D of its dim 0), computed in float64, which
+// holds every such sum exactly; the padding is 0 after the subtraction.
+std::vector<Tensor> import_conv_integer(NodeContext& ctx) {
+  const int rank = spatial_rank(ctx);
+  auto centered = [&](size_t k, size_t zero_point) {
+    Tensor v = cast(ctx.input(k), float64);
+    if (!ctx.has_input(zero_point)) return v;
+    Tensor zp = cast(ctx.input(zero_point), float64);
+    if (k == 1 && zp.rank() == 1) {
+      std::vector<int64_t> dims(size_t(rank) + 2, 1);
+      dims[0] = -1;
+      zp = reshape(zp, dims);
+    }
+    return v - zp;
+  };
+  return {cast(convolution_of(ctx, centered(0, 2), centered(1, 3), rank), int32)};
 }
 
 // ConvTranspose of x [batch, in, spatial...] by w [in, out/groups,

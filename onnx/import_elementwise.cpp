@@ -178,6 +178,32 @@ std::vector<Tensor> import_cast_like(NodeContext& ctx) {
   return {cast(ctx.input(0), ctx.input(1).dtype())};
 }
 
+// Without a zero point, QuantizeLinear gives uint8 and DequantizeLinear
+// subtracts nothing. Before opset 13 there is no axis: the scale is a scalar.
+std::vector<Tensor> import_quantize_linear(NodeContext& ctx) {
+  const Tensor zero_point = ctx.has_input(2) ? ctx.input(2) : Tensor();
+  return {quantize_linear(ctx.input(0), ctx.input(1), zero_point, ctx.attr_int("axis", 1))};
+}
+
+std::vector<Tensor> import_dequantize_linear(NodeContext& ctx) {
+  const Tensor zero_point = ctx.has_input(2) ? ctx.input(2) : Tensor();
+  return {dequantize_linear(ctx.input(0), ctx.input(1), zero_point, ctx.attr_int("axis", 1))};
+}
+
+// DynamicQuantizeLinear: uint8 over the range of x widened to hold 0, as
+// ONNX defines it: scale = (max - min) / 255, zero point = the rounded,
+// saturated -min / scale.
+std::vector<Tensor> import_dynamic_quantize_linear(NodeContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  if (x.dtype() != float32)
+    ctx.invalid("x must be float32; got " + std::string(dtype_name(x.dtype())));
+  const Tensor lo = minimum(reduce_min(x), 0.0f);
+  const Tensor hi = maximum(reduce_max(x), 0.0f);
+  const Tensor scale = (hi - lo) / 255.0f;
+  const Tensor zero_point = cast(clip_by_value(round(neg(lo) / scale), 0, 255), uint8);
+  return {quantize_linear(x, scale, zero_point), scale, zero_point};
+}
+
 std::vector<Tensor> import_cast(NodeContext& ctx) {
   DType to = dtype_from_onnx(int32_t(ctx.attr_int("to")), ctx.where() + ": attribute 'to'");
   return {cast(ctx.input(0), to)};

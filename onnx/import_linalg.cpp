@@ -16,8 +16,9 @@
 
 namespace ag::onnx_io {
 
-std::vector<Tensor> import_matmul(NodeContext& ctx) {
-  Tensor a = ctx.input(0), b = ctx.input(1);
+namespace {
+// NumPy's matmul: a 1-D operand is a row (a) or a column (b), removed after.
+Tensor numpy_matmul(NodeContext& ctx, Tensor a, Tensor b) {
   if (a.rank() == 0 || b.rank() == 0) ctx.invalid("MatMul operands must have rank 1 or more");
   const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;
   if (a_vector) a = expand_dims(a, 0);
@@ -25,7 +26,25 @@ std::vector<Tensor> import_matmul(NodeContext& ctx) {
   Tensor y = matmul(a, b);
   if (b_vector) y = squeeze(y, {y.rank() - 1});
   if (a_vector) y = squeeze(y, {y.rank() - (b_vector ? 1 : 2)});
-  return {y};
+  return y;
+}
+}  // namespace
+
+std::vector<Tensor> import_matmul(NodeContext& ctx) {
+  return {numpy_matmul(ctx, ctx.input(0), ctx.input(1))};
+}
+
+// MatMulInteger: (a - a_zero_point) @ (b - b_zero_point) in int32; a's zero
+// point may be per row (1-D of a's rows), b's per column.
+std::vector<Tensor> import_matmul_integer(NodeContext& ctx) {
+  Tensor a = cast(ctx.input(0), int32), b = cast(ctx.input(1), int32);
+  if (ctx.has_input(2)) {
+    Tensor zp = cast(ctx.input(2), int32);
+    if (zp.rank() == 1 && a.rank() >= 2) zp = expand_dims(zp, 1);
+    a = a - zp;
+  }
+  if (ctx.has_input(3)) b = b - cast(ctx.input(3), int32);
+  return {numpy_matmul(ctx, a, b)};
 }
 
 std::vector<Tensor> import_einsum(NodeContext& ctx) {

@@ -26,9 +26,26 @@ DType dtype_from_onnx(int32_t elem_type, const std::string& what) {
       return DType::int64;
     case TensorProto::BOOL:
       return DType::bool_;
+    case TensorProto::UINT8:
+      return DType::uint8;
+    case TensorProto::INT8:
+      return DType::int8;
+    case TensorProto::INT16:
+      return DType::int16;
+    case TensorProto::UINT16:
+      return DType::uint16;
+    case TensorProto::UINT32:
+      return DType::uint32;
+    case TensorProto::UINT64:
+      return DType::uint64;
+    case TensorProto::FLOAT16:
+      return DType::float16;
+    case TensorProto::BFLOAT16:
+      return DType::bfloat16;
     default:
       throw UnimplementedError(what + ": element type " + onnx_type_name(elem_type) +
-                               " is not supported (supported: FLOAT, DOUBLE, INT32, INT64, BOOL)");
+                               " is not supported (supported: FLOAT, DOUBLE, FLOAT16, BFLOAT16, "
+                               "INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL)");
   }
 }
 
@@ -95,6 +112,28 @@ Tensor tensor_from_proto(const TensorProto& proto, const std::string& what) {
       break;
     case DType::bool_:
       copy_field(proto.int32_data(), t.mutable_data<bool>(), count, what);
+      break;
+    // ONNX keeps the small types in int32_data (float16 and bfloat16 as
+    // their bits), uint32 and uint64 in uint64_data.
+    case DType::uint8:
+      copy_field(proto.int32_data(), static_cast<uint8_t*>(t.raw_mutable_data()), count, what);
+      break;
+    case DType::int8:
+      copy_field(proto.int32_data(), static_cast<int8_t*>(t.raw_mutable_data()), count, what);
+      break;
+    case DType::int16:
+      copy_field(proto.int32_data(), static_cast<int16_t*>(t.raw_mutable_data()), count, what);
+      break;
+    case DType::uint16:
+    case DType::float16:
+    case DType::bfloat16:
+      copy_field(proto.int32_data(), static_cast<uint16_t*>(t.raw_mutable_data()), count, what);
+      break;
+    case DType::uint32:
+      copy_field(proto.uint64_data(), static_cast<uint32_t*>(t.raw_mutable_data()), count, what);
+      break;
+    case DType::uint64:
+      copy_field(proto.uint64_data(), static_cast<uint64_t*>(t.raw_mutable_data()), count, what);
       break;
   }
   return t;

@@ -574,6 +574,19 @@ Tensor non_max_suppression(const Tensor& boxes, const Tensor& scores, int64_t ma
                            double iou_threshold = 0.5,
                            double score_threshold = -std::numeric_limits<double>::infinity(),
                            CallSite site = CallSite::current());
+// Linear quantization, as ONNX's QuantizeLinear and DequantizeLinear:
+//   quantize_linear:   saturate(round_half_to_even(x / scale) + zero_point)
+//                      in zero_point's dtype, uint8 or int8 (uint8 when
+//                      zero_point is undefined); x float32 or int32
+//   dequantize_linear: (x - zero_point) * scale in float32; x uint8, int8 or
+//                      int32, zero_point of x's dtype (0 when undefined)
+// scale (float32) and zero_point are scalars, or 1-D of
+// x.shape[axis] entries: one per slice along `axis` (negative counts from the
+// end).
+Tensor quantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_point = {},
+                       int64_t axis = 1, CallSite site = CallSite::current());
+Tensor dequantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_point = {},
+                         int64_t axis = 1, CallSite site = CallSite::current());
 
 }  // namespace api
 

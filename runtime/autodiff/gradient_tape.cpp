@@ -249,12 +249,25 @@ void TapeImpl::deliver(const Entry& e, const std::vector<Tensor>& input_grads,
   }
 }
 
+namespace {
+// Why a tape refuses a float16 or bfloat16 source or target, and what works.
+constexpr const char* low_precision_advice =
+    "; gradients of float16 and bfloat16 tensors are not computed (they are computed in float32 "
+    "and rounded on store, ag/dtype.h): watch and differentiate float32 values, casting to the "
+    "narrow dtype inside the computation (ag::cast(x, ag::float16)) where it must be stored "
+    "narrow";
+}  // namespace
+
 void TapeImpl::check_sources(const std::vector<GradientSource>& sources) const {
   for (size_t i = 0; i < sources.size(); ++i) {
     const GradientSource& s = sources[i];
     if (!s.variable && !s.tensor.defined()) {
       throw InvalidArgumentError("GradientTape.gradient: source " + std::to_string(i) +
                                  " is an undefined tensor");
+    }
+    if (!is_compute_dtype(s.dtype) && is_floating(s.dtype)) {
+      throw UnimplementedError("GradientTape.gradient: source " + std::to_string(i) + " is " +
+                               dtype_string(s.dtype) + low_precision_advice);
     }
     if (!is_floating(s.dtype)) {
       throw InvalidArgumentError("GradientTape.gradient: source " + std::to_string(i) +
@@ -270,6 +283,10 @@ std::vector<Tensor> TapeImpl::gradient(const Tensor& target,
                                        const Tensor& output_gradients) {
   if (!target.defined())
     throw InvalidArgumentError("GradientTape.gradient: the target is undefined");
+  if (!is_compute_dtype(target.dtype()) && is_floating(target.dtype())) {
+    throw UnimplementedError("GradientTape.gradient: the target is " +
+                             dtype_string(target.dtype()) + low_precision_advice);
+  }
   if (!is_floating(target.dtype())) {
     throw InvalidArgumentError(
         "GradientTape.gradient: the target must be floating (float32 or "

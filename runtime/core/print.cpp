@@ -38,12 +38,31 @@ std::string format_float(T v) {
   return s;
 }
 
+// A float16 or bfloat16 as NumPy prints it: the fewest significant digits
+// that read back to the same bits (0.1, not float32's 0.09997559).
+template <class H>
+std::string format_small_float(H x) {
+  const float f = x;
+  if (std::isnan(f) || std::isinf(f)) return format_float(f);
+  char buf[64];
+  for (int digits = 1; digits < 9; ++digits) {
+    auto res =
+        std::to_chars(buf, buf + sizeof buf, double(f), std::chars_format::scientific, digits - 1);
+    double back = 0;
+    std::from_chars(buf, res.ptr, back);
+    if (H(back).bits == x.bits) return format_float(back);
+  }
+  return format_float(f);
+}
+
 std::string format_element(const void* data, DType dtype, int64_t i) {
-  return visit_dtype(dtype, [&](auto v) -> std::string {
+  return visit_storage_dtype(dtype, [&](auto v) -> std::string {
     using T = decltype(v);
     T x = static_cast<const T*>(data)[i];
     if constexpr (std::is_same_v<T, bool>) {
       return x ? "True" : "False";
+    } else if constexpr (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>) {
+      return format_small_float(x);
     } else if constexpr (std::is_floating_point_v<T>) {
       return format_float(x);
     } else {

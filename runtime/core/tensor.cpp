@@ -105,7 +105,7 @@ namespace {
 
 // Writes `value` (given as double and int64) into element `index` of `data`.
 void store_element(void* data, DType dtype, int64_t index, double f, int64_t i, bool exact_int) {
-  visit_dtype(dtype, [&](auto v) {
+  visit_storage_dtype(dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       static_cast<T*>(data)[index] = exact_int ? T(i) : T(f);
@@ -173,8 +173,8 @@ T Tensor::item_as() const {
     throw InvalidArgumentError("item() needs a tensor with exactly one element, got shape " +
                                impl_->shape.to_string());
   }
-  return visit_dtype(impl_->dtype,
-                     [&](auto v) { return T(static_cast<const decltype(v)*>(raw_data())[0]); });
+  return visit_storage_dtype(
+      impl_->dtype, [&](auto v) { return T(static_cast<const decltype(v)*>(raw_data())[0]); });
 }
 
 template <class T>
@@ -182,7 +182,7 @@ std::vector<T> Tensor::to_vector_as() const {
   const void* p = raw_data();
   int64_t n = num_elements();
   std::vector<T> out(size_t(n), T{});
-  visit_dtype(impl_->dtype, [&](auto v) {
+  visit_storage_dtype(impl_->dtype, [&](auto v) {
     auto* src = static_cast<const decltype(v)*>(p);
     for (int64_t i = 0; i < n; ++i) out[size_t(i)] = T(src[i]);
   });
@@ -356,7 +356,7 @@ Tensor empty(Shape shape, DType dtype) {
 Tensor fill(Shape shape, double value, DType dtype) {
   Tensor t = detail::make_eager(dtype, shape);
   void* data = t.raw_mutable_data();
-  visit_dtype(dtype, [&](auto v) {
+  visit_storage_dtype(dtype, [&](auto v) {
     using T = decltype(v);
     std::fill_n(static_cast<T*>(data), shape.num_elements(), T(value));
   });

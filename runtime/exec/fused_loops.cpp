@@ -310,7 +310,7 @@ FusedProgram::ComposedFn with_number(DType dtype, Then then) {
       return then(int32_t{});
     case DType::int64:
       return then(int64_t{});
-    case DType::bool_:
+    default:  // bool, and the storage dtypes, which are never fused
       break;
   }
   return nullptr;

@@ -14,6 +14,7 @@
 #include "ag/error.h"
 #include "core/tensor_impl.h"
 #include "graph/variable_state.h"
+#include "ops/cast_storage.h"
 
 namespace ag::graph {
 
@@ -39,9 +40,6 @@ constexpr std::pair<std::string_view, NodeKind> kKindWords[] = {
     {"While", NodeKind::While},
     {"Fused", NodeKind::Fused},
 };
-
-constexpr DType kDTypes[] = {DType::float32, DType::float64, DType::int32, DType::int64,
-                             DType::bool_};
 
 // An Effect node's op_name() is its own name; the text says what it is.
 std::string kind_word(const Node& n) {
@@ -151,9 +149,18 @@ void write_elements(std::string& out, const Tensor& value, int64_t max_elements)
   const int64_t count = value.num_elements();
   const int64_t shown = max_elements >= 0 && count > max_elements ? max_elements : count;
   out += '[';
-  visit_dtype(value.dtype(), [&](auto zero) {
+  // A storage dtype's elements are written as their compute dtype's.
+  const DType wide = compute_dtype(value.dtype());
+  std::vector<char> widened;
+  const void* elements = value.raw_data();
+  if (wide != value.dtype()) {
+    widened.resize(size_t(shown) * dtype_size(wide));
+    ops::cast_storage(elements, value.dtype(), widened.data(), wide, shown);
+    elements = widened.data();
+  }
+  visit_dtype(wide, [&](auto zero) {
     using T = decltype(zero);
-    const T* data = static_cast<const T*>(value.raw_data());
+    const T* data = static_cast<const T*>(elements);
     for (int64_t i = 0; i < shown; ++i) out += (i ? ", " : "") + format_number(data[i]);
   });
   if (shown < count) {
@@ -656,7 +663,7 @@ class Parser {
 
   DType parse_dtype() {
     const Token& t = peek();
-    for (DType d : kDTypes) {
+    for (DType d : kAllDTypes) {
       if (t.kind == Token::Kind::kWord && t.text == dtype_name(d)) {
         next();
         return d;
@@ -742,14 +749,19 @@ class Parser {
                                  " elements; the text lists " +
                                  std::to_string(constant.elements.size()));
     }
-    Tensor value = detail::make_eager(type.dtype, type.shape);
-    visit_dtype(type.dtype, [&](auto zero) {
+    const DType wide = compute_dtype(type.dtype);
+    Tensor value = detail::make_eager(wide, type.shape);
+    visit_dtype(wide, [&](auto zero) {
       using T = decltype(zero);
       T* data = static_cast<T*>(value.raw_mutable_data());
       for (size_t i = 0; i < constant.elements.size(); ++i)
         data[i] = parse_element<T>(constant.elements[i]);
     });
-    return value;
+    if (wide == type.dtype) return value;
+    Tensor stored = detail::make_eager(type.dtype, type.shape);
+    ops::cast_storage(value.raw_data(), wide, stored.raw_mutable_data(), type.dtype,
+                      type.shape.num_elements());
+    return stored;
   }
 
   template <class T>

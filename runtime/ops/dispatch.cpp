@@ -124,7 +124,102 @@ Tensor record_or_run(const OpDef& def, std::span<const Tensor> inputs, const Att
 
 }  // namespace
 
+namespace {
+
+// Whether `def` on these inputs computes in wider dtypes (ag/dtype.h):
+// every op but cast, the shape-only ops and those of kStorageDtypes, given a
+// storage dtype.
+bool computes_wider(const OpDef& def, std::span<const Tensor> inputs, const Attrs& attrs) {
+  if (def.id == OpId::Cast || (def.flags & (kShapeOnly | kStorageDtypes))) return false;
+  if (!is_compute_dtype(attrs.dtype) && uint8_t(attrs.dtype) < kNumDTypes) return true;
+  for (const Tensor& t : inputs) {
+    if (t.defined() && !is_compute_dtype(t.dtype())) return true;
+  }
+  return false;
+}
+
+// The dtype besides `d` that a dtype-following output would change with.
+DType other_of_kind(DType d) {
+  switch (d) {
+    case DType::int32:
+      return DType::int64;
+    case DType::int64:
+      return DType::int32;
+    default:
+      return DType::float64;
+  }
+}
+
+// Whether the op's output dtype follows its widened inputs' dtype `wide`
+// (add, sqrt: yes; less, argmax: no): its shape rule, asked about another
+// dtype of the same kind, answers with another dtype.
+bool output_follows(const OpDef& def, std::span<const Tensor> inputs, const Attrs& attrs,
+                    DType storage, DType wide) {
+  auto output_for = [&](DType d) {
+    std::vector<ValueType> types;
+    for (const Tensor& t : inputs) {
+      types.push_back({t.defined() && t.dtype() == storage ? d : t.dtype(), t.shape()});
+    }
+    Attrs a = attrs;
+    if (a.dtype == storage) a.dtype = d;
+    return def.infer(InferContext{def.name, types, a, {}}).dtype;
+  };
+  try {
+    return output_for(wide) == wide && output_for(other_of_kind(wide)) != wide;
+  } catch (const Error&) {
+    return true;  // an op of one dtype: its output keeps it
+  }
+}
+
+// Casts the storage-dtype inputs to their compute dtype, applies the op,
+// and casts a dtype-following output back. A shape rule's rejection of the
+// compute dtype names the dtype the caller passed.
+Tensor apply_widened(const OpDef& def, std::span<const Tensor> inputs, const Attrs& attrs,
+                     CallSite site) {
+  DType storage = attrs.dtype;
+  for (const Tensor& t : inputs) {
+    if (t.defined() && !is_compute_dtype(t.dtype())) storage = t.dtype();
+  }
+  const DType wide = compute_dtype(storage);
+  std::vector<Tensor> widened;
+  widened.reserve(inputs.size());
+  for (const Tensor& t : inputs) {
+    if (!t.defined() || is_compute_dtype(t.dtype())) {
+      widened.push_back(t);
+      continue;
+    }
+    Attrs cast;
+    cast.dtype = compute_dtype(t.dtype());
+    widened.push_back(apply(OpId::Cast, {t}, cast, site));
+  }
+  Attrs wide_attrs = attrs;
+  if (!is_compute_dtype(attrs.dtype)) wide_attrs.dtype = compute_dtype(attrs.dtype);
+  const bool follows = output_follows(def, inputs, attrs, storage, wide);
+  Tensor out;
+  try {
+    out = apply(def.id, widened, wide_attrs, site);
+  } catch (const Error& e) {
+    const std::string needle = "unsupported dtype " + std::string(dtype_name(wide));
+    const std::string& message = e.message();
+    const size_t at = message.find(needle);
+    if (at == std::string::npos) throw;
+    detail::throw_error(
+        e.kind(), message.substr(0, at) + "unsupported dtype " + std::string(dtype_name(storage)) +
+                      " (computed as " + std::string(dtype_name(wide)) + ", which " +
+                      std::string(def.name) + " does not take either); cast it to a dtype " +
+                      std::string(def.name) + " takes" + message.substr(at + needle.size()));
+  }
+  if (!follows || out.dtype() != wide) return out;
+  Attrs back;
+  back.dtype = storage;
+  return apply(OpId::Cast, {out}, back, site);
+}
+
+}  // namespace
+
 Tensor apply(OpId op, std::span<const Tensor> inputs, const Attrs& attrs, CallSite site) {
+  if (computes_wider(op_def(op), inputs, attrs)) [[unlikely]]
+    return apply_widened(op_def(op), inputs, attrs, site);
   Tensor output = record_or_run(op_def(op), inputs, attrs, site);
   if (check_numerics_on()) [[unlikely]]
     check_output_numerics(op, output, site);

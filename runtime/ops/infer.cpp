@@ -29,7 +29,7 @@ void require_dtype(const InferContext& ctx, bool ok, DType got) {
 
 // Attrs may carry any byte; only the enumerators are dtypes.
 void require_valid_dtype(const InferContext& ctx, DType dtype) {
-  if (uint8_t(dtype) > uint8_t(DType::bool_)) {
+  if (uint8_t(dtype) >= kNumDTypes) {
     fail(ctx, "unsupported dtype (enum value " + std::to_string(int(dtype)) + ")");
   }
 }

@@ -17,6 +17,7 @@
 
 #include "ag/error.h"
 #include "ops/broadcast.h"
+#include "ops/cast_storage.h"
 #include "ops/isa.h"
 #include "ops/kernel_tables.h"
 #include "ops/kernels.h"
@@ -238,6 +239,11 @@ struct CastTo {
 };
 
 void kernel_cast(const KernelContext& ctx) {
+  if (!is_compute_dtype(ctx.inputs[0].dtype) || !is_compute_dtype(ctx.out_dtype)) {
+    cast_storage(ctx.inputs[0].data, ctx.inputs[0].dtype, ctx.out, ctx.out_dtype,
+                 ctx.out_shape->num_elements());
+    return;
+  }
   visit_dtype(ctx.inputs[0].dtype, [&](auto in) {
     using In = decltype(in);
     visit_dtype(ctx.out_dtype,
@@ -363,6 +369,7 @@ Fn element_kernel(OpId id, DType input_dtype, DType output_dtype, Pick pick) {
 #undef AG_ELEMENTWISE_OP
 #undef AG_OP
     case OpId::Cast:
+      if (!is_compute_dtype(input_dtype) || !is_compute_dtype(output_dtype)) return nullptr;
       return visit_dtype(input_dtype, [&](auto in) {
         return visit_dtype(output_dtype, [&](auto out) -> Fn {
           return pick.template operator()<ElementKernels<CastTo<decltype(out)>, decltype(in)>>();

@@ -150,6 +150,8 @@ enum OpFlags : uint32_t {
                                // their shapes and attrs (infer reads InferContext::values)
   kTracedAlways = 1u << 5,     // a node of the trace even when no input is symbolic (its
                                // value is not stored in the trace as a constant)
+  kStorageDtypes = 1u << 6,    // takes storage dtypes (ag/dtype.h) as they are: ops::apply
+                               // does not compute it in wider dtypes
 };
 
 struct OpDef {

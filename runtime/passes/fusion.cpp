@@ -50,8 +50,13 @@ using graph::NodeKind;
 using graph::ValueRef;
 using ops::OpId;
 
-bool is_fusable_elementwise(const Node& node) {
-  if (node.kind != NodeKind::Op || node.op == OpId::Identity || node.outputs.size() != 1) {
+// Fused loops compute on the compute dtypes only (ag/dtype.h): a cast to or
+// from a storage dtype runs on its own.
+bool is_fusable_elementwise(const Body& body, const Node& node) {
+  if (node.kind != NodeKind::Op || node.op == OpId::Identity || node.outputs.size() != 1 ||
+      !is_compute_dtype(node.outputs[0].dtype) ||
+      !std::all_of(node.inputs.begin(), node.inputs.end(),
+                   [&](ValueRef in) { return is_compute_dtype(body.type_of(in).dtype); })) {
     return false;
   }
   const uint32_t flags = ops::op_def(node.op).flags;
@@ -132,7 +137,7 @@ class Fuser {
     const Node& root = body_.nodes[size_t(members.back())];
     const int32_t reduction = reduced_by_[size_t(members.back())];
     if (reduction < 0 || fused_[size_t(reduction)] || is_output_[size_t(reduction)] ||
-        !is_fusable_elementwise(root) || !inputs_fit(body_, root, root.outputs[0].shape) ||
+        !is_fusable_elementwise(body_, root) || !inputs_fit(body_, root, root.outputs[0].shape) ||
         root.outputs[0].shape.num_elements() <= ops::kMaxFlatElements) {
       return -1;
     }
@@ -148,11 +153,11 @@ class Fuser {
     const Node& node = body_.nodes[size_t(root)];
     std::vector<int32_t> members;
     Shape shape;
-    if (is_fusable_elementwise(node)) {
+    if (is_fusable_elementwise(body_, node)) {
       shape = node.outputs[0].shape;
       if (!inputs_fit(body_, node, shape)) return {root};
     } else if (reduces_all_axes(body_, node) &&
-               is_fusable_elementwise(body_.nodes[size_t(node.inputs[0].node)])) {
+               is_fusable_elementwise(body_, body_.nodes[size_t(node.inputs[0].node)])) {
       shape = body_.type_of(node.inputs[0]).shape;
     } else {
       return {root};
@@ -178,7 +183,7 @@ class Fuser {
       int32_t p = candidates.top();
       candidates.pop();
       const Node& candidate = body_.nodes[size_t(p)];
-      if (fused_[size_t(p)] || is_output_[size_t(p)] || !is_fusable_elementwise(candidate) ||
+      if (fused_[size_t(p)] || is_output_[size_t(p)] || !is_fusable_elementwise(body_, candidate) ||
           !(candidate.outputs[0].shape == shape) || uses_in_group_[size_t(p)] != uses_[size_t(p)] ||
           !inputs_fit(body_, candidate, shape)) {
         continue;

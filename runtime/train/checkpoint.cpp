@@ -128,7 +128,7 @@ class Reader {
 };
 
 std::optional<DType> dtype_named(std::string_view name) {
-  for (DType d : {DType::float32, DType::float64, DType::int32, DType::int64, DType::bool_}) {
+  for (DType d : kAllDTypes) {
     if (dtype_name(d) == name) return d;
   }
   return std::nullopt;

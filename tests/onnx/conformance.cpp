@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -86,6 +87,28 @@ ag::Tensor read_tensor(const fs::path& path) {
   return ag::onnx_io::tensor_from_proto(proto, path.filename().string());
 }
 
+// ONNX's test data holds BFLOAT16 values as UINT16 tensors of their bits
+// (NumPy has no bfloat16): a value the graph declares BFLOAT16 is read so.
+std::vector<bool> declared_bfloat16(
+    const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& values,
+    const onnx::GraphProto& graph) {
+  std::set<std::string> initializers;
+  for (const auto& init : graph.initializer()) initializers.insert(init.name());
+  std::vector<bool> out;
+  for (const auto& v : values) {
+    if (initializers.count(v.name())) continue;
+    out.push_back(v.type().tensor_type().elem_type() == onnx::TensorProto::BFLOAT16);
+  }
+  return out;
+}
+
+ag::Tensor as_declared(const ag::Tensor& t, const std::vector<bool>& bfloat16, size_t k) {
+  if (k >= bfloat16.size() || !bfloat16[k] || t.dtype() != ag::uint16) return t;
+  ag::Tensor bits = ag::empty(t.shape(), ag::bfloat16);
+  std::memcpy(bits.raw_mutable_data(), t.raw_data(), size_t(t.num_elements()) * 2);
+  return bits;
+}
+
 std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix) {
   std::vector<fs::path> files;
   for (int k = 0; fs::exists(dir / (prefix + std::to_string(k) + ".pb")); ++k)
@@ -111,9 +134,12 @@ Result run_test(const fs::path& dir) {
       if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
         sets.push_back(entry.path());
     std::sort(sets.begin(), sets.end());
+    const std::vector<bool> bf16_in = declared_bfloat16(proto.graph().input(), proto.graph());
+    const std::vector<bool> bf16_out = declared_bfloat16(proto.graph().output(), proto.graph());
     for (const fs::path& set : sets) {
       std::vector<ag::Tensor> inputs;
-      for (const fs::path& p : numbered(set, "input_")) inputs.push_back(read_tensor(p));
+      for (const fs::path& p : numbered(set, "input_"))
+        inputs.push_back(as_declared(read_tensor(p), bf16_in, inputs.size()));
       std::vector<ag::Tensor> outputs = model(inputs);
       std::vector<fs::path> expected = numbered(set, "output_");
       if (expected.size() != outputs.size()) {
@@ -123,7 +149,7 @@ Result run_test(const fs::path& dir) {
                 r.op_types};
       }
       for (size_t k = 0; k < expected.size(); ++k) {
-        std::string diff = compare(outputs[k], read_tensor(expected[k]));
+        std::string diff = compare(outputs[k], as_declared(read_tensor(expected[k]), bf16_out, k));
         if (!diff.empty()) {
           return {r.test, Status::Failed,
                   set.filename().string() + " output " + std::to_string(k) + ": " + diff,

@@ -25,12 +25,32 @@ using ag::Shape;
 using ag::Tensor;
 using Tensors = std::vector<Tensor>;
 
-const std::vector<DType> kNumeric = {ag::float32, ag::float64, ag::int32, ag::int64};
-const std::vector<DType> kFloating = {ag::float32, ag::float64};
-const std::vector<DType> kAll = {ag::float32, ag::float64, ag::int32, ag::int64, ag::bool_};
+// The storage dtypes (ag/dtype.h) are computed as int32, int64 or float32, so
+// an op takes them where it takes those.
+const std::vector<DType> kInteger = {ag::int32, ag::int64,  ag::uint8,  ag::int8,
+                                     ag::int16, ag::uint16, ag::uint32, ag::uint64};
+const std::vector<DType> kFloating = {ag::float32, ag::float64, ag::float16, ag::bfloat16};
+const std::vector<DType> kNumeric = [] {
+  std::vector<DType> all = kFloating;
+  all.insert(all.end(), kInteger.begin(), kInteger.end());
+  return all;
+}();
+const std::vector<DType> kAll = [] {
+  std::vector<DType> all = kNumeric;
+  all.push_back(ag::bool_);
+  return all;
+}();
 const std::vector<DType> kBoolOnly = {ag::bool_};
-const std::vector<DType> kInteger = {ag::int32, ag::int64};
-const std::vector<DType> kIntegerAndBool = {ag::int32, ag::int64, ag::bool_};
+// The dtypes that gradients flow in (float16 and bfloat16 are refused).
+const std::vector<DType> kDifferentiable = {ag::float32, ag::float64};
+// The dtypes with C++ scalars and promotion to mix with: a storage dtype mixed
+// with the int32 or float32 a case makes is an error.
+const std::vector<DType> kCompute = {ag::float32, ag::float64, ag::int32, ag::int64, ag::bool_};
+const std::vector<DType> kIntegerAndBool = [] {
+  std::vector<DType> all = kInteger;
+  all.push_back(ag::bool_);
+  return all;
+}();
 
 // Deterministic values with negatives, zeros and fractions; `salt` varies
 // them between operands. `nonzero` keeps divisors away from zero, where
@@ -182,7 +202,7 @@ void add_sorting_cases(std::vector<OpCase>& c) {
   one("top_k_indices", {2, 3, 6}, [](const Tensor& x) { return ag::top_k(x, 4).indices; });
   one("top_k_vector", {7}, [](const Tensor& x) { return ag::top_k(x, 3).values; });
   // The gradient of top_k's values: a scatter with batch dims.
-  c.push_back({"top_k_gradient", kFloating, samples({{2, 3, 5}}), [](const Tensors& x) {
+  c.push_back({"top_k_gradient", kDifferentiable, samples({{2, 3, 5}}), [](const Tensors& x) {
                  ag::GradientTape tape;
                  tape.watch(x[0]);
                  const Tensor y = ag::top_k(x[0], 2).values * 3.0;
@@ -232,6 +252,37 @@ void add_collective_cases(std::vector<OpCase>& c) {
       [](const Tensor& x) { return ag::distribute::reduce_scatter(x); });
   one("reduce_scatter_mean", kFloating,
       [](const Tensor& x) { return ag::distribute::reduce_scatter(x, ReduceOp::Mean); });
+}
+
+// quantize_linear on float32 and int32 x (with values past both
+// ends of uint8 and int8, and halves that round to even), per tensor and per
+// axis; dequantize_linear on uint8, int8 and int32 x.
+void add_quantize_cases(std::vector<OpCase>& c) {
+  const std::vector<DType> kQuantizable = {ag::float32, ag::int32};
+  const std::vector<DType> kQuantized = {ag::uint8, ag::int8, ag::int32};
+  auto x_values = [](DType d) {
+    return ag::cast(ag::constant({{-300.0, -2.5, -0.5, 0.5, 1.5}, {2.5, 3.0, 127.5, 254.5, 300.0}}),
+                    d);
+  };
+  c.push_back({"quantize_linear_uint8", kQuantizable,
+               [=](DType d) {
+                 return Tensors{x_values(d), ag::constant(0.5f),
+                                ag::cast(ag::constant(3), ag::uint8)};
+               },
+               [](const Tensors& x) { return ag::quantize_linear(x[0], x[1], x[2]); }});
+  c.push_back({"quantize_linear_int8_axis", kQuantizable,
+               [=](DType d) {
+                 return Tensors{x_values(d), ag::constant({1.0, 2.0}, ag::float32),
+                                ag::cast(ag::constant({-1, 4}), ag::int8)};
+               },
+               [](const Tensors& x) { return ag::quantize_linear(x[0], x[1], x[2], 0); }});
+  c.push_back({"dequantize_linear", kQuantized,
+               [](DType d) {
+                 return Tensors{ag::cast(ag::constant({{0, 1, 100}, {127, 50, 3}}), d),
+                                ag::constant({0.5f, 2.0f, 0.25f}),
+                                ag::cast(ag::constant({0, 3, 100}), d)};
+               },
+               [](const Tensors& x) { return ag::dequantize_linear(x[0], x[1], x[2], -1); }});
 }
 
 std::vector<OpCase> make_cases() {
@@ -291,8 +342,16 @@ std::vector<OpCase> make_cases() {
   auto positive_base = [](DType d) {
     return Tensors{positive(d, {2, 3}, 1), sample(d, {2, 3}, 2)};
   };
-  c.push_back({"pow_fractional", kFloating, positive_base, pow});
-  c.push_back({"weak_scalars", kAll, samples({{2, 3}}),
+  // The unsigned samples wrap to large positive exponents, which pow takes;
+  // uint64's are negative as int64, its compute dtype.
+  std::vector<DType> fractional = kFloating;
+  fractional.insert(fractional.end(), {ag::uint8, ag::uint16, ag::uint32});
+  c.push_back({"pow_fractional", fractional, positive_base, pow});
+  // The floating scalar makes an integer operand float32, which no storage
+  // integer mixes with.
+  std::vector<DType> weak = kCompute;
+  weak.insert(weak.end(), {ag::float16, ag::bfloat16});
+  c.push_back({"weak_scalars", weak, samples({{2, 3}}),
                [](const Tensors& x) { return ag::pow(x[0] * 3 - 1, 2) + 0.5 * x[0]; }});
 
   // Elementwise unary.
@@ -587,7 +646,8 @@ std::vector<OpCase> make_cases() {
                },
                [](const Tensors& x) { return ag::range(x[0], x[1], x[2]); }});
   // A bool limit promotes to int32 against the int32 delta.
-  c.push_back({"range_limit", kAll, [](DType d) { return Tensors{ag::cast(ag::constant(5), d)}; },
+  c.push_back({"range_limit", kCompute,
+               [](DType d) { return Tensors{ag::cast(ag::constant(5), d)}; },
                [](const Tensors& x) { return ag::range(x[0]); }});
 
   // A TensorArray writes in place eagerly and with tensor_array_write nodes
@@ -600,7 +660,7 @@ std::vector<OpCase> make_cases() {
                }});
   // A for loop over a tensor whose length is unknown while tracing stages a
   // dim node for its trip count.
-  c.push_back({"for_over_range", kAll,
+  c.push_back({"for_over_range", kCompute,
                [](DType d) { return Tensors{ag::cast(ag::constant(5), d)}; },
                [](const Tensors& x) {
                  Tensor total(int64_t{0});
@@ -706,7 +766,7 @@ std::vector<OpCase> make_cases() {
   c.push_back({"pad_scalar", kAll, samples({{}}),
                [](const Tensors& x) { return as_intermediate(ag::pad(x[0], {})); }});
   // pad_grad: the gradient of sum(pad(x) * w) by x, w weighing each copy.
-  c.push_back({"pad_grad", kFloating, samples({{3, 4, 2}, {6, 7, 4}}), [](const Tensors& x) {
+  c.push_back({"pad_grad", kDifferentiable, samples({{3, 4, 2}, {6, 7, 4}}), [](const Tensors& x) {
                  ag::GradientTape tape;
                  tape.watch(x[0]);
                  const Tensor y = ag::pad(x[0], {{1, 2}, {3, 0}, {1, 1}}, "SYMMETRIC") * x[1];
@@ -732,7 +792,7 @@ std::vector<OpCase> make_cases() {
          const auto [y, mean, variance] = ag::fused_batch_norm(x[0], x[4], x[3]);
          return ag::concat({ag::reshape(y, {-1}), mean, variance}, 0);
        }});
-  c.push_back({"fused_batch_norm_grad", kFloating, samples({{4, 3, 2}, {2}, {4, 3, 2}}),
+  c.push_back({"fused_batch_norm_grad", kDifferentiable, samples({{4, 3, 2}, {2}, {4, 3, 2}}),
                [](const Tensors& x) {
                  ag::GradientTape tape;
                  tape.watch(x[0]);
@@ -747,22 +807,22 @@ std::vector<OpCase> make_cases() {
                [](const Tensors& x) { return ag::layer_normalization(x[0], x[1], x[2], 1); }});
   c.push_back({"layer_normalization_last", kFloating, samples({{3, 5}, {5}}),
                [](const Tensors& x) { return ag::layer_normalization(x[0], x[1], {}, -1, 1e-5); }});
-  c.push_back(
-      {"layer_norm_grad", kFloating, samples({{2, 3, 4}, {4}, {2, 3, 4}}), [](const Tensors& x) {
-         ag::GradientTape tape;
-         tape.watch(x[0]);
-         const Tensor y = ag::layer_normalization(x[0], x[1], {}, -1) * x[2];
-         return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
-       }});
+  c.push_back({"layer_norm_grad", kDifferentiable, samples({{2, 3, 4}, {4}, {2, 3, 4}}),
+               [](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[0]);
+                 const Tensor y = ag::layer_normalization(x[0], x[1], {}, -1) * x[2];
+                 return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
+               }});
   // The ops of softmax's gradients, through a tape.
-  c.push_back({"softmax_grad", kFloating, samples({{3, 4}, {3, 4}}), [](const Tensors& x) {
+  c.push_back({"softmax_grad", kDifferentiable, samples({{3, 4}, {3, 4}}), [](const Tensors& x) {
                  ag::GradientTape tape;
                  tape.watch(x[0]);
                  const Tensor y = ag::softmax(x[0], 0) * x[1];
                  return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
                }});
   c.push_back(
-      {"log_softmax_grad", kFloating, samples({{2, 3, 4}, {2, 3, 4}}), [](const Tensors& x) {
+      {"log_softmax_grad", kDifferentiable, samples({{2, 3, 4}, {2, 3, 4}}), [](const Tensors& x) {
          ag::GradientTape tape;
          tape.watch(x[0]);
          const Tensor y = ag::log_softmax(x[0], 1) * x[1];
@@ -786,6 +846,7 @@ std::vector<OpCase> make_cases() {
                  const ag::UniqueResult u = ag::unique(x[0]);
                  return ag::concat({ag::cast(u.y, ag::float64), ag::cast(u.idx, ag::float64)}, 0);
                }});
+  add_quantize_cases(c);
   return c;
 }
 

@@ -21,8 +21,7 @@ struct OpCase {
 };
 
 // Every dtype, for the rejection tests.
-inline constexpr ag::DType kAllDtypes[] = {ag::float32, ag::float64, ag::int32, ag::int64,
-                                           ag::bool_};
+inline constexpr auto& kAllDtypes = ag::kAllDTypes;
 
 // The cases, made once.
 const std::vector<OpCase>& all_op_cases();
