@@ -27,7 +27,8 @@
 //   - a new transpose that moves only dims of size 1 is a reshape;
 //   - transpose(v, p) of a v with a twin becomes an Identity of the twin;
 //   - an Identity of a value with a twin has that twin too.
-// A node that body.outputs names keeps its layout. Values are unchanged: the
+// A node that body.outputs names, or that reads or makes a storage dtype
+// (dtype.h), keeps its layout. Values are unchanged: the
 // convolutions and pools sum the same products in either layout, and an
 // elementwise op computes each element from the same operands. The
 // transposes nothing reads are left for dead-code elimination.
@@ -96,7 +97,7 @@ class Rewriter {
  private:
   void rewrite(int32_t i) {
     const Node& n = body_.nodes[size_t(i)];
-    const bool fixed = named_by_outputs_.count(i) > 0;
+    const bool fixed = named_by_outputs_.count(i) > 0 || !computes_on_its_dtypes(n);
     if (!fixed && n.kind == NodeKind::Op && n.outputs.size() == 1) {
       if (is_pool_or_conv(n) && ops::ConvAttrs::decode(n.attrs).channels_first)
         return convert(i, /*pool_or_conv=*/true);
@@ -106,6 +107,17 @@ class Rewriter {
     }
     copy(i);
     if (n.is_op(OpId::Identity) && twin_of(n.inputs[0])) twins_[{i, 0}] = *twin_of(n.inputs[0]);
+  }
+
+  // Whether a node's values are all of dtypes the kernels compute on: the
+  // transposes this pass adds run no cast for a storage dtype (float16,
+  // uint8, ...), which ops::apply would have wrapped around them.
+  bool computes_on_its_dtypes(const Node& n) const {
+    for (ValueRef in : n.inputs)
+      if (!is_compute_dtype(body_.type_of(in).dtype)) return false;
+    for (const ValueType& out : n.outputs)
+      if (!is_compute_dtype(out.dtype)) return false;
+    return true;
   }
 
   // An elementwise op converts when an input has a twin and every input can

@@ -36,8 +36,8 @@ expect dot 0 'n[0-9]+ \[label="res/If\\nIf"' -- "$tool" dot "$if_model"
 expect dot-optimized 0 'n[0-9]+ \[label="fused\\nFused\\ny/greater, y/where"' -- \
   "$tool" dot --optimized "$thresholded"
 expect not-a-model 1 'not (an|a valid) ONNX model' -- "$tool" info "$add/test_data_set_0/input_0.pb"
-expect unsupported 1 "Det node 'y': op type 'Det' is not supported" -- \
-  "$tool" info "$2/test_det_2d/model.onnx"
+expect unsupported 1 "Bernoulli node 'y': op type 'Bernoulli' is not supported" -- \
+  "$tool" info "$2/test_bernoulli/model.onnx"
 expect usage 2 'A subcommand is required' -- "$tool"
 [[ $failures == 0 ]] && echo "ag-onnx: all cases pass"
 exit $((failures > 0))

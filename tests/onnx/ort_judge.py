@@ -10,7 +10,7 @@ and test_data_set_0/{input,output}_<k>.pb. Each model then runs in ONNX
 Runtime (CPUExecutionProvider, one thread) on the inputs, and each output is
 compared with ours: integers and bools exactly, floats within the tolerance
 of their dtype. One line per model that fails, then a summary; the exit
-status is 1 when a model not in ALLOWED fails (ONNX Runtime rejects it, fails
+status is 1 when a model not in ALLOWED (or a family of RULES) fails (ONNX Runtime rejects it, fails
 running it, or gives other values), one in ALLOWED agrees or fails otherwise
 than it says, or (with --export) one in ALLOWED was not written.
 Without onnxruntime the test is skipped (exit status 77, ctest's
@@ -18,6 +18,7 @@ SKIP_RETURN_CODE).
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -93,8 +94,42 @@ ALLOWED = {
                     ("a random mask, drawn by ONNX Runtime's generator", "output 0: max |error|")),
 }
 
-# ONNX's TensorProto.DataType codes of the dtypes we export.
-DTYPES = {1: "<f4", 6: "<i4", 7: "<i8", 9: "?", 11: "<f8"}
+# Families of models that fail for a reason of ONNX Runtime's, by name:
+# (pattern, why, what each of ONNX Runtime's errors says: one of these).
+RULES = [
+    (r".*bfloat16.*", "NumPy has no bfloat16: ONNX Runtime's Python API can neither take one "
+     "nor give one back",
+     ("Unexpected input data type", "Unable to handle object", "No corresponding Numpy type")),
+    (r"one_hot_int(32|64)_axis(0|1|m1)_(u?int(8|16)|uint(32|64))",
+     "ONNX Runtime's CPU provider has no OneHot of these values", ("NOT_IMPLEMENTED",)),
+    (r"unique(_first_indices)?(_sorted_axis)?_(bool|u?int(8|16|32))",
+     "ONNX Runtime's CPU provider has Unique of float32, int64, int8 and string only",
+     ("NOT_IMPLEMENTED",)),
+    (r"relu(_scalars)?_uint(32|64)", "ONNX Runtime's CPU provider has no Relu of these",
+     ("NOT_IMPLEMENTED",)),
+    (r"quantize_linear_.*_int32", "ONNX Runtime's CPU provider quantizes float inputs only",
+     ("NOT_IMPLEMENTED",)),
+    (r"(pow|pow_fractional|reduce_prod_[0-9m_]+(keepdims_)?)_?uint(8|16|32)",
+     "ONNX Runtime does not wrap unsigned powers and products around; ours wrap modulo "
+     "2^bits, as NumPy and TensorFlow do", ("max |error|",)),
+    (r"dropout_float16", "a random mask, drawn by ONNX Runtime's generator", ("max |error|",)),
+]
+
+
+def ruled(name, problems):
+    """Whether a rule of RULES names the model and explains each of its problems."""
+    for pattern, _, symptoms in RULES:
+        if re.fullmatch(pattern, name) and all(
+                any(symptom in problem for symptom in symptoms) for problem in problems):
+            return True
+    return False
+
+
+# ONNX's TensorProto.DataType codes of the dtypes we export (bfloat16, which
+# NumPy lacks, is read as its bits and widened to float32 by read_tensor).
+DTYPES = {1: "<f4", 2: "|u1", 3: "|i1", 4: "<u2", 5: "<i2", 6: "<i4", 7: "<i8", 9: "?",
+          10: "<f2", 11: "<f8", 12: "<u4", 13: "<u8", 16: "<u2"}
+BFLOAT16 = 16
 
 
 def varint(buf, i):
@@ -137,6 +172,8 @@ def read_tensor(path):
         else:
             raise ValueError(f"{path}: field {number} of TensorProto is not read here")
     array = np.frombuffer(fields.get(9, b""), dtype=DTYPES[fields[2]]).reshape(dims)
+    if fields[2] == BFLOAT16:
+        array = (array.astype(np.uint32) << 16).view(np.float32)
     return fields.get(8, b"").decode(), array
 
 
@@ -213,6 +250,8 @@ def main():
         problems = judge(os.path.join(a.dir, name))
         why, symptom = ALLOWED.get(name, (None, None))
         if problems and symptom and all(symptom in problem for problem in problems):
+            allowed += 1
+        elif problems and ruled(name, problems):
             allowed += 1
         elif problems:
             failed += 1
