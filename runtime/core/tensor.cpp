@@ -184,7 +184,9 @@ std::vector<T> Tensor::to_vector_as() const {
   std::vector<T> out(size_t(n), T{});
   visit_storage_dtype(impl_->dtype, [&](auto v) {
     auto* src = static_cast<const decltype(v)*>(p);
-    for (int64_t i = 0; i < n; ++i) out[size_t(i)] = T(src[i]);
+    // int8 elements are numbers, not characters.
+    for (int64_t i = 0; i < n; ++i)
+      out[size_t(i)] = T(src[i]);  // NOLINT(bugprone-signed-char-misuse)
   });
   return out;
 }

@@ -46,7 +46,9 @@ void cast_from(const In* in, DType out_dtype, void* out, int64_t n) {
   W wide[kChunk];
   for (int64_t start = 0; start < n; start += kChunk) {
     const int64_t len = std::min(kChunk, n - start);
-    for (int64_t i = 0; i < len; ++i) wide[i] = W(in[start + i]);
+    // int8 elements are numbers, not characters.
+    for (int64_t i = 0; i < len; ++i)
+      wide[i] = W(in[start + i]);  // NOLINT(bugprone-signed-char-misuse)
     visit_storage_dtype(out_dtype, [&](auto o) {
       using Out = decltype(o);
       Out* dst = static_cast<Out*>(out) + start;
