@@ -9,10 +9,13 @@
 //   float16, bfloat16          -> float32, rounded to nearest even on store
 //   int8, int16, uint8, uint16 -> int32, wrapped on store (uint8 255 + 1 = 0)
 //   uint32                     -> int64, wrapped on store
-//   uint64                     -> int64 on the same bits: +, -, * and negation
-//                                 wrap as uint64 does; comparisons, division,
-//                                 min/max and mod read the bits as int64, so
-//                                 they are exact below 2^63 only
+//   uint64                     -> int64 on the same bits: +, -, *, negation,
+//                                 bitwise ops and moves wrap as uint64 does;
+//                                 ops that only order values (comparisons,
+//                                 min/max, argmax, sorting) see the bits with
+//                                 the top one flipped, exact on every value;
+//                                 the other ops (division, mod, pow, abs...)
+//                                 are exact below 2^63 and an error above
 //
 // `ops::apply` does this for every op except `cast` and the ops that read
 // only shapes: it casts storage-dtype inputs to their compute dtype, runs the

@@ -1,6 +1,7 @@
 #include "ops/dispatch.h"
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,100 @@ bool output_follows(const OpDef& def, std::span<const Tensor> inputs, const Attr
   }
 }
 
+// How an op computes on uint64, whose compute dtype int64 holds the same bits
+// (ag/dtype.h).
+enum class UnsignedWidening {
+  kSameBits,  // wrap-around arithmetic, equality, bitwise ops and moves:
+              // exact on every value
+  kOrder,     // reads only the order: with the top bit flipped, int64
+              // orders the bits as uint64 orders them
+  kChecked,   // reads the magnitude: exact below 2^63, an error above
+};
+
+UnsignedWidening unsigned_widening(OpId op) {
+  switch (op) {
+    case OpId::Neg:
+    case OpId::Identity:
+    case OpId::Round:
+    case OpId::Floor:
+    case OpId::Ceil:
+    case OpId::IsNan:
+    case OpId::IsInf:
+    case OpId::IsFinite:
+    case OpId::Add:
+    case OpId::Sub:
+    case OpId::Mul:
+    case OpId::Equal:
+    case OpId::NotEqual:
+    case OpId::BitwiseAnd:
+    case OpId::BitwiseOr:
+    case OpId::BitwiseXor:
+    case OpId::Invert:
+    case OpId::LeftShift:
+    case OpId::Where:
+    case OpId::ReduceSum:
+    case OpId::ReduceProd:
+    case OpId::ReduceAny:
+    case OpId::ReduceAll:
+    case OpId::ReduceSumTo:
+    case OpId::Cumsum:
+    case OpId::Cumprod:
+    case OpId::MatMul:
+    case OpId::Transpose:
+    case OpId::Reshape:
+    case OpId::ExpandDims:
+    case OpId::Squeeze:
+    case OpId::BroadcastTo:
+    case OpId::Concat:
+    case OpId::Stack:
+    case OpId::Gather:
+    case OpId::GatherNd:
+    case OpId::Slice:
+    case OpId::Tile:
+    case OpId::Reverse:
+    case OpId::PadGrad:
+    case OpId::UnsortedSegmentSum:
+    case OpId::TensorScatterNdUpdate:
+    case OpId::TensorScatterNdAdd:
+    case OpId::UniqueFirstIndices:
+    case OpId::OneHot:
+    case OpId::TensorArrayWrite:
+      return UnsignedWidening::kSameBits;
+    case OpId::Less:
+    case OpId::LessEqual:
+    case OpId::Greater:
+    case OpId::GreaterEqual:
+    case OpId::Maximum:
+    case OpId::Minimum:
+    case OpId::ClipByValue:
+    case OpId::ReduceMax:
+    case OpId::ReduceMin:
+    case OpId::ArgMax:
+    case OpId::ArgMin:
+    case OpId::Argsort:
+      return UnsignedWidening::kOrder;
+    default:
+      return UnsignedWidening::kChecked;
+  }
+}
+
+// x ^ INT64_MIN on int64: uint64's order as int64's, and back.
+Tensor flip_top_bit(const Tensor& x, CallSite site) {
+  const Tensor top(Tensor::scalar_impl(0.0, INT64_MIN, DType::int64));
+  return apply(OpId::BitwiseXor, {x, top}, {}, site);
+}
+
+// `t` in its compute dtype, as `def` reads it (see UnsignedWidening). A
+// checked cast names the op in its error (kernel_cast).
+Tensor widen_input(const OpDef& def, const Tensor& t, UnsignedWidening how, CallSite site) {
+  Attrs cast;
+  cast.dtype = compute_dtype(t.dtype());
+  if (t.dtype() != DType::uint64) return apply(OpId::Cast, {t}, cast, site);
+  if (how == UnsignedWidening::kChecked) cast.ints = {int64_t(def.id)};
+  Tensor wide = apply(OpId::Cast, {t}, cast, site);
+  return how == UnsignedWidening::kOrder ? flip_top_bit(wide, site) : wide;
+}
+
 // Casts the storage-dtype inputs to their compute dtype, applies the op,
 // and casts a dtype-following output back. A shape rule's rejection of the
 // compute dtype names the dtype the caller passed.
@@ -181,16 +276,12 @@ Tensor apply_widened(const OpDef& def, std::span<const Tensor> inputs, const Att
     if (t.defined() && !is_compute_dtype(t.dtype())) storage = t.dtype();
   }
   const DType wide = compute_dtype(storage);
+  const UnsignedWidening how = unsigned_widening(def.id);
   std::vector<Tensor> widened;
   widened.reserve(inputs.size());
   for (const Tensor& t : inputs) {
-    if (!t.defined() || is_compute_dtype(t.dtype())) {
-      widened.push_back(t);
-      continue;
-    }
-    Attrs cast;
-    cast.dtype = compute_dtype(t.dtype());
-    widened.push_back(apply(OpId::Cast, {t}, cast, site));
+    const bool keep = !t.defined() || is_compute_dtype(t.dtype());
+    widened.push_back(keep ? t : widen_input(def, t, how, site));
   }
   Attrs wide_attrs = attrs;
   if (!is_compute_dtype(attrs.dtype)) wide_attrs.dtype = compute_dtype(attrs.dtype);
@@ -210,6 +301,7 @@ Tensor apply_widened(const OpDef& def, std::span<const Tensor> inputs, const Att
                       std::string(def.name) + " takes" + message.substr(at + needle.size()));
   }
   if (!follows || out.dtype() != wide) return out;
+  if (storage == DType::uint64 && how == UnsignedWidening::kOrder) out = flip_top_bit(out, site);
   Attrs back;
   back.dtype = storage;
   return apply(OpId::Cast, {out}, back, site);

@@ -238,7 +238,27 @@ struct CastTo {
   }
 };
 
+// A cast that widens uint64 for an op which reads its values' magnitude
+// (ops::apply) carries that op's id: the op is exact below 2^63 only, so a
+// value above is an error, not a negative int64.
+void check_below_2_63(const KernelContext& ctx) {
+  const auto* in = ctx.input_data<uint64_t>(0);
+  const int64_t n = ctx.out_shape->num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    if (in[i] <= uint64_t(INT64_MAX)) continue;
+    const std::string_view op = op_def(OpId(ctx.attrs->ints[0])).name;
+    throw InvalidArgumentError(
+        std::string(ctx.op_name) + ": uint64 value " + std::to_string(in[i]) + " (element " +
+        std::to_string(i) + ") is 2^63 or more, which " + std::string(op) +
+        " cannot take: it computes uint64 on int64, exactly below 2^63 only. Only +, -, *, "
+        "comparisons, minimum/maximum, sorting, bitwise ops and moves take every uint64 value; "
+        "keep the operands of " +
+        std::string(op) + " below 2^63");
+  }
+}
+
 void kernel_cast(const KernelContext& ctx) {
+  if (ctx.inputs[0].dtype == DType::uint64 && !ctx.attrs->ints.empty()) check_below_2_63(ctx);
   if (!is_compute_dtype(ctx.inputs[0].dtype) || !is_compute_dtype(ctx.out_dtype)) {
     cast_storage(ctx.inputs[0].data, ctx.inputs[0].dtype, ctx.out, ctx.out_dtype,
                  ctx.out_shape->num_elements());

@@ -271,10 +271,25 @@ class Rewriter {
   std::map<int32_t, int32_t> placeholders_;  // old index -> new index
 };
 
+// Twins start at a channels-first convolution or pool, or at a transpose to
+// channels first; a body with neither (most bodies) is left as it is,
+// without copying its nodes.
+bool has_twin_source(const Body& body) {
+  for (const Node& n : body.nodes) {
+    if (n.kind != NodeKind::Op) continue;
+    if (is_pool_or_conv(n) && ops::ConvAttrs::decode(n.attrs).channels_first) return true;
+    const int rank = n.outputs.empty() ? 0 : n.outputs[0].shape.rank();
+    if (n.is_op(OpId::Transpose) && twin_rank(rank) &&
+        graph::transpose_permutation(n) == to_first(rank))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void run_convolutions_channels_last(Body& body) {
-  Rewriter(body).run();
+  if (has_twin_source(body)) Rewriter(body).run();
 }
 
 }  // namespace ag::passes

@@ -3,6 +3,7 @@
 // errors eagerly and in a graph.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -175,6 +176,78 @@ TEST(DTypes, IntegerArithmeticWrapsEagerlyAndInAGraph) {
   const Tensor u = ag::cast(ag::constant({250, 3}), ag::uint8) + 10;
   EXPECT_EQ(u.dtype(), ag::uint8);
   EXPECT_EQ(u.to_vector<int>(), (std::vector<int>{4, 13}));
+}
+
+// uint64 values as a uint64 tensor (a C++ vector's constant is int64, as a
+// Python int's is; the cast keeps the bits).
+Tensor u64(const std::vector<uint64_t>& values, ag::Shape shape) {
+  return ag::cast(ag::constant(values, std::move(shape)), ag::uint64);
+}
+
+// uint64 is computed on int64's bits (ag/dtype.h). Ops that only order
+// values are exact on all of uint64, 2^63 and above included; the reference
+// is std's uint64 order.
+TEST(DTypes, Uint64OrderingIsExactOnEveryValueEagerlyAndInAGraph) {
+  const std::vector<uint64_t> v = {12345,        0, (uint64_t{1} << 63) - 1, uint64_t{1} << 63,
+                                   ~uint64_t{0}, 7, (uint64_t{1} << 63) + 9};
+  const uint64_t pivot = uint64_t{1} << 63;
+  std::vector<uint64_t> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<bool> less;
+  std::vector<uint64_t> clipped, max_with_pivot;
+  for (uint64_t x : v) {
+    less.push_back(x < pivot);
+    clipped.push_back(std::clamp(x, uint64_t{7}, pivot));
+    max_with_pivot.push_back(std::max(x, pivot));
+  }
+  const int64_t argmax = std::max_element(v.begin(), v.end()) - v.begin();
+  const int64_t argmin = std::min_element(v.begin(), v.end()) - v.begin();
+  const Tensor x = u64(v, ag::Shape{int64_t(v.size())});
+  auto ordered = [](const Tensor& t) {
+    const Tensor p = u64({uint64_t{1} << 63}, ag::Shape{});
+    const Tensor seven = u64({7}, ag::Shape{});
+    return std::vector<Tensor>{ag::less(t, p),        ag::clip_by_value(t, seven, p),
+                               ag::maximum(t, p),     ag::reduce_max(t),
+                               ag::reduce_min(t),     ag::argmax(t),
+                               ag::argmin(t),         ag::sort(t),
+                               ag::top_k(t, 2).values};
+  };
+  auto traced = ag::function([&](const Tensor& t) { return ordered(t); });
+  for (const std::vector<Tensor>& got : {ordered(x), traced(x)}) {
+    EXPECT_EQ(got[0].to_vector<bool>(), less);
+    EXPECT_EQ(got[1].to_vector<uint64_t>(), clipped);
+    EXPECT_EQ(got[2].to_vector<uint64_t>(), max_with_pivot);
+    EXPECT_EQ(got[3].item<uint64_t>(), sorted.back());
+    EXPECT_EQ(got[4].item<uint64_t>(), sorted.front());
+    EXPECT_EQ(got[5].item<int64_t>(), argmax);
+    EXPECT_EQ(got[6].item<int64_t>(), argmin);
+    EXPECT_EQ(got[7].to_vector<uint64_t>(), sorted);
+    EXPECT_EQ(got[8].to_vector<uint64_t>(),
+              (std::vector<uint64_t>{sorted.back(), sorted[sorted.size() - 2]}));
+    for (const Tensor& t : {got[1], got[2], got[3], got[7], got[8]})
+      EXPECT_EQ(t.dtype(), ag::uint64);
+  }
+}
+
+// Ops that read a uint64's magnitude compute it as int64: exact below 2^63,
+// and above it an error naming the op and the value, the same text in a
+// graph, rather than a negative int64's answer.
+TEST(DTypes, Uint64DivisionIsExactBelow2To63AndAnErrorAbove) {
+  const Tensor small = u64({(uint64_t{1} << 63) - 1, 10}, {2});
+  const Tensor d = u64({3, 3}, {2});
+  auto divide = ag::function([](const Tensor& a, const Tensor& b) { return ag::floordiv(a, b); });
+  const std::vector<uint64_t> want = {((uint64_t{1} << 63) - 1) / 3, 3};
+  EXPECT_EQ(ag::floordiv(small, d).to_vector<uint64_t>(), want);
+  EXPECT_EQ(divide(small, d).to_vector<uint64_t>(), want);
+  EXPECT_EQ(ag::mod(small, d).to_vector<uint64_t>(), (std::vector<uint64_t>{1, 1}));
+
+  const Tensor big = u64({10, ~uint64_t{0}}, {2});
+  const std::string text =
+      "uint64 value 18446744073709551615 (element 1) is 2^63 or more, which floordiv cannot "
+      "take: it computes uint64 on int64, exactly below 2^63 only";
+  expect_error<ag::InvalidArgumentError>([&] { (void)ag::floordiv(big, d); }, text);
+  expect_error<ag::InvalidArgumentError>([&] { (void)divide(big, d); }, text);
+  expect_error<ag::InvalidArgumentError>([&] { (void)ag::mod(big, d); }, "which mod cannot take");
 }
 
 TEST(DTypes, Float16ArithmeticRoundsEachResultToFloat16) {

@@ -61,6 +61,9 @@ Tensor sample(DType dtype, Shape shape, int salt = 0, bool nonzero = false) {
   for (int64_t i = 0; i < n; ++i) {
     int64_t v = (i * 7 + salt * 5 + 3) % 11 - 5;  // -5..5
     if (nonzero && v == 0) v = 2;
+    // uint64 -5 would be 2^64 - 5, which the ops that read magnitudes refuse
+    // (ag/dtype.h); DTypes.Uint64* test values from 2^63 up.
+    if (dtype == ag::uint64) v = std::abs(v);
     values[size_t(i)] = ag::is_floating(dtype) ? double(v) * 0.75 + 0.125 * double(salt % 3) : v;
   }
   if (dtype == ag::bool_) {
@@ -342,10 +345,10 @@ std::vector<OpCase> make_cases() {
   auto positive_base = [](DType d) {
     return Tensors{positive(d, {2, 3}, 1), sample(d, {2, 3}, 2)};
   };
-  // The unsigned samples wrap to large positive exponents, which pow takes;
-  // uint64's are negative as int64, its compute dtype.
+  // The unsigned samples below 2^32 wrap to large positive exponents, which
+  // pow takes; uint64's are small (sample).
   std::vector<DType> fractional = kFloating;
-  fractional.insert(fractional.end(), {ag::uint8, ag::uint16, ag::uint32});
+  fractional.insert(fractional.end(), {ag::uint8, ag::uint16, ag::uint32, ag::uint64});
   c.push_back({"pow_fractional", fractional, positive_base, pow});
   // The floating scalar makes an integer operand float32, which no storage
   // integer mixes with.
@@ -641,7 +644,9 @@ std::vector<OpCase> make_cases() {
   // Staged creation: the output shape depends on input values.
   c.push_back({"range", kNumeric,
                [](DType d) {
-                 return Tensors{ag::cast(ag::constant(-3), d), ag::cast(ag::constant(7), d),
+                 // uint64 -3 would be 2^64 - 3, which range refuses (ag/dtype.h).
+                 const int start = d == ag::uint64 ? 3 : -3;
+                 return Tensors{ag::cast(ag::constant(start), d), ag::cast(ag::constant(7), d),
                                 ag::cast(ag::constant(2), d)};
                },
                [](const Tensors& x) { return ag::range(x[0], x[1], x[2]); }});

@@ -150,6 +150,30 @@ TEST(Pool, EnginesAgree) {
   }
 }
 
+// max_pool_grad's channels-last loop (blocks of channels, a window read once)
+// against the per-element search of channels first on the same values:
+// channels beyond one block, ties, NaNs, and windows wholly in the padding.
+TEST(Pool, ChannelsLastGradientMatchesChannelsFirst) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor x = ag::floor(ag::random_uniform({2, 5, 6, 70}, -2.0, 2.0, ag::float64, 7));
+  std::vector<double> values = x.to_vector<double>();
+  values[3] = nan;
+  values[70 * 7 + 5] = nan;
+  x = ag::cast(ag::constant(values, x.shape()), ag::float64);
+  const ag::Padding padding({{3, 1}, {0, 2}});
+  const Tensor last = ag::max_pool(x, {2, 3}, {1, 2}, padding);
+  const Tensor dy = ag::random_normal(last.shape(), 0.0, 1.0, ag::float64, 8);
+  const Tensor dx_last = ag::max_pool_grad(x, dy, {2, 3}, {1, 2}, padding);
+  const Tensor dx_first =
+      ag::max_pool_grad(ag::transpose(x, {0, 3, 1, 2}), ag::transpose(dy, {0, 3, 1, 2}), {2, 3},
+                        {1, 2}, padding, "NCHW");
+  EXPECT_EQ(dx_last.to_vector<double>(), ag::transpose(dx_first, {0, 2, 3, 1}).to_vector<double>());
+  // Every gradient arrives, once: the rows wholly in the padding have none.
+  const double dy_in_input =
+      ag::reduce_sum(ag::slice(dy, {0, 2, 0, 0}, {-1, -1, -1, -1})).item<double>();
+  EXPECT_NEAR(ag::reduce_sum(dx_last).item<double>(), dy_in_input, 1e-9);
+}
+
 TEST(Pool, Errors) {
   expect_error<ag::InvalidArgumentError>([] { ag::max_pool2d(nine(), {2, 2, 2}, {1}, "SAME"); },
                                          "max_pool2d: ksize [2,2,2] must have 1, 2 or 4 entries");

@@ -168,6 +168,72 @@ struct OnednnPool {
 };
 #endif
 
+#if AG_BENCH_ONEDNN
+// The max pool's gradient as oneDNN computes it: its backward reads where
+// the maxima are from a workspace that a forward_training pass writes, so
+// the pair runs on every call (max_pool_grad's operands are x and dy).
+struct OnednnPoolGrad {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  dnnl::pooling_forward forward;
+  dnnl::pooling_backward backward;
+  dnnl::memory::desc image_desc, out_desc;
+  dnnl::memory workspace, out;
+
+  OnednnPoolGrad() {
+    using dnnl::memory;
+    const auto f32 = memory::data_type::f32;
+    image_desc =
+        memory::desc({1, kPoolChannels, kPoolSide, kPoolSide}, f32, memory::format_tag::nhwc);
+    out_desc = memory::desc({1, kPoolChannels, kPoolOut, kPoolOut}, f32, memory::format_tag::nhwc);
+    const dnnl::pooling_forward::desc forward_desc(dnnl::prop_kind::forward_training,
+                                                   dnnl::algorithm::pooling_max, image_desc,
+                                                   out_desc, {2, 2}, {3, 3}, {0, 0}, {1, 1});
+    const dnnl::pooling_forward::primitive_desc forward_pd(forward_desc, engine);
+    const dnnl::pooling_backward::desc backward_desc(dnnl::algorithm::pooling_max, image_desc,
+                                                     out_desc, {2, 2}, {3, 3}, {0, 0}, {1, 1});
+    forward = dnnl::pooling_forward(forward_pd);
+    backward = dnnl::pooling_backward(
+        dnnl::pooling_backward::primitive_desc(backward_desc, engine, forward_pd));
+    workspace = memory(forward_pd.workspace_desc(), engine);
+    out = memory(out_desc, engine);
+  }
+
+  void run(const float* image, const float* dy, float* dx) {
+    using dnnl::memory;
+    forward.execute(stream, {{DNNL_ARG_SRC, memory(image_desc, engine, const_cast<float*>(image))},
+                             {DNNL_ARG_DST, out},
+                             {DNNL_ARG_WORKSPACE, workspace}});
+    backward.execute(stream, {{DNNL_ARG_DIFF_DST, memory(out_desc, engine, const_cast<float*>(dy))},
+                              {DNNL_ARG_WORKSPACE, workspace},
+                              {DNNL_ARG_DIFF_SRC, memory(image_desc, engine, dx)}});
+    stream.wait();
+  }
+};
+#endif
+
+const Tensor& pool_out_grad() {
+  static const Tensor dy =
+      ag::random_normal({1, kPoolOut, kPoolOut, kPoolChannels}, 0.0, 1.0, ag::float32, 4);
+  return dy;
+}
+
+Tensor pool_grad(const Tensor& image, const Tensor& dy) {
+  return ag::max_pool_grad(image, dy, {3}, {2}, "SAME");
+}
+
+void check_pool_grad_rows() {
+  const Tensor eager = pool_grad(pool_image(), pool_out_grad());
+  auto graph_fn = ag::function([](Tensor x, Tensor dy) { return pool_grad(x, dy); });
+  ag_bench::check_same("max pool grad graph", eager, graph_fn(pool_image(), pool_out_grad()));
+#if AG_BENCH_ONEDNN
+  std::vector<float> dx(size_t(eager.num_elements()));
+  OnednnPoolGrad().run(pool_image().data<float>(), pool_out_grad().data<float>(), dx.data());
+  ag_bench::check_close("max pool grad oneDNN primitives", eager.data<float>(), dx.data(),
+                        eager.num_elements(), kTolerance);
+#endif
+}
+
 void check_pool_rows(bool max) {
   const std::string what = max ? "max pool" : "avg pool";
   const Tensor eager = pool(max, pool_image());
@@ -206,6 +272,7 @@ void check_rows() {
 #endif
   check_pool_rows(true);
   check_pool_rows(false);
+  check_pool_grad_rows();
 }
 
 void set_flops(benchmark::State& state) {
@@ -303,7 +370,23 @@ void bm_pool_graph(benchmark::State& state, bool max) {
   for (auto _ : state) benchmark::DoNotOptimize(fn(pool_image()));
 }
 
+void bm_pool_grad_eager(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(pool_grad(pool_image(), pool_out_grad()));
+}
+
+void bm_pool_grad_graph(benchmark::State& state) {
+  auto fn = ag::function([](Tensor x, Tensor dy) { return pool_grad(x, dy); });
+  for (auto _ : state) benchmark::DoNotOptimize(fn(pool_image(), pool_out_grad()));
+}
+
 #if AG_BENCH_ONEDNN
+void bm_pool_grad_hand_onednn(benchmark::State& state) {
+  OnednnPoolGrad onednn;
+  std::vector<float> dx(size_t(kPoolSide * kPoolSide * kPoolChannels));
+  for (auto _ : state)
+    onednn.run(pool_image().data<float>(), pool_out_grad().data<float>(), dx.data());
+}
+
 void bm_pool_hand_onednn(benchmark::State& state, bool max) {
   OnednnPool onednn(max);
   std::vector<float> out(size_t(kPoolOut * kPoolOut * kPoolChannels));
@@ -338,9 +421,12 @@ int main(int argc, char** argv) {
   add("max_pool_resnet/graph", [](benchmark::State& s) { bm_pool_graph(s, true); });
   add("avg_pool_resnet/eager", [](benchmark::State& s) { bm_pool_eager(s, false); });
   add("avg_pool_resnet/graph", [](benchmark::State& s) { bm_pool_graph(s, false); });
+  add("max_pool_grad_resnet/eager", bm_pool_grad_eager);
+  add("max_pool_grad_resnet/graph", bm_pool_grad_graph);
 #if AG_BENCH_ONEDNN
   add("max_pool_resnet/hand_onednn", [](benchmark::State& s) { bm_pool_hand_onednn(s, true); });
   add("avg_pool_resnet/hand_onednn", [](benchmark::State& s) { bm_pool_hand_onednn(s, false); });
+  add("max_pool_grad_resnet/hand_onednn", bm_pool_grad_hand_onednn);
 #endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

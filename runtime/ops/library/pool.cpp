@@ -122,10 +122,64 @@ void avg_pool(const ConvGeometry& g, const T* x, T* y) {
   });
 }
 
+namespace {
+
+// max_pool_grad on channels-last buffers: a window position's channels are
+// contiguous, so a block of channels keeps its running maxima while the
+// window is read once, in loops GCC vectorises. (The per-element search
+// below reads the window once per channel; oneDNN's backward needs its
+// forward run again for the maxima's workspace, and on few channels, as
+// LeNet's 6, both are several times slower.)
+template <class T>
+void max_pool_grad_channels_last(const ConvGeometry& g, const T* x, const T* dy, T* dx) {
+  constexpr int64_t kTile = 256, kBlock = 64;
+  const ConvGeometry::Strides in = g.input_strides(), out = g.output_strides();
+  const int64_t window = g.kernel_positions(), positions = g.out_positions();
+  T best[kBlock];
+  int64_t best_k[kBlock];
+  for (int64_t p0 = 0; p0 < positions; p0 += kTile) {
+    const int64_t rows = std::min(kTile, positions - p0);
+    const std::vector<int64_t> sources = window_sources(g, p0, rows);
+    for (int64_t b = 0; b < g.batch; ++b)
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t* source = sources.data() + r * window;
+        const int64_t first =
+            std::find_if(source, source + window, [](int64_t s) { return s >= 0; }) - source;
+        if (first == window) continue;  // wholly in the padding
+        const T* xb = x + b * in.batch;
+        const T* dy_row = dy + b * out.batch + (p0 + r) * out.position;
+        for (int64_t c0 = 0; c0 < g.in_channels; c0 += kBlock) {
+          const int64_t n = std::min(kBlock, g.in_channels - c0);
+          const T* x0 = xb + source[first] * in.position + c0;
+          for (int64_t c = 0; c < n; ++c) {
+            best[c] = x0[c];
+            best_k[c] = first;
+          }
+          for (int64_t k = first + 1; k < window; ++k) {
+            if (source[k] < 0) continue;
+            const T* xk = xb + source[k] * in.position + c0;
+            for (int64_t c = 0; c < n; ++c) {
+              const T v = xk[c];
+              const bool take = v > best[c] || (v != v && best[c] == best[c]);
+              best[c] = take ? v : best[c];
+              best_k[c] = take ? k : best_k[c];
+            }
+          }
+          T* dxb = dx + b * in.batch + c0;
+          for (int64_t c = 0; c < n; ++c)
+            dxb[source[best_k[c]] * in.position + c] += dy_row[c0 + c];
+        }
+      }
+  }
+}
+
+}  // namespace
+
 template <class T>
 void max_pool_grad(const ConvGeometry& g, const T* x, const T* dy, T* dx) {
-  const Window w = window_of(g);
   std::fill(dx, dx + g.input_shape().num_elements(), T(0));
+  if (!g.channels_first) return max_pool_grad_channels_last(g, x, dy, dx);
+  const Window w = window_of(g);
   for_each_window(g, [&](const int64_t* window, int64_t base, int64_t o) {
     const int64_t at = argmax(w, x, window, base);
     if (at >= 0) dx[at] += dy[o];
@@ -281,8 +335,10 @@ ValueType infer_max_pool_grad(const InferContext& ctx) {
 
 void kernel_max_pool_grad(const KernelContext& ctx) {
   const ConvGeometry g = geometry_of(ctx);
+  // Channels last, the loops outrun oneDNN's forward and backward pair
+  // (pool_loops::max_pool_grad).
   pool_run(
-      ctx, pool_on_onednn(ctx, g) && !pool_input_has_nan(ctx),
+      ctx, g.channels_first && pool_on_onednn(ctx, g) && !pool_input_has_nan(ctx),
       [&] {
         pool_onednn::max_pool_grad(g, ctx.input_data<float>(0), ctx.input_data<float>(1),
                                    static_cast<float*>(ctx.out));
