@@ -1,7 +1,10 @@
 // Importers of ONNX's shape, layout, creation and linear-algebra ops.
-// Shapes, axes and slice bounds given as inputs must be known when the model
-// is loaded (NodeContext::constant_ints), as they are in exported models;
-// Shape and Size of a tensor with static dims are constants.
+// Axes given as inputs must be known when the model is loaded
+// (NodeContext::constant_ints), as they are in exported models; Shape and
+// Size of a tensor with static dims are constants. The shapes of Reshape,
+// Expand, Tile and ConstantOfShape and Slice's bounds may be computed when
+// the model runs (Shape -> Gather -> Concat of a dynamic batch): our ops by
+// a shape tensor (ag/ops.h) read them then.
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -76,13 +79,16 @@ constexpr int64_t kFoldedElements = 64;
 // op, as a trace makes them: a large array's zeros are not a constant of the
 // loaded graph, and a plan that overwrites them never computes them.
 std::vector<Tensor> import_constant_of_shape(NodeContext& ctx) {
-  std::vector<int64_t> dims = ctx.constant_ints(0, "shape");
-  if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
-    ctx.invalid("input 'shape' has a negative dim");
   Tensor value = ctx.has_attr("value") ? tensor_from_proto(ctx.attr_tensor("value"),
                                                            ctx.where() + ": attribute 'value'")
                                        : zeros(Shape{1}, float32);
   if (value.num_elements() != 1) ctx.invalid("attribute 'value' must hold one element");
+  // A shape computed when the model runs: the value broadcast to it then.
+  if (ctx.computed_at_run_time(0))
+    return {broadcast_to(reshape(value, {}), cast(ctx.input(0), int64))};
+  std::vector<int64_t> dims = ctx.constant_ints(0, "shape");
+  if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
+    ctx.invalid("input 'shape' has a negative dim");
   const auto* bytes = static_cast<const unsigned char*>(value.raw_data());
   if (std::all_of(bytes, bytes + dtype_size(value.dtype()), [](unsigned char b) { return b == 0; }))
     return {ops::zeros_op(shape_of(dims), value.dtype())};
@@ -95,6 +101,12 @@ std::vector<Tensor> import_constant_of_shape(NodeContext& ctx) {
 }
 
 std::vector<Tensor> import_expand(NodeContext& ctx) {
+  if (ctx.computed_at_run_time(1)) {
+    ops::Attrs both_ways;
+    both_ways.axis = 1;
+    return {ops::apply(ops::OpId::DynamicBroadcastTo, {ctx.input(0), cast(ctx.input(1), int64)},
+                       both_ways)};
+  }
   return {expand(ctx.input(0), shape_of(ctx.constant_ints(1, "shape")))};
 }
 
@@ -146,19 +158,43 @@ std::vector<Tensor> import_one_hot(NodeContext& ctx) {
   return {one_hot(indices, depth, scalar(1), scalar(0), axis, values.dtype())};
 }
 
+namespace {
+
+// Reshape by a shape computed when the model runs; without allowzero, its
+// 0s copy the input's dim at their position then.
+Tensor reshape_at_run_time(NodeContext& ctx, bool allow_zero) {
+  const Tensor& x = ctx.input(0);
+  Tensor dims = cast(ctx.input(1), int64);
+  if (dims.rank() != 1 || dims.shape()[0] == kUnknownDim)
+    ctx.invalid("shape must be 1-D, of a length known when the model is loaded");
+  const int64_t length = dims.shape()[0];
+  if (allow_zero || length == 0) return reshape(x, dims);
+  // x's dims at each position of the shape (0 past x's rank, where a 0 is
+  // then an error of the reshape).
+  Tensor copies = shape(x, int64);
+  if (length > x.rank()) copies = concat({copies, zeros(Shape{length - x.rank()}, int64)}, 0);
+  if (length < x.rank()) copies = slice(copies, {0}, {length});
+  return reshape(x, where(equal(dims, int64_t{0}), copies, dims));
+}
+
+}  // namespace
+
 std::vector<Tensor> import_reshape(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
-  std::vector<int64_t> dims = ctx.constant_ints(1, "shape");
   const bool allow_zero = ctx.attr_int("allowzero", 0) != 0;
-  const bool has_inferred = std::count(dims.begin(), dims.end(), -1) > 0;
+  if (ctx.computed_at_run_time(1)) return {reshape_at_run_time(ctx, allow_zero)};
+  std::vector<int64_t> dims = ctx.constant_ints(1, "shape");
+  bool has_inferred = std::count(dims.begin(), dims.end(), -1) > 0;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] != 0 || allow_zero) continue;
     if (int(i) >= x.rank())
       ctx.invalid("shape[" + std::to_string(i) + "] = 0 copies a dim the input does not have");
     dims[i] = x.shape()[int(i)];
     if (dims[i] == kUnknownDim) {
-      if (has_inferred) ctx.unsupported("shape copies an unknown dim next to a -1 dim");
+      // Two dims unknown while tracing: the copies are read when the model runs.
+      if (has_inferred) return {reshape_at_run_time(ctx, allow_zero)};
       dims[i] = -1;
+      has_inferred = true;
     }
   }
   return {reshape(x, dims)};
@@ -670,6 +706,7 @@ std::vector<Tensor> import_split(NodeContext& ctx) {
 }
 
 std::vector<Tensor> import_tile(NodeContext& ctx) {
+  if (ctx.computed_at_run_time(1)) return {tile(ctx.input(0), cast(ctx.input(1), int64))};
   return {tile(ctx.input(0), ctx.constant_ints(1, "repeats"))};
 }
 
