@@ -17,6 +17,7 @@
 #include "ag/tensor_array.h"
 #include "import_ops.h"
 #include "ops/dispatch.h"
+#include "ops/dynamic_shape.h"
 #include "ops/kernels.h"
 #include "tensor_proto.h"
 
@@ -58,6 +59,34 @@ Tensor from_end(const Tensor& indices, const Tensor& data, int64_t axis) {
 
 }  // namespace
 
+namespace {
+
+// The entries of input k, a shape computed when the model runs, that are
+// known while tracing (ops::kUnknownEntry for the others): where a Concat
+// builds it, those of its parts that are constants ([N] of a dynamic batch,
+// then [2, 2]).
+std::vector<int64_t> known_entries(NodeContext& ctx, size_t k) {
+  const Tensor& shape = ctx.input(k);
+  const int64_t length = shape.rank() == 1 ? shape.shape()[0] : 0;
+  std::vector<int64_t> known;
+  const ::onnx::NodeProto* concat = ctx.producer(k);
+  if (concat && concat->op_type() == "Concat") {
+    for (const std::string& name : concat->input()) {
+      const Tensor* part = ctx.scope().find(name);
+      if (!part || part->rank() != 1 || part->shape()[0] == kUnknownDim) break;
+      if (part->is_symbolic())
+        known.insert(known.end(), size_t(part->shape()[0]), ops::kUnknownEntry);
+      else
+        for (int64_t v : part->to_vector<int64_t>()) known.push_back(v);
+    }
+  }
+  if (int64_t(known.size()) != length)
+    known.assign(size_t(std::max<int64_t>(length, 0)), ops::kUnknownEntry);
+  return known;
+}
+
+}  // namespace
+
 std::vector<Tensor> import_constant(NodeContext& ctx) {
   if (ctx.has_attr("value")) return {tensor_from_proto(ctx.attr_tensor("value"), ctx.where())};
   if (ctx.has_attr("value_float"))
@@ -84,8 +113,10 @@ std::vector<Tensor> import_constant_of_shape(NodeContext& ctx) {
                                        : zeros(Shape{1}, float32);
   if (value.num_elements() != 1) ctx.invalid("attribute 'value' must hold one element");
   // A shape computed when the model runs: the value broadcast to it then.
-  if (ctx.computed_at_run_time(0))
-    return {broadcast_to(reshape(value, {}), cast(ctx.input(0), int64))};
+  if (ctx.computed_at_run_time(0)) {
+    return {ops::broadcast_by(reshape(value, {}), cast(ctx.input(0), int64), known_entries(ctx, 0),
+                              false, {})};
+  }
   std::vector<int64_t> dims = ctx.constant_ints(0, "shape");
   if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
     ctx.invalid("input 'shape' has a negative dim");
@@ -102,10 +133,8 @@ std::vector<Tensor> import_constant_of_shape(NodeContext& ctx) {
 
 std::vector<Tensor> import_expand(NodeContext& ctx) {
   if (ctx.computed_at_run_time(1)) {
-    ops::Attrs both_ways;
-    both_ways.axis = 1;
-    return {ops::apply(ops::OpId::DynamicBroadcastTo, {ctx.input(0), cast(ctx.input(1), int64)},
-                       both_ways)};
+    return {ops::broadcast_by(ctx.input(0), cast(ctx.input(1), int64), known_entries(ctx, 1), true,
+                              {})};
   }
   return {expand(ctx.input(0), shape_of(ctx.constant_ints(1, "shape")))};
 }
@@ -168,13 +197,20 @@ Tensor reshape_at_run_time(NodeContext& ctx, bool allow_zero) {
   if (dims.rank() != 1 || dims.shape()[0] == kUnknownDim)
     ctx.invalid("shape must be 1-D, of a length known when the model is loaded");
   const int64_t length = dims.shape()[0];
-  if (allow_zero || length == 0) return reshape(x, dims);
+  std::vector<int64_t> known =
+      ctx.computed_at_run_time(1) ? known_entries(ctx, 1) : ctx.constant_ints(1, "shape");
+  if (allow_zero || length == 0) return ops::reshape_by(x, dims, known, {});
   // x's dims at each position of the shape (0 past x's rank, where a 0 is
   // then an error of the reshape).
+  for (int64_t i = 0; i < length; ++i) {
+    int64_t& k = known[size_t(i)];
+    if (k == 0)
+      k = i < x.rank() && x.shape()[int(i)] != kUnknownDim ? x.shape()[int(i)] : ops::kUnknownEntry;
+  }
   Tensor copies = shape(x, int64);
   if (length > x.rank()) copies = concat({copies, zeros(Shape{length - x.rank()}, int64)}, 0);
   if (length < x.rank()) copies = slice(copies, {0}, {length});
-  return reshape(x, where(equal(dims, int64_t{0}), copies, dims));
+  return ops::reshape_by(x, where(equal(dims, int64_t{0}), copies, dims), known, {});
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "ag/ag.h"
 #include "ag/onnx.h"
+#include "graph/graph.h"
 
 namespace {
 
@@ -240,6 +241,13 @@ TEST(OnnxImportShapes, ShapesComputedFromADynamicBatchAreReadWhenTheModelRuns) {
   const std::vector<std::string> ops = model.graph().ops();
   for (const char* op : {"dynamic_reshape", "dynamic_broadcast_to", "dynamic_tile"})
     EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
+  // The shapes' constant entries are the outputs' dims while tracing; N is
+  // read when the model runs.
+  const ag::Graph graph = model.graph();
+  std::vector<std::string> types;
+  for (const auto& out : graph.body().outputs)
+    types.push_back(graph.body().type_of(out).shape.to_list_string());
+  EXPECT_EQ(types, (std::vector<std::string>{"[?,2,2]", "[?,4]", "[?,?]", "[?,2,2]", "[?,2,?]"}));
   for (int64_t n : {3, 5}) expect_batch_shapes(model({counting_rows(n)}), n);
   // Saved (ONNX's checker) and loaded back, it computes the same.
   const std::string bytes = ag::onnx::save_to_bytes(model.graph(), {.graph_name = "batch"});

@@ -14,6 +14,7 @@
 #include "ag/error.h"
 #include "ag/ops.h"
 #include "ops/dispatch.h"
+#include "ops/dynamic_shape.h"
 #include "ops/kernels.h"
 #include "ops/select_helpers.h"
 
@@ -41,16 +42,40 @@ int64_t shape_input_length(const InferContext& ctx, std::string_view op, std::st
   return t.shape[0];
 }
 
+// attrs.ints, when it has an entry per entry of the shape: the entries known
+// while tracing (reshape_by, broadcast_by), kUnknownEntry for the others.
+// The output's dims while tracing where they tell them.
+std::vector<int64_t> known_entries(const InferContext& ctx, int64_t length) {
+  if (int64_t(ctx.attrs.ints.size()) == length) return ctx.attrs.ints;
+  return std::vector<int64_t>(static_cast<size_t>(length), kUnknownEntry);
+}
+
 // Input 1's values, or nothing while tracing a value computed in the graph.
-std::optional<std::vector<int64_t>> shape_values(const InferContext& ctx, int64_t length) {
+// They must match the entries known while tracing.
+std::optional<std::vector<int64_t>> shape_values(const InferContext& ctx, std::string_view op,
+                                                 int64_t length) {
   if (ctx.values.size() < 2 || !ctx.values[1]) return std::nullopt;
+  const std::vector<int64_t> known = known_entries(ctx, length);
   std::vector<int64_t> values(static_cast<size_t>(length));
   for (int64_t i = 0; i < length; ++i) {
-    values[size_t(i)] = ctx.inputs[1].dtype == DType::int32
-                            ? static_cast<const int32_t*>(ctx.values[1])[i]
-                            : static_cast<const int64_t*>(ctx.values[1])[i];
+    const int64_t v = ctx.inputs[1].dtype == DType::int32
+                          ? static_cast<const int32_t*>(ctx.values[1])[i]
+                          : static_cast<const int64_t*>(ctx.values[1])[i];
+    if (known[size_t(i)] != kUnknownEntry && known[size_t(i)] != v) {
+      select::fail(op, "shape[" + std::to_string(i) + "] is " + std::to_string(v) +
+                           " when the graph runs, but was " + std::to_string(known[size_t(i)]) +
+                           " while tracing");
+    }
+    values[size_t(i)] = v;
   }
   return values;
+}
+
+// The known entries as a shape: unknown dims where not known (or -1).
+Shape known_shape_of(const std::vector<int64_t>& known) {
+  Shape out;
+  for (int64_t k : known) out.push_back(k >= 0 ? k : kUnknownDim);
+  return out;
 }
 
 // The rule of the op `op` with attrs (`infer`) on x and the values as attrs.ints.
@@ -76,21 +101,20 @@ void require_no_negative(std::string_view op, const std::vector<int64_t>& values
 // One entry may be -1 (inferred), as reshape's.
 ValueType infer_dynamic_reshape(const InferContext& ctx) {
   const int64_t length = shape_input_length(ctx, kReshape, "shape");
-  const std::optional<std::vector<int64_t>> values = shape_values(ctx, length);
+  const std::optional<std::vector<int64_t>> values = shape_values(ctx, kReshape, length);
   if (values) return with_values_as_attrs(ctx, kReshape, infer_reshape, *values);
-  Shape out;
-  for (int64_t i = 0; i < length; ++i) out.push_back(kUnknownDim);
-  return {ctx.inputs[0].dtype, out};
+  return {ctx.inputs[0].dtype, known_shape_of(known_entries(ctx, length))};
 }
 
-// While tracing, a dim of x other than 1 is the output's there (any other
-// target dim is an error when the graph runs).
+// While tracing, a known entry of the shape is the output's dim there, and
+// so is a dim of x other than 1 (any other target dim is an error when the
+// graph runs).
 ValueType infer_dynamic_broadcast_to(const InferContext& ctx) {
   const ValueType& x = ctx.inputs[0];
   select::require_known_rank(kBroadcastTo, x.shape, "input");
   const int64_t length = shape_input_length(ctx, kBroadcastTo, "shape");
   const bool both_ways = ctx.attrs.axis != 0;
-  const std::optional<std::vector<int64_t>> values = shape_values(ctx, length);
+  const std::optional<std::vector<int64_t>> values = shape_values(ctx, kBroadcastTo, length);
   if (values) {
     require_no_negative(kBroadcastTo, *values, "shape");
     if (!both_ways) return with_values_as_attrs(ctx, kBroadcastTo, infer_broadcast_to, *values);
@@ -103,12 +127,13 @@ ValueType infer_dynamic_broadcast_to(const InferContext& ctx) {
     select::fail(kBroadcastTo, "cannot broadcast a tensor of shape " + x.shape.to_list_string() +
                                    " to a shape of " + std::to_string(length) + " dims");
   }
-  const int rank = std::max(x.shape.rank(), int(length));
+  const Shape known = known_shape_of(known_entries(ctx, length));
+  if (both_ways) return {x.dtype, broadcast_shapes(x.shape, known)};
   Shape out;
-  for (int d = 0; d < rank; ++d) {
-    const int k = d - (rank - x.shape.rank());
+  for (int d = 0; d < int(length); ++d) {
+    const int k = d - (int(length) - x.shape.rank());
     const int64_t dim = k >= 0 ? x.shape[k] : kUnknownDim;
-    out.push_back(dim == 1 ? kUnknownDim : dim);
+    out.push_back(known[d] != kUnknownDim ? known[d] : dim == 1 ? kUnknownDim : dim);
   }
   return {x.dtype, out};
 }
@@ -118,7 +143,7 @@ ValueType infer_dynamic_tile(const InferContext& ctx) {
   const ValueType& x = ctx.inputs[0];
   select::require_known_rank(kTile, x.shape, "input");
   const int64_t length = shape_input_length(ctx, kTile, "multiples");
-  const std::optional<std::vector<int64_t>> values = shape_values(ctx, length);
+  const std::optional<std::vector<int64_t>> values = shape_values(ctx, kTile, length);
   if (values) return with_values_as_attrs(ctx, kTile, infer_tile, *values);
   if (length != x.shape.rank()) {
     select::fail(kTile, "multiples has " + std::to_string(length) +
@@ -160,6 +185,20 @@ std::vector<Tensor> grad_dynamic_tile(const GradContext& c) {
       api::reduce_sum(api::reshape(c.grad, split_dims, c.site), copies, false, c.site);
   if (!x.shape().is_fully_defined()) return {summed, Tensor()};
   return {api::reshape(summed, {x.shape().begin(), x.shape().end()}, c.site), Tensor()};
+}
+
+Tensor reshape_by(const Tensor& x, const Tensor& shape, std::vector<int64_t> known, CallSite site) {
+  Attrs attrs;
+  attrs.ints = std::move(known);
+  return apply(OpId::DynamicReshape, {x, shape}, attrs, site);
+}
+
+Tensor broadcast_by(const Tensor& x, const Tensor& shape, std::vector<int64_t> known,
+                    bool both_ways, CallSite site) {
+  Attrs attrs;
+  attrs.ints = std::move(known);
+  attrs.axis = both_ways ? 1 : 0;
+  return apply(OpId::DynamicBroadcastTo, {x, shape}, attrs, site);
 }
 
 }  // namespace ag::ops
