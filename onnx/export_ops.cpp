@@ -817,7 +817,7 @@ std::string OpExport::nms_rank_scores(bool has_threshold) {
   // rank[order[j]] = j (every position is written: order is a permutation).
   std::string rank;
   set_int(e.with_attrs("ScatterElements", {positions, top[1], positions}, rank), "axis", 0);
-  const std::string ranked = e.cast(e.op("Sub", {n, rank}), DType::float32);
+  std::string ranked = e.cast(e.op("Sub", {n, rank}), DType::float32);
   if (!has_threshold) return ranked;
   const std::string above = e.op(
       "Greater", {in[1], ex.constant(ag::fill({}, attrs.hi, DType::float64), "score_threshold")});
