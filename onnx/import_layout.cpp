@@ -253,8 +253,12 @@ std::vector<Tensor> import_flatten(NodeContext& ctx) {
     return n;
   };
   int64_t outer = product(0, axis), inner = product(axis, rank);
-  if (outer == -1 && inner == -1) ctx.static_shape(0, "Flatten");
-  return {reshape(x, {outer, inner})};
+  if (outer != -1 || inner != -1) return {reshape(x, {outer, inner})};
+  // Both unknown while tracing: the products of x's dims when the model runs.
+  const Tensor dims = shape(x, int64);
+  return {reshape(x, concat({reduce_prod(slice(dims, {0}, {axis}), {0}, true),
+                             reduce_prod(slice(dims, {axis}, {-1}), {0}, true)},
+                            0))};
 }
 
 std::vector<Tensor> import_transpose(NodeContext& ctx) {

@@ -255,6 +255,25 @@ TEST(OnnxImportShapes, ShapesComputedFromADynamicBatchAreReadWhenTheModelRuns) {
   for (int64_t n : {3, 5}) expect_batch_shapes(again({counting_rows(n)}), n);
 }
 
+// Flatten at axis 1 of x [?, ?, 2]: [N, M * 2], both read when the model runs.
+TEST(OnnxImportShapes, FlattenOfTwoUnknownDimsReadsThemWhenTheModelRuns) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {-1, -1, 2}).output("y", 2);
+  attr(m.node("Flatten", {"x"}, "y"), "axis", int64_t{1});
+  const ag::onnx::Model model = m.load();
+  for (int64_t n : {2, 3}) {
+    std::vector<float> v(size_t(n * 3 * 2));
+    std::vector<double> expected;
+    for (size_t i = 0; i < v.size(); ++i) {
+      v[i] = float(i);
+      expected.push_back(double(i));
+    }
+    const auto out = model({ag::constant(v, ag::Shape{n, 3, 2})});
+    EXPECT_EQ(out[0].shape(), (ag::Shape{n, 6}));
+    expect_near(out[0], expected);
+  }
+}
+
 // A shape computed when the model runs that does not fit: the reshape's
 // error, naming the shapes.
 TEST(OnnxImportShapes, AShapeComputedWhenTheModelRunsThatDoesNotFitIsAnError) {

@@ -676,7 +676,7 @@ TEST(GatherGradient, GatheredAxisUnknownWhileTracing) {
 
 // x [?, 3] reshaped to its dims reversed, read when the graph runs; the
 // gradient reshapes back to x's shape, read then too. Also of a tile by
-// multiples read then.
+// multiples read then, and of a reshape of x [?, ?].
 TEST(DynamicShapeGradient, ReshapeAndTileByShapesReadWhenTheGraphRuns) {
   const std::vector<ag::TensorSpec> batch_unknown = {
       ag::TensorSpec({ag::kUnknownDim, 3}, ag::float64), ag::TensorSpec({3, 4}, ag::float64)};
@@ -694,6 +694,15 @@ TEST(DynamicShapeGradient, ReshapeAndTileByShapesReadWhenTheGraphRuns) {
   const std::vector<ag::TensorSpec> tiled = {ag::TensorSpec({ag::kUnknownDim, 3}, ag::float64),
                                              ag::TensorSpec({4, 9}, ag::float64)};
   checked_gradients(tile, {x}, weights_like(tile.f({x}), rng), tiled);
+  // A static reshape of x with both dims unknown while tracing: its gradient
+  // reshapes back to x's shape read when the graph runs.
+  GradCase flat{"reshape", {Shape{4, 3}}, [](const Tensors& x) {
+                  return ag::reshape(x[0], {-1}) * x[0][0][0];
+                }};
+  const std::vector<ag::TensorSpec> both_unknown = {
+      ag::TensorSpec({ag::kUnknownDim, ag::kUnknownDim}, ag::float64),
+      ag::TensorSpec({12}, ag::float64)};
+  checked_gradients(flat, {x}, weights_like(flat.f({x}), rng), both_unknown);
 }
 
 TEST(UnsortedSegmentSum, SumsRowsIntoSegments) {
