@@ -1,8 +1,10 @@
-// The ops by a shape tensor (library/dynamic_shape.cpp) told which entries of
-// the shape are known while tracing: an ONNX importer reads them off the
-// Concat that builds the shape ([N] of a dynamic batch, then constants), so
-// that those dims of the output are known while tracing too. Internal to
-// the runtime and the ONNX importer.
+// What the ops by a shape tensor (library/dynamic_shape.cpp) share with
+// their importer and with tile: reshape and broadcast told which entries of
+// the shape are known while tracing (an ONNX importer reads them off the
+// Concat that builds the shape: [N] of a dynamic batch, then constants), so
+// that those dims of the output are known while tracing too; and tile's
+// gradient by multiples as a tensor. Internal to the runtime and the ONNX
+// importer.
 #pragma once
 
 #include <cstdint>
@@ -24,5 +26,11 @@ Tensor reshape_by(const Tensor& x, const Tensor& shape, std::vector<int64_t> kno
 // against x's (ONNX's Expand); `known` as reshape_by's.
 Tensor broadcast_by(const Tensor& x, const Tensor& shape, std::vector<int64_t> known,
                     bool both_ways, CallSite site);
+
+// The gradient of tile(x, multiples) (multiples a tensor, known or read
+// when the graph runs) from the output's `grad`: grad viewed as [m0, d0,
+// m1, d1, ...] (multiples and x's dims interleaved) and summed over the m
+// axes.
+Tensor tile_gradient(const Tensor& grad, const Tensor& x, const Tensor& multiples, CallSite site);
 
 }  // namespace ag::ops

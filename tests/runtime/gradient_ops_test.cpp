@@ -676,7 +676,7 @@ TEST(GatherGradient, GatheredAxisUnknownWhileTracing) {
 
 // x [?, 3] reshaped to its dims reversed, read when the graph runs; the
 // gradient reshapes back to x's shape, read then too. Also of a tile by
-// multiples read then, and of a reshape of x [?, ?].
+// multiples read then, and of a reshape and a tile of x [?, ?].
 TEST(DynamicShapeGradient, ReshapeAndTileByShapesReadWhenTheGraphRuns) {
   const std::vector<ag::TensorSpec> batch_unknown = {
       ag::TensorSpec({ag::kUnknownDim, 3}, ag::float64), ag::TensorSpec({3, 4}, ag::float64)};
@@ -703,6 +703,11 @@ TEST(DynamicShapeGradient, ReshapeAndTileByShapesReadWhenTheGraphRuns) {
       ag::TensorSpec({ag::kUnknownDim, ag::kUnknownDim}, ag::float64),
       ag::TensorSpec({12}, ag::float64)};
   checked_gradients(flat, {x}, weights_like(flat.f({x}), rng), both_unknown);
+  GradCase tiled_twice{
+      "tile", {Shape{4, 3}}, [](const Tensors& x) { return ag::tile(x[0], {2, 1}) * x[0][0][0]; }};
+  checked_gradients(tiled_twice, {x}, weights_like(tiled_twice.f({x}), rng),
+                    {ag::TensorSpec({ag::kUnknownDim, ag::kUnknownDim}, ag::float64),
+                     ag::TensorSpec({8, 3}, ag::float64)});
 }
 
 TEST(UnsortedSegmentSum, SumsRowsIntoSegments) {

@@ -173,18 +173,21 @@ std::vector<Tensor> grad_dynamic_broadcast_to(const GradContext& c) {
 // The gradient viewed as [m0, d0, m1, d1, ...] (multiples and x's dims
 // interleaved, read when the graph runs) and summed over the m axes.
 std::vector<Tensor> grad_dynamic_tile(const GradContext& c) {
-  const Tensor& x = c.inputs[0];
+  return {tile_gradient(c.grad, c.inputs[0], c.inputs[1], c.site), Tensor()};
+}
+
+Tensor tile_gradient(const Tensor& grad, const Tensor& x, const Tensor& multiples, CallSite site) {
   const int rank = x.rank();
-  if (rank == 0) return {c.grad, Tensor()};
-  const Tensor multiples = api::cast(c.inputs[1], DType::int64, c.site);
+  if (rank == 0) return grad;
   const Tensor split_dims = api::reshape(
-      api::stack({multiples, api::shape(x, DType::int64, c.site)}, 1, c.site), {-1}, c.site);
+      api::stack({api::cast(multiples, DType::int64, site), api::shape(x, DType::int64, site)}, 1,
+                 site),
+      {-1}, site);
   std::vector<int64_t> copies;
   for (int d = 0; d < rank; ++d) copies.push_back(2 * int64_t(d));
-  const Tensor summed =
-      api::reduce_sum(api::reshape(c.grad, split_dims, c.site), copies, false, c.site);
-  if (!x.shape().is_fully_defined()) return {summed, Tensor()};
-  return {api::reshape(summed, {x.shape().begin(), x.shape().end()}, c.site), Tensor()};
+  Tensor summed = api::reduce_sum(api::reshape(grad, split_dims, site), copies, false, site);
+  if (!x.shape().is_fully_defined()) return summed;
+  return api::reshape(summed, {x.shape().begin(), x.shape().end()}, site);
 }
 
 Tensor reshape_by(const Tensor& x, const Tensor& shape, std::vector<int64_t> known, CallSite site) {
