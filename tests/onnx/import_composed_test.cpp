@@ -183,13 +183,21 @@ void floats(Model& m, const std::string& name, const std::vector<float>& values,
 // What exporters write for a dynamic batch N of x [N, 4]: its shape's first
 // entry, Gather'ed from Shape(x), concatenated with constants into the shapes
 // of Reshape ([N, 2, 2]), Expand and Tile (of a row v [1, 4] to [N, 4]) and
-// ConstantOfShape; and a Reshape by a constant [0, 2, -1] whose 0 copies N.
+// ConstantOfShape; a Reshape by a constant [0, 2, -1] whose 0 copies N; and
+// Range(0, N, 1) of N squeezed to a scalar.
 Model batch_shapes_model() {
   Model m;
   m.input("x", TensorProto::FLOAT, {-1, 4});
   for (const char* y : {"y", "expanded", "tiled", "filled", "copied"})
     m.output(y, std::string(y) == "expanded" || std::string(y) == "tiled" ? 2 : 3);
+  m.output("steps", 1, TensorProto::INT64);
   m.ints("first", {0}).ints("two_two", {2, 2}).ints("four", {4}).ints("one", {1});
+  for (auto [name, v] : {std::pair{"start", 0}, std::pair{"delta", 1}}) {
+    TensorProto* t = m.proto().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(TensorProto::INT64);
+    t->add_int64_data(v);
+  }
   m.ints("zero_two_any", {0, 2, -1});
   floats(m, "v", {1.0f, -2.0f, 3.0f, 0.5f}, {1, 4});
   m.node("Shape", {"x"}, "shape");
@@ -208,13 +216,16 @@ Model batch_shapes_model() {
   value->mutable_t()->add_dims(1);
   value->mutable_t()->add_float_data(1.5f);
   m.node("Reshape", {"x", "zero_two_any"}, "copied");
+  m.node("Squeeze", {"n", "first"}, "n_scalar");
+  m.node("Range", {"start", "n_scalar", "delta"}, "steps");
   return m;
 }
 
 // The outputs of batch_shapes_model for x = 0, 1, ... of [n, 4], worked out
-// by hand: x itself as [n, 2, 2] (twice), v's row n times, 1.5 everywhere.
+// by hand: x itself as [n, 2, 2] (twice), v's row n times, 1.5 everywhere,
+// 0 .. n - 1.
 void expect_batch_shapes(const std::vector<ag::Tensor>& out, int64_t n) {
-  ASSERT_EQ(out.size(), 5u);
+  ASSERT_EQ(out.size(), 6u);
   std::vector<double> x, rows, filled(size_t(n * 4), 1.5);
   for (int64_t i = 0; i < n * 4; ++i) x.push_back(double(i));
   for (int64_t i = 0; i < n; ++i) rows.insert(rows.end(), {1.0, -2.0, 3.0, 0.5});
@@ -228,6 +239,9 @@ void expect_batch_shapes(const std::vector<ag::Tensor>& out, int64_t n) {
   expect_near(out[3], filled);
   EXPECT_EQ(out[4].shape(), (ag::Shape{n, 2, 2}));
   expect_near(out[4], x);
+  std::vector<int64_t> steps(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) steps[size_t(i)] = i;
+  EXPECT_EQ(out[5].to_vector<int64_t>(), steps);
 }
 
 ag::Tensor counting_rows(int64_t n) {
@@ -247,7 +261,8 @@ TEST(OnnxImportShapes, ShapesComputedFromADynamicBatchAreReadWhenTheModelRuns) {
   std::vector<std::string> types;
   for (const auto& out : graph.body().outputs)
     types.push_back(graph.body().type_of(out).shape.to_list_string());
-  EXPECT_EQ(types, (std::vector<std::string>{"[?,2,2]", "[?,4]", "[?,?]", "[?,2,2]", "[?,2,?]"}));
+  EXPECT_EQ(types,
+            (std::vector<std::string>{"[?,2,2]", "[?,4]", "[?,?]", "[?,2,2]", "[?,2,?]", "[?]"}));
   for (int64_t n : {3, 5}) expect_batch_shapes(model({counting_rows(n)}), n);
   // Saved (ONNX's checker) and loaded back, it computes the same.
   const std::string bytes = ag::onnx::save_to_bytes(model.graph(), {.graph_name = "batch"});
