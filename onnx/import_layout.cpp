@@ -746,7 +746,8 @@ std::vector<Tensor> import_split(NodeContext& ctx) {
 }
 
 std::vector<Tensor> import_tile(NodeContext& ctx) {
-  if (ctx.computed_at_run_time(1)) return {tile(ctx.input(0), cast(ctx.input(1), int64))};
+  if (ctx.computed_at_run_time(1))
+    return {ops::tile_by(ctx.input(0), cast(ctx.input(1), int64), known_entries(ctx, 1), {})};
   return {tile(ctx.input(0), ctx.constant_ints(1, "repeats"))};
 }
 

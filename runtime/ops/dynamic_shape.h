@@ -1,10 +1,10 @@
 // What the ops by a shape tensor (library/dynamic_shape.cpp) share with
-// their importer and with tile: reshape and broadcast told which entries of
-// the shape are known while tracing (an ONNX importer reads them off the
-// Concat that builds the shape: [N] of a dynamic batch, then constants), so
-// that those dims of the output are known while tracing too; and tile's
-// gradient by multiples as a tensor. Internal to the runtime and the ONNX
-// importer.
+// their importer and with tile: reshape, broadcast and tile told which
+// entries of the shape (the multiples) are known while tracing (an ONNX
+// importer reads them off the Concat that builds the shape: [N] of a
+// dynamic batch, then constants), so that those dims of the output are
+// known while tracing too; and tile's gradient by multiples as a tensor.
+// Internal to the runtime and the ONNX importer.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,9 @@ Tensor reshape_by(const Tensor& x, const Tensor& shape, std::vector<int64_t> kno
 // against x's (ONNX's Expand); `known` as reshape_by's.
 Tensor broadcast_by(const Tensor& x, const Tensor& shape, std::vector<int64_t> known,
                     bool both_ways, CallSite site);
+
+// x tiled by `multiples` (dynamic_tile); `known` as reshape_by's.
+Tensor tile_by(const Tensor& x, const Tensor& multiples, std::vector<int64_t> known, CallSite site);
 
 // The gradient of tile(x, multiples) (multiples a tensor, known or read
 // when the graph runs) from the output's `grad`: grad viewed as [m0, d0,

@@ -138,7 +138,8 @@ ValueType infer_dynamic_broadcast_to(const InferContext& ctx) {
   return {x.dtype, out};
 }
 
-// While tracing, a dim of 0 stays 0 and the others are unknown.
+// While tracing, a dim of 0 stays 0, and one of a multiple known while
+// tracing (tile_by) is known; the others are unknown.
 ValueType infer_dynamic_tile(const InferContext& ctx) {
   const ValueType& x = ctx.inputs[0];
   select::require_known_rank(kTile, x.shape, "input");
@@ -150,8 +151,15 @@ ValueType infer_dynamic_tile(const InferContext& ctx) {
                             " entries for an input of shape " + x.shape.to_list_string() +
                             "; give one per dim");
   }
+  const std::vector<int64_t> known = known_entries(ctx, length);
   Shape out;
-  for (int d = 0; d < x.shape.rank(); ++d) out.push_back(x.shape[d] == 0 ? 0 : kUnknownDim);
+  for (int d = 0; d < x.shape.rank(); ++d) {
+    const int64_t m = known[size_t(d)], dim = x.shape[d];
+    if (m == 0 || dim == 0)
+      out.push_back(0);
+    else
+      out.push_back(m == kUnknownEntry || dim == kUnknownDim ? kUnknownDim : dim * m);
+  }
   return {x.dtype, out};
 }
 
@@ -188,6 +196,13 @@ Tensor tile_gradient(const Tensor& grad, const Tensor& x, const Tensor& multiple
   Tensor summed = api::reduce_sum(api::reshape(grad, split_dims, site), copies, false, site);
   if (!x.shape().is_fully_defined()) return summed;
   return api::reshape(summed, {x.shape().begin(), x.shape().end()}, site);
+}
+
+Tensor tile_by(const Tensor& x, const Tensor& multiples, std::vector<int64_t> known,
+               CallSite site) {
+  Attrs attrs;
+  attrs.ints = std::move(known);
+  return apply(OpId::DynamicTile, {x, multiples}, attrs, site);
 }
 
 Tensor reshape_by(const Tensor& x, const Tensor& shape, std::vector<int64_t> known, CallSite site) {
