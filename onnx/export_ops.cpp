@@ -51,7 +51,10 @@
 //     zeros of [num_segments] + data's trailing dims, at the ids with a
 //     trailing axis of 1 (a negative id, an error for us, would count from
 //     the end there). Where the output's shape is not static, the zeros'
-//     dims are computed when the model runs, which our importer cannot load.
+//     dims are computed when the model runs (an Expand by them).
+//   dynamic_reshape, dynamic_broadcast_to, dynamic_tile: Reshape (allowzero
+//     1), Expand (which broadcasts both ways: the same for a shape x
+//     broadcasts to) and Tile, their shape input cast to int64.
 //   tile: Tile; reverse: Slice with step -1 on each axis; gather_nd,
 //     tensor_scatter_nd_update/add: GatherND and ScatterND (reduction add)
 //     of int64 indices (ONNX would count negative ones from the end; ours
@@ -62,7 +65,8 @@
 //   cumprod: ONNX has none; a Mul per row along the axis (its length must be
 //     static), the rows sliced and the products concatenated.
 //   non_max_suppression: NonMaxSuppression of one batch and class (float32
-//     boxes: float64 is cast), column 2 of its picks cast to int32.
+//     only: float64 scores pass as their ranks, which keep their order
+//     exactly; float64 boxes are cast), column 2 of its picks cast to int32.
 //   unique_first_indices: Unique's output 1 (its axis where the op has one).
 //   matmul: MatMul, an operand flagged transposed through a Transpose first.
 //   dropout_mask: Dropout (training_mode true, our ratio and seed) of ones of
@@ -236,7 +240,22 @@ struct OpExport {
   std::vector<std::string> argsort();
   std::vector<std::string> cumprod();
   std::vector<std::string> non_max_suppression();
+  std::string nms_rank_scores(bool has_threshold);
   std::vector<std::string> unique_first_indices();
+  // Shapes given as tensors: ONNX's Reshape (allowzero: our 0 is a 0),
+  // Expand and Tile, which take int64 shapes.
+  std::string int64_input(size_t k) {
+    return body.type_of(n.inputs[k]).dtype == DType::int64 ? in[k] : e.cast(in[k], DType::int64);
+  }
+  std::vector<std::string> dynamic_reshape() {
+    std::string out;
+    set_int(e.with_attrs("Reshape", {in[0], int64_input(1)}, out), "allowzero", 1);
+    return {out};
+  }
+  std::vector<std::string> dynamic_broadcast_to() {
+    return {e.op("Expand", {in[0], int64_input(1)})};
+  }
+  std::vector<std::string> dynamic_tile() { return {e.op("Tile", {in[0], int64_input(1)})}; }
   // Linear algebra and dropout.
   std::vector<std::string> matmul();
   std::vector<std::string> dropout_mask();
@@ -742,9 +761,15 @@ std::vector<std::string> OpExport::argsort() {
 }
 
 // ONNX's NonMaxSuppression of one batch and class ([1, n, 4] boxes, [1, 1,
-// n] scores; float32, so float64 is cast) and column 2 of its [k, 3]
+// n] scores, which ONNX takes as float32 only) and column 2 of its [k, 3]
 // selected (batch, class, box) rows, as int32. A score_threshold of -inf is
-// ONNX's absent one.
+// ONNX's absent one. float16 and bfloat16 are float32 values exactly; of
+// float64 scores, rounding to float32 could tie or swap close ones, so they
+// pass as their ranks instead (nms_rank_scores). So the scores' order and
+// threshold are exact. float64 boxes and the IoU threshold are rounded to
+// float32, and ONNX runtimes compute the IoU in float32 (the op, in
+// float64): a pair whose IoU is within float32's rounding of the threshold
+// may be decided otherwise.
 std::vector<std::string> OpExport::non_max_suppression() {
   auto as_float = [&](const std::string& x) {
     return in_dtype == DType::float32 ? x : e.cast(x, DType::float32);
@@ -752,17 +777,51 @@ std::vector<std::string> OpExport::non_max_suppression() {
   auto float_input = [&](double v, const char* name) {
     return ex.constant(ag::constant(std::vector<float>{float(v)}, Shape{1}), name);
   };
+  const bool has_threshold = attrs.hi != -std::numeric_limits<double>::infinity();
+  const bool ranked = in_dtype == DType::float64;
+  const std::string scores = ranked ? nms_rank_scores(has_threshold) : as_float(in[1]);
   std::vector<std::string> inputs{e.op("Unsqueeze", {as_float(in[0]), ex.int64s({0})}),
-                                  e.op("Unsqueeze", {as_float(in[1]), ex.int64s({0, 1})}),
+                                  e.op("Unsqueeze", {scores, ex.int64s({0, 1})}),
                                   ex.int64s({attrs.ints[0]}),
                                   float_input(attrs.lo, "iou_threshold")};
-  if (attrs.hi != -std::numeric_limits<double>::infinity())
-    inputs.push_back(float_input(attrs.hi, "score_threshold"));
+  // Ranked scores are n - rank above the threshold and 0 below it. A float
+  // score s is above a double t exactly when it is above the largest float
+  // not above t.
+  if (has_threshold) {
+    float below = float(attrs.hi);
+    if (double(below) > attrs.hi)
+      below = std::nextafter(below, -std::numeric_limits<float>::infinity());
+    inputs.push_back(float_input(ranked ? 0.5 : double(below), "score_threshold"));
+  }
   const std::string selected = e.op("NonMaxSuppression", inputs);
   std::string column;
   set_int(e.with_attrs("Gather", {selected, ex.constant(Tensor(int64_t{2}), "box")}, column),
           "axis", 1);
   return {e.cast(column, DType::int32)};
+}
+
+// float64 scores [n] as float32 numbers in exactly their order: n - rank,
+// the rank by descending score, equal scores by index (TopK's order, and the
+// op's), exact below 2^24 boxes; with a score threshold, 0 for scores not
+// above it (compared in float64).
+std::string OpExport::nms_rank_scores(bool has_threshold) {
+  const std::string count = e.op("Shape", {in[1]});
+  const std::vector<std::string> top = ex.node(e.g, "TopK", {in[1], count}, 2);
+  ::onnx::NodeProto& node = *e.g.mutable_node(e.g.node_size() - 1);
+  set_int(node, "axis", 0);
+  set_int(node, "largest", 1);
+  set_int(node, "sorted", 1);
+  const std::string n = e.op("Squeeze", {count, ex.int64s({0})});
+  const std::string positions = e.op("Range", {ex.constant(Tensor(int64_t{0}), "zero"), n,
+                                               ex.constant(Tensor(int64_t{1}), "one")});
+  // rank[order[j]] = j (every position is written: order is a permutation).
+  std::string rank;
+  set_int(e.with_attrs("ScatterElements", {positions, top[1], positions}, rank), "axis", 0);
+  std::string ranked = e.cast(e.op("Sub", {n, rank}), DType::float32);
+  if (!has_threshold) return ranked;
+  const std::string above = e.op(
+      "Greater", {in[1], ex.constant(ag::fill({}, attrs.hi, DType::float64), "score_threshold")});
+  return e.op("Where", {above, ranked, ex.constant(ag::fill({}, 0.0, DType::float32), "zero")});
 }
 
 // ONNX's Unique, with the axis where the op has one (else of the flattened

@@ -9,13 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <numeric>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "ag/ops.h"
 #include "import_ops.h"
+#include "ops/composed.h"
 #include "tensor_proto.h"
 
 namespace ag::onnx_io {
@@ -75,26 +74,16 @@ std::vector<Tensor> import_mean_variance_normalization(NodeContext& ctx) {
 
 // x / (bias + alpha / size * s)^beta, s the sum of x^2 over the `size`
 // channels around each one (floor((size-1)/2) before, ceil after): the
-// squares padded with zeros along axis 1 and summed over `size` shifts.
+// composition tf.nn.local_response_normalization shares, along axis 1.
 std::vector<Tensor> import_lrn(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
   const int64_t size = ctx.attr_int("size");
   if (size < 1) ctx.invalid("attribute 'size' must be 1 or more, got " + std::to_string(size));
   if (x.rank() < 3) ctx.invalid("the input must have rank 3 or more (N, C, D1, ...)");
-  const int64_t channels = ctx.static_shape(0, "LRN")[1];
-  std::vector<std::pair<int64_t, int64_t>> paddings(size_t(x.rank()), {0, 0});
-  paddings[1] = {(size - 1) / 2, size / 2};
-  const Tensor padded = pad(x * x, paddings);
-  std::vector<int64_t> begin(size_t(x.rank()), 0), extent(size_t(x.rank()), -1);
-  extent[1] = channels;
-  Tensor sum = slice(padded, begin, extent);
-  for (int64_t k = 1; k < size; ++k) {
-    begin[1] = k;
-    sum = sum + slice(padded, begin, extent);
-  }
-  const Tensor scale = attr_as(ctx, "bias", 1.0f, x) +
-                       attr_as(ctx, "alpha", 1e-4f, x) / cast(Tensor(size), x.dtype()) * sum;
-  return {x / pow(scale, attr_as(ctx, "beta", 0.75f, x))};
+  ctx.static_shape(0, "LRN");
+  const double alpha = ctx.attr_float("alpha", 1e-4f);
+  return {ops::local_response_norm(x, 1, (size - 1) / 2, size / 2, ctx.attr_float("bias", 1.0f),
+                                   alpha / double(size), ctx.attr_float("beta", 0.75f), {})};
 }
 
 // Ones on diagonal k of a matrix of the input's static shape, of attribute
@@ -288,44 +277,10 @@ std::vector<Tensor> import_grid_sample(NodeContext& ctx) {
   return {transpose(y, {0, 3, 1, 2})};
 }
 
-namespace {
-
-// The determinant of the square matrix of x [..., n, n] made of `rows` and
-// `cols` (equal counts): the cofactor expansion along its first row.
-Tensor cofactor_det(const Tensor& x, const std::vector<int64_t>& rows,
-                    const std::vector<int64_t>& cols) {
-  auto entry = [&](int64_t r, int64_t c) {
-    return gather(gather(x, Tensor(r), x.rank() - 2), Tensor(c), x.rank() - 2);
-  };
-  if (rows.size() == 1) return entry(rows[0], cols[0]);
-  const std::vector<int64_t> below(rows.begin() + 1, rows.end());
-  Tensor sum;
-  for (size_t j = 0; j < cols.size(); ++j) {
-    std::vector<int64_t> rest = cols;
-    rest.erase(rest.begin() + std::ptrdiff_t(j));
-    const Tensor term = entry(rows[0], cols[j]) * cofactor_det(x, below, rest);
-    sum = !sum.defined() ? term : j % 2 == 0 ? sum + term : sum - term;
-  }
-  return sum;
-}
-
-}  // namespace
-
-// Det of x [..., n, n]: the cofactor expansion, exact arithmetic of
-// n! products, for matrices of up to 4 rows.
+// Det of x [..., n, n]: tf.linalg.det's elimination with partial pivoting.
 std::vector<Tensor> import_det(NodeContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  const Shape& shape = ctx.static_shape(0, "Det");
-  if (shape.rank() < 2 || shape.dim(-1) != shape.dim(-2))
-    ctx.invalid("the input must be square matrices [..., n, n], got " + shape.to_list_string());
-  const int64_t n = shape.dim(-1);
-  if (n > 4) ctx.unsupported("matrices of more than 4 rows, got " + std::to_string(n));
-  if (n == 0)
-    return {ones(Shape(std::span<const int64_t>(shape.dims()).first(size_t(shape.rank() - 2))),
-                 x.dtype())};
-  std::vector<int64_t> all(static_cast<size_t>(n));
-  std::iota(all.begin(), all.end(), 0);
-  return {cofactor_det(x, all, all)};
+  ctx.static_shape(0, "Det");
+  return {linalg::det(ctx.input(0))};
 }
 
 namespace {

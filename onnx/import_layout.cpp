@@ -1,7 +1,10 @@
 // Importers of ONNX's shape, layout, creation and linear-algebra ops.
-// Shapes, axes and slice bounds given as inputs must be known when the model
-// is loaded (NodeContext::constant_ints), as they are in exported models;
-// Shape and Size of a tensor with static dims are constants.
+// Axes given as inputs must be known when the model is loaded
+// (NodeContext::constant_ints), as they are in exported models; Shape and
+// Size of a tensor with static dims are constants. The shapes of Reshape,
+// Expand, Tile and ConstantOfShape and Slice's bounds may be computed when
+// the model runs (Shape -> Gather -> Concat of a dynamic batch): our ops by
+// a shape tensor (ag/ops.h) read them then.
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -14,6 +17,7 @@
 #include "ag/tensor_array.h"
 #include "import_ops.h"
 #include "ops/dispatch.h"
+#include "ops/dynamic_shape.h"
 #include "ops/kernels.h"
 #include "tensor_proto.h"
 
@@ -55,6 +59,34 @@ Tensor from_end(const Tensor& indices, const Tensor& data, int64_t axis) {
 
 }  // namespace
 
+namespace {
+
+// The entries of input k, a shape computed when the model runs, that are
+// known while tracing (ops::kUnknownEntry for the others): where a Concat
+// builds it, those of its parts that are constants ([N] of a dynamic batch,
+// then [2, 2]).
+std::vector<int64_t> known_entries(NodeContext& ctx, size_t k) {
+  const Tensor& shape = ctx.input(k);
+  const int64_t length = shape.rank() == 1 ? shape.shape()[0] : 0;
+  std::vector<int64_t> known;
+  const ::onnx::NodeProto* concat = ctx.producer(k);
+  if (concat && concat->op_type() == "Concat") {
+    for (const std::string& name : concat->input()) {
+      const Tensor* part = ctx.scope().find(name);
+      if (!part || part->rank() != 1 || part->shape()[0] == kUnknownDim) break;
+      if (part->is_symbolic())
+        known.insert(known.end(), size_t(part->shape()[0]), ops::kUnknownEntry);
+      else
+        for (int64_t v : part->to_vector<int64_t>()) known.push_back(v);
+    }
+  }
+  if (int64_t(known.size()) != length)
+    known.assign(size_t(std::max<int64_t>(length, 0)), ops::kUnknownEntry);
+  return known;
+}
+
+}  // namespace
+
 std::vector<Tensor> import_constant(NodeContext& ctx) {
   if (ctx.has_attr("value")) return {tensor_from_proto(ctx.attr_tensor("value"), ctx.where())};
   if (ctx.has_attr("value_float"))
@@ -76,13 +108,18 @@ constexpr int64_t kFoldedElements = 64;
 // op, as a trace makes them: a large array's zeros are not a constant of the
 // loaded graph, and a plan that overwrites them never computes them.
 std::vector<Tensor> import_constant_of_shape(NodeContext& ctx) {
-  std::vector<int64_t> dims = ctx.constant_ints(0, "shape");
-  if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
-    ctx.invalid("input 'shape' has a negative dim");
   Tensor value = ctx.has_attr("value") ? tensor_from_proto(ctx.attr_tensor("value"),
                                                            ctx.where() + ": attribute 'value'")
                                        : zeros(Shape{1}, float32);
   if (value.num_elements() != 1) ctx.invalid("attribute 'value' must hold one element");
+  // A shape computed when the model runs: the value broadcast to it then.
+  if (ctx.computed_at_run_time(0)) {
+    return {ops::broadcast_by(reshape(value, {}), cast(ctx.input(0), int64), known_entries(ctx, 0),
+                              false, {})};
+  }
+  std::vector<int64_t> dims = ctx.constant_ints(0, "shape");
+  if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
+    ctx.invalid("input 'shape' has a negative dim");
   const auto* bytes = static_cast<const unsigned char*>(value.raw_data());
   if (std::all_of(bytes, bytes + dtype_size(value.dtype()), [](unsigned char b) { return b == 0; }))
     return {ops::zeros_op(shape_of(dims), value.dtype())};
@@ -95,6 +132,10 @@ std::vector<Tensor> import_constant_of_shape(NodeContext& ctx) {
 }
 
 std::vector<Tensor> import_expand(NodeContext& ctx) {
+  if (ctx.computed_at_run_time(1)) {
+    return {ops::broadcast_by(ctx.input(0), cast(ctx.input(1), int64), known_entries(ctx, 1), true,
+                              {})};
+  }
   return {expand(ctx.input(0), shape_of(ctx.constant_ints(1, "shape")))};
 }
 
@@ -146,19 +187,50 @@ std::vector<Tensor> import_one_hot(NodeContext& ctx) {
   return {one_hot(indices, depth, scalar(1), scalar(0), axis, values.dtype())};
 }
 
+namespace {
+
+// Reshape by a shape computed when the model runs; without allowzero, its
+// 0s copy the input's dim at their position then.
+Tensor reshape_at_run_time(NodeContext& ctx, bool allow_zero) {
+  const Tensor& x = ctx.input(0);
+  Tensor dims = cast(ctx.input(1), int64);
+  if (dims.rank() != 1 || dims.shape()[0] == kUnknownDim)
+    ctx.invalid("shape must be 1-D, of a length known when the model is loaded");
+  const int64_t length = dims.shape()[0];
+  std::vector<int64_t> known =
+      ctx.computed_at_run_time(1) ? known_entries(ctx, 1) : ctx.constant_ints(1, "shape");
+  if (allow_zero || length == 0) return ops::reshape_by(x, dims, known, {});
+  // x's dims at each position of the shape (0 past x's rank, where a 0 is
+  // then an error of the reshape).
+  for (int64_t i = 0; i < length; ++i) {
+    int64_t& k = known[size_t(i)];
+    if (k == 0)
+      k = i < x.rank() && x.shape()[int(i)] != kUnknownDim ? x.shape()[int(i)] : ops::kUnknownEntry;
+  }
+  Tensor copies = shape(x, int64);
+  if (length > x.rank()) copies = concat({copies, zeros(Shape{length - x.rank()}, int64)}, 0);
+  if (length < x.rank()) copies = slice(copies, {0}, {length});
+  return ops::reshape_by(x, where(equal(dims, int64_t{0}), copies, dims), known, {});
+}
+
+}  // namespace
+
 std::vector<Tensor> import_reshape(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
-  std::vector<int64_t> dims = ctx.constant_ints(1, "shape");
   const bool allow_zero = ctx.attr_int("allowzero", 0) != 0;
-  const bool has_inferred = std::count(dims.begin(), dims.end(), -1) > 0;
+  if (ctx.computed_at_run_time(1)) return {reshape_at_run_time(ctx, allow_zero)};
+  std::vector<int64_t> dims = ctx.constant_ints(1, "shape");
+  bool has_inferred = std::count(dims.begin(), dims.end(), -1) > 0;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] != 0 || allow_zero) continue;
     if (int(i) >= x.rank())
       ctx.invalid("shape[" + std::to_string(i) + "] = 0 copies a dim the input does not have");
     dims[i] = x.shape()[int(i)];
     if (dims[i] == kUnknownDim) {
-      if (has_inferred) ctx.unsupported("shape copies an unknown dim next to a -1 dim");
+      // Two dims unknown while tracing: the copies are read when the model runs.
+      if (has_inferred) return {reshape_at_run_time(ctx, allow_zero)};
       dims[i] = -1;
+      has_inferred = true;
     }
   }
   return {reshape(x, dims)};
@@ -181,8 +253,12 @@ std::vector<Tensor> import_flatten(NodeContext& ctx) {
     return n;
   };
   int64_t outer = product(0, axis), inner = product(axis, rank);
-  if (outer == -1 && inner == -1) ctx.static_shape(0, "Flatten");
-  return {reshape(x, {outer, inner})};
+  if (outer != -1 || inner != -1) return {reshape(x, {outer, inner})};
+  // Both unknown while tracing: the products of x's dims when the model runs.
+  const Tensor dims = shape(x, int64);
+  return {reshape(x, concat({reduce_prod(slice(dims, {0}, {axis}), {0}, true),
+                             reduce_prod(slice(dims, {axis}, {-1}), {0}, true)},
+                            0))};
 }
 
 std::vector<Tensor> import_transpose(NodeContext& ctx) {
@@ -670,6 +746,8 @@ std::vector<Tensor> import_split(NodeContext& ctx) {
 }
 
 std::vector<Tensor> import_tile(NodeContext& ctx) {
+  if (ctx.computed_at_run_time(1))
+    return {ops::tile_by(ctx.input(0), cast(ctx.input(1), int64), known_entries(ctx, 1), {})};
   return {tile(ctx.input(0), ctx.constant_ints(1, "repeats"))};
 }
 

@@ -9,6 +9,7 @@
 
 #include "ag/ops.h"
 #include "import_ops.h"
+#include "ops/composed.h"
 
 namespace ag::onnx_io {
 
@@ -37,17 +38,13 @@ std::vector<Tensor> import_unique(NodeContext& ctx) {
 }
 
 // NonZero: the coordinates [rank, count] of the nonzero elements in
-// row-major order. Their flat positions are where the running count of
-// nonzeros first reaches each value: the first occurrences of that count
-// behind a leading 0, which unique_first_indices finds in sorted order.
+// row-major order, from their flat positions (boolean_mask's).
 std::vector<Tensor> import_non_zero(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Shape& shape = ctx.static_shape(0, "NonZero");
   if (shape.rank() == 0) ctx.unsupported("a scalar input");
-  const Tensor flat = cast(not_equal(reshape(x, {-1}), cast(Tensor(0), x.dtype())), int64);
-  const Tensor counts = concat({zeros(Shape{1}, int64), cumsum(flat)}, 0);
-  const Tensor firsts = unique_first_indices(counts, 0, true);
-  const Tensor positions = slice(firsts, {1}, {-1}) - int64_t{1};
+  const Tensor positions =
+      ops::true_positions(not_equal(reshape(x, {-1}), cast(Tensor(0), x.dtype())), {});
   std::vector<Tensor> coordinates;
   int64_t stride = shape.num_elements();
   for (int a = 0; a < shape.rank(); ++a) {

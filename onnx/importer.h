@@ -72,6 +72,13 @@ class NodeContext {
   const std::vector<Tensor>& inputs() const { return inputs_; }
   // The node of this graph that computed input `k`, or null (Scope::producer).
   const ::onnx::NodeProto* producer(size_t k) const;
+  // Whether input `k` is computed by a node of this graph when the model
+  // runs: not known while tracing, and no graph input that the model could
+  // be specialised on (NeedsValue). Shapes of Reshape, Expand, Tile and
+  // ConstantOfShape that are, are read when the model runs.
+  bool computed_at_run_time(size_t k) const {
+    return has_input(k) && inputs_[k].is_symbolic() && producer(k) != nullptr;
+  }
   // The values of input `k`, which must be known when the model is traced
   // (an initializer, a Constant, computed from them, or a graph input the
   // model is specialised on): shapes, axes, slice bounds. Throws NeedsValue.

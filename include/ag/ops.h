@@ -31,6 +31,16 @@ struct Scalar {
   int64_t i;
   ScalarKind kind;
 };
+
+namespace detail {
+// The forms of reshape, broadcast_to, tile and fill by a shape tensor (api
+// below), which the templates there call.
+Tensor reshape_to_tensor(const Tensor& x, const Tensor& shape, CallSite site);
+Tensor broadcast_to_tensor(const Tensor& x, const Tensor& shape, CallSite site);
+Tensor tile_to_tensor(const Tensor& input, const Tensor& multiples, CallSite site);
+Tensor fill_to_tensor(const Tensor& dims, const Tensor& value, CallSite site);
+}  // namespace detail
+
 namespace api {
 
 // The tensor a weak scalar becomes next to a tensor of dtype `like`.
@@ -190,6 +200,20 @@ Tensor reshape(const Tensor& x, std::vector<int64_t> shape, CallSite site = Call
 // the last), as tf.broadcast_to; `shape` has no unknown dim.
 Tensor broadcast_to(const Tensor& x, std::vector<int64_t> shape,
                     CallSite site = CallSite::current());
+// reshape and broadcast_to by a shape given as a tensor, as tf.reshape(x,
+// tf.shape(y)): 1-D, int32 or int64, of a length known while tracing. Its
+// values may be computed in the graph (from ag::shape of a tensor whose dims
+// are unknown while tracing): the result's dims are then unknown while
+// tracing, and read when the graph runs. A shape known while tracing gives
+// the forms above. (Templates, so that a braced {2, 3} is the vector form.)
+template <std::same_as<Tensor> T>
+Tensor reshape(const Tensor& x, const T& shape, CallSite site = CallSite::current()) {
+  return detail::reshape_to_tensor(x, shape, site);
+}
+template <std::same_as<Tensor> T>
+Tensor broadcast_to(const Tensor& x, const T& shape, CallSite site = CallSite::current()) {
+  return detail::broadcast_to_tensor(x, shape, site);
+}
 Tensor expand_dims(const Tensor& x, int64_t axis, CallSite site = CallSite::current());
 // `axes` empty removes every size-1 dim.
 Tensor squeeze(const Tensor& x, std::vector<int64_t> axes = {},
@@ -216,6 +240,12 @@ Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> s
 Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta = Tensor(int32_t{1}),
              CallSite site = CallSite::current());
 Tensor range(const Tensor& limit, CallSite site = CallSite::current());
+// tf.fill: the scalar `value` repeated to the shape `dims`, a tensor as
+// reshape's shape above (ag::fill(Shape, ...) makes a constant).
+template <std::same_as<Tensor> T>
+Tensor fill(const T& dims, const Tensor& value, CallSite site = CallSite::current()) {
+  return detail::fill_to_tensor(dims, value, site);
+}
 // Stateful random ops. With a seed, the sequence of values is reproducible
 // per call site: the first call gives the same values eagerly and in a graph.
 Tensor random_uniform(Shape shape, double minval = 0.0, double maxval = 1.0,
@@ -457,6 +487,11 @@ Tensor pad(const Tensor& tensor, const std::vector<std::pair<int64_t, int64_t>>&
 // tf.tile: `input` repeated multiples[d] (>= 0) times along each dim d.
 Tensor tile(const Tensor& input, std::vector<int64_t> multiples,
             CallSite site = CallSite::current());
+// The same by multiples given as a tensor, as reshape's shape above.
+template <std::same_as<Tensor> T>
+Tensor tile(const Tensor& input, const T& multiples, CallSite site = CallSite::current()) {
+  return detail::tile_to_tensor(input, multiples, site);
+}
 // tf.reverse: the order of the elements along each of `axis` (distinct,
 // negative ones counted from the end) reversed.
 Tensor reverse(const Tensor& tensor, std::vector<int64_t> axis,
@@ -587,8 +622,44 @@ Tensor quantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_
                        int64_t axis = 1, CallSite site = CallSite::current());
 Tensor dequantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_point = {},
                          int64_t axis = 1, CallSite site = CallSite::current());
+// tf.boolean_mask: the slices of `tensor` where the bool `mask` (of rank k
+// >= 1, matching tensor's dims axis .. axis + k - 1) is true, in row-major
+// order: tensor's dims there become one of the count of trues, known when
+// the graph runs. A gather, so it has a gradient.
+Tensor boolean_mask(const Tensor& tensor, const Tensor& mask, int64_t axis = 0,
+                    CallSite site = CallSite::current());
 
 }  // namespace api
+
+// tf.signal's windows of `window_length` samples, of a floating dtype:
+// hann_window 0.5 - 0.5 cos(2 pi n / N) and hamming_window 0.54 - 0.46
+// cos(2 pi n / N), N = window_length - 1, or window_length for a periodic
+// window of even length (TensorFlow's rule); a window of length 1 is [1].
+// Computed in the dtype, as TensorFlow computes them.
+namespace signal {
+Tensor hann_window(int64_t window_length, bool periodic = true, DType dtype = DType::float32,
+                   CallSite site = CallSite::current());
+Tensor hamming_window(int64_t window_length, bool periodic = true, DType dtype = DType::float32,
+                      CallSite site = CallSite::current());
+}  // namespace signal
+
+namespace nn {
+// tf.nn.local_response_normalization of a floating `input` [batch, height,
+// width, depth]: input / (bias + alpha * s)^beta, s the sum of the squares
+// of the 2 * depth_radius + 1 entries along depth centred on each one (those
+// inside the input). depth must be known while tracing. Differentiable.
+Tensor local_response_normalization(const Tensor& input, int64_t depth_radius = 5,
+                                    double bias = 1.0, double alpha = 1.0, double beta = 0.5,
+                                    CallSite site = CallSite::current());
+}  // namespace nn
+
+namespace linalg {
+// tf.linalg.det: the determinants of the square matrices [..., M, M] of a
+// floating `input`, [...]: Gaussian elimination with partial pivoting (an LU
+// factorisation, as TensorFlow's). M must be known while tracing.
+// Differentiable: d det / d input = det * input^-T where input is invertible.
+Tensor det(const Tensor& input, CallSite site = CallSite::current());
+}  // namespace linalg
 
 // ---- Operators --------------------------------------------------------------
 // The operators take an Operand (ag/tensor.h), which carries the call site.

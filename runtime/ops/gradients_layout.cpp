@@ -1,6 +1,8 @@
 // The gradients of matmul, the data-movement ops of ops.def (gather's is an
 // unsorted_segment_sum, and the reverse) and the TensorArray write.
+#include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "ops/dispatch.h"
 #include "ops/gradient_helpers.h"
@@ -17,21 +19,12 @@ int64_t normalized(int64_t axis, int rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-// A shape as reshape's attrs: an unknown dim as -1, at most one of them.
-std::vector<int64_t> reshape_target(const GradContext& c, const Shape& shape) {
+// A shape with at most one dim unknown while tracing as reshape's attrs
+// (that dim -1); none for more.
+std::optional<std::vector<int64_t>> reshape_target(const Shape& shape) {
   std::vector<int64_t> dims(shape.begin(), shape.end());
-  int unknown = 0;
-  for (int64_t& d : dims) {
-    if (d == kUnknownDim) {
-      d = -1;
-      ++unknown;
-    }
-  }
-  if (unknown > 1) {
-    throw_gradient_error(c, "needs the shape " + shape.to_string() +
-                                " to have at most one dim unknown while tracing");
-  }
-  return dims;
+  if (std::count(dims.begin(), dims.end(), kUnknownDim) > 1) return std::nullopt;
+  return dims;  // kUnknownDim is -1, reshape's inferred dim
 }
 
 }  // namespace
@@ -91,8 +84,12 @@ Grads grad_transpose(const GradContext& c) {
   return {transpose(c.grad, inverse, c.site)};
 }
 
+// A reshape back to x's shape; read when the graph runs where more than one
+// of its dims is unknown while tracing.
 Grads grad_reshape(const GradContext& c) {
-  return {reshape(c.grad, reshape_target(c, c.inputs[0].shape()), c.site)};
+  const Tensor& x = c.inputs[0];
+  if (auto dims = reshape_target(x.shape())) return {reshape(c.grad, std::move(*dims), c.site)};
+  return {reshape(c.grad, shape(x, DType::int64, c.site), c.site)};
 }
 
 // Summed over the dims x was repeated along.

@@ -23,7 +23,8 @@
 // starts from), is its input's bytes under its own shape: the folded
 // constant shares the input's storage, so that the optimised graph and the
 // trace it was copied from hold those bytes once.
-// A zeros or broadcast_to op folds only up to kMaxFoldedFill elements:
+// A zeros or broadcast_to op (or a dynamic_broadcast_to or dynamic_tile,
+// whose size was unknown while tracing) folds only up to kMaxFoldedFill elements:
 // larger, it stays an op, which costs no memory in the graph (and a zeros op
 // nothing at run time where a loop overwrites it before reading it,
 // exec/plan_compile.cpp). A reshape,
@@ -92,6 +93,14 @@ bool keeps_the_bytes(const graph::Node& node, const Tensor& input) {
   return moves_elements(node.op) && (node.op != ops::OpId::Transpose || all_elements_equal(input));
 }
 
+// The ops that fold only up to kMaxFoldedFill elements: those that repeat
+// an input's elements (a dynamic one's size, unknown while tracing, may be
+// any).
+bool repeats_elements(const graph::Node& node) {
+  return node.is_op(ops::OpId::Zeros) || node.is_op(ops::OpId::BroadcastTo) ||
+         node.is_op(ops::OpId::DynamicBroadcastTo) || node.is_op(ops::OpId::DynamicTile);
+}
+
 bool moves_zeros(const graph::Body& body, const graph::Node& node) {
   return moves_elements(node.op) &&
          body.nodes[size_t(node.inputs[0].node)].is_op(ops::OpId::Zeros) &&
@@ -113,8 +122,8 @@ void fold_constants(graph::Body& body) {
       node.attrs.ints.assign(shape.begin(), shape.end());
       node.attrs.dtype = node.outputs[0].dtype;
     }
-    if ((node.is_op(ops::OpId::Zeros) || node.is_op(ops::OpId::BroadcastTo)) &&
-        node.outputs[0].shape.num_elements() > kMaxFoldedFill)
+    if (repeats_elements(node) && !(node.outputs[0].shape.is_fully_defined() &&
+                                    node.outputs[0].shape.num_elements() <= kMaxFoldedFill))
       continue;
     const bool constant = all_inputs_constant(body, node);
     if (!constant && !shapes_static(body, node)) continue;

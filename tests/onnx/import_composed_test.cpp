@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -14,6 +15,7 @@
 
 #include "ag/ag.h"
 #include "ag/onnx.h"
+#include "graph/graph.h"
 
 namespace {
 
@@ -166,6 +168,146 @@ TEST(OnnxImportShapes, SliceWithRunTimeStartsStepsBackwards) {
   m.node("Sub", {"n", "one"}, "start");
   m.node("Slice", {"x", "start", "end", "axes", "steps"}, "y");
   expect_near(m.load()({ag::constant({1.0f, 2.0f, 3.0f})})[0], {3, 2, 1});
+}
+
+// A float initializer of `dims`.
+void floats(Model& m, const std::string& name, const std::vector<float>& values,
+            const std::vector<int64_t>& dims) {
+  TensorProto* t = m.proto().mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(TensorProto::FLOAT);
+  for (int64_t d : dims) t->add_dims(d);
+  for (float v : values) t->add_float_data(v);
+}
+
+// What exporters write for a dynamic batch N of x [N, 4]: its shape's first
+// entry, Gather'ed from Shape(x), concatenated with constants into the shapes
+// of Reshape ([N, 2, 2]), Expand and Tile (of a row v [1, 4] to [N, 4]) and
+// ConstantOfShape; a Reshape by a constant [0, 2, -1] whose 0 copies N; and
+// Range(0, N, 1) of N squeezed to a scalar.
+Model batch_shapes_model() {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {-1, 4});
+  for (const char* y : {"y", "expanded", "tiled", "filled", "copied"})
+    m.output(y, std::string(y) == "expanded" || std::string(y) == "tiled" ? 2 : 3);
+  m.output("steps", 1, TensorProto::INT64);
+  m.ints("first", {0}).ints("two_two", {2, 2}).ints("four", {4}).ints("one", {1});
+  for (auto [name, v] : {std::pair{"start", 0}, std::pair{"delta", 1}}) {
+    TensorProto* t = m.proto().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(TensorProto::INT64);
+    t->add_int64_data(v);
+  }
+  m.ints("zero_two_any", {0, 2, -1});
+  floats(m, "v", {1.0f, -2.0f, 3.0f, 0.5f}, {1, 4});
+  m.node("Shape", {"x"}, "shape");
+  attr(m.node("Gather", {"shape", "first"}, "n"), "axis", int64_t{0});
+  attr(m.node("Concat", {"n", "two_two"}, "n_2_2"), "axis", int64_t{0});
+  attr(m.node("Concat", {"n", "four"}, "n_4"), "axis", int64_t{0});
+  attr(m.node("Concat", {"n", "one"}, "n_1"), "axis", int64_t{0});
+  m.node("Reshape", {"x", "n_2_2"}, "y");
+  m.node("Expand", {"v", "n_4"}, "expanded");
+  m.node("Tile", {"v", "n_1"}, "tiled");
+  auto* fill = m.node("ConstantOfShape", {"n_2_2"}, "filled");
+  auto* value = fill->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(TensorProto::FLOAT);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_float_data(1.5f);
+  m.node("Reshape", {"x", "zero_two_any"}, "copied");
+  m.node("Squeeze", {"n", "first"}, "n_scalar");
+  m.node("Range", {"start", "n_scalar", "delta"}, "steps");
+  return m;
+}
+
+// The outputs of batch_shapes_model for x = 0, 1, ... of [n, 4], worked out
+// by hand: x itself as [n, 2, 2] (twice), v's row n times, 1.5 everywhere,
+// 0 .. n - 1.
+void expect_batch_shapes(const std::vector<ag::Tensor>& out, int64_t n) {
+  ASSERT_EQ(out.size(), 6u);
+  std::vector<double> x, rows, filled(size_t(n * 4), 1.5);
+  for (int64_t i = 0; i < n * 4; ++i) x.push_back(double(i));
+  for (int64_t i = 0; i < n; ++i) rows.insert(rows.end(), {1.0, -2.0, 3.0, 0.5});
+  EXPECT_EQ(out[0].shape(), (ag::Shape{n, 2, 2}));
+  expect_near(out[0], x);
+  EXPECT_EQ(out[1].shape(), (ag::Shape{n, 4}));
+  expect_near(out[1], rows);
+  EXPECT_EQ(out[2].shape(), (ag::Shape{n, 4}));
+  expect_near(out[2], rows);
+  EXPECT_EQ(out[3].shape(), (ag::Shape{n, 2, 2}));
+  expect_near(out[3], filled);
+  EXPECT_EQ(out[4].shape(), (ag::Shape{n, 2, 2}));
+  expect_near(out[4], x);
+  std::vector<int64_t> steps(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) steps[size_t(i)] = i;
+  EXPECT_EQ(out[5].to_vector<int64_t>(), steps);
+}
+
+ag::Tensor counting_rows(int64_t n) {
+  std::vector<float> v(size_t(n * 4));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
+  return ag::constant(v, ag::Shape{n, 4});
+}
+
+TEST(OnnxImportShapes, ShapesComputedFromADynamicBatchAreReadWhenTheModelRuns) {
+  const ag::onnx::Model model = batch_shapes_model().load();
+  const std::vector<std::string> ops = model.graph().ops();
+  for (const char* op : {"dynamic_reshape", "dynamic_broadcast_to", "dynamic_tile"})
+    EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
+  // The shapes' constant entries are the outputs' dims while tracing; N is
+  // read when the model runs.
+  const ag::Graph graph = model.graph();
+  std::vector<std::string> types;
+  for (const auto& out : graph.body().outputs)
+    types.push_back(graph.body().type_of(out).shape.to_list_string());
+  EXPECT_EQ(types,
+            (std::vector<std::string>{"[?,2,2]", "[?,4]", "[?,4]", "[?,2,2]", "[?,2,?]", "[?]"}));
+  for (int64_t n : {3, 5}) expect_batch_shapes(model({counting_rows(n)}), n);
+  // Saved (ONNX's checker) and loaded back, it computes the same.
+  const std::string bytes = ag::onnx::save_to_bytes(model.graph(), {.graph_name = "batch"});
+  const ag::onnx::Model again = ag::onnx::load_from_bytes(bytes, "batch.onnx");
+  for (int64_t n : {3, 5}) expect_batch_shapes(again({counting_rows(n)}), n);
+}
+
+// Flatten at axis 1 of x [?, ?, 2]: [N, M * 2], both read when the model runs.
+TEST(OnnxImportShapes, FlattenOfTwoUnknownDimsReadsThemWhenTheModelRuns) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {-1, -1, 2}).output("y", 2);
+  attr(m.node("Flatten", {"x"}, "y"), "axis", int64_t{1});
+  const ag::onnx::Model model = m.load();
+  for (int64_t n : {2, 3}) {
+    std::vector<float> v(size_t(n * 3 * 2));
+    std::vector<double> expected;
+    for (size_t i = 0; i < v.size(); ++i) {
+      v[i] = float(i);
+      expected.push_back(double(i));
+    }
+    const auto out = model({ag::constant(v, ag::Shape{n, 3, 2})});
+    EXPECT_EQ(out[0].shape(), (ag::Shape{n, 6}));
+    expect_near(out[0], expected);
+  }
+}
+
+// A shape computed when the model runs that does not fit: the reshape's
+// error, naming the shapes.
+TEST(OnnxImportShapes, AShapeComputedWhenTheModelRunsThatDoesNotFitIsAnError) {
+  Model m;
+  m.input("x", TensorProto::FLOAT, {-1, 4}).output("y", 2);
+  m.ints("first", {0}).ints("three", {3});
+  m.node("Shape", {"x"}, "shape");
+  attr(m.node("Gather", {"shape", "first"}, "n"), "axis", int64_t{0});
+  attr(m.node("Concat", {"n", "three"}, "n_3"), "axis", int64_t{0});
+  m.node("Reshape", {"x", "n_3"}, "y");
+  try {
+    m.load()({counting_rows(2)});
+    ADD_FAILURE() << "reshaped 8 elements to [2, 3]";
+  } catch (const ag::InvalidArgumentError& e) {
+    EXPECT_NE(e.message().find("reshape: cannot reshape a tensor of shape [2,4] (8 elements) to "
+                               "shape [2,3]"),
+              std::string::npos)
+        << e.message();
+  }
 }
 
 TEST(OnnxImportComposed, HardSwishIsXTimesItsHardSigmoid) {
@@ -357,14 +499,24 @@ TEST(OnnxImportComposed, GridSampleFollowsItsModesAndPaddings) {
   expect_near(grid_sample("bicubic", "border", 1), {2.5, 1});
 }
 
-TEST(OnnxImportComposed, DetIsTheCofactorExpansion) {
+// ag::linalg::det's elimination with partial pivoting, of matrices of any
+// size (float64, where it is exact to the last bits here).
+TEST(OnnxImportComposed, DetIsTheDeterminantOfEachMatrix) {
   Model m;
-  m.input("x", TensorProto::FLOAT, {2, 3, 3}).output("y", 1);
+  m.input("x", TensorProto::DOUBLE, {2, 3, 3}).output("y", 1, TensorProto::DOUBLE);
   m.node("Det", {"x"}, "y");
   const auto x = ag::constant({2.0f, 0.0f, 1.0f, 1.0f, 3.0f, 2.0f, 1.0f, 1.0f, 1.0f,  //
                                1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 10.0f});
   // 2 * (3 - 2) - 0 + 1 * (1 - 3) = 0; 1 * 2 - 2 * (-2) + 3 * (-3) = -3.
-  expect_near(m.load()({ag::reshape(x, {2, 3, 3})})[0], {0, -3});
+  expect_near(m.load()({ag::cast(ag::reshape(x, {2, 3, 3}), ag::float64)})[0], {0, -3});
+  // diag(1, 2, 3, 4, 5) with its first two rows swapped: -120.
+  Model five;
+  five.input("x", TensorProto::DOUBLE, {1, 5, 5}).output("y", 1, TensorProto::DOUBLE);
+  five.node("Det", {"x"}, "y");
+  std::vector<double> entries(25, 0.0);
+  for (int i = 0; i < 5; ++i) entries[size_t((i < 2 ? 1 - i : i) * 5 + i)] = double(i + 1);
+  const ag::Tensor matrix = ag::cast(ag::constant(entries, ag::Shape{1, 5, 5}), ag::float64);
+  expect_near(five.load()({matrix})[0], {-120});
 }
 
 // Boxes by their centres, the second overlapping the first (IoU 0.818) and

@@ -120,6 +120,26 @@ void expect_close(const Tensor& actual, const Tensor& expected, double tolerance
     EXPECT_NEAR(a[k], e[k], tolerance * (1 + std::abs(e[k]))) << what << " element " << k;
 }
 
+// `dims` computed in the graph from x's values (which do not change them),
+// so that a traced function reads them when it runs.
+Tensor computed_in_graph(const Tensor& x, std::vector<int64_t> dims) {
+  const auto n = int64_t(dims.size());
+  return ag::constant(dims, {n}) + ag::cast(ag::reduce_sum(x) * 0.0, ag::int64);
+}
+
+// reshape, broadcast_to and tile by shapes computed in the graph.
+void add_dynamic_shape_cases(std::vector<GradCase>& c) {
+  c.push_back({"dynamic_reshape", {Shape{2, 3}}, [](const Tensors& x) {
+                 return ag::reshape(x[0], computed_in_graph(x[0], {3, -1}));
+               }});
+  c.push_back({"dynamic_broadcast_to", {Shape{2, 1, 3}}, [](const Tensors& x) {
+                 return ag::broadcast_to(x[0], computed_in_graph(x[0], {4, 2, 5, 3}));
+               }});
+  c.push_back({"dynamic_tile", {Shape{2, 1, 3}}, [](const Tensors& x) {
+                 return ag::tile(x[0], computed_in_graph(x[0], {2, 3, 1}));
+               }});
+}
+
 // tile, reverse, gather_nd (also as sort's and top_k's values), the
 // scatters and cumprod. Random inputs have no ties for the sorts.
 void add_selection_cases(std::vector<GradCase>& c) {
@@ -527,6 +547,7 @@ std::vector<GradCase> make_cases() {
   c.push_back(
       {"slice", {Shape{3, 4}}, [](const Tensors& x) { return ag::slice(x[0], {1, 1}, {2, -1}); }});
   add_selection_cases(c);
+  add_dynamic_shape_cases(c);
   add_collective_cases(c);
   return c;
 }
@@ -651,6 +672,42 @@ TEST(GatherGradient, GatheredAxisUnknownWhileTracing) {
   checked_gradients(
       c, {x}, w,
       {ag::TensorSpec({ag::kUnknownDim, 2}, ag::float64), ag::TensorSpec({3, 2}, ag::float64)});
+}
+
+// x [?, 3] reshaped to its dims reversed, read when the graph runs; the
+// gradient reshapes back to x's shape, read then too. Also of a tile by
+// multiples read then, and of a reshape and a tile of x [?, ?].
+TEST(DynamicShapeGradient, ReshapeAndTileByShapesReadWhenTheGraphRuns) {
+  const std::vector<ag::TensorSpec> batch_unknown = {
+      ag::TensorSpec({ag::kUnknownDim, 3}, ag::float64), ag::TensorSpec({3, 4}, ag::float64)};
+  GradCase reshape{"dynamic_reshape", {Shape{4, 3}}, [](const Tensors& x) {
+                     return ag::reshape(x[0], ag::reverse(ag::shape(x[0], ag::int64), {0}));
+                   }};
+  std::mt19937 rng(3);
+  Tensor x = random_input({4, 3}, Domain::Any, rng);
+  checked_gradients(reshape, {x}, weights_like(reshape.f({x}), rng), batch_unknown);
+  GradCase tile{"dynamic_tile", {Shape{4, 3}}, [](const Tensors& x) {
+                  return ag::tile(
+                      x[0],
+                      ag::concat({ag::constant({1}), ag::slice(ag::shape(x[0]), {1}, {1})}, 0));
+                }};
+  const std::vector<ag::TensorSpec> tiled = {ag::TensorSpec({ag::kUnknownDim, 3}, ag::float64),
+                                             ag::TensorSpec({4, 9}, ag::float64)};
+  checked_gradients(tile, {x}, weights_like(tile.f({x}), rng), tiled);
+  // A static reshape of x with both dims unknown while tracing: its gradient
+  // reshapes back to x's shape read when the graph runs.
+  GradCase flat{"reshape", {Shape{4, 3}}, [](const Tensors& x) {
+                  return ag::reshape(x[0], {-1}) * x[0][0][0];
+                }};
+  const std::vector<ag::TensorSpec> both_unknown = {
+      ag::TensorSpec({ag::kUnknownDim, ag::kUnknownDim}, ag::float64),
+      ag::TensorSpec({12}, ag::float64)};
+  checked_gradients(flat, {x}, weights_like(flat.f({x}), rng), both_unknown);
+  GradCase tiled_twice{
+      "tile", {Shape{4, 3}}, [](const Tensors& x) { return ag::tile(x[0], {2, 1}) * x[0][0][0]; }};
+  checked_gradients(tiled_twice, {x}, weights_like(tiled_twice.f({x}), rng),
+                    {ag::TensorSpec({ag::kUnknownDim, ag::kUnknownDim}, ag::float64),
+                     ag::TensorSpec({8, 3}, ag::float64)});
 }
 
 TEST(UnsortedSegmentSum, SumsRowsIntoSegments) {

@@ -567,6 +567,23 @@ std::vector<OpCase> make_cases() {
   layout("broadcast_to_rows", {3}, [](const Tensor& x) { return ag::broadcast_to(x, {2, 3}); });
   layout("broadcast_to_inner", {2, 1, 3},
          [](const Tensor& x) { return ag::broadcast_to(x, {4, 2, 5, 3}); });
+  // Shapes given as tensors: graph inputs when traced, so that the ops read
+  // them when the graph runs (int32 and int64 shapes; a -1 inferred).
+  auto with_shape = [&](const std::string& name, Shape shape, Tensor dims,
+                        std::function<Tensor(const Tensor&, const Tensor&)> f) {
+    c.push_back({name, kAll, [shape, dims](DType d) { return Tensors{sample(d, shape), dims}; },
+                 [f](const Tensors& x) { return f(x[0], x[1]); }});
+  };
+  with_shape("dynamic_reshape", {2, 3, 4}, ag::constant(std::vector<int64_t>{4, -1}, {2}),
+             [](const Tensor& x, const Tensor& s) { return ag::reshape(x, s); });
+  with_shape("dynamic_reshape_int32", {2, 3, 4}, ag::constant({3, 2, 4}),
+             [](const Tensor& x, const Tensor& s) { return ag::reshape(x, s); });
+  with_shape("dynamic_broadcast_to", {2, 1, 3}, ag::constant({4, 2, 5, 3}),
+             [](const Tensor& x, const Tensor& s) { return ag::broadcast_to(x, s); });
+  with_shape("dynamic_tile", {2, 3}, ag::constant(std::vector<int64_t>{2, 3}, {2}),
+             [](const Tensor& x, const Tensor& m) { return ag::tile(x, m); });
+  with_shape("fill_by_shape_tensor", {}, ag::constant({2, 3}),
+             [](const Tensor& v, const Tensor& s) { return ag::fill(s, v); });
   layout("slice", {4, 5}, [](const Tensor& x) { return ag::slice(x, {1, 2}, {2, -1}); });
   layout("index_int", {4, 3}, [](const Tensor& x) { return x[2]; });
   layout("index_negative", {4, 3}, [](const Tensor& x) { return x[-1]; });
@@ -841,6 +858,24 @@ std::vector<OpCase> make_cases() {
                [](const Tensors& x) { return ag::non_max_suppression(x[0], x[1], 8, 0.3); }});
   c.push_back({"non_max_suppression_thresholds", kFloating, samples({{8, 4}, {8}}),
                [](const Tensors& x) { return ag::non_max_suppression(x[0], x[1], 2, 0.5, 0.0); }});
+  // float64 scores apart by less than float32 tells (0.1 + k 1e-12), of
+  // boxes 0 to 2 that overlap, and a score threshold between box 3's score
+  // and the others': the highest, box 2, is picked (rounded to float32, they
+  // would tie at the threshold and none be picked). In float32 and bfloat16
+  // all four tie above the threshold (boxes 0 and 3 are picked); in float16
+  // they are below it.
+  c.push_back(
+      {"non_max_suppression_close_scores", kFloating,
+       [](DType d) {
+         return Tensors{
+             ag::cast(ag::constant({{0.0, 0.0, 1.0, 1.0},
+                                    {0.0, 0.01, 1.0, 1.01},
+                                    {0.01, 0.0, 1.01, 1.0},
+                                    {5.0, 5.0, 6.0, 6.0}}),
+                      d),
+             ag::cast(ag::constant({0.1, 0.1 + 1e-12, 0.1 + 2e-12, 0.1 - 1e-12}, ag::float64), d)};
+       },
+       [](const Tensors& x) { return ag::non_max_suppression(x[0], x[1], 4, 0.5, 0.1 - 5e-13); }});
   // Samples repeat values (and rows, along axis 0 of a [6, 2]).
   c.push_back({"unique_first_indices", kAll, samples({{4, 6}}),
                [](const Tensors& x) { return ag::unique_first_indices(x[0]); }});

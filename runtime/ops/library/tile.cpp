@@ -11,6 +11,7 @@
 #include "ag/error.h"
 #include "ag/ops.h"
 #include "ops/dispatch.h"
+#include "ops/dynamic_shape.h"
 #include "ops/kernels.h"
 #include "ops/select_helpers.h"
 
@@ -84,8 +85,8 @@ void kernel_tile(const KernelContext& ctx) {
 }
 
 // The gradient viewed as [m0, d0, m1, d1, ...] and summed over the m axes
-// (those of a multiple above 1). The input's dims must be static but for
-// one, which the reshape infers.
+// (those of a multiple above 1). With more than one of the input's dims
+// unknown while tracing, the view's dims are read when the graph runs.
 std::vector<Tensor> grad_tile(const GradContext& c) {
   const Shape& in = c.inputs[0].shape();
   const std::vector<int64_t>& multiples = c.attrs.ints;
@@ -100,11 +101,10 @@ std::vector<Tensor> grad_tile(const GradContext& c) {
     split_dims.push_back(in[d] == kUnknownDim ? -1 : in[d]);
   }
   if (summed_axes.empty()) return {c.grad};
-  if (unknown > 1) {
-    throw UnimplementedError(
-        std::string(c.op_name) + ": the gradient of a tile of an input of shape " +
-        in.to_list_string() + " needs all of its dims but one known while tracing");
-  }
+  // More than one unknown dim: x's dims read when the graph runs.
+  if (unknown > 1)
+    return {tile_gradient(c.grad, c.inputs[0],
+                          api::constant(multiples, Shape{int64_t(multiples.size())}), c.site)};
   const Tensor split = api::reshape(c.grad, split_dims, c.site);
   return {api::reduce_sum(split, summed_axes, false, c.site)};
 }
