@@ -18,6 +18,8 @@
 // "<key>/iterations", "<key>/learning_rate" and "<key>/slots/<variable path>/<slot>" for the
 // tracked variables it has slots for (Adam: m and v, SGD with momentum: momentum).
 //
+// An iterator over a dataset is saved by its position (track(key, iterator)).
+//
 // restore() checks the whole file before it assigns anything: a missing file
 // is a NotFoundError, a damaged one (not a checkpoint, truncated, a wrong
 // checksum) a DataLossError, and one that does not fit what is tracked (a
@@ -28,10 +30,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ag/data.h"
 #include "ag/optimizers.h"
 #include "ag/variable.h"
 
@@ -59,6 +63,20 @@ class Checkpoint {
   // so a second model of the same structure restores the first's file. The
   // layer must be built (called once, or build()): its variables are made then.
   Checkpoint& track(const std::string& key, const layers::Layer& layer);
+  // Where an iterator over a dataset stands (tf.train.Checkpoint(iterator=it)):
+  // "<key>/position" and "<key>/pipeline". restore() makes the tracked
+  // iterator stand there, its current element the one it was at, so a resumed
+  // run goes on with the next element, bit for bit. The position is replayed:
+  // restore() runs a new pass up to it (elements and shuffle orders alike),
+  // so the pipeline must give the same elements each pass: range,
+  // from_tensor_slices, files, batch, map, filter, take, skip, repeat,
+  // shuffle with its seed, zip, enumerate, shard. Saving an iterator over a
+  // from_generator or prefetch stage is a FailedPreconditionError naming it.
+  template <class Iterator>
+    requires requires(Iterator& it) { it.checkpoint_access(); }
+  Checkpoint& track(const std::string& key, Iterator& iterator) {
+    return track_iterator(key, iterator.checkpoint_access());
+  }
 
   // Writes every tracked value to "<prefix>-<n>", where n is this
   // checkpoint's save counter after counting this save (1 for the first, as
@@ -77,8 +95,10 @@ class Checkpoint {
     std::string key;
     std::vector<std::pair<std::string, Variable>> variables;  // (path, variable)
     optimizers::Optimizer* optimizer = nullptr;
+    std::optional<data::detail::IteratorAccess> iterator = std::nullopt;
   };
   void add(Tracked tracked);
+  Checkpoint& track_iterator(const std::string& key, data::detail::IteratorAccess access);
 
   std::vector<Tracked> tracked_;
   int64_t save_counter_ = 0;

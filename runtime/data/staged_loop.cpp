@@ -40,18 +40,23 @@ std::vector<Tensor> pull(IteratorSlot& slot, const Specs& spec) {
 
 }  // namespace
 
-void stage_dataset_loop(const NodePtr& node, ag::detail::FnRef<Tensor()> extra_test,
-                        bool has_extra_test, ag::detail::FnRef<void(const Flat&)> body,
-                        ag::detail::CollectLeaves leaves, CallSite site) {
+void stage_dataset_loop(const NodePtr& node, const Tensor& handle,
+                        ag::detail::FnRef<Tensor()> extra_test, bool has_extra_test,
+                        ag::detail::FnRef<void(const Flat&)> body, ag::detail::CollectLeaves leaves,
+                        CallSite site) {
   auto slot = std::make_shared<IteratorSlot>();
+  // A dataset argument (a placeholder handle) is each call's; any other
+  // dataset is the graph's own, held by it.
+  NodePtr own = handle.is_symbolic() ? nullptr : node;
   ag::api::host_function(
-      [slot, node](const std::vector<Tensor>&) -> std::vector<Tensor> {
+      [slot, own](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+        NodePtr pipeline = own ? own : node_of_handle(in[0].item<int64_t>());
         std::lock_guard lock(slot->mu);
         slot->pass.reset();  // joins a prefetch thread of the previous run first
-        slot->pass.emplace(node);
+        slot->pass.emplace(pipeline);
         return {};
       },
-      {}, {}, "MakeIterator", site);
+      own ? std::vector<Tensor>{} : std::vector<Tensor>{handle}, {}, "MakeIterator", site);
 
   Specs out_specs{TensorSpec(Shape(), DType::bool_)};
   out_specs.insert(out_specs.end(), node->spec.begin(), node->spec.end());
