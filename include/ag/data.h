@@ -393,6 +393,7 @@ class Dataset {
   // spec reuses the trace, and each call's graph pulls from the call's dataset.
   friend auto ag_fields(Dataset& ds) { return std::tie(ds.handle_, ds.trace_key_); }
 
+ private:
   // This dataset's transformation `make`, applied to this pipeline; in a
   // graph, to each call's pipeline.
   template <class R, class Make>
@@ -402,7 +403,6 @@ class Dataset {
     return Dataset<R>(std::move(node), detail::derived_handle({handle_}, detail::Derive(make)));
   }
 
- private:
   detail::NodePtr node_;
   Tensor handle_;
   std::string trace_key_;

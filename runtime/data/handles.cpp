@@ -59,8 +59,7 @@ NodePtr node_of_handle(int64_t handle) {
 
 std::string trace_key(const Node& node, const std::type_info& element_type) {
   std::string key = std::string("Dataset<") + element_type.name() + ">(";
-  for (size_t i = 0; i < node.spec.size(); ++i)
-    key += (i ? ", " : "") + node.spec[i].to_string();
+  for (size_t i = 0; i < node.spec.size(); ++i) key += (i ? ", " : "") + node.spec[i].to_string();
   return key + ")";
 }
 

@@ -42,8 +42,7 @@ std::string describe(const Node& node) {
   if (s.inputs.empty()) return s.name;
   if (s.inputs.size() == 1) return describe(*s.inputs[0]) + " -> " + s.name;
   std::string out = s.name + "(";
-  for (size_t i = 0; i < s.inputs.size(); ++i)
-    out += (i ? ", " : "") + describe(*s.inputs[i]);
+  for (size_t i = 0; i < s.inputs.size(); ++i) out += (i ? ", " : "") + describe(*s.inputs[i]);
   return out + ")";
 }
 
