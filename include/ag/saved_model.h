@@ -59,6 +59,12 @@ struct Signature {
 // "saved_model.txt". A variable a signature reads that a layer does not hold
 // is an InvalidArgumentError (a SavedModel holds its object's variables).
 void save(const Module& module, const std::string& dir, const std::vector<Signature>& signatures);
+// One function, as the signature "serving_default" (tf.saved_model.save
+// with signatures=f).
+template <class F>
+void save(const Module& module, const std::string& dir, const PolymorphicFunction<F>& f) {
+  save(module, dir, {Signature("serving_default", f)});
+}
 // The same for the variables the signatures read, without a module.
 void save(const std::string& dir, const std::vector<Signature>& signatures);
 

@@ -166,6 +166,23 @@ TEST_F(SavedModelTest, AModuleSavesItsSignaturesAndVariables) {
   EXPECT_EQ(m.variable("b").read().to_vector<float>(), (std::vector<float>{0.5f, -0.25f}));
 }
 
+TEST_F(SavedModelTest, OneFunctionIsTheServingDefaultSignature) {
+  TwoHeads model;
+  auto predict = ag::function(
+      [&](const Tensor& x) { return model.predict(x); },
+      {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim, 3}, ag::float32)}});
+  ag::saved_model::save(model, dir(), predict);
+  ag::saved_model::SavedModel m = ag::saved_model::load(dir());
+  EXPECT_EQ(m.signature_names(), std::vector<std::string>{"serving_default"});
+  const Tensor x = ag::constant({{0.5f, 1.0f, -1.0f}});
+  EXPECT_EQ(m.signature("serving_default")({x})[0].to_vector<float>(),
+            model.predict(x).to_vector<float>());
+
+  // Without an input_signature, there is no trace to save.
+  auto unsigned_predict = ag::function([&](const Tensor& x) { return model.predict(x); });
+  EXPECT_THROW(ag::saved_model::save(model, dir(), unsigned_predict), ag::ValueError);
+}
+
 TEST_F(SavedModelTest, ALayerSavesEveryVariableByItsCheckpointPath) {
   ag::layers::Sequential net(
       {std::make_shared<ag::layers::Dense>(4, ag::layers::DenseOptions{.activation = "relu"}),
