@@ -1,13 +1,16 @@
 // Checkpoints of training state, as tf.train.Checkpoint: variables by path,
-// an optimizer's step counter, learning rate and slot variables, and the
-// checkpoint's own save counter, in one file.
+// an optimizer's step counter, learning rate and slot variables, where
+// dataset iterators stand, and the checkpoint's own save counter, in one
+// file.
 //
 //   ag::train::Checkpoint ckpt;
 //   ckpt.track("model", model_variables).track("optimizer", adam);
 //   ckpt.track("net", sequential);  // an ag::layers::Layer, built
+//   auto it = dataset.begin();
+//   ckpt.track("iterator", it);     // an ag::data::Dataset iterator
 //   std::string path = ckpt.save("/tmp/run/ckpt");  // "/tmp/run/ckpt-1"
 //   ...
-//   ckpt.restore(path);  // the variables, the optimizer and the counter
+//   ckpt.restore(path);  // the variables, the optimizer, the iterator and the counter
 //
 // A training run restored from a checkpoint continues bit for bit as if it
 // had not stopped: the values are written and read as their bytes, and the
@@ -18,13 +21,14 @@
 // "<key>/iterations", "<key>/learning_rate" and "<key>/slots/<variable path>/<slot>" for the
 // tracked variables it has slots for (Adam: m and v, SGD with momentum: momentum).
 //
-// An iterator over a dataset is saved by its position (track(key, iterator)).
+// An iterator under "<key>/position" and "<key>/pipeline".
 //
 // restore() checks the whole file before it assigns anything: a missing file
 // is a NotFoundError, a damaged one (not a checkpoint, truncated, a wrong
 // checksum) a DataLossError, and one that does not fit what is tracked (a
 // value missing, one left over, another dtype or shape, other slots) an
-// InvalidArgumentError naming the paths; the variables are then unchanged.
+// InvalidArgumentError naming the paths; the variables and iterators are
+// then unchanged.
 // save() writes a new file and renames it into place, so an interrupted
 // save leaves the previous checkpoint whole.
 #pragma once

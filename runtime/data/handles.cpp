@@ -3,7 +3,9 @@
 // of live pipelines, and is traced by its element spec. The graph's host ops
 // look each call's pipeline up by its handle; a transformation of an
 // argument is a host op that applies it to each call's pipeline.
+#include <map>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "ag/effects.h"
@@ -64,8 +66,9 @@ std::string trace_key(const Node& node, const std::type_info& element_type) {
 }
 
 Tensor derived_handle(const std::vector<Tensor>& inputs, Derive derive) {
-  // The pipeline of the latest run, held while the graph's loop pulls from it.
-  auto held = std::make_shared<std::pair<std::mutex, NodePtr>>();
+  // The pipeline of each thread's latest run, held while the graph's loop
+  // pulls from it (a graph runs its host ops on the thread that calls it).
+  auto held = std::make_shared<std::pair<std::mutex, std::map<std::thread::id, NodePtr>>>();
   std::vector<Tensor> out = ag::api::host_function(
       [held, derive](const std::vector<Tensor>& handles) -> std::vector<Tensor> {
         std::vector<NodePtr> nodes;
@@ -73,7 +76,7 @@ Tensor derived_handle(const std::vector<Tensor>& inputs, Derive derive) {
         NodePtr node = derive(nodes);
         Tensor handle = dataset_handle(node);
         std::lock_guard lock(held->first);
-        held->second = std::move(node);
+        held->second[std::this_thread::get_id()] = std::move(node);
         return {handle};
       },
       inputs, {TensorSpec(Shape(), DType::int64)}, "MakeDataset");

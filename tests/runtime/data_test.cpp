@@ -8,6 +8,7 @@
 #include <iterator>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include <ag/ag.h>
 
@@ -344,6 +345,26 @@ TEST(DataTest, TransformationsOfADatasetArgumentApplyToEachCallsDataset) {
   EXPECT_EQ(f(five).values_string(), "86.");
   EXPECT_EQ(f(three).values_string(), "250.");
   EXPECT_EQ(f(five).values_string(), "86.");
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+TEST(DataTest, TwoThreadsRunOneTraceOverTwoDatasetsOfOneSpec) {
+  auto f = ag::function(scaled_minus_next);
+  auto five = data::from_tensor_slices(ag::constant({1.0f, 2.0f, 3.0f, 4.0f, 5.0f}));
+  auto three = data::from_tensor_slices(ag::constant({10.0f, 20.0f, 30.0f}));
+  (void)f(five);  // traced once, here
+  std::vector<std::string> results(2);
+  auto run = [&](const data::Dataset<Tensor>& ds, std::string& out) {
+    for (int i = 0; i < 200; ++i) {
+      std::string value = f(ds).values_string();
+      if (i == 0 || value != out) out += value;
+    }
+  };
+  std::thread a(run, std::cref(five), std::ref(results[0]));
+  std::thread b(run, std::cref(three), std::ref(results[1]));
+  a.join();
+  b.join();
+  EXPECT_EQ(results, (std::vector<std::string>{"86.", "250."}));
   EXPECT_EQ(f.tracing_count(), 1);
 }
 
