@@ -10,6 +10,7 @@
 
 #include "ag/effects.h"
 #include "ag/error.h"
+#include "core/type_name.h"
 #include "data/node.h"
 
 namespace ag::data::detail {
@@ -60,7 +61,7 @@ NodePtr node_of_handle(int64_t handle) {
 }
 
 std::string trace_key(const Node& node, const std::type_info& element_type) {
-  std::string key = std::string("Dataset<") + element_type.name() + ">(";
+  std::string key = "Dataset<" + ag::detail::type_name(element_type) + ">(";
   for (size_t i = 0; i < node.spec.size(); ++i) key += (i ? ", " : "") + node.spec[i].to_string();
   return key + ")";
 }

@@ -320,6 +320,11 @@ TEST(DataTest, DatasetsOfOneElementSpecShareATrace) {
   EXPECT_EQ(f.tracing_count(), 2);
   ag::set_log_hook(nullptr);
   EXPECT_EQ(warnings, std::vector<std::string>{});
+  // The trace type: the element type and spec (and the handle, an input).
+  EXPECT_CONTAINS(f.pretty_printed_concrete_signatures(),
+                  "Struct[TensorSpec(shape=(), dtype=int64), "
+                  "Literal['Dataset<std::tuple<ag::Tensor, ag::Tensor>>(TensorSpec(shape=(3,), "
+                  "dtype=float32), TensorSpec(shape=(), dtype=int32))']]");
 }
 
 // zip(ds.map(x * 10), ds.skip(1)).batch(2): a - b summed over the batches.
