@@ -4,7 +4,10 @@
 //                    per variable, in order;
 //   <name>.onnx      each signature's model, as ag::onnx::save writes it,
 //                    with a metadata entry "ag.variable.<initializer>" =
-//                    "<variable name>" for each variable it reads.
+//                    "<variable name>" for each variable it reads;
+//   variables.pb     a ModelProto whose graph's initializers are the
+//                    variables' values, by their saved names (the variables
+//                    no signature reads among them).
 #include "ag/saved_model.h"
 
 #include <onnx/onnx_pb.h>
@@ -18,10 +21,12 @@
 #include <sstream>
 
 #include "ag/error.h"
+#include "ag/layers.h"
 #include "exporter.h"
 #include "graph/variable_state.h"
 #include "importer.h"
 #include "tensor_proto.h"
+#include "train/layer_paths.h"
 
 namespace ag::saved_model {
 namespace {
@@ -29,6 +34,7 @@ namespace {
 const char* const kManifest = "saved_model.txt";
 const char* const kHeader = "autograph-cpp saved model 1";
 const char* const kVariableKey = "ag.variable.";
+const char* const kVariablesFile = "variables.pb";
 
 void check_signature_names(const std::vector<Signature>& signatures) {
   if (signatures.empty())
@@ -48,13 +54,35 @@ void check_signature_names(const std::vector<Signature>& signatures) {
   }
 }
 
-// Saved names for the variables: each variable's own name, made distinct.
+// Saved names for the variables: the module's paths, or each variable's own
+// name, made distinct.
 class VariableNames {
  public:
-  const std::string& of(const std::shared_ptr<detail::VariableState>& v) {
+  // `held`: the module's variables by their paths, or null.
+  explicit VariableNames(const std::vector<std::pair<std::string, Variable>>* held)
+      : held_(held != nullptr) {
+    if (!held) return;
+    for (const auto& [path, v] : *held) {
+      if (!taken_.insert(path).second)
+        throw InvalidArgumentError(
+            "saved_model::save: two of the module's variables have the "
+            "path '" +
+            path + "'");
+      names_.emplace_back(v.state(), path);
+    }
+  }
+
+  // The saved name of a variable the signature `signature` reads.
+  const std::string& of(const std::shared_ptr<detail::VariableState>& v,
+                        const std::string& signature) {
     for (const auto& [state, name] : names_) {
       if (state == v) return name;
     }
+    if (held_)
+      throw InvalidArgumentError(
+          "saved_model::save: signature '" + signature + "' reads the variable '" + v->name +
+          "', which the module does not hold; a SavedModel saves its module's variables: save "
+          "the layer that holds it, or read a variable of this module");
     const std::string base = v->name.empty() ? "Variable" : v->name;
     std::string name = base;
     for (int k = 1; taken_.count(name); ++k) name = base + "_" + std::to_string(k);
@@ -62,13 +90,13 @@ class VariableNames {
     names_.emplace_back(v, name);
     return names_.back().second;
   }
-  std::vector<std::string> in_order() const {
-    std::vector<std::string> out;
-    for (const auto& [state, name] : names_) out.push_back(name);
-    return out;
+  // (variable, saved name), the module's first, then in the order read.
+  const std::vector<std::pair<std::shared_ptr<detail::VariableState>, std::string>>& all() const {
+    return names_;
   }
 
  private:
+  bool held_;
   std::vector<std::pair<std::shared_ptr<detail::VariableState>, std::string>> names_;
   std::set<std::string> taken_;
 };
@@ -96,10 +124,30 @@ std::string read_file(const std::filesystem::path& path, const std::string& what
 
 }  // namespace
 
-void save(const std::string& dir, const std::vector<Signature>& signatures) {
+namespace {
+
+// The variables' values, as the initializers of a model without nodes.
+std::string variables_file(const VariableNames& names) {
+  ::onnx::ModelProto model;
+  model.set_ir_version(::onnx::IR_VERSION);
+  model.mutable_graph()->set_name("variables");
+  for (const auto& [state, name] : names.all()) {
+    Tensor value;
+    {
+      std::lock_guard lock(state->mu);
+      value = state->value;
+    }
+    *model.mutable_graph()->add_initializer() = onnx_io::tensor_to_proto(value, name);
+  }
+  return model.SerializeAsString();
+}
+
+// Both forms of save: `held` is the module's variables by path, or null to
+// name the variables the signatures read by their own names.
+void save_signatures(const std::string& dir, const std::vector<Signature>& signatures,
+                     const std::vector<std::pair<std::string, Variable>>* held) {
   check_signature_names(signatures);
-  std::filesystem::create_directories(dir);
-  VariableNames names;
+  VariableNames names(held);
   std::vector<std::pair<std::string, std::string>> models;  // (file, bytes)
   for (const Signature& s : signatures) {
     onnx_io::ExportedVariables variables;
@@ -107,15 +155,35 @@ void save(const std::string& dir, const std::vector<Signature>& signatures) {
     for (const auto& [initializer, state] : variables) {
       auto* entry = model.add_metadata_props();
       entry->set_key(kVariableKey + initializer);
-      entry->set_value(names.of(state));
+      entry->set_value(names.of(state, s.name));
     }
     models.emplace_back(s.name + ".onnx", model.SerializeAsString());
   }
+  models.emplace_back(kVariablesFile, variables_file(names));
   std::string manifest = std::string(kHeader) + "\n";
   for (const Signature& s : signatures) manifest += "signature " + s.name + "\n";
-  for (const std::string& name : names.in_order()) manifest += "variable " + name + "\n";
+  for (const auto& [state, name] : names.all()) manifest += "variable " + name + "\n";
+  std::filesystem::create_directories(dir);
   for (const auto& [file, bytes] : models) write_file(std::filesystem::path(dir) / file, bytes);
   write_file(std::filesystem::path(dir) / kManifest, manifest);
+}
+
+}  // namespace
+
+void save(const Module& module, const std::string& dir, const std::vector<Signature>& signatures) {
+  const auto* layer = dynamic_cast<const layers::Layer*>(&module);
+  if (!layer) return save_signatures(dir, signatures, nullptr);
+  if (!layer->built())
+    throw FailedPreconditionError("saved_model::save: layer '" + layer->name() +
+                                  "' has no variables yet: call it once (or build(input_shape)) "
+                                  "before saving it");
+  std::vector<std::pair<std::string, Variable>> held;
+  train::internal::add_layer_variables(*layer, "", held);
+  save_signatures(dir, signatures, &held);
+}
+
+void save(const std::string& dir, const std::vector<Signature>& signatures) {
+  save_signatures(dir, signatures, nullptr);
 }
 
 struct SavedModel::Impl {
@@ -181,12 +249,29 @@ onnx::Model load_signature(const std::filesystem::path& file, const std::string&
   return onnx_io::load_with_variables(std::move(model), file.string(), std::move(bound));
 }
 
+// The variables of variables.pb, by their saved names (none for a folder
+// without it: the signatures' initializers hold the values then).
+std::map<std::string, Variable> load_variables(const std::filesystem::path& dir) {
+  std::map<std::string, Variable> variables;
+  const std::filesystem::path file = dir / kVariablesFile;
+  if (!std::filesystem::exists(file)) return variables;
+  ::onnx::ModelProto model;
+  if (!model.ParseFromString(read_file(file, "the variables file")))
+    throw DataLossError("saved_model::load: '" + file.string() +
+                        "' does not parse: the saved model is damaged");
+  for (const auto& init : model.graph().initializer()) {
+    Tensor value = onnx_io::tensor_from_proto(init, "variable '" + init.name() + "'");
+    variables.emplace(init.name(), Variable(value, init.name()));
+  }
+  return variables;
+}
+
 }  // namespace
 
 SavedModel load(const std::string& dir) {
   const Manifest manifest = read_manifest(dir);
   auto impl = std::make_shared<SavedModel::Impl>();
-  std::map<std::string, Variable> variables;
+  std::map<std::string, Variable> variables = load_variables(dir);
   for (const std::string& name : manifest.signatures) {
     impl->signature_names.push_back(name);
     impl->signatures.emplace(
@@ -196,7 +281,8 @@ SavedModel load(const std::string& dir) {
     auto it = variables.find(name);
     if (it == variables.end()) {
       throw DataLossError("saved_model::load: the manifest of '" + dir + "' names variable '" +
-                          name + "', which no signature's model holds");
+                          name + "', which neither " + kVariablesFile +
+                          " nor a signature's model holds");
     }
     impl->variables.emplace_back(name, it->second);
   }

@@ -5,8 +5,9 @@
 // (agc stages predict's while loop). ag::onnx::save traces predict for a
 // batch of any size and writes model.onnx: the variables become
 // initializers holding their values now, the loop an ONNX Loop.
-// ag::saved_model::save writes both methods' traces, for a batch of any
-// size, into the folder saved_model with the variables they share.
+// ag::saved_model::save(model, ...) writes the model's variables and both
+// methods' traces, for a batch of any size, into the folder saved_model, as
+// tf.saved_model.save(model, export_dir, signatures) does.
 // run_model.cpp loads both without this source and without agc; ONNX
 // Runtime runs the models too (README, "ONNX models").
 #include <iostream>
@@ -41,15 +42,16 @@ int main(int argc, char** argv) {
   const std::string saved = argc > 2 ? argv[2] : "saved_model";
   Model model;
   const ag::TensorSpec batch_of_3({ag::kUnknownDim, 3}, ag::float32);
-  auto predict = ag::function([&](ag::Tensor x) { return model.predict(x); },
-                              {.name = "predict", .arg_names = {"x"}});
-  auto hidden = ag::function([&](ag::Tensor x) { return model.hidden(x); },
-                             {.name = "hidden", .arg_names = {"x"}});
+  auto predict = ag::function(
+      [&](ag::Tensor x) { return model.predict(x); },
+      {.input_signature = std::vector{batch_of_3}, .name = "predict", .arg_names = {"x"}});
+  auto hidden = ag::function(
+      [&](ag::Tensor x) { return model.hidden(x); },
+      {.input_signature = std::vector{batch_of_3}, .name = "hidden", .arg_names = {"x"}});
 
   ag::onnx::save(predict, path, batch_of_3);
   std::cout << "wrote " << path << "\n";
-  ag::saved_model::save(saved, {{"predict", predict.get_concrete_function(batch_of_3).graph()},
-                                {"hidden", hidden.get_concrete_function(batch_of_3).graph()}});
+  ag::saved_model::save(model, saved, {{"predict", predict}, {"hidden", hidden}});
   std::cout << "wrote " << saved << " (signatures predict and hidden)\n";
 
   ag::Tensor x = ag::constant({{1.0f, 2.0f, 3.0f}, {-1.0f, 0.5f, 2.0f}});

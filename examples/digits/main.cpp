@@ -209,10 +209,11 @@ int main(int argc, char** argv) {
             << (same_weights(classifier.model, resumed.model) ? "yes" : "no") << "\n";
 
   const ag::TensorSpec images({ag::kUnknownDim, 8, 8, 1}, ag::float32);
-  auto predict = ag::function([&](ag::Tensor x) { return classifier.predict(x); },
-                              {.name = "predict", .arg_names = {"images"}});
-  ag::saved_model::save(out + "/saved_model",
-                        {{"predict", predict.get_concrete_function(images).graph()}});
+  auto predict = ag::function(
+      [&](ag::Tensor x) { return classifier.predict(x); },
+      {.input_signature = std::vector{images}, .name = "predict", .arg_names = {"images"}});
+  // The model's variables by their checkpoint paths ("layer_with_weights-0/kernel", ...).
+  ag::saved_model::save(classifier.model, out + "/saved_model", {{"predict", predict}});
   const ag::saved_model::SavedModel loaded = ag::saved_model::load(out + "/saved_model");
   const ag::Tensor served = loaded.signature("predict")({test.images})[0];
   const ag::Tensor direct = classifier.predict(test.images);

@@ -11,6 +11,7 @@
 // host op, so the graph does not grow with the data.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -43,6 +45,25 @@ using NodePtr = std::shared_ptr<const Node>;
 const Specs& node_spec(const Node& node);
 uint64_t node_id(const Node& node);
 
+// A dataset's handle: an int64 scalar naming its pipeline, which is how a
+// traced function receives a Dataset argument (a graph input, as TensorFlow's
+// variant tensor). The graph's host ops find the pipeline of each call by it.
+Tensor dataset_handle(const NodePtr& node);
+// The pipeline a handle names (it must be alive: the caller's Dataset holds it).
+NodePtr node_of_handle(int64_t handle);
+// A dataset's trace type: its element type and element_spec, as tf.function
+// traces a tf.data.Dataset by its element_spec.
+std::string trace_key(const Node& node, const std::type_info& element_type);
+// A transformation of datasets, as a function of their pipelines.
+using Derive = std::function<NodePtr(const std::vector<NodePtr>&)>;
+// The handle of `derive` applied to the pipelines of `inputs` (some of them
+// symbolic: arguments of the function being traced): a host op that applies
+// the transformation to each call's pipelines when the graph runs.
+Tensor derived_handle(const std::vector<Tensor>& inputs, Derive derive);
+// The error of iterating, with a C++ loop while tracing, a dataset that is an
+// argument of the traced function.
+[[noreturn]] void throw_unstaged_iteration();
+
 // A pass over a pipeline: the state of each stage (buffers, counters,
 // threads). Pulls run eagerly, also while a function is being traced.
 class FlatIterator {
@@ -53,9 +74,33 @@ class FlatIterator {
   FlatIterator& operator=(FlatIterator&&) noexcept;
   std::optional<Flat> next();
 
+  // The pass's position, for a checkpoint: how many elements it has given
+  // and the orders its shuffles drew. A FailedPreconditionError names a
+  // stage whose state cannot be saved (from_generator, prefetch).
+  std::vector<int64_t> position() const;
+  // A new pass over `node` at `position`: it replays the pipeline up to
+  // there. Returns the pass and the last element given (nullopt at the start
+  // or the end). An InvalidArgumentError if the pipeline ends before.
+  static std::pair<FlatIterator, std::optional<Flat>> at_position(
+      const NodePtr& node, const std::vector<int64_t>& position);
+
  private:
+  // A pass that replays the shuffle orders of `position`.
+  FlatIterator(std::nullptr_t, const NodePtr& node, const std::vector<int64_t>& position);
   struct State;
   std::unique_ptr<State> state_;
+};
+
+// The stages of a pipeline, as a checkpoint records them to check that it
+// restores into the same pipeline: "range(0, 10, 1) -> shuffle(4, seed 7) -> batch(3)".
+std::string pipeline_of(const NodePtr& node);
+
+// How ag::train::Checkpoint reads and sets a Dataset iterator's pass
+// (Dataset<E>::iterator::checkpoint_access).
+struct IteratorAccess {
+  std::function<const FlatIterator*()> pass;  // null for an end iterator
+  std::function<NodePtr()> node;
+  std::function<void(FlatIterator, std::optional<Flat>)> reset;
 };
 
 using FlatFn = std::function<Flat(const Flat&)>;
@@ -165,9 +210,10 @@ struct GeneratorElement<std::optional<E>> {
 
 // Stages a loop over `node`: one While whose body pulls the next element
 // (ag::for_stmt over a Dataset, while tracing).
-void stage_dataset_loop(const NodePtr& node, ag::detail::FnRef<Tensor()> extra_test,
-                        bool has_extra_test, ag::detail::FnRef<void(const Flat&)> body,
-                        ag::detail::CollectLeaves leaves, CallSite site);
+void stage_dataset_loop(const NodePtr& node, const Tensor& handle,
+                        ag::detail::FnRef<Tensor()> extra_test, bool has_extra_test,
+                        ag::detail::FnRef<void(const Flat&)> body, ag::detail::CollectLeaves leaves,
+                        CallSite site);
 
 }  // namespace detail
 
@@ -179,7 +225,13 @@ class Dataset {
  public:
   using element_type = E;
 
-  explicit Dataset(detail::NodePtr node) : node_(std::move(node)) {}
+  explicit Dataset(detail::NodePtr node) : Dataset(node, detail::dataset_handle(node)) {}
+  // A dataset whose handle is computed in a graph (a transformation of an
+  // argument of a traced function).
+  Dataset(detail::NodePtr node, Tensor handle)
+      : node_(std::move(node)),
+        handle_(std::move(handle)),
+        trace_key_(detail::trace_key(*node_, typeid(E))) {}
 
   // The spec of each component of an element, flattened in order; an
   // unknown dim (a partial last batch, a generator's None) is kUnknownDim.
@@ -189,14 +241,18 @@ class Dataset {
   // smaller unless drop_remainder.
   Dataset batch(int64_t batch_size, bool drop_remainder = false,
                 CallSite site = CallSite::current()) const {
-    return Dataset(detail::batch_node(node_, batch_size, drop_remainder, site));
+    return derive<E>([=](const auto& in) {
+      return detail::batch_node(in[0], batch_size, drop_remainder, site);
+    });
   }
   // tf.data's shuffle: a buffer of buffer_size elements, each output drawn
   // uniformly from it and replaced by the next input. The same seed gives
   // the same order; each pass draws a new order unless told otherwise.
   Dataset shuffle(int64_t buffer_size, uint64_t seed, bool reshuffle_each_iteration = true,
                   CallSite site = CallSite::current()) const {
-    return Dataset(detail::shuffle_node(node_, buffer_size, seed, reshuffle_each_iteration, site));
+    return derive<E>([=](const auto& in) {
+      return detail::shuffle_node(in[0], buffer_size, seed, reshuffle_each_iteration, site);
+    });
   }
   // `fn` takes an element (a tuple's components as separate ag::Tensor
   // arguments) and returns an element; it is traced once, here, and its
@@ -210,7 +266,8 @@ class Dataset {
     detail::Specs output;
     detail::FlatFn traced = detail::trace_flat(
         flat_fn, element_spec(), output, std::string("map at line ") + std::to_string(site.line()));
-    return Dataset<R>(detail::map_node(node_, std::move(traced), std::move(output)));
+    return derive<R>(
+        [traced, output](const auto& in) { return detail::map_node(in[0], traced, output); });
   }
   // Keeps the elements for which `predicate` (a scalar bool ag::Tensor, or a
   // C++ bool) holds; a tensor predicate is traced once, as map's function.
@@ -218,9 +275,11 @@ class Dataset {
   Dataset filter(F predicate, CallSite site = CallSite::current()) const {
     using R = std::remove_cvref_t<decltype(detail::call_with(predicate, std::declval<const E&>()))>;
     if constexpr (std::is_same_v<R, bool>) {
-      return Dataset(detail::filter_node(node_, [predicate](const detail::Flat& in) mutable {
-        return detail::call_with(predicate, detail::unflatten<E>(in));
-      }));
+      return derive<E>([predicate](const auto& in) {
+        return detail::filter_node(in[0], [predicate](const detail::Flat& e) mutable {
+          return detail::call_with(predicate, detail::unflatten<E>(e));
+        });
+      });
     } else {
       static_assert(std::is_same_v<R, Tensor>,
                     "filter: the predicate must return ag::Tensor or bool");
@@ -235,28 +294,39 @@ class Dataset {
         throw TypeError(std::string(site.file_name()) + ":" + std::to_string(site.line()) +
                         ": filter: the predicate must return a scalar bool tensor, not " +
                         (output.empty() ? std::string("nothing") : output[0].to_string()));
-      return Dataset(detail::filter_node(
-          node_, [traced](const detail::Flat& in) { return traced(in)[0].template item<bool>(); }));
+      return derive<E>([traced](const auto& in) {
+        return detail::filter_node(
+            in[0], [traced](const detail::Flat& e) { return traced(e)[0].template item<bool>(); });
+      });
     }
   }
   // The elements `count` times over; forever when count < 0.
-  Dataset repeat(int64_t count = -1) const { return Dataset(detail::repeat_node(node_, count)); }
+  Dataset repeat(int64_t count = -1) const {
+    return derive<E>([=](const auto& in) { return detail::repeat_node(in[0], count); });
+  }
   // The first `count` elements (all when count < 0).
-  Dataset take(int64_t count) const { return Dataset(detail::take_node(node_, count)); }
+  Dataset take(int64_t count) const {
+    return derive<E>([=](const auto& in) { return detail::take_node(in[0], count); });
+  }
   // All but the first `count` elements.
-  Dataset skip(int64_t count) const { return Dataset(detail::skip_node(node_, count)); }
+  Dataset skip(int64_t count) const {
+    return derive<E>([=](const auto& in) { return detail::skip_node(in[0], count); });
+  }
   // Every num_shards-th element, starting at `index`.
   Dataset shard(int64_t num_shards, int64_t index, CallSite site = CallSite::current()) const {
-    return Dataset(detail::shard_node(node_, num_shards, index, site));
+    return derive<E>(
+        [=](const auto& in) { return detail::shard_node(in[0], num_shards, index, site); });
   }
   // Runs the pipeline up to here on a background thread, buffer_size
   // elements ahead of the consumer.
   Dataset prefetch(int64_t buffer_size, CallSite site = CallSite::current()) const {
-    return Dataset(detail::prefetch_node(node_, buffer_size, site));
+    return derive<E>(
+        [=](const auto& in) { return detail::prefetch_node(in[0], buffer_size, site); });
   }
   // (index, element) pairs; the index is an int64 scalar.
   Dataset<std::tuple<Tensor, E>> enumerate(int64_t start = 0) const {
-    return Dataset<std::tuple<Tensor, E>>(detail::enumerate_node(node_, start));
+    return derive<std::tuple<Tensor, E>>(
+        [=](const auto& in) { return detail::enumerate_node(in[0], start); });
   }
 
   // A pass over the elements, for a C++ range-for.
@@ -266,7 +336,7 @@ class Dataset {
     using difference_type = std::ptrdiff_t;
     iterator() = default;
     explicit iterator(const detail::NodePtr& node)
-        : pass_(std::make_shared<detail::FlatIterator>(node)) {
+        : node_(node), pass_(std::make_shared<detail::FlatIterator>(node)) {
       advance();
     }
     E& operator*() { return *current_; }
@@ -279,6 +349,21 @@ class Dataset {
       return !current_.has_value() && !other.current_.has_value();
     }
 
+    // What ag::train::Checkpoint saves and restores of the iterator: the
+    // position of its pass (the current element counts as given).
+    detail::IteratorAccess checkpoint_access() {
+      return {[this]() -> const detail::FlatIterator* { return pass_.get(); },
+              [this]() { return node_; },
+              [this](detail::FlatIterator pass, std::optional<detail::Flat> current) {
+                pass_ = std::make_shared<detail::FlatIterator>(std::move(pass));
+                if (current) {
+                  current_ = detail::unflatten<E>(*current);
+                } else {
+                  current_.reset();
+                }
+              }};
+    }
+
    private:
     void advance() {
       std::optional<detail::Flat> flat = pass_->next();
@@ -288,19 +373,39 @@ class Dataset {
         current_.reset();
       }
     }
+    detail::NodePtr node_;
     std::shared_ptr<detail::FlatIterator> pass_;
     std::optional<E> current_;
   };
-  iterator begin() const { return iterator(node_); }
+  iterator begin() const {
+    if (handle_.is_symbolic()) detail::throw_unstaged_iteration();
+    return iterator(node_);
+  }
   iterator end() const { return iterator(); }
 
+  // The pipeline: the dataset's own, or while tracing, the first call's.
   const detail::NodePtr& node() const { return node_; }
-  // Identifies the pipeline (copies share it): a marked function traces once
-  // per dataset it iterates.
-  friend uint64_t ag_trace_type(const Dataset& ds) { return detail::node_id(*ds.node_); }
+  // The pipeline's handle: a placeholder of the graph for a Dataset argument
+  // of the function being traced.
+  const Tensor& handle() const { return handle_; }
+  // A traced function takes a Dataset as a graph input (its handle) and is
+  // traced by its element type and element_spec: a second dataset of the same
+  // spec reuses the trace, and each call's graph pulls from the call's dataset.
+  friend auto ag_fields(Dataset& ds) { return std::tie(ds.handle_, ds.trace_key_); }
 
  private:
+  // This dataset's transformation `make`, applied to this pipeline; in a
+  // graph, to each call's pipeline.
+  template <class R, class Make>
+  Dataset<R> derive(Make make) const {
+    detail::NodePtr node = make(std::vector<detail::NodePtr>{node_});
+    if (!handle_.is_symbolic()) return Dataset<R>(std::move(node));
+    return Dataset<R>(std::move(node), detail::derived_handle({handle_}, detail::Derive(make)));
+  }
+
   detail::NodePtr node_;
+  Tensor handle_;
+  std::string trace_key_;
 };
 
 // Functions live in ag::data::api, as ag's live in ag::api (include/ag/tensor.h):
@@ -357,7 +462,11 @@ auto from_generator(G gen, std::vector<TensorSpec> output_signature,
 // Tuples of the datasets' elements, until the shortest ends.
 template <class... Es>
 Dataset<std::tuple<Es...>> zip(const Dataset<Es>&... datasets) {
-  return Dataset<std::tuple<Es...>>(detail::zip_node({datasets.node()...}));
+  auto make = [](const std::vector<detail::NodePtr>& in) { return detail::zip_node(in); };
+  detail::NodePtr node = make({datasets.node()...});
+  if (!(datasets.handle().is_symbolic() || ...)) return Dataset<std::tuple<Es...>>(std::move(node));
+  return Dataset<std::tuple<Es...>>(std::move(node),
+                                    detail::derived_handle({datasets.handle()...}, make));
 }
 
 }  // namespace api
@@ -439,7 +548,8 @@ void for_stmt(const data::Dataset<E>& dataset, ExtraTest&& extra_test, Body&& bo
   }
   auto flat_body = [&](const data::detail::Flat& flat) { body(data::detail::unflatten<E>(flat)); };
   auto collect = [&] { return detail::leaves_of(st); };
-  data::detail::stage_dataset_loop(dataset.node(), extra, kHasExtraTest, flat_body, collect, site);
+  data::detail::stage_dataset_loop(dataset.node(), dataset.handle(), extra, kHasExtraTest,
+                                   flat_body, collect, site);
 }
 
 }  // namespace ag::api

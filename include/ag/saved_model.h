@@ -4,20 +4,24 @@
 // read as they are (each variable an initializer holding its value at save
 // time), and a manifest naming them.
 //
-//   ag::saved_model::save("exported", {{"serve", serve.graph()},
-//                                      {"embed", embed.graph()}});
+//   ag::saved_model::save(model, "exported", {{"serve", serve},     // ag::function with an
+//                                             {"embed", embed}});  // input_signature
 //   ag::saved_model::SavedModel m = ag::saved_model::load("exported");
 //   std::vector<ag::Tensor> y = m.signature("serve")({x});
-//   m.variable("dense/kernel").assign(new_kernel);  // read by every signature
+//   m.variable("w").assign(new_w);  // read by every signature
 //
-// A signature is the graph of a traced function, a ConcreteFunction's
-// graph() (trace it with an input_signature for None dims). The variables
-// the signatures read are saved once each, by their names ("w", then "w_1"
-// for a second variable named "w"), and loaded as ag::Variables that every
-// signature reads on each call: assigning one changes what the signatures
-// compute, as a restored tf.Variable does. A signature that assigns
-// variables cannot be saved (ONNX has no state): save the functions that
-// compute, and train in C++.
+// tf.saved_model.save(obj, export_dir, signatures): a signature is a traced
+// function: an ag::function with an input_signature (its trace for it; None
+// dims accept any size), a ConcreteFunction, or a graph. The module's
+// variables are saved once each, by their paths: a layer's (or a
+// Sequential's) as ag::train::Checkpoint names them ("kernel",
+// "layer_with_weights-0/kernel"), all of them, read by a signature or not;
+// for any other ag::Module, the variables its signatures read, by their names
+// ("w", then "w_1" for a second variable named "w"). They are loaded as
+// ag::Variables that every signature reads on each call: assigning one
+// changes what the signatures compute, as a restored tf.Variable does. A
+// signature that assigns variables cannot be saved (ONNX has no state): save
+// the functions that compute, and train in C++.
 // Link with autograph_cpp::ag_onnx.
 #pragma once
 
@@ -34,12 +38,34 @@ namespace ag::saved_model {
 
 // A signature's name (a file name: letters, digits, '_' and '-') and graph.
 struct Signature {
+  Signature(std::string name, Graph graph) : name(std::move(name)), graph(std::move(graph)) {}
+  // The graph of a concrete function.
+  template <class R>
+  Signature(std::string name, const ConcreteFunction<R>& f)
+      : Signature(std::move(name), f.graph()) {}
+  // The trace of a function for its input_signature (tf.function's
+  // get_concrete_function()).
+  template <class F>
+  Signature(std::string name, const PolymorphicFunction<F>& f)
+      : Signature(std::move(name), f.get_concrete_function().graph()) {}
+
   std::string name;
   Graph graph;
 };
 
-// Writes the signatures and the variables they read into the folder `dir`
-// (made if missing): "<name>.onnx" per signature and "saved_model.txt".
+// Writes the signatures and the module's variables into the folder `dir`
+// (made if missing): "<name>.onnx" per signature, "variables.pb" (the
+// variables' values, as the initializers of an ONNX ModelProto) and
+// "saved_model.txt". A variable a signature reads that a layer does not hold
+// is an InvalidArgumentError (a SavedModel holds its object's variables).
+void save(const Module& module, const std::string& dir, const std::vector<Signature>& signatures);
+// One function, as the signature "serving_default" (tf.saved_model.save
+// with signatures=f).
+template <class F>
+void save(const Module& module, const std::string& dir, const PolymorphicFunction<F>& f) {
+  save(module, dir, {Signature("serving_default", f)});
+}
+// The same for the variables the signatures read, without a module.
 void save(const std::string& dir, const std::vector<Signature>& signatures);
 
 class SavedModel {

@@ -6,10 +6,8 @@
 // variable; then one placeholder per captured outer value. Both bodies of a
 // node get the same capture list (the union), so the node's inputs bind them
 // positionally.
-#include <cxxabi.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <span>
 #include <string>
@@ -21,6 +19,7 @@
 #include "control/variable_reads.h"
 #include "control/while_gradient.h"
 #include "core/tensor_impl.h"
+#include "core/type_name.h"
 #include "ops/dispatch.h"
 #include "trace/trace_state.h"
 
@@ -52,11 +51,7 @@ std::string set_at(const Tensor& t) {
 }  // namespace
 
 void throw_unstageable_state(const char* name, const std::type_info& type) {
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
-  std::string type_name = status == 0 && demangled ? demangled : type.name();
-  std::free(demangled);
-  throw TypeError("'" + std::string(name) + "' has type " + type_name +
+  throw TypeError("'" + std::string(name) + "' has type " + type_name(type) +
                   ", which cannot be the state of a staged if or loop: state must be ag::Tensor, "
                   "ag::TensorArray, or tuples, vectors and structs of them (give a struct `auto "
                   "ag_fields(S&)` returning std::tie of its fields); a C++ scalar changed in a "

@@ -106,29 +106,32 @@ Dataset<std::vector<Tensor>> CsvDataset(const std::string& path, std::vector<DTy
   if (column_types.empty()) throw InvalidArgumentError(where(site) + "CsvDataset: no column types");
   Specs spec;
   for (DType t : column_types) spec.push_back(TensorSpec(Shape(), t));
-  auto node = make_node(spec, [path, column_types, options] {
-    auto in = std::make_shared<std::ifstream>(path);
-    if (!*in) throw NotFoundError("CsvDataset: cannot open '" + path + "'");
-    return make_pass([in, path, column_types, options, line = int64_t{0},
-                      started = false]() mutable -> std::optional<Flat> {
-      if (!started && options.header) read_record(*in, line, options.delimiter, path);
-      started = true;
-      std::optional<CsvRecord> record = read_record(*in, line, options.delimiter, path);
-      // A blank last line ends the file.
-      while (record && record->fields.size() == 1 && record->fields[0].empty())
-        record = read_record(*in, line, options.delimiter, path);
-      if (!record) return std::nullopt;
-      std::string at = path + ":" + std::to_string(record->line) + ": ";
-      if (record->fields.size() != column_types.size())
-        throw InvalidArgumentError(at + "expected " + std::to_string(column_types.size()) +
-                                   " fields, found " + std::to_string(record->fields.size()));
-      Flat out;
-      for (size_t i = 0; i < column_types.size(); ++i)
-        out.push_back(
-            parse_field(record->fields[i], column_types[i], at + "field " + std::to_string(i + 1)));
-      return out;
-    });
-  });
+  auto node = make_node(
+      spec,
+      [path, column_types, options] {
+        auto in = std::make_shared<std::ifstream>(path);
+        if (!*in) throw NotFoundError("CsvDataset: cannot open '" + path + "'");
+        return make_pass([in, path, column_types, options, line = int64_t{0},
+                          started = false]() mutable -> std::optional<Flat> {
+          if (!started && options.header) read_record(*in, line, options.delimiter, path);
+          started = true;
+          std::optional<CsvRecord> record = read_record(*in, line, options.delimiter, path);
+          // A blank last line ends the file.
+          while (record && record->fields.size() == 1 && record->fields[0].empty())
+            record = read_record(*in, line, options.delimiter, path);
+          if (!record) return std::nullopt;
+          std::string at = path + ":" + std::to_string(record->line) + ": ";
+          if (record->fields.size() != column_types.size())
+            throw InvalidArgumentError(at + "expected " + std::to_string(column_types.size()) +
+                                       " fields, found " + std::to_string(record->fields.size()));
+          Flat out;
+          for (size_t i = 0; i < column_types.size(); ++i)
+            out.push_back(parse_field(record->fields[i], column_types[i],
+                                      at + "field " + std::to_string(i + 1)));
+          return out;
+        });
+      },
+      {"CsvDataset('" + path + "')"});
   return Dataset<std::vector<Tensor>>(node);
 }
 

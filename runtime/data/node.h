@@ -3,10 +3,12 @@
 // runtime.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ag/data.h"
 
@@ -19,12 +21,22 @@ class Pass {
   virtual std::optional<Flat> next() = 0;
 };
 
+// What a stage is, for a checkpoint of an iterator: its name and
+// arguments ("batch(3)"), its inputs, and whether a pass's position can be
+// saved (replayed: the stage gives the same elements on every pass).
+struct Stage {
+  std::string name;
+  std::vector<NodePtr> inputs = {};
+  bool saveable = true;
+};
+
 struct Node {
-  explicit Node(Specs spec);
+  Node(Specs spec, Stage stage);
   virtual ~Node() = default;
   virtual std::unique_ptr<Pass> start() const = 0;
   Specs spec;
   uint64_t id;
+  Stage stage;
 };
 
 // A pass whose state lives in the closure `next` (which may own passes of
@@ -45,7 +57,12 @@ std::unique_ptr<Pass> make_pass(F next) {
 }
 
 // A node whose passes come from `make`.
-NodePtr make_node(Specs spec, std::function<std::unique_ptr<Pass>()> make);
+NodePtr make_node(Specs spec, std::function<std::unique_ptr<Pass>()> make, Stage stage);
+
+// The pass index of a shuffle stage's new pass (`counter` counts the stage's
+// passes): the next of the counter, or while a restored pass replays, the
+// index the saved pass drew; recorded in the pass's position.
+uint64_t draw_pass_index(const void* stage, std::atomic<uint64_t>& counter);
 
 // "file:line: " for error messages, or "" without a site.
 std::string where(const CallSite& site);

@@ -89,9 +89,11 @@ NodePtr prefetch_node(NodePtr input, int64_t buffer_size, CallSite site) {
   if (buffer_size <= 0)
     throw InvalidArgumentError(where(site) + "prefetch: buffer_size must be positive, got " +
                                std::to_string(buffer_size));
-  return make_node(input->spec, [input, buffer_size] {
-    return std::make_unique<PrefetchPass>(input->start(), size_t(buffer_size));
-  });
+  return make_node(input->spec,
+                   [input, buffer_size] {
+                     return std::make_unique<PrefetchPass>(input->start(), size_t(buffer_size));
+                   },
+                   {"prefetch(" + std::to_string(buffer_size) + ")", {input}, /*saveable=*/false});
 }
 
 }  // namespace ag::data::detail

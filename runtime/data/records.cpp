@@ -149,33 +149,37 @@ Dataset<std::vector<Tensor>> RecordDataset(const std::string& path,
                                            std::vector<TensorSpec> element_spec, CallSite site) {
   if (!std::ifstream(path))
     throw NotFoundError(detail::where(site) + "RecordDataset: cannot open '" + path + "'");
-  auto node = detail::make_node(element_spec, [path, element_spec] {
-    auto in = std::make_shared<std::ifstream>(path, std::ios::binary | std::ios::ate);
-    if (!*in) throw NotFoundError("RecordDataset: cannot open '" + path + "'");
-    const auto file_size = uint64_t(in->tellg());
-    in->seekg(0);
-    return detail::make_pass([in, path, element_spec, file_size,
-                              offset = uint64_t{0}]() mutable -> std::optional<detail::Flat> {
-      const std::string damaged = path + ": corrupted record at offset " + std::to_string(offset);
-      char header[12];
-      if (!read_exactly(*in, header, sizeof header, path, offset)) return std::nullopt;
-      if (get<uint32_t>(header + 8) != masked_crc(header, 8))
-        throw DataLossError(damaged + ": the length's checksum does not match");
-      uint64_t length = get<uint64_t>(header);
-      if (length > file_size - offset - sizeof header)
-        throw DataLossError(damaged + ": its length " + std::to_string(length) +
-                            " runs past the end of the file");
-      std::string data(size_t(length), '\0');
-      char footer[4];
-      if (!read_exactly(*in, data.data(), data.size(), path, offset) ||
-          !read_exactly(*in, footer, sizeof footer, path, offset))
-        throw DataLossError(path + ": truncated record at offset " + std::to_string(offset));
-      if (get<uint32_t>(footer) != masked_crc(data.data(), data.size()))
-        throw DataLossError(damaged + ": the data's checksum does not match");
-      offset += sizeof header + length + sizeof footer;
-      return decode(data, element_spec, damaged);
-    });
-  });
+  auto node = detail::make_node(
+      element_spec,
+      [path, element_spec] {
+        auto in = std::make_shared<std::ifstream>(path, std::ios::binary | std::ios::ate);
+        if (!*in) throw NotFoundError("RecordDataset: cannot open '" + path + "'");
+        const auto file_size = uint64_t(in->tellg());
+        in->seekg(0);
+        return detail::make_pass([in, path, element_spec, file_size,
+                                  offset = uint64_t{0}]() mutable -> std::optional<detail::Flat> {
+          const std::string damaged =
+              path + ": corrupted record at offset " + std::to_string(offset);
+          char header[12];
+          if (!read_exactly(*in, header, sizeof header, path, offset)) return std::nullopt;
+          if (get<uint32_t>(header + 8) != masked_crc(header, 8))
+            throw DataLossError(damaged + ": the length's checksum does not match");
+          uint64_t length = get<uint64_t>(header);
+          if (length > file_size - offset - sizeof header)
+            throw DataLossError(damaged + ": its length " + std::to_string(length) +
+                                " runs past the end of the file");
+          std::string data(size_t(length), '\0');
+          char footer[4];
+          if (!read_exactly(*in, data.data(), data.size(), path, offset) ||
+              !read_exactly(*in, footer, sizeof footer, path, offset))
+            throw DataLossError(path + ": truncated record at offset " + std::to_string(offset));
+          if (get<uint32_t>(footer) != masked_crc(data.data(), data.size()))
+            throw DataLossError(damaged + ": the data's checksum does not match");
+          offset += sizeof header + length + sizeof footer;
+          return decode(data, element_spec, damaged);
+        });
+      },
+      {"RecordDataset('" + path + "')"});
   return Dataset<std::vector<Tensor>>(node);
 }
 

@@ -3,7 +3,9 @@
 // op starts a pass when the graph runs, and a While pulls one element per
 // iteration through another host op (IteratorGetNext). The pipeline runs
 // outside the graph, so the graph's size does not depend on the data.
+#include <map>
 #include <mutex>
+#include <thread>
 
 #include "ag/effects.h"
 #include "data/node.h"
@@ -12,17 +14,31 @@ namespace ag::data::detail {
 
 namespace {
 
-// The pass of the current run of the graph.
-struct IteratorSlot {
-  std::mutex mu;
-  std::optional<FlatIterator> pass;
+// The pass of the current run of the graph, per thread: a graph runs its
+// host ops on the thread that calls it, and two threads may run it at once
+// over two datasets of one spec.
+class IteratorSlot {
+ public:
+  void start(const NodePtr& pipeline) {
+    std::optional<FlatIterator>& pass = of_this_thread();
+    pass.reset();  // joins a prefetch thread of the previous run first
+    pass.emplace(pipeline);
+  }
+  std::optional<Flat> next() { return of_this_thread()->next(); }
+
+ private:
+  std::optional<FlatIterator>& of_this_thread() {
+    std::lock_guard lock(mu_);
+    return passes_[std::this_thread::get_id()];  // std::map: the entry stays where it is
+  }
+  std::mutex mu_;
+  std::map<std::thread::id, std::optional<FlatIterator>> passes_;
 };
 
 // An element as the loop's host op returns it: a `more` flag, then the
 // components; at the end, placeholders of the spec (None dims as 0).
 std::vector<Tensor> pull(IteratorSlot& slot, const Specs& spec) {
-  std::lock_guard lock(slot.mu);
-  std::optional<Flat> e = slot.pass->next();
+  std::optional<Flat> e = slot.next();
   std::vector<Tensor> out{Tensor(e.has_value())};
   if (!e) {
     for (const TensorSpec& s : spec) {
@@ -40,18 +56,20 @@ std::vector<Tensor> pull(IteratorSlot& slot, const Specs& spec) {
 
 }  // namespace
 
-void stage_dataset_loop(const NodePtr& node, ag::detail::FnRef<Tensor()> extra_test,
-                        bool has_extra_test, ag::detail::FnRef<void(const Flat&)> body,
-                        ag::detail::CollectLeaves leaves, CallSite site) {
+void stage_dataset_loop(const NodePtr& node, const Tensor& handle,
+                        ag::detail::FnRef<Tensor()> extra_test, bool has_extra_test,
+                        ag::detail::FnRef<void(const Flat&)> body, ag::detail::CollectLeaves leaves,
+                        CallSite site) {
   auto slot = std::make_shared<IteratorSlot>();
+  // A dataset argument (a placeholder handle) is each call's; any other
+  // dataset is the graph's own, held by it.
+  NodePtr own = handle.is_symbolic() ? nullptr : node;
   ag::api::host_function(
-      [slot, node](const std::vector<Tensor>&) -> std::vector<Tensor> {
-        std::lock_guard lock(slot->mu);
-        slot->pass.reset();  // joins a prefetch thread of the previous run first
-        slot->pass.emplace(node);
+      [slot, own](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+        slot->start(own ? own : node_of_handle(in[0].item<int64_t>()));
         return {};
       },
-      {}, {}, "MakeIterator", site);
+      own ? std::vector<Tensor>{} : std::vector<Tensor>{handle}, {}, "MakeIterator", site);
 
   Specs out_specs{TensorSpec(Shape(), DType::bool_)};
   out_specs.insert(out_specs.end(), node->spec.begin(), node->spec.end());

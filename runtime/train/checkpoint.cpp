@@ -21,9 +21,12 @@
 #include "ag/function.h"
 #include "ag/layers.h"
 #include "core/tensor_impl.h"
+#include "train/layer_paths.h"
 
 namespace ag::train {
 namespace {
+
+using data::detail::FlatIterator;
 
 constexpr char kMagic[8] = {'A', 'G', 'C', 'K', 'P', 'T', '0', '1'};
 constexpr size_t kHeaderBytes = sizeof(kMagic) + 2 * sizeof(uint64_t);
@@ -254,31 +257,36 @@ Checkpoint& Checkpoint::track(const std::string& key, optimizers::Optimizer& opt
   return *this;
 }
 
-namespace {
+namespace internal {
 
-// A layer's variables by their place in it, under `prefix`: its own by their
-// paths without the layer's name, a Sequential's k-th layer that has
-// variables as "layer_with_weights-k", as tf.train.Checkpoint names them.
-// Not by the layers' names, which count the layers made so far: a second
-// model's "conv2d_2" restores what the first saved as "conv2d".
 void add_layer_variables(const layers::Layer& layer, const std::string& prefix,
                          std::vector<std::pair<std::string, Variable>>& out) {
+  auto under = [&](const std::string& name) { return prefix.empty() ? name : prefix + "/" + name; };
   if (const auto* sequential = dynamic_cast<const layers::Sequential*>(&layer)) {
     int64_t k = 0;
     for (const auto& child : sequential->layers()) {
       if (child->named_variables().empty()) continue;
-      add_layer_variables(*child, prefix + "/layer_with_weights-" + std::to_string(k++), out);
+      add_layer_variables(*child, under("layer_with_weights-" + std::to_string(k++)), out);
     }
     return;
   }
   for (const auto& [path, v] : layer.named_variables()) {
     const size_t slash = path.find('/');
-    out.emplace_back(prefix + "/" + (slash == std::string::npos ? path : path.substr(slash + 1)),
-                     v);
+    out.emplace_back(under(slash == std::string::npos ? path : path.substr(slash + 1)), v);
   }
 }
 
-}  // namespace
+}  // namespace internal
+
+Checkpoint& Checkpoint::track_iterator(const std::string& key,
+                                       data::detail::IteratorAccess access) {
+  if (!access.node())
+    throw InvalidArgumentError("Checkpoint.track('" + key +
+                               "'): the iterator is an end() iterator, over no dataset; track "
+                               "one that dataset.begin() returned");
+  add({key, {}, nullptr, std::move(access)});
+  return *this;
+}
 
 Checkpoint& Checkpoint::track(const std::string& key, const layers::Layer& layer) {
   if (!layer.built())
@@ -286,7 +294,7 @@ Checkpoint& Checkpoint::track(const std::string& key, const layers::Layer& layer
                                   "' has no variables yet: a layer makes them on its first "
                                   "call; call it once (or build(input_shape)) before tracking it");
   Tracked t{key, {}, nullptr};
-  add_layer_variables(layer, key, t.variables);
+  internal::add_layer_variables(layer, key, t.variables);
   add(std::move(t));
   return *this;
 }
@@ -346,6 +354,32 @@ Layout layout_of(const std::vector<Tracked>& tracked) {
   return layout;
 }
 
+template <class T>
+Tensor vector_tensor(DType dtype, const T* data, size_t n) {
+  Tensor t = detail::make_eager(dtype, Shape{int64_t(n)});
+  if (n) std::memcpy(t.raw_mutable_data(), data, n * sizeof(T));
+  return t;
+}
+
+// An iterator's entries: its position, and its pipeline's description (as
+// bytes) to check a restore against.
+void add_iterator_values(const std::string& key, const data::detail::IteratorAccess& access,
+                         std::map<std::string, Tensor>& values) {
+  const data::detail::FlatIterator* pass = access.pass();
+  if (!pass)
+    throw FailedPreconditionError("Checkpoint.save: iterator '" + key +
+                                  "' is an end() iterator, with no position to save");
+  std::vector<int64_t> position;
+  try {
+    position = pass->position();
+  } catch (const FailedPreconditionError& e) {
+    throw FailedPreconditionError("Checkpoint.save: iterator '" + key + "': " + e.message());
+  }
+  const std::string pipeline = data::detail::pipeline_of(access.node());
+  values[key + "/position"] = vector_tensor(DType::int64, position.data(), position.size());
+  values[key + "/pipeline"] = vector_tensor(DType::uint8, pipeline.data(), pipeline.size());
+}
+
 }  // namespace
 
 void Checkpoint::write(const std::string& path) const {
@@ -359,6 +393,9 @@ void Checkpoint::write(const std::string& path) const {
   for (const Layout::Slots& s : layout.slots) {
     for (const Variable& slot : s.optimizer->slot_variables(s.variable))
       values[s.prefix + slot_name(slot)] = slot.read();
+  }
+  for (const Tracked& t : tracked_) {
+    if (t.iterator) add_iterator_values(t.key, *t.iterator, values);
   }
   write_file(path, file_bytes(values));
 }
@@ -391,6 +428,25 @@ class RestorePlan {
                             describe(dtype, shape) + " here");
     } else {
       value = tensor_of(e);
+    }
+    entries_.erase(it);
+    return value;
+  }
+
+  // The entry at `p`, a vector of `dtype` of any length.
+  Tensor take_vector(const std::string& p, DType dtype) {
+    auto it = entries_.find(p);
+    if (it == entries_.end()) {
+      missing_.push_back(p);
+      return Tensor();
+    }
+    Tensor value;
+    if (it->second.dtype != dtype || it->second.shape.rank() != 1) {
+      mismatched_.push_back("'" + p + "' is " + describe(it->second.dtype, it->second.shape) +
+                            " in the file, a vector of " + std::string(dtype_name(dtype)) +
+                            " here");
+    } else {
+      value = tensor_of(it->second);
     }
     entries_.erase(it);
     return value;
@@ -486,8 +542,37 @@ void Checkpoint::restore(const std::string& path) {
     if (rate.defined()) out.rates.emplace_back(optimizer, rate.item<double>());
   }
   for (const Layout::Slots& s : layout.slots) plan_slots(plan, s, out);
+  std::vector<std::pair<const Tracked*, Tensor>> positions;
+  for (const Tracked& t : tracked_) {
+    if (!t.iterator) continue;
+    const Tensor position = plan.take_vector(t.key + "/position", DType::int64);
+    const Tensor pipeline = plan.take_vector(t.key + "/pipeline", DType::uint8);
+    if (!position.defined() || !pipeline.defined()) continue;
+    const std::string saved(static_cast<const char*>(pipeline.raw_data()),
+                            size_t(pipeline.num_elements()));
+    const std::string here = data::detail::pipeline_of(t.iterator->node());
+    if (saved != here)
+      plan.mismatch("iterator '" + t.key + "' was saved over '" + saved + "', and iterates '" +
+                    here + "' here");
+    positions.emplace_back(&t, position);
+  }
   plan.check_all_fit();
+  // Replayed before anything is assigned: a pipeline that ends too soon
+  // leaves every tracked object as it was.
+  std::vector<std::pair<FlatIterator, std::optional<data::detail::Flat>>> passes;
+  for (const auto& [t, position] : positions) {
+    const int64_t* p = position.data<int64_t>();
+    try {
+      passes.push_back(FlatIterator::at_position(
+          t->iterator->node(), std::vector<int64_t>(p, p + position.num_elements())));
+    } catch (const InvalidArgumentError& e) {
+      throw InvalidArgumentError("checkpoint '" + path + "': iterator '" + t->key +
+                                 "' cannot be restored, nothing was: " + e.message());
+    }
+  }
 
+  for (size_t i = 0; i < passes.size(); ++i)
+    positions[i].first->iterator->reset(std::move(passes[i].first), std::move(passes[i].second));
   for (auto& [variable, value] : out.variables) variable.assign(value);
   for (const auto& [optimizer, rate] : out.rates) optimizer->set_learning_rate(rate);
   save_counter_ = counter.item<int64_t>();

@@ -128,6 +128,107 @@ TEST_F(SavedModelTest, VariablesOfOneNameAreSavedApart) {
   EXPECT_EQ(m.signature("f")({ag::constant(10.0f)})[0].item<float>(), 23.0f);
 }
 
+// A module with two methods over its variables, as tf.saved_model.save
+// takes a tf.Module and its tf.functions.
+struct TwoHeads : ag::Module {
+  Variable w{ag::random_normal({3, 2}, 0.0, 1.0, ag::float32, /*seed=*/4), "w"};
+  Variable b{ag::constant({0.5f, -0.25f}), "b"};
+  Tensor hidden(const Tensor& x) const { return ag::relu(ag::matmul(x, w.read()) + b.read()); }
+  Tensor predict(const Tensor& x) const { return ag::tanh(hidden(x)) * 2.0f; }
+};
+
+TEST_F(SavedModelTest, AModuleSavesItsSignaturesAndVariables) {
+  const Tensor x = ag::constant({{1.0f, 2.0f, 3.0f}, {-1.0f, 0.5f, 2.0f}, {0.0f, 0.0f, 1.0f}});
+  const Tensor new_w = ag::constant({{1.0f, 0.0f}, {0.0f, -1.0f}, {0.5f, 0.5f}});
+  std::vector<float> want_hidden, want_predict, want_assigned;
+  {
+    TwoHeads model;
+    const ag::TensorSpec batch({ag::kUnknownDim, 3}, ag::float32);
+    auto hidden = ag::function([&](const Tensor& x) { return model.hidden(x); },
+                               {.input_signature = std::vector{batch}});
+    auto predict = ag::function([&](const Tensor& x) { return model.predict(x); },
+                                {.input_signature = std::vector{batch}});
+    ag::saved_model::save(model, dir(), {{"hidden", hidden}, {"predict", predict}});
+    want_hidden = hidden(x).to_vector<float>();
+    want_predict = predict(x).to_vector<float>();
+    EXPECT_EQ(want_hidden, model.hidden(x).to_vector<float>());  // traced == eager
+    model.w.assign(new_w);
+    want_assigned = model.predict(x).to_vector<float>();
+  }  // the module and its functions are gone: only the public load API from here
+
+  ag::saved_model::SavedModel m = ag::saved_model::load(dir());
+  EXPECT_EQ(m.signature_names(), (std::vector<std::string>{"hidden", "predict"}));
+  EXPECT_EQ(m.signature("hidden")({x})[0].to_vector<float>(), want_hidden);
+  EXPECT_EQ(m.signature("predict")({x})[0].to_vector<float>(), want_predict);
+  m.variable("w").assign(new_w);
+  EXPECT_EQ(m.signature("predict")({x})[0].to_vector<float>(), want_assigned);
+  EXPECT_NE(want_assigned, want_predict);
+  EXPECT_EQ(m.variable("b").read().to_vector<float>(), (std::vector<float>{0.5f, -0.25f}));
+}
+
+TEST_F(SavedModelTest, OneFunctionIsTheServingDefaultSignature) {
+  TwoHeads model;
+  auto predict = ag::function(
+      [&](const Tensor& x) { return model.predict(x); },
+      {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim, 3}, ag::float32)}});
+  ag::saved_model::save(model, dir(), predict);
+  ag::saved_model::SavedModel m = ag::saved_model::load(dir());
+  EXPECT_EQ(m.signature_names(), std::vector<std::string>{"serving_default"});
+  const Tensor x = ag::constant({{0.5f, 1.0f, -1.0f}});
+  EXPECT_EQ(m.signature("serving_default")({x})[0].to_vector<float>(),
+            model.predict(x).to_vector<float>());
+
+  // Without an input_signature, there is no trace to save.
+  auto unsigned_predict = ag::function([&](const Tensor& x) { return model.predict(x); });
+  EXPECT_THROW(ag::saved_model::save(model, dir(), unsigned_predict), ag::ValueError);
+}
+
+TEST_F(SavedModelTest, ALayerSavesEveryVariableByItsCheckpointPath) {
+  ag::layers::Sequential net(
+      {std::make_shared<ag::layers::Dense>(4, ag::layers::DenseOptions{.activation = "relu"}),
+       std::make_shared<ag::layers::Dropout>(0.5), std::make_shared<ag::layers::Dense>(2)});
+  const Tensor x = ag::constant({{1.0f, -2.0f, 0.5f}});
+  net(x);  // built
+  auto first = ag::function([&](const Tensor& x) { return (*net.layers()[0])(x); },
+                            {.input_signature = std::vector{ag::TensorSpec({1, 3}, ag::float32)}});
+  ag::saved_model::save(net, dir(), {{"first", first}});
+  const std::vector<float> want = (*net.layers()[0])(x).to_vector<float>();
+
+  ag::saved_model::SavedModel m = ag::saved_model::load(dir());
+  std::vector<std::string> names;
+  for (const auto& [name, v] : m.variables()) names.push_back(name);
+  // The second Dense's variables too, which no signature reads.
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"layer_with_weights-0/kernel", "layer_with_weights-0/bias",
+                                      "layer_with_weights-1/kernel", "layer_with_weights-1/bias"}));
+  EXPECT_EQ(m.variable("layer_with_weights-1/kernel").read().to_vector<float>(),
+            net.layers()[2]->variables()[0].read().to_vector<float>());
+  EXPECT_EQ(m.signature("first")({x})[0].to_vector<float>(), want);
+  m.variable("layer_with_weights-0/bias").assign(ag::ones({4}) * 100.0f);
+  EXPECT_EQ(m.signature("first")({x})[0].to_vector<float>()[0],
+            100.0f + ag::matmul(x, net.layers()[0]->variables()[0].read()).to_vector<float>()[0]);
+
+  // A signature that reads a variable the layer does not hold.
+  Variable outside(ag::ones({1, 4}), "outside");
+  auto reads_outside =
+      ag::function([&](const Tensor& x) { return (*net.layers()[0])(x)*outside.read(); },
+                   {.input_signature = std::vector{ag::TensorSpec({1, 3}, ag::float32)}});
+  EXPECT_THROW(
+      {
+        try {
+          ag::saved_model::save(net, dir() + "/other", {{"f", reads_outside}});
+        } catch (const ag::InvalidArgumentError& e) {
+          EXPECT_STREQ(e.what(),
+                       "InvalidArgumentError: saved_model::save: signature 'f' reads the "
+                       "variable 'outside', which the module does not hold; a SavedModel saves "
+                       "its module's variables: save the layer that holds it, or read a variable "
+                       "of this module");
+          throw;
+        }
+      },
+      ag::InvalidArgumentError);
+}
+
 TEST_F(SavedModelTest, ErrorsNameWhatIsWrong) {
   Dense d;
   std::vector<ag::saved_model::Signature> bad = signatures_of(d);

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include <ag/ag.h>
 
@@ -254,16 +255,17 @@ Tensor weighted_sum(const data::Dataset<std::tuple<Tensor, Tensor>>& ds, Tensor 
   return total;
 }
 
-data::Dataset<std::tuple<Tensor, Tensor>> pairs(int64_t n) {
+// Rows (i, 1, ..., 1) of `width` and labels i % 4.
+data::Dataset<std::tuple<Tensor, Tensor>> pairs(int64_t n, int64_t width = 2) {
   std::vector<float> xs;
   std::vector<int> ys;
   for (int64_t i = 0; i < n; ++i) {
     xs.push_back(float(i));
-    xs.push_back(1.0f);
+    for (int64_t j = 1; j < width; ++j) xs.push_back(1.0f);
     ys.push_back(int(i % 4));
   }
   return data::from_tensor_slices(
-      std::tuple{ag::constant(xs, ag::Shape{n, 2}), ag::constant(ys, ag::Shape{n})});
+      std::tuple{ag::constant(xs, ag::Shape{n, width}), ag::constant(ys, ag::Shape{n})});
 }
 
 TEST(DataTest, StagedLoopMatchesEagerWithBreakAndContinue) {
@@ -287,12 +289,102 @@ TEST(DataTest, StagedLoopMatchesEagerWithBreakAndContinue) {
 TEST(DataTest, StagedLoopGraphSizeDoesNotDependOnTheData) {
   auto f = ag::function(weighted_sum);
   auto small = f.get_concrete_function(pairs(3), ag::TensorSpec({}, ag::float32));
-  auto big = f.get_concrete_function(pairs(10), ag::TensorSpec({}, ag::float32));
+  auto big = f.get_concrete_function(pairs(10, 3), ag::TensorSpec({}, ag::float32));
   EXPECT_EQ(small.graph().num_nodes(), big.graph().num_nodes());
   std::vector<std::string> ops = small.graph().ops();
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "While"), 1);
-  // A different dataset is a different trace (the graph pulls from it).
+  // Two element specs, two traces; the concrete function runs on any dataset
+  // of its spec (the graph pulls from the call's).
   EXPECT_EQ(f.tracing_count(), 2);
+  EXPECT_EQ(small(pairs(10), ag::constant(1000.0f)).values_string(), "54.");
+}
+
+// A dataset's trace type is its element_spec, as tf.function's: datasets of
+// one spec share a trace (and no retrace warning comes), another spec traces
+// anew, and each call's graph pulls from that call's dataset.
+TEST(DataTest, DatasetsOfOneElementSpecShareATrace) {
+  std::vector<std::string> warnings;
+  ag::set_log_hook([&](ag::LogLevel level, const std::string& message) {
+    if (level == ag::LogLevel::Warning) warnings.push_back(message);
+  });
+  auto f = ag::function(weighted_sum);
+  for (int64_t n = 3; n < 11; ++n) {  // 8 datasets: more calls than the warning's 5 traces
+    auto ds = pairs(n);
+    EXPECT_EQ(f(ds, ag::constant(1000.0f)).values_string(),
+              weighted_sum(ds, ag::constant(1000.0f)).values_string())
+        << n;
+  }
+  EXPECT_EQ(f.tracing_count(), 1);
+  auto wide = data::from_tensor_slices(std::tuple{ag::ones({4, 3}), ag::constant({1, 1, 1, 1})});
+  EXPECT_EQ(f(wide, ag::constant(1000.0f)).values_string(), "12.");
+  EXPECT_EQ(f.tracing_count(), 2);
+  ag::set_log_hook(nullptr);
+  EXPECT_EQ(warnings, std::vector<std::string>{});
+  // The trace type: the element type and spec (and the handle, an input).
+  EXPECT_CONTAINS(f.pretty_printed_concrete_signatures(),
+                  "Struct[TensorSpec(shape=(), dtype=int64), "
+                  "Literal['Dataset<std::tuple<ag::Tensor, ag::Tensor>>(TensorSpec(shape=(3,), "
+                  "dtype=float32), TensorSpec(shape=(), dtype=int32))']]");
+}
+
+// zip(ds.map(x * 10), ds.skip(1)).batch(2): a - b summed over the batches.
+Tensor scaled_minus_next(const data::Dataset<Tensor>& ds) {
+  auto batched = data::zip(ds.map([](Tensor x) { return x * 10.0f; }), ds.skip(1)).batch(2);
+  Tensor total = ag::constant(0.0f);
+  ag::for_stmt(
+      batched, ag::no_extra_test,
+      [&](std::tuple<Tensor, Tensor> e) {
+        total = total + ag::reduce_sum(std::get<0>(e)) - ag::reduce_sum(std::get<1>(e));
+      },
+      ag::state({"total"}, total));
+  return total;
+}
+
+TEST(DataTest, TransformationsOfADatasetArgumentApplyToEachCallsDataset) {
+  auto f = ag::function(scaled_minus_next);
+  auto five = data::from_tensor_slices(ag::constant({1.0f, 2.0f, 3.0f, 4.0f, 5.0f}));
+  auto three = data::from_tensor_slices(ag::constant({10.0f, 20.0f, 30.0f}));
+  // (10 + 20 + 30 + 40) - (2 + 3 + 4 + 5), then (100 + 200) - (20 + 30).
+  EXPECT_EQ(scaled_minus_next(five).values_string(), "86.");
+  EXPECT_EQ(scaled_minus_next(three).values_string(), "250.");
+  EXPECT_EQ(f(five).values_string(), "86.");
+  EXPECT_EQ(f(three).values_string(), "250.");
+  EXPECT_EQ(f(five).values_string(), "86.");
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+TEST(DataTest, TwoThreadsRunOneTraceOverTwoDatasetsOfOneSpec) {
+  auto f = ag::function(scaled_minus_next);
+  auto five = data::from_tensor_slices(ag::constant({1.0f, 2.0f, 3.0f, 4.0f, 5.0f}));
+  auto three = data::from_tensor_slices(ag::constant({10.0f, 20.0f, 30.0f}));
+  (void)f(five);  // traced once, here
+  std::vector<std::string> results(2);
+  auto run = [&](const data::Dataset<Tensor>& ds, std::string& out) {
+    for (int i = 0; i < 200; ++i) {
+      std::string value = f(ds).values_string();
+      if (i == 0 || value != out) out += value;
+    }
+  };
+  std::thread a(run, std::cref(five), std::ref(results[0]));
+  std::thread b(run, std::cref(three), std::ref(results[1]));
+  a.join();
+  b.join();
+  EXPECT_EQ(results, (std::vector<std::string>{"86.", "250."}));
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+TEST(DataTest, ACppLoopOverADatasetArgumentWhileTracingIsAnError) {
+  auto f = ag::function([](const data::Dataset<Tensor>& ds) {
+    Tensor total = ag::constant(0.0f);
+    for (const Tensor& x : ds) total = total + x;
+    return total;
+  });
+  EXPECT_EQ(error_of([&] { (void)f(data::from_tensor_slices(ag::constant({1.0f, 2.0f}))); }),
+            "FailedPreconditionError: ag::data: a Dataset argument of the function being traced "
+            "is iterated by a C++ loop; the trace would hold the first call's elements, and the "
+            "next dataset of the same element_spec would reuse it. Mark the function "
+            "AG_FUNCTION, so that agc stages the loop (or write ag::for_stmt), or iterate the "
+            "dataset outside the traced function");
 }
 
 Tensor mean_of_batches(const data::Dataset<Tensor>& ds) {

@@ -15,6 +15,10 @@
 //                  x [8, 64, 128], 4 heads, feed-forward 512, post-norm,
 //                  relu; loss = sum(layer(x) * probe) and its gradient with
 //                  respect to the layer's 16 weights
+//   digits_step    examples/digits's CNN training step (ag::layers): images
+//                  [32, 8, 8, 1], two 3x3 "same" convolutions (16, 32
+//                  channels) with relu and 2x2 max pools, a dense layer to
+//                  10 logits, mean sparse softmax cross-entropy, Adam
 // Before timing, one call of each variant from the same weights is checked
 // against eager: the losses and the updated weights (or gradients), within
 // float32 rounding. run.sh's summary has the targets: graph <= 1.0x torch.
@@ -186,6 +190,62 @@ void bm_encoder_torch(benchmark::State& state) {
 }
 #endif
 
+auto make_digits_graph_step(DigitsCnn& cnn) {
+  return ag::function(
+      [&cnn](const Tensor& images, const Tensor& labels) { return cnn.train_step(images, labels); },
+      {.name = "digits_step", .arg_names = {"images", "labels"}});
+}
+
+#if AG_BENCH_TORCH
+std::unique_ptr<ag_bench::TorchDigitsCnn> make_torch_digits() {
+  const DigitsInputs& in = digits_inputs();
+  std::vector<std::vector<float>> w = values_of(in.weights);
+  return std::make_unique<ag_bench::TorchDigitsCnn>(
+      kDigitsBatch, kDigitsLearningRate,
+      ag_bench::DigitsCnnWeights{w[0], w[1], w[2], w[3], w[4], w[5]}, in.images.data<float>(),
+      in.label_values.data());
+}
+#endif
+
+// One step of each variant from the same weights: the same loss and updated weights.
+void check_digits_variants_agree() {
+  const DigitsInputs& in = digits_inputs();
+  DigitsCnn eager, graph;
+  const float eager_loss = eager.train_step(in.images, in.labels).item<float>();
+  const float graph_loss = make_digits_graph_step(graph)(in.images, in.labels).item<float>();
+  const ag_bench::Tolerance loss_tolerance{1e-5, 1e-4};
+  ag_bench::check_close("digits graph loss", std::vector<float>{eager_loss},
+                        std::vector<float>{graph_loss}, loss_tolerance);
+  check_all_close("digits graph weight", values_of(eager.current()), values_of(graph.current()));
+#if AG_BENCH_TORCH
+  auto torch = make_torch_digits();
+  ag_bench::check_close("digits torch loss", std::vector<float>{eager_loss},
+                        std::vector<float>{torch->train_step()}, loss_tolerance);
+  check_all_close("digits torch weight", values_of(eager.current()), torch->weights());
+#endif
+}
+
+void bm_digits_eager(benchmark::State& state) {
+  const DigitsInputs& in = digits_inputs();
+  DigitsCnn cnn;
+  for (auto _ : state) benchmark::DoNotOptimize(cnn.train_step(in.images, in.labels));
+}
+
+void bm_digits_graph(benchmark::State& state) {
+  const DigitsInputs& in = digits_inputs();
+  DigitsCnn cnn;
+  auto step = make_digits_graph_step(cnn);
+  step(in.images, in.labels);  // trace
+  for (auto _ : state) benchmark::DoNotOptimize(step(in.images, in.labels));
+}
+
+#if AG_BENCH_TORCH
+void bm_digits_torch(benchmark::State& state) {
+  auto torch = make_torch_digits();
+  for (auto _ : state) benchmark::DoNotOptimize(torch->train_step());
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -196,14 +256,18 @@ int main(int argc, char** argv) {
 #endif
   check_lm_variants_agree();
   check_encoder_variants_agree();
+  check_digits_variants_agree();
   const auto ms = benchmark::kMillisecond;
   benchmark::RegisterBenchmark("lstm_lm_step/eager", bm_lm_eager)->Unit(ms);
   benchmark::RegisterBenchmark("lstm_lm_step/graph", bm_lm_graph)->Unit(ms);
   benchmark::RegisterBenchmark("encoder_layer/eager", bm_encoder_eager)->Unit(ms);
   benchmark::RegisterBenchmark("encoder_layer/graph", bm_encoder_graph)->Unit(ms);
+  benchmark::RegisterBenchmark("digits_step/eager", bm_digits_eager)->Unit(ms);
+  benchmark::RegisterBenchmark("digits_step/graph", bm_digits_graph)->Unit(ms);
 #if AG_BENCH_TORCH
   benchmark::RegisterBenchmark("lstm_lm_step/torch", bm_lm_torch)->Unit(ms);
   benchmark::RegisterBenchmark("encoder_layer/torch", bm_encoder_torch)->Unit(ms);
+  benchmark::RegisterBenchmark("digits_step/torch", bm_digits_torch)->Unit(ms);
 #endif
   ag_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);

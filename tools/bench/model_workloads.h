@@ -1,7 +1,7 @@
 // The op library's models, written once with ag ops: an LSTM language
-// model's training step and a transformer encoder layer's forward and
-// backward, which model_bench.cpp times (and describes) and memory_bench.cpp
-// weighs.
+// model's training step, a transformer encoder layer's forward and
+// backward, and examples/digits's CNN training step (ag::layers), which
+// model_bench.cpp times (and describes) and memory_bench.cpp weighs.
 #pragma once
 
 #include <cmath>
@@ -156,6 +156,68 @@ struct EncoderLayer {
     Tensor loss = ag::reduce_sum(encoder_layer(x, weights) * probe);
     std::vector<Tensor> out = tape.gradient(loss, weights);
     out.insert(out.begin(), loss);
+    return out;
+  }
+};
+
+// ---- examples/digits's CNN training step --------------------------------------------------------
+
+constexpr int64_t kDigitsBatch = 32;
+constexpr float kDigitsLearningRate = 0.01f;
+
+struct DigitsInputs {
+  Tensor images;  // [batch, 8, 8, 1]
+  Tensor labels;  // int32 [batch]
+  // conv1 [3, 3, 1, 16], bias1, conv2 [3, 3, 16, 32], bias2, dense [128, 10], bias3
+  std::vector<Tensor> weights;
+  std::vector<int32_t> label_values;
+};
+
+inline const DigitsInputs& digits_inputs() {
+  static const DigitsInputs in = [] {
+    DigitsInputs in;
+    in.images = ag::random_uniform({kDigitsBatch, 8, 8, 1}, 0.0, 1.0, ag::float32, 51);
+    in.labels = ag::cast(ag::random_uniform({kDigitsBatch}, 0.0, 10.0, ag::float32, 52), ag::int32);
+    in.label_values = in.labels.to_vector<int32_t>();
+    in.weights = {init_weight({3, 3, 1, 16}, 53, 9),    init_weight({16}, 54, 9),
+                  init_weight({3, 3, 16, 32}, 55, 144), init_weight({32}, 56, 144),
+                  init_weight({128, 10}, 57),           init_weight({10}, 58, 128)};
+    return in;
+  }();
+  return in;
+}
+
+// examples/digits's Classifier: two 3x3 "same" convolutions with relu, each
+// followed by a 2x2 max pool, then a dense layer to 10 logits; mean sparse
+// softmax cross-entropy; Adam.
+struct DigitsCnn {
+  ag::layers::Sequential model;
+  ag::optimizers::Adam optimizer{{.learning_rate = kDigitsLearningRate}};
+  ag::losses::SparseCategoricalCrossentropy cross_entropy{/*from_logits=*/true};
+
+  DigitsCnn() {
+    model.add(ag::layers::Conv2D(16, 3, {.padding = "same", .activation = "relu"}));
+    model.add(ag::layers::MaxPool2D());
+    model.add(ag::layers::Conv2D(32, 3, {.padding = "same", .activation = "relu"}));
+    model.add(ag::layers::MaxPool2D());
+    model.add(ag::layers::Flatten());
+    model.add(ag::layers::Dense(10));
+    model.build({kDigitsBatch, 8, 8, 1});
+    std::vector<Variable> variables = model.trainable_variables();
+    for (size_t i = 0; i < variables.size(); ++i) variables[i].assign(digits_inputs().weights[i]);
+  }
+
+  Tensor train_step(const Tensor& images, const Tensor& labels) {
+    ag::GradientTape tape;
+    Tensor loss = cross_entropy(labels, model(images, true));
+    std::vector<Variable> variables = model.trainable_variables();
+    optimizer.apply_gradients(tape.gradient(loss, variables), variables);
+    return loss;
+  }
+
+  std::vector<Tensor> current() const {
+    std::vector<Tensor> out;
+    for (const Variable& v : model.trainable_variables()) out.push_back(v.read());
     return out;
   }
 };

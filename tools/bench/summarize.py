@@ -6,10 +6,11 @@ the ratio or per-iteration figure, the target, and "met" or "missed by N%"
 (by Nx from 2x).
 The LibTorch peer rows of train_bench, conv_bench and model_bench
 (mlp_step/torch, lenet_step/torch, rnn/torch_forward_backward,
-conv_guide/torch, lstm_lm_step/torch, encoder_layer/torch; built only where
-LibTorch is found) add a torch column to the table, and the row's figure
-says graph over torch too; a workload with no hand row (lenet_step,
-lstm_lm_step, encoder_layer) has its target against torch.
+conv_guide/torch, lstm_lm_step/torch, encoder_layer/torch,
+digits_step/torch; built only where LibTorch is found) add a torch column to
+the table, and the row's figure says graph over torch too; a workload with
+no hand row (lenet_step, lstm_lm_step, encoder_layer, digits_step) has its
+target against torch.
 tools/bench/run.sh calls it last. The targets live here and nowhere else.
 
     summarize.py RESULTS.json...                  print the tables
@@ -319,6 +320,8 @@ def other_rows(res):
                   "lstm_lm_step", 1.0),
         torch_row(res, "transformer encoder layer 8x64x128, forward and backward",
                   "encoder_layer", 1.0),
+        torch_row(res, "training step, examples/digits's CNN on 32 8x8 images, Adam",
+                  "digits_step", 1.0),
         backward_row(res, "gradient of dynamic_rnn 32x100x128 (100 steps)", "rnn", 3),
         speedup_row(res, "MSE 1e6, 2 intra-op threads", "BM_mse_f32_1e6_graph", 1.7,
                     hand="BM_mse_f32_1e6_hand"),

@@ -1,8 +1,10 @@
 // model_bench's LibTorch peers (torch_peer.h): an LSTM language model's
-// training step and a transformer encoder layer's forward and backward,
-// written with torch::nn's modules as a PyTorch user writes them, their
-// weights copied from ag's.
+// training step, a transformer encoder layer's forward and backward, and
+// examples/digits's CNN training step, written with torch::nn's modules as a
+// PyTorch user writes them, their weights copied from ag's.
 #include <torch/torch.h>
+
+#include <cmath>
 
 #include "torch_peer.h"
 
@@ -167,6 +169,67 @@ std::vector<std::vector<float>> TorchEncoderLayer::gradients() const {
     out.push_back(values_of(norm->bias.grad()));
   }
   return out;
+}
+
+struct TorchDigitsCnn::State {
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::Linear dense{nullptr};
+  torch::Tensor images, labels;  // images NCHW
+  std::unique_ptr<torch::optim::Adam> optimizer;
+};
+
+TorchDigitsCnn::TorchDigitsCnn(int64_t batch, float learning_rate, const DigitsCnnWeights& w,
+                               const float* images, const int32_t* labels)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.conv1 = torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 16, 3).padding(1));
+  s.conv2 = torch::nn::Conv2d(torch::nn::Conv2dOptions(16, 32, 3).padding(1));
+  s.dense = torch::nn::Linear(128, 10);
+  {
+    torch::NoGradGuard no_grad;
+    auto oihw = [](const std::vector<float>& hwio, int64_t in, int64_t out) {
+      return copy_of(hwio, {3, 3, in, out}).permute({3, 2, 0, 1}).contiguous();
+    };
+    s.conv1->weight.copy_(oihw(w.conv1, 1, 16));
+    s.conv1->bias.copy_(copy_of(w.bias1, {16}));
+    s.conv2->weight.copy_(oihw(w.conv2, 16, 32));
+    s.conv2->bias.copy_(copy_of(w.bias2, {32}));
+    s.dense->weight.copy_(linear_weight_of(w.dense, 128, 10));
+    s.dense->bias.copy_(copy_of(w.bias3, {10}));
+  }
+  std::vector<float> nhwc(images, images + batch * 64);
+  s.images = copy_of(nhwc, {batch, 8, 8, 1}).permute({0, 3, 1, 2}).contiguous();
+  s.labels =
+      torch::from_blob(const_cast<int32_t*>(labels), {batch}, torch::kInt32).to(torch::kInt64);
+  std::vector<torch::Tensor> trained;
+  for (const auto& module : {s.conv1->parameters(), s.conv2->parameters(), s.dense->parameters()})
+    trained.insert(trained.end(), module.begin(), module.end());
+  // Keras adds its epsilon (1e-7) to sqrt(v) before the bias correction,
+  // torch after it: this epsilon makes the first steps the same.
+  const double epsilon = 1e-7 / std::sqrt(1 - 0.999);
+  s.optimizer = std::make_unique<torch::optim::Adam>(
+      trained, torch::optim::AdamOptions(learning_rate).eps(epsilon));
+}
+
+TorchDigitsCnn::~TorchDigitsCnn() = default;
+
+float TorchDigitsCnn::train_step() {
+  State& s = *state_;
+  s.optimizer->zero_grad();
+  torch::Tensor h = torch::max_pool2d(torch::relu(s.conv1->forward(s.images)), 2);
+  h = torch::max_pool2d(torch::relu(s.conv2->forward(h)), 2);
+  h = h.permute({0, 2, 3, 1}).reshape({h.size(0), -1});  // flattened as NHWC, as ag's Flatten
+  torch::Tensor loss = torch::nn::functional::cross_entropy(s.dense->forward(h), s.labels);
+  loss.backward();
+  s.optimizer->step();
+  return loss.item<float>();
+}
+
+std::vector<std::vector<float>> TorchDigitsCnn::weights() const {
+  const State& s = *state_;
+  auto hwio = [](const torch::Tensor& oihw) { return values_of(oihw.permute({2, 3, 1, 0})); };
+  return {hwio(s.conv1->weight),    values_of(s.conv1->bias),       hwio(s.conv2->weight),
+          values_of(s.conv2->bias), values_of(s.dense->weight.t()), values_of(s.dense->bias)};
 }
 
 }  // namespace ag_bench

@@ -160,4 +160,28 @@ class TorchEncoderLayer {
   std::unique_ptr<State> state_;
 };
 
+// examples/digits's CNN on 8x8x1 images: conv 3x3 "same" to 16 channels,
+// relu, 2x2 max pool, conv 3x3 "same" to 32, relu, 2x2 max pool, flatten (in
+// NHWC order), dense 10; mean sparse softmax cross-entropy; Adam, its
+// epsilon placed as Keras's (1e-7) for the first step.
+struct DigitsCnnWeights {
+  // HWIO filters and an [in, out] dense kernel, as ag's layers hold them.
+  std::vector<float> conv1, bias1, conv2, bias2, dense, bias3;
+};
+
+class TorchDigitsCnn {
+ public:
+  TorchDigitsCnn(int64_t batch, float learning_rate, const DigitsCnnWeights& weights,
+                 const float* images, const int32_t* labels);
+  ~TorchDigitsCnn();
+  // Forward, backward and the Adam update; returns the loss.
+  float train_step();
+  // The current weights, in DigitsCnnWeights' order and ag's layouts.
+  std::vector<std::vector<float>> weights() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 }  // namespace ag_bench
