@@ -213,6 +213,9 @@ UnsignedWidening unsigned_widening(OpId op) {
     case OpId::MatMul:
     case OpId::Transpose:
     case OpId::Reshape:
+    case OpId::DynamicReshape:
+    case OpId::DynamicBroadcastTo:
+    case OpId::DynamicTile:
     case OpId::ExpandDims:
     case OpId::Squeeze:
     case OpId::BroadcastTo:
