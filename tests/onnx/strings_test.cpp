@@ -39,7 +39,7 @@ TEST(OnnxStrings, TensorProtoWithTooFewStringsIsAnError) {
     ag::onnx_io::tensor_from_proto(proto, "w");
     FAIL() << "expected an error";
   } catch (const ag::InvalidArgumentError& e) {
-    EXPECT_STREQ(e.what(), "w: holds 1 strings for a shape of 2 elements");
+    EXPECT_EQ(e.message(), "w: holds 1 strings for a shape of 2 elements");
   }
 }
 
