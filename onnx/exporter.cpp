@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ag/error.h"
+#include "ag/strings.h"
 #include "graph/variable_state.h"
 
 namespace ag::onnx_io {
@@ -39,6 +40,8 @@ int32_t onnx_type(DType dtype) {
       return ::onnx::TensorProto::FLOAT16;
     case DType::bfloat16:
       return ::onnx::TensorProto::BFLOAT16;
+    case DType::string:
+      return ::onnx::TensorProto::STRING;
   }
   throw InternalError("onnx_type: unknown dtype");
 }
@@ -48,6 +51,11 @@ int32_t onnx_type(DType dtype) {
   proto.set_name(name);
   proto.set_data_type(onnx_type(value.dtype()));
   for (int i = 0; i < value.rank(); ++i) proto.add_dims(value.shape()[i]);
+  // ONNX keeps strings in string_data only (raw_data cannot hold them).
+  if (value.dtype() == DType::string) {
+    for (const std::string& s : strings::to_vector(value)) proto.add_string_data(s);
+    return proto;
+  }
   const size_t bytes = size_t(value.num_elements()) * dtype_size(value.dtype());
   proto.set_raw_data(std::string(static_cast<const char*>(value.raw_data()), bytes));
   return proto;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ag/error.h"
+#include "ag/strings.h"
 
 namespace ag::onnx_io {
 
@@ -42,10 +43,13 @@ DType dtype_from_onnx(int32_t elem_type, const std::string& what) {
       return DType::float16;
     case TensorProto::BFLOAT16:
       return DType::bfloat16;
+    case TensorProto::STRING:
+      return DType::string;
     default:
-      throw UnimplementedError(what + ": element type " + onnx_type_name(elem_type) +
-                               " is not supported (supported: FLOAT, DOUBLE, FLOAT16, BFLOAT16, "
-                               "INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL)");
+      throw UnimplementedError(
+          what + ": element type " + onnx_type_name(elem_type) +
+          " is not supported (supported: FLOAT, DOUBLE, FLOAT16, BFLOAT16, "
+          "INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, STRING)");
   }
 }
 
@@ -84,8 +88,16 @@ Tensor tensor_from_proto(const TensorProto& proto, const std::string& what) {
   }
   DType dtype = dtype_from_onnx(proto.data_type(), what);
   Shape shape = shape_from_dims(proto, what);
-  Tensor t = empty(shape, dtype);
   const int64_t count = shape.num_elements();
+  if (dtype == DType::string) {
+    if (proto.string_data_size() != count) {
+      throw InvalidArgumentError(what + ": holds " + std::to_string(proto.string_data_size()) +
+                                 " strings for a shape of " + std::to_string(count) + " elements");
+    }
+    return constant(
+        std::vector<std::string>(proto.string_data().begin(), proto.string_data().end()), shape);
+  }
+  Tensor t = empty(shape, dtype);
   if (proto.has_raw_data()) {
     const std::string& raw = proto.raw_data();
     if (raw.size() != size_t(count) * dtype_size(dtype)) {
@@ -135,6 +147,8 @@ Tensor tensor_from_proto(const TensorProto& proto, const std::string& what) {
     case DType::uint64:
       copy_field(proto.uint64_data(), static_cast<uint64_t*>(t.raw_mutable_data()), count, what);
       break;
+    case DType::string:
+      break;  // read above
   }
   return t;
 }

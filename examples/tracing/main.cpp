@@ -25,8 +25,10 @@ int main() {
   std::cout << double_(ag::constant(1)) << "\n\n";
   std::cout << double_(ag::constant(1.1)) << "\n\n";
   std::cout << double_(ag::constant({1, 2})) << "\n\n";
-  // The same type as the first call: this doesn't print 'Tracing with ...'.
+  std::cout << double_(ag::constant("a")) << "\n\n";  // strings: + joins them
+  // Types seen before: these don't print 'Tracing with ...'.
   std::cout << double_(ag::constant(2)) << "\n\n";
+  std::cout << double_(ag::constant("b")) << "\n\n";
 
   std::cout << "pretty_printed_concrete_signatures():\n"
             << double_.pretty_printed_concrete_signatures() << "\n\n";
@@ -36,6 +38,10 @@ int main() {
   std::cout << "Executing traced function\n";
   std::cout << double_ints(ag::constant(3)) << "\n";
   std::cout << double_ints(ag::constant(4)) << "\n\n";
+
+  // A concrete function from a TensorSpec: the trace of the string call above.
+  auto double_strings = double_.get_concrete_function(ag::TensorSpec({}, ag::string));
+  std::cout << double_strings(ag::constant("c")) << "\n\n";
 
   std::cout << double_ints.to_string() << "\n";
   std::cout << double_ints.function_type() << "\n\n";

@@ -20,6 +20,7 @@
 #include "ag/optimizers.h"
 #include "ag/rnn.h"
 #include "ag/shape.h"
+#include "ag/strings.h"
 #include "ag/tensor.h"
 #include "ag/tensor_array.h"
 #include "ag/threading.h"

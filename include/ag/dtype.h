@@ -45,6 +45,13 @@
 //   3. Ops with a fixed result type ignore the rule: comparisons and logical
 //      ops give bool, `cast` gives what it is asked for, `divide` on integers
 //      gives float64 (true division, as TensorFlow's `/`).
+//
+// `string` (tf.string) is apart from all of this: its elements are byte
+// strings, not numbers (docs/strings.md). Only the string ops
+// (ag/strings.h) and the ops that move elements without reading them
+// (reshape, transpose, concat, gather, slice, ...) take it; every other op
+// rejects it with an error naming ag::strings::to_number, and it mixes with
+// no other dtype.
 #pragma once
 
 #include <cstddef>
@@ -69,8 +76,9 @@ enum class DType : uint8_t {
   uint64,
   float16,
   bfloat16,
+  string,
 };
-inline constexpr int kNumDTypes = int(DType::bfloat16) + 1;
+inline constexpr int kNumDTypes = int(DType::string) + 1;
 
 inline constexpr DType float32 = DType::float32;
 inline constexpr DType float64 = DType::float64;
@@ -85,8 +93,11 @@ inline constexpr DType uint32 = DType::uint32;
 inline constexpr DType uint64 = DType::uint64;
 inline constexpr DType float16 = DType::float16;
 inline constexpr DType bfloat16 = DType::bfloat16;
+inline constexpr DType string = DType::string;
 
-// Every dtype, compute dtypes first.
+// Every dtype of numbers and bool, compute dtypes first: the dtypes that
+// ag::cast converts between. `string` is left out, since its elements are
+// not numbers: code that takes every dtype names it apart.
 inline constexpr DType kAllDTypes[] = {float32, float64, int32,  int64,  bool_,   uint8,   int8,
                                        int16,   uint16,  uint32, uint64, float16, bfloat16};
 
@@ -102,9 +113,14 @@ inline bool is_integer(DType d) {
 inline bool is_unsigned(DType d) {
   return d == DType::uint8 || d == DType::uint16 || d == DType::uint32 || d == DType::uint64;
 }
-// Whether kernels compute on `d` (see the top of this file).
+// Whether numeric kernels compute on `d` (see the top of this file).
 inline bool is_compute_dtype(DType d) {
   return d <= DType::bool_;
+}
+// Whether `d` is a storage dtype: kept at its own width, computed in a wider
+// one. Not string, which is computed as itself by the string ops.
+inline bool is_storage_dtype(DType d) {
+  return !is_compute_dtype(d) && d != DType::string;
 }
 // The dtype kernels compute a value of dtype `d` in.
 inline DType compute_dtype(DType d) {
@@ -191,7 +207,8 @@ inline constexpr DType dtype_v = dtype_of<T>::value;
 
 namespace detail {
 // InternalError: a storage dtype reached code that computes (a bug: ops::apply
-// widens them first).
+// widens them first); for string, the InvalidArgumentError of reading
+// strings as numbers.
 [[noreturn]] void throw_not_compute_dtype(DType dtype);
 }  // namespace detail
 

@@ -7,6 +7,7 @@
 // output of a node in the graph under construction and has no data.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
@@ -234,7 +235,10 @@ class NestedValues {
   NestedValues(int v) : leaf_{double(v), v, ScalarKind::integer}, is_leaf_(true) {}
   NestedValues(long v) : leaf_{double(v), v, ScalarKind::integer}, is_leaf_(true) {}
   NestedValues(long long v) : leaf_{double(v), v, ScalarKind::integer}, is_leaf_(true) {}
-  NestedValues(bool v) : leaf_{double(v), v, ScalarKind::boolean}, is_leaf_(true) {}
+  // Exactly bool: a string literal, which converts to bool, is not a value
+  // here but one of ag/strings.h's NestedStrings.
+  template <std::same_as<bool> B>
+  NestedValues(B v) : leaf_{double(v), v, ScalarKind::boolean}, is_leaf_(true) {}
   NestedValues(std::initializer_list<NestedValues> list) : children_(list) {}
   // The shape and the leaves in row-major order; throws on ragged nesting.
   void flatten(Shape& shape, std::vector<Leaf>& leaves) const;

@@ -36,16 +36,25 @@ std::string_view dtype_name(DType dtype) {
       return "float16";
     case DType::bfloat16:
       return "bfloat16";
+    case DType::string:
+      return "string";
   }
   return "?";
 }
 
 size_t dtype_size(DType dtype) {
+  // A string element is a handle on its bytes (core/string_pool.h).
+  if (dtype == DType::string) return sizeof(void*);
   return visit_storage_dtype(dtype, [](auto v) { return sizeof(v); });
 }
 
 namespace detail {
 void throw_not_compute_dtype(DType dtype) {
+  if (dtype == DType::string) {
+    throw InvalidArgumentError(
+        "a string tensor's elements are byte strings, not numbers; convert them with "
+        "ag::strings::to_number(x, dtype), or read them with ag::strings::to_vector");
+  }
   throw InternalError("a kernel was handed " + std::string(dtype_name(dtype)) +
                       ", which is computed as " + std::string(dtype_name(compute_dtype(dtype))));
 }
@@ -73,6 +82,12 @@ int rank_of(DType d) {
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
+  if (a == DType::string || b == DType::string) {
+    throw InvalidArgumentError(
+        "cannot combine " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)) +
+        " tensors: strings mix with no other dtype; convert the numbers with "
+        "ag::strings::as_string, or the strings with ag::strings::to_number");
+  }
   if (!is_compute_dtype(a) || !is_compute_dtype(b)) {
     const std::string storage(dtype_name(is_compute_dtype(a) ? b : a));
     throw InvalidArgumentError(
@@ -85,6 +100,11 @@ DType promote_types(DType a, DType b) {
 }
 
 DType promote_with_scalar(DType tensor, ScalarKind kind) {
+  if (tensor == DType::string) {
+    throw InvalidArgumentError(
+        "cannot combine a string tensor with a C++ number; convert the number with "
+        "ag::strings::as_string, or the strings with ag::strings::to_number");
+  }
   switch (kind) {
     case ScalarKind::boolean:
       return tensor;

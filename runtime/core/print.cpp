@@ -6,12 +6,14 @@
 // Floats use the shortest text that reads back to the same value, with at
 // most 8 fractional digits; whole numbers end in "." as in NumPy. Tensors of
 // more than 1000 elements show 3 items at each edge of each axis ("...").
+// Strings print as TensorFlow prints them, as Python bytes: b'aa'.
 #include <charconv>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "ag/tensor.h"
+#include "core/string_pool.h"
 #include "core/tensor_impl.h"
 
 namespace ag {
@@ -56,6 +58,9 @@ std::string format_small_float(H x) {
 }
 
 std::string format_element(const void* data, DType dtype, int64_t i) {
+  if (dtype == DType::string)
+    return detail::bytes_literal(
+        detail::string_of(static_cast<const detail::StringHandle*>(data)[i]));
   return visit_storage_dtype(dtype, [&](auto v) -> std::string {
     using T = decltype(v);
     T x = static_cast<const T*>(data)[i];
@@ -177,7 +182,8 @@ std::string Tensor::to_string() const {
   std::string tail =
       ", shape=" + shape().to_string() + ", dtype=" + std::string(dtype_name(dtype())) + ")";
   if (is_symbolic()) return "ag::Tensor(\"" + detail::symbolic_name(*impl_) + "\"" + tail;
-  std::string values = format_values(*this, -1, /*pad=*/true);
+  // Strings are not aligned, as NumPy shows arrays of bytes: [b'a' b'bc'].
+  std::string values = format_values(*this, -1, /*pad=*/dtype() != DType::string);
   bool multiline = values.find('\n') != std::string::npos;
   return "ag::Tensor(" + std::string(multiline ? "\n" : "") + values + tail;
 }

@@ -35,6 +35,8 @@ Tensor make_eager(DType dtype, const Shape& shape) {
   impl->shape = shape;
   impl->storage = std::allocate_shared<Storage>(PoolAllocator<Storage>(),
                                                 size_t(shape.num_elements()) * dtype_size(dtype));
+  // Null handles: empty strings, so that no string element is ever garbage.
+  if (dtype == DType::string) std::memset(impl->storage->data, 0, impl->storage->bytes);
   return Tensor(std::move(impl));
 }
 
@@ -357,6 +359,12 @@ Tensor empty(Shape shape, DType dtype) {
 
 Tensor fill(Shape shape, double value, DType dtype) {
   Tensor t = detail::make_eager(dtype, shape);
+  if (dtype == DType::string) {  // made empty, as tf.zeros makes strings
+    if (value == 0) return t;
+    throw InvalidArgumentError(
+        "fill: a string tensor can be filled with empty strings only "
+        "(ag::zeros); make other strings with ag::constant");
+  }
   void* data = t.raw_mutable_data();
   visit_storage_dtype(dtype, [&](auto v) {
     using T = decltype(v);

@@ -53,6 +53,8 @@ std::string encode(const std::vector<Tensor>& element) {
   std::string out;
   put(out, uint32_t(element.size()));
   for (const Tensor& t : element) {
+    if (t.dtype() == DType::string)
+      throw UnimplementedError("record files do not store string tensors");
     put(out, uint8_t(t.dtype()));
     put(out, uint8_t(t.rank()));
     for (int64_t d : t.shape().dims()) put(out, uint64_t(d));
@@ -89,6 +91,8 @@ detail::Flat decode(const std::string& data, const detail::Specs& spec,
   for (uint32_t i = 0; i < count; ++i) {
     need(2);
     auto dtype = DType(uint8_t(data[pos]));
+    if (uint8_t(dtype) >= kNumDTypes || dtype == DType::string)
+      throw DataLossError(damaged + ": tensor " + std::to_string(i) + " has no stored dtype");
     int rank = uint8_t(data[pos + 1]);
     pos += 2;
     need(8 * size_t(rank));

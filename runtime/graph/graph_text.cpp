@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ag/error.h"
+#include "ag/strings.h"
 #include "core/tensor_impl.h"
 #include "graph/variable_state.h"
 #include "ops/cast_storage.h"
@@ -149,6 +150,16 @@ void write_elements(std::string& out, const Tensor& value, int64_t max_elements)
   const int64_t count = value.num_elements();
   const int64_t shown = max_elements >= 0 && count > max_elements ? max_elements : count;
   out += '[';
+  if (value.dtype() == DType::string) {  // quoted, as names are
+    const std::vector<std::string> texts = strings::to_vector(value);
+    for (int64_t i = 0; i < shown; ++i) {
+      out += i ? ", " : "";
+      write_quoted(out, texts[size_t(i)]);
+    }
+    if (shown < count) out += (shown ? ", " : "") + ("...(" + std::to_string(count) + " elements)");
+    out += ']';
+    return;
+  }
   // A storage dtype's elements are written as their compute dtype's.
   const DType wide = compute_dtype(value.dtype());
   std::vector<char> widened;
@@ -669,6 +680,10 @@ class Parser {
         return d;
       }
     }
+    if (t.kind == Token::Kind::kWord && t.text == dtype_name(DType::string)) {
+      next();
+      return DType::string;
+    }
     fail(t, "expected a dtype (float32, float64, int32, int64 or bool)");
   }
 
@@ -726,7 +741,8 @@ class Parser {
                   "this constant's elements were elided when it was printed "
                   "(TextOptions::max_constant_elements); print it whole to parse it back");
       }
-      if (element.kind != Token::Kind::kWord) fail(element, "expected an element of the constant");
+      if (element.kind != Token::Kind::kWord && element.kind != Token::Kind::kString)
+        fail(element, "expected an element of the constant");
       constant.elements.push_back(next());
     } while (accept(","));
     expect("]", "expected ',' or ']' after an element");
@@ -748,6 +764,14 @@ class Parser {
                                  std::to_string(type.shape.num_elements()) +
                                  " elements; the text lists " +
                                  std::to_string(constant.elements.size()));
+    }
+    if (type.dtype == DType::string) {
+      std::vector<std::string> texts;
+      for (const Token& t : constant.elements) {
+        if (t.kind != Token::Kind::kString) fail(t, "expected a quoted string");
+        texts.push_back(t.text);
+      }
+      return api::constant(texts, type.shape);
     }
     const DType wide = compute_dtype(type.dtype);
     Tensor value = detail::make_eager(wide, type.shape);

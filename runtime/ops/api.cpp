@@ -27,9 +27,25 @@ Tensor cast_to(const Tensor& t, DType dtype, CallSite site) {
   return ops::apply(OpId::Cast, {t}, attrs, site);
 }
 
+// The string op that `+`, `==` and `!=` are on two string tensors, as in
+// TensorFlow; any other op stays (its shape rule rejects strings).
+OpId on_strings(OpId op) {
+  switch (op) {
+    case OpId::Add:
+      return OpId::StringJoin;
+    case OpId::Equal:
+      return OpId::StringEqual;
+    case OpId::NotEqual:
+      return OpId::StringNotEqual;
+    default:
+      return op;
+  }
+}
+
 // Rule 1: both operands to their common type.
 Tensor binary(OpId op, const Tensor& a, const Tensor& b, CallSite site) {
   DType common = promote_types(a.dtype(), b.dtype());
+  if (common == DType::string) return ops::apply(on_strings(op), {a, b}, {}, site);
   return ops::apply(op, {cast_to(a, common, site), cast_to(b, common, site)}, {}, site);
 }
 

@@ -132,9 +132,9 @@ namespace {
 // storage dtype.
 bool computes_wider(const OpDef& def, std::span<const Tensor> inputs, const Attrs& attrs) {
   if (def.id == OpId::Cast || (def.flags & (kShapeOnly | kStorageDtypes))) return false;
-  if (!is_compute_dtype(attrs.dtype) && uint8_t(attrs.dtype) < kNumDTypes) return true;
+  if (is_storage_dtype(attrs.dtype) && uint8_t(attrs.dtype) < kNumDTypes) return true;
   for (const Tensor& t : inputs) {
-    if (t.defined() && !is_compute_dtype(t.dtype())) return true;
+    if (t.defined() && is_storage_dtype(t.dtype())) return true;
   }
   return false;
 }
@@ -276,18 +276,18 @@ Tensor apply_widened(const OpDef& def, std::span<const Tensor> inputs, const Att
                      CallSite site) {
   DType storage = attrs.dtype;
   for (const Tensor& t : inputs) {
-    if (t.defined() && !is_compute_dtype(t.dtype())) storage = t.dtype();
+    if (t.defined() && is_storage_dtype(t.dtype())) storage = t.dtype();
   }
   const DType wide = compute_dtype(storage);
   const UnsignedWidening how = unsigned_widening(def.id);
   std::vector<Tensor> widened;
   widened.reserve(inputs.size());
   for (const Tensor& t : inputs) {
-    const bool keep = !t.defined() || is_compute_dtype(t.dtype());
+    const bool keep = !t.defined() || !is_storage_dtype(t.dtype());
     widened.push_back(keep ? t : widen_input(def, t, how, site));
   }
   Attrs wide_attrs = attrs;
-  if (!is_compute_dtype(attrs.dtype)) wide_attrs.dtype = compute_dtype(attrs.dtype);
+  if (is_storage_dtype(attrs.dtype)) wide_attrs.dtype = compute_dtype(attrs.dtype);
   const bool follows = output_follows(def, inputs, attrs, storage, wide);
   Tensor out;
   try {

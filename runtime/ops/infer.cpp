@@ -8,7 +8,9 @@
 #include <type_traits>
 
 #include "ag/error.h"
+#include "core/string_pool.h"
 #include "ops/kernels.h"
+#include "ops/strings.h"
 
 namespace ag::ops {
 namespace {
@@ -716,6 +718,92 @@ ValueType infer_random(const InferContext& ctx) {
                   " >= " + std::to_string(int64_t(ctx.attrs.hi)));
   }
   return {ctx.attrs.dtype, Shape(std::span<const int64_t>(dims.data(), dims.size()))};
+}
+
+// ---- String ops (docs/strings.md) ------------------------------------------
+
+namespace {
+
+void require_strings(const InferContext& ctx, const ValueType& t, const char* what) {
+  if (t.dtype != DType::string) {
+    fail(ctx, std::string(what) + " must be a string tensor, got " +
+                  std::string(dtype_name(t.dtype)) +
+                  "; convert numbers with ag::strings::as_string first");
+  }
+}
+
+void require_scalar_string(const InferContext& ctx, const ValueType& t, const char* what) {
+  require_strings(ctx, t, what);
+  if (t.shape.has_unknown_rank() || t.shape.rank() != 0)
+    fail(ctx, std::string(what) + " must be a scalar, got shape " + t.shape.to_string());
+}
+
+}  // namespace
+
+ValueType infer_string_binary(const InferContext& ctx) {
+  require_strings(ctx, ctx.inputs[0], "the first operand");
+  require_strings(ctx, ctx.inputs[1], "the second operand");
+  return {DType::string, broadcast_shapes(ctx.inputs[0].shape, ctx.inputs[1].shape)};
+}
+
+ValueType infer_string_compare(const InferContext& ctx) {
+  return {DType::bool_, infer_string_binary(ctx).shape};
+}
+
+ValueType infer_string_length(const InferContext& ctx) {
+  require_strings(ctx, ctx.inputs[0], "the input");
+  return {DType::int32, ctx.inputs[0].shape};
+}
+
+ValueType infer_substr(const InferContext& ctx) {
+  require_strings(ctx, ctx.inputs[0], "the input");
+  if (ctx.attrs.ints.size() != 2) fail(ctx, "needs attrs [pos, len]");
+  if (ctx.attrs.ints[1] < 0)
+    fail(ctx, "len must not be negative, got " + std::to_string(ctx.attrs.ints[1]));
+  return {DType::string, ctx.inputs[0].shape};
+}
+
+ValueType infer_as_string(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  if (x.dtype == DType::string) fail(ctx, "the input is a string tensor already");
+  return {DType::string, x.shape};
+}
+
+ValueType infer_string_to_number(const InferContext& ctx) {
+  require_strings(ctx, ctx.inputs[0], "the input");
+  const DType out = ctx.attrs.dtype;
+  if (out != DType::float32 && out != DType::float64 && out != DType::int32 &&
+      out != DType::int64) {
+    fail(ctx, "out_type must be float32, float64, int32 or int64, got " +
+                  std::string(uint8_t(out) < kNumDTypes ? dtype_name(out) : "?") +
+                  "; read float64 and ag::cast the result");
+  }
+  return {out, ctx.inputs[0].shape};
+}
+
+ValueType infer_string_split(const InferContext& ctx) {
+  const ValueType& x = ctx.inputs[0];
+  require_strings(ctx, x, "the input");
+  require_scalar_string(ctx, ctx.inputs[1], "sep");
+  if (x.shape.has_unknown_rank() || x.shape.rank() > 1) {
+    fail(ctx, "takes a scalar or 1-D input (one string or a vector of them), got shape " +
+                  x.shape.to_string() + "; reshape it to 1-D first");
+  }
+  // The widest row sets the padded width: known only from the values.
+  int64_t width = kUnknownDim;
+  if (!ctx.values.empty() && ctx.values[0] && ctx.values[1]) {
+    width = string_split_width(static_cast<const detail::StringHandle*>(ctx.values[0]),
+                               x.shape.num_elements(),
+                               *static_cast<const detail::StringHandle*>(ctx.values[1]));
+  }
+  if (x.shape.rank() == 0) return {DType::string, Shape{width}};
+  return {DType::string, Shape{x.shape[0], width}};
+}
+
+ValueType infer_reduce_join(const InferContext& ctx) {
+  require_strings(ctx, ctx.inputs[0], "the input");
+  require_scalar_string(ctx, ctx.inputs[1], "separator");
+  return infer_reduce(ctx);
 }
 
 }  // namespace ag::ops

@@ -156,6 +156,13 @@ void binary_dispatch(const KernelContext& ctx, Op op) {
 
 template <class Op>
 void unary_dispatch(const KernelContext& ctx, Op op) {
+  if constexpr (std::is_same_v<Op, IdentityOp>) {
+    if (ctx.inputs[0].dtype == DType::string) {  // handles, copied as they are
+      const size_t bytes = size_t(ctx.out_shape->num_elements()) * dtype_size(DType::string);
+      if (bytes > 0) std::memcpy(ctx.out, ctx.inputs[0].data, bytes);
+      return;
+    }
+  }
   visit_dtype(ctx.inputs[0].dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (Op::template supports<T>) {
@@ -274,7 +281,8 @@ void kernel_cast(const KernelContext& ctx) {
 // ---- Ternary ----------------------------------------------------------------
 
 void kernel_where(const KernelContext& ctx) {
-  visit_dtype(ctx.out_dtype, [&](auto v) {
+  // String elements are 8-byte handles, chosen as int64's bits are.
+  visit_dtype(ctx.out_dtype == DType::string ? DType::int64 : ctx.out_dtype, [&](auto v) {
     using T = decltype(v);
     const bool* c = static_cast<const bool*>(ctx.inputs[0].data);
     const T* x = static_cast<const T*>(ctx.inputs[1].data);
@@ -371,6 +379,7 @@ struct ElementKernels {
 // dtypes, or returns null when the op has no element kernel for them.
 template <class Fn, class Pick>
 Fn element_kernel(OpId id, DType input_dtype, DType output_dtype, Pick pick) {
+  if (input_dtype == DType::string || output_dtype == DType::string) return nullptr;
   switch (id) {
 #define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx)
 #define AG_ELEMENTWISE_OP(id, name, arity, infer, kernel, functor, gradient, onnx, api) \

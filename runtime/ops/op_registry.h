@@ -152,6 +152,9 @@ enum OpFlags : uint32_t {
                                // value is not stored in the trace as a constant)
   kStorageDtypes = 1u << 6,    // takes storage dtypes (ag/dtype.h) as they are: ops::apply
                                // does not compute it in wider dtypes
+  kStrings = 1u << 7,          // takes or makes string tensors: a string op, or one that
+                               // moves elements without reading them; any other op's
+                               // shape rule rejects strings (registry.cpp)
 };
 
 struct OpDef {

@@ -4,13 +4,48 @@
 #include "ops/op_registry.h"
 
 #include <bit>
+#include <string>
+
+#include "ag/error.h"
 
 namespace ag::ops {
 namespace {
 
+// Identity takes every dtype: graphs pass values through it.
+constexpr uint32_t flags_of(OpId id, uint32_t flags) {
+  return id == OpId::Identity ? flags | kStrings : flags;
+}
+
+[[noreturn]] void throw_takes_no_strings(std::string_view op) {
+  throw InvalidArgumentError(
+      std::string(op) + ": string tensors are not supported: " + std::string(op) +
+      " computes on numbers; convert strings to numbers with ag::strings::to_number(x, "
+      "dtype), or numbers to strings with ag::strings::as_string(x)");
+}
+
+// An op's shape rule; for an op without kStrings, first the rejection of
+// string tensors, so that no string reaches a numeric kernel by any path
+// (eager calls, traces, loaded models, plans all ask the shape rule).
+template <InferFn F, uint32_t Flags>
+ValueType infer_of(const InferContext& ctx) {
+  if constexpr (Flags & kStrings) {
+    return F(ctx);
+  } else {
+    for (const ValueType& t : ctx.inputs) {
+      if (t.dtype == DType::string) throw_takes_no_strings(ctx.op_name);
+    }
+    ValueType out = F(ctx);
+    if (out.dtype == DType::string) throw_takes_no_strings(ctx.op_name);
+    return out;
+  }
+}
+
 constexpr OpDef kOps[] = {
 #define AG_OP(id, name, arity, infer, kernel, flags, gradient, onnx) \
-  {OpId::id, name, arity, infer, kernel, flags, gradient},
+  {OpId::id, name,                                                   \
+   arity,    &infer_of<&infer, flags_of(OpId::id, flags)>,           \
+   kernel,   flags_of(OpId::id, flags),                              \
+   gradient},
 #include "ag/ops.def"
 #undef AG_OP
 };

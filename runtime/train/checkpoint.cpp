@@ -53,6 +53,11 @@ void put(std::string& out, T value) {
 }
 
 void put_entry(std::string& out, const std::string& path, const Tensor& value) {
+  if (value.dtype() == DType::string) {
+    throw UnimplementedError("checkpoint entry '" + path +
+                             "' is a string tensor, which checkpoints do not store; keep strings "
+                             "out of saved state (or save them as numbers)");
+  }
   put(out, uint32_t(path.size()));
   out += path;
   const std::string_view dtype = dtype_name(value.dtype());

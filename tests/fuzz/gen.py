@@ -75,6 +75,8 @@ FEATURES = {
                        "(to a new comparison or to a bool made before the if)",
     "bitwise": "& | ^ ~ << >> of data cast to int32 (bitwise) and of scalar bool conditions "
                "(the logical ops, both sides evaluated)",
+    "strings": "data written out as string tensors and read back (ag::strings::as_string, "
+               "to_number in the data's dtype), or the lengths of those texts",
     "increment": "++ and -- of data variables, prefix and postfix, as statements and as the "
                  "operand of an expression",
     "error_lines": "a top-level if whose condition compares x itself (not reduced), alone or "
@@ -167,6 +169,7 @@ class FunctionGen:
         self.cond_rng = random.Random(f"{seed}:{index}:cond_reassigned")
         self.helper_form_rng = random.Random(f"{seed}:{index}:auto_return")
         self.bits_rng = random.Random(f"{seed}:{index}:bitwise")
+        self.strings_rng = random.Random(f"{seed}:{index}:strings")
         self.step_rng = random.Random(f"{seed}:{index}:increment")
         self.dataset_rng = random.Random(f"{seed}:{index}:dataset")
         # Also apart: whether the function starts with a condition that may
@@ -218,6 +221,8 @@ class FunctionGen:
         r = self.rng
         if self.on("bitwise") and depth < 2 and self.bits_rng.random() < 0.08:
             return self.bitwise_expr(sc, depth)
+        if self.on("strings") and depth < 2 and self.strings_rng.random() < 0.06:
+            return self.string_expr(sc, depth)
         if depth >= 2 or r.random() < 0.3:
             return self.data_atom(sc)
         form = r.choice(["add", "sub", "mul", "scalar", "scalar", "max", "min", "abs", "neg",
@@ -276,6 +281,17 @@ class FunctionGen:
             k = r.randint(1, 7)
             code, bound = f"({bits} {form} {k})", 2 * max(ba, k) + 1
         return f"ag::cast({code}, ({a}).dtype())", bound
+
+    def string_expr(self, sc, depth):
+        """An expression written as text and read back in its dtype, or its text's length
+        in its dtype: (code, bound)."""
+        a, ba = self.expr(sc, depth + 1)
+        text = f"ag::strings::as_string({a})"
+        if self.strings_rng.random() < 0.6:
+            # %d is exact; %f rounds to 6 decimals, which moves a value by less than 1.
+            return f"ag::strings::to_number({text}, ({a}).dtype())", ba + 1
+        # "-4096.000000": at most 12 bytes.
+        return f"ag::cast(ag::strings::length({text}), ({a}).dtype())", 12
 
     def guarded_step(self, sc):
         """Collatz's step of a variable, one of its forms: (code, bound)."""

@@ -130,6 +130,7 @@ def ruled(name, problems):
 DTYPES = {1: "<f4", 2: "|u1", 3: "|i1", 4: "<u2", 5: "<i2", 6: "<i4", 7: "<i8", 9: "?",
           10: "<f2", 11: "<f8", 12: "<u4", 13: "<u8", 16: "<u2"}
 BFLOAT16 = 16
+STRING = 8  # held in string_data (field 6); NumPy arrays of Python str, as ONNX Runtime's
 
 
 def varint(buf, i):
@@ -149,7 +150,7 @@ def read_tensor(path):
     ours do."""
     with open(path, "rb") as f:
         buf = f.read()
-    dims, fields, i = [], {}, 0
+    dims, fields, strings, i = [], {}, [], 0
     while i < len(buf):
         key, i = varint(buf, i)
         number, wire = key >> 3, key & 7
@@ -169,8 +170,12 @@ def read_tensor(path):
                 dims.append(dim)
         elif number in (2, 8, 9):  # data_type, name, raw_data
             fields[number] = value
+        elif number == 6:  # string_data
+            strings.append(value.decode())
         else:
             raise ValueError(f"{path}: field {number} of TensorProto is not read here")
+    if fields[2] == STRING:
+        return fields.get(8, b"").decode(), np.array(strings, dtype=object).reshape(dims)
     array = np.frombuffer(fields.get(9, b""), dtype=DTYPES[fields[2]]).reshape(dims)
     if fields[2] == BFLOAT16:
         array = (array.astype(np.uint32) << 16).view(np.float32)
@@ -188,6 +193,9 @@ def mismatch(got, want):
     """Empty when `got` (ONNX Runtime's) equals `want` (ours); otherwise how they differ."""
     if got.dtype != want.dtype or got.shape != want.shape:
         return f"got {got.dtype}{list(got.shape)}, want {want.dtype}{list(want.shape)}"
+    if want.dtype.kind == "O":  # strings
+        bad = got != want
+        return f"{np.count_nonzero(bad)} of {want.size} strings differ" if bad.any() else ""
     if want.dtype.kind == "f":
         with np.errstate(invalid="ignore"):  # inf - inf
             error = np.abs(got.astype(np.float64) - want)

@@ -40,6 +40,11 @@ inline std::string mismatch(const ag::Tensor& got, const ag::Tensor& want, doubl
     out << "got " << got.spec().to_string() << ", want " << want.spec().to_string();
     return out.str();
   }
+  if (want.dtype() == ag::string) {
+    if (ag::strings::to_vector(got) != ag::strings::to_vector(want))
+      out << "got\n" << got << "\nwant\n" << want;
+    return out.str();
+  }
   const std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
   for (size_t i = 0; i < g.size(); ++i) {
     const bool same = ag::is_floating(want.dtype())

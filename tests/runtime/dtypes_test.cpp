@@ -48,7 +48,10 @@ TEST(DTypes, NamesAndSizesMatchTheirCppTypes) {
   check(uint64_t{}, "uint64");
   check(ag::float16_t{}, "float16");
   check(ag::bfloat16_t{}, "bfloat16");
-  EXPECT_EQ(std::size(ag::kAllDTypes), size_t(ag::kNumDTypes));
+  // Every dtype but string, whose elements are not numbers (ag/dtype.h).
+  EXPECT_EQ(std::size(ag::kAllDTypes) + 1, size_t(ag::kNumDTypes));
+  EXPECT_EQ(ag::dtype_name(ag::string), "string");
+  EXPECT_EQ(int(ag::string), ag::kNumDTypes - 1);
 }
 
 // Every finite value of a 16-bit float reads back to its bits; every midpoint

@@ -41,6 +41,13 @@ const std::vector<DType> kAll = [] {
   return all;
 }();
 const std::vector<DType> kBoolOnly = {ag::bool_};
+// The data-movement ops move string elements as any others (ag/strings.h).
+const std::vector<DType> kAllAndString = [] {
+  std::vector<DType> all = kAll;
+  all.push_back(ag::string);
+  return all;
+}();
+const std::vector<DType> kStringOnly = {ag::string};
 // The dtypes that gradients flow in (float16 and bfloat16 are refused).
 const std::vector<DType> kDifferentiable = {ag::float32, ag::float64};
 // The dtypes with C++ scalars and promotion to mix with: a storage dtype mixed
@@ -56,6 +63,9 @@ const std::vector<DType> kIntegerAndBool = [] {
 // them between operands. `nonzero` keeps divisors away from zero, where
 // integer division raises.
 Tensor sample(DType dtype, Shape shape, int salt = 0, bool nonzero = false) {
+  // Strings: the int32 samples written out ("-5" .. "5").
+  if (dtype == ag::string)
+    return ag::strings::as_string(sample(ag::int32, std::move(shape), salt, nonzero));
   int64_t n = shape.num_elements();
   std::vector<double> values(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
@@ -141,10 +151,10 @@ void add_layout_selection_cases(std::vector<OpCase>& c) {
     c.push_back(
         {name, std::move(dtypes), samples({shape}), [f](const Tensors& x) { return f(x[0]); }});
   };
-  one("tile", kAll, {2, 3}, [](const Tensor& x) { return ag::tile(x, {2, 3}); });
+  one("tile", kAllAndString, {2, 3}, [](const Tensor& x) { return ag::tile(x, {2, 3}); });
   one("tile_inner", kAll, {2, 1, 3}, [](const Tensor& x) { return ag::tile(x, {1, 4, 2}); });
   one("tile_scalar", kAll, {}, [](const Tensor& x) { return as_intermediate(ag::tile(x, {})); });
-  one("reverse", kAll, {2, 3, 4}, [](const Tensor& x) { return ag::reverse(x, {0, -1}); });
+  one("reverse", kAllAndString, {2, 3, 4}, [](const Tensor& x) { return ag::reverse(x, {0, -1}); });
   one("reverse_middle", kAll, {2, 3, 4}, [](const Tensor& x) { return ag::reverse(x, {1}); });
   one("split_even", kAll, {2, 6, 2}, [](const Tensor& x) {
     const Tensors parts = ag::split(x, 3, 1);
@@ -286,6 +296,33 @@ void add_quantize_cases(std::vector<OpCase>& c) {
                                 ag::cast(ag::constant({0, 3, 100}), d)};
                },
                [](const Tensors& x) { return ag::dequantize_linear(x[0], x[1], x[2], -1); }});
+}
+
+// The string ops (ag/strings.h), on string samples ("-5" .. "5"); given
+// another dtype, each must refuse it.
+void add_string_cases(std::vector<OpCase>& c) {
+  c.push_back({"string_join", kStringOnly, samples({{2, 3}, {3}}),
+               [](const Tensors& x) { return ag::strings::join({x[0], x[1]}, "+"); }});
+  // == and != are string_equal and string_not_equal on strings (listed
+  // first, the dtype the coverage test traces), equal and not_equal else.
+  std::vector<DType> compared = {ag::string};
+  compared.insert(compared.end(), kAll.begin(), kAll.end());
+  c.push_back({"string_equal", compared, samples({{2, 3}, {3}}),
+               [](const Tensors& x) { return x[0] == x[1]; }});
+  c.push_back({"string_not_equal", compared, samples({{2, 3}, {3}}),
+               [](const Tensors& x) { return x[0] != x[1]; }});
+  c.push_back({"string_length", kStringOnly, samples({{2, 3}}),
+               [](const Tensors& x) { return ag::strings::length(x[0]); }});
+  c.push_back({"substr", kStringOnly, samples({{2, 3}}),
+               [](const Tensors& x) { return ag::strings::substr(x[0], 0, 1); }});
+  c.push_back({"as_string", kAll, samples({{2, 3}}),
+               [](const Tensors& x) { return ag::strings::as_string(x[0]); }});
+  c.push_back({"string_to_number", kStringOnly, samples({{2, 3}}),
+               [](const Tensors& x) { return ag::strings::to_number(x[0], ag::int64); }});
+  c.push_back({"string_split", kStringOnly, samples({{4}}),
+               [](const Tensors& x) { return ag::strings::split(x[0], "-"); }});
+  c.push_back({"reduce_join", kStringOnly, samples({{2, 3}}),
+               [](const Tensors& x) { return ag::strings::reduce_join(x[0], {1}, false, ","); }});
 }
 
 std::vector<OpCase> make_cases() {
@@ -554,7 +591,7 @@ std::vector<OpCase> make_cases() {
 
   // Shapes and data movement.
   auto layout = [&](const std::string& name, Shape shape, std::function<Tensor(const Tensor&)> f) {
-    c.push_back({name, kAll, samples({shape}), [f](const Tensors& x) { return f(x[0]); }});
+    c.push_back({name, kAllAndString, samples({shape}), [f](const Tensors& x) { return f(x[0]); }});
   };
   layout("transpose_reverse", {2, 3, 4}, [](const Tensor& x) { return ag::transpose(x); });
   layout("transpose_perm", {2, 3, 4}, [](const Tensor& x) { return ag::transpose(x, {1, 0, 2}); });
@@ -590,21 +627,21 @@ std::vector<OpCase> make_cases() {
   layout("index_tensor", {4, 3}, [](const Tensor& x) { return x[ag::constant(1)]; });
   for (int64_t axis : {0, 1, -1}) {
     std::string suffix = axis < 0 ? "m1" : std::to_string(axis);
-    c.push_back({"concat_" + suffix, kAll,
+    c.push_back({"concat_" + suffix, kAllAndString,
                  [](DType d) {
                    return Tensors{sample(d, {2, 3}, 1), sample(d, {2, 3}, 2), sample(d, {2, 3}, 3)};
                  },
                  [axis](const Tensors& x) { return ag::concat(x, axis); }});
   }
   for (int64_t axis : {0, 1, 2}) {
-    c.push_back({"stack_" + std::to_string(axis), kAll, samples({{2, 3}, {2, 3}}, 1),
+    c.push_back({"stack_" + std::to_string(axis), kAllAndString, samples({{2, 3}, {2, 3}}, 1),
                  [axis](const Tensors& x) { return ag::stack(x, axis); }});
   }
   for (DType index_dtype : {ag::int32, ag::int64}) {
     for (int64_t axis : {0, 1}) {
       c.push_back(
           {"gather_" + std::string(ag::dtype_name(index_dtype)) + "_axis" + std::to_string(axis),
-           kAll,
+           kAllAndString,
            [index_dtype](DType d) {
              return Tensors{sample(d, {3, 4}), ag::cast(ag::constant({2, 0, 2, 1}), index_dtype)};
            },
@@ -887,6 +924,7 @@ std::vector<OpCase> make_cases() {
                  return ag::concat({ag::cast(u.y, ag::float64), ag::cast(u.idx, ag::float64)}, 0);
                }});
   add_quantize_cases(c);
+  add_string_cases(c);
   return c;
 }
 
