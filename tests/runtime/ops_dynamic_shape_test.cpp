@@ -52,6 +52,18 @@ TEST(DynamicReshape, ReadsTheShapeWhenTheGraphRuns) {
   }
 }
 
+// Strings move as numbers do: by a shape computed when the graph runs too.
+TEST(DynamicReshape, MovesStringsAsTheStaticOpsDo) {
+  auto f = ag::function(batch_by_two_by_two);
+  f.get_concrete_function(TensorSpec({ag::kUnknownDim, 4}, ag::string));
+  const std::vector<std::string> words = {"a", "bb", "", "ccc", "d", "e", "f", "g"};
+  const Tensor x = ag::constant(words, Shape{2, 4});
+  const Tensor graph = f(x), eager = batch_by_two_by_two(x);
+  EXPECT_EQ(graph.shape(), (Shape{2, 2, 2}));
+  EXPECT_EQ(ag::strings::to_vector(graph), words);
+  EXPECT_EQ(ag::strings::to_vector(eager), words);
+}
+
 TEST(DynamicReshape, AShapeKnownWhileTracingIsTheStaticReshape) {
   auto f = ag::function([](const Tensor& x) { return ag::reshape(x, ag::constant({3, -1})); });
   auto concrete = f.get_concrete_function(TensorSpec({2, 3}, ag::float32));
