@@ -174,8 +174,24 @@ std::vector<Tensor> import_mean(NodeContext& ctx) {
               Scalar(int64_t(ctx.num_inputs())))};
 }
 
+namespace {
+
+// ONNX's Cast and CastLike. Numbers and strings convert in ONNX's own
+// formats (its float-to-string digits, its spellings of NaN and infinity),
+// which are not TensorFlow's as_string and to_number: unsupported.
+Tensor import_cast_to(NodeContext& ctx, const Tensor& x, DType to) {
+  if (x.dtype() == DType::string || to == DType::string) {
+    ctx.unsupported(
+        "a cast between numbers and strings (ONNX writes and reads numbers in its "
+        "own format; ag::strings::as_string and to_number are TensorFlow's)");
+  }
+  return cast(x, to);
+}
+
+}  // namespace
+
 std::vector<Tensor> import_cast_like(NodeContext& ctx) {
-  return {cast(ctx.input(0), ctx.input(1).dtype())};
+  return {import_cast_to(ctx, ctx.input(0), ctx.input(1).dtype())};
 }
 
 // Without a zero point, QuantizeLinear gives uint8 and DequantizeLinear
@@ -206,7 +222,7 @@ std::vector<Tensor> import_dynamic_quantize_linear(NodeContext& ctx) {
 
 std::vector<Tensor> import_cast(NodeContext& ctx) {
   DType to = dtype_from_onnx(int32_t(ctx.attr_int("to")), ctx.where() + ": attribute 'to'");
-  return {cast(ctx.input(0), to)};
+  return {import_cast_to(ctx, ctx.input(0), to)};
 }
 
 }  // namespace ag::onnx_io

@@ -113,6 +113,10 @@ RULES = [
      "ONNX Runtime does not wrap unsigned powers and products around; ours wrap modulo "
      "2^bits, as NumPy and TensorFlow do", ("max |error|",)),
     (r"dropout_float16", "a random mask, drawn by ONNX Runtime's generator", ("max |error|",)),
+    (r"(gather_int(32|64)_axis0|index_(int|negative|tensor))_string",
+     "ONNX Runtime 1.32's Gather of strings keeps the first string of each gathered row and "
+     "empties the others (a one-node model shows it); ours is NumPy's x[indices]",
+     ("strings differ",)),
 ]
 
 
