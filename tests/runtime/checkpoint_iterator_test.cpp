@@ -17,6 +17,7 @@
 #include <ag/checkpoint.h>
 
 #include "error_test_util.h"
+#include "temp_dir_test.h"
 
 namespace {
 
@@ -25,21 +26,7 @@ using ag::train::Checkpoint;
 using ag_test::error_of;
 namespace data = ag::data;
 
-class CheckpointIteratorTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ag_checkpoint_iterator_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
- private:
-  std::filesystem::path dir_;
-};
+class CheckpointIteratorTest : public ag_test::TempDirTest {};
 
 // 9 batches of (index, (a, b)): `a` a range shuffled anew each of its 3
 // repetitions, `b` mapped and filtered rows of a matrix, repeated.

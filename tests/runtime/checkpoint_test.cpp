@@ -16,6 +16,7 @@
 #include <ag/checkpoint.h>
 
 #include "error_test_util.h"
+#include "temp_dir_test.h"
 
 namespace {
 
@@ -24,22 +25,7 @@ using ag::Variable;
 using ag::train::Checkpoint;
 using ag_test::error_of;
 
-// A folder of its own per test, removed after it.
-class CheckpointTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ag_checkpoint_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
- private:
-  std::filesystem::path dir_;
-};
+class CheckpointTest : public ag_test::TempDirTest {};
 
 bool same_bits(const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() &&
