@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ag/strings.h"
+#include "core/nested_list.h"
 #include "core/string_pool.h"
 #include "core/tensor_impl.h"
 
@@ -24,20 +25,10 @@ void NestedStrings::flatten(Shape& shape, std::vector<std::string>& leaves) cons
 
 void NestedStrings::flatten_at(int depth, const Shape& shape,
                                std::vector<std::string>& leaves) const {
+  detail::check_nested_node(depth, shape, is_leaf_, children_.size(), "a string");
   if (is_leaf_) {
-    if (depth != shape.rank()) {
-      throw InvalidArgumentError("ragged nested list: a string at depth " + std::to_string(depth) +
-                                 " where shape " + shape.to_string() + " expects a list");
-    }
     leaves.push_back(leaf_);
     return;
-  }
-  if (depth >= shape.rank() || int64_t(children_.size()) != shape[depth]) {
-    throw InvalidArgumentError("ragged nested list: expected " +
-                               (depth < shape.rank() ? std::to_string(shape[depth]) + " elements"
-                                                     : std::string("a string")) +
-                               " at depth " + std::to_string(depth) + ", got a list of " +
-                               std::to_string(children_.size()));
   }
   for (const auto& c : children_) c.flatten_at(depth + 1, shape, leaves);
 }

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "core/block_cache.h"
+#include "core/nested_list.h"
 #include "core/object_pool.h"
 #include "core/tensor_impl.h"
 
@@ -250,21 +251,29 @@ void NestedValues::flatten(Shape& shape, std::vector<Leaf>& leaves) const {
   flatten_at(0, shape, leaves);
 }
 
-void NestedValues::flatten_at(int depth, Shape& shape, std::vector<Leaf>& leaves) const {
-  if (is_leaf_) {
+void detail::check_nested_node(int depth, const Shape& shape, bool is_leaf, size_t children,
+                               std::string_view leaf) {
+  if (is_leaf) {
     if (depth != shape.rank()) {
-      throw InvalidArgumentError("ragged nested list: a value at depth " + std::to_string(depth) +
-                                 " where shape " + shape.to_string() + " expects a list");
+      throw InvalidArgumentError("ragged nested list: " + std::string(leaf) + " at depth " +
+                                 std::to_string(depth) + " where shape " + shape.to_string() +
+                                 " expects a list");
     }
-    leaves.push_back(leaf_);
     return;
   }
-  if (depth >= shape.rank() || int64_t(children_.size()) != shape[depth]) {
-    throw InvalidArgumentError("ragged nested list: expected " +
-                               (depth < shape.rank() ? std::to_string(shape[depth]) + " elements"
-                                                     : std::string("a value")) +
-                               " at depth " + std::to_string(depth) + ", got a list of " +
-                               std::to_string(children_.size()));
+  if (depth >= shape.rank() || int64_t(children) != shape[depth]) {
+    throw InvalidArgumentError(
+        "ragged nested list: expected " +
+        (depth < shape.rank() ? std::to_string(shape[depth]) + " elements" : std::string(leaf)) +
+        " at depth " + std::to_string(depth) + ", got a list of " + std::to_string(children));
+  }
+}
+
+void NestedValues::flatten_at(int depth, Shape& shape, std::vector<Leaf>& leaves) const {
+  detail::check_nested_node(depth, shape, is_leaf_, children_.size(), "a value");
+  if (is_leaf_) {
+    leaves.push_back(leaf_);
+    return;
   }
   for (const auto& c : children_) c.flatten_at(depth + 1, shape, leaves);
 }

@@ -62,7 +62,10 @@ TEST(StringConstants, NumbersStillMakeNumericConstants) {
 
 TEST(StringConstants, RaggedListsAndWrongCountsAreErrors) {
   EXPECT_THROW_CONTAINS(ag::constant({{"a", "b"}, {"c"}}), ag::InvalidArgumentError,
-                        "ragged nested list");
+                        "ragged nested list: expected 2 elements at depth 1, got a list of 1");
+  EXPECT_THROW_CONTAINS(
+      ag::constant({{"a", "b"}, "c"}), ag::InvalidArgumentError,
+      "ragged nested list: a string at depth 1 where shape (2, 2) expects a list");
   EXPECT_THROW_CONTAINS(ag::constant(Strings{"a", "b", "c"}, {2, 2}), ag::InvalidArgumentError,
                         "3 strings do not fill shape (2, 2)");
 }

@@ -37,6 +37,23 @@ TEST(Tensor, RaggedListIsAnError) {
   }
 }
 
+// The two ways a nested list is ragged, named with the depth and the counts;
+// string lists (strings_test.cpp) share the check.
+TEST(Tensor, RaggedListErrorsNameTheDepthAndTheCounts) {
+  auto message = [](auto make) {
+    try {
+      make();
+    } catch (const ag::InvalidArgumentError& e) {
+      return e.message();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([] { ag::constant({{1, 2}, {3}}); }),
+            "ragged nested list: expected 2 elements at depth 1, got a list of 1");
+  EXPECT_EQ(message([] { ag::constant({{1, 2}, 3}); }),
+            "ragged nested list: a value at depth 1 where shape (2, 2) expects a list");
+}
+
 TEST(Tensor, CopyNeverAliasesALaterWrite) {
   ag::Tensor a = ag::constant({1, 2, 3});
   ag::Tensor b = a;
