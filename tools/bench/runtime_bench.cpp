@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -46,6 +47,18 @@
 #endif
 
 namespace {
+
+// The CPU's model, as /proc/cpuinfo names it ("" elsewhere): the table's
+// figures hold for that CPU only.
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    return colon == std::string::npos ? "" : line.substr(line.find_first_not_of(' ', colon + 1));
+  }
+  return "";
+}
 
 using ag::Tensor;
 using ag_bench::check_close;
@@ -682,6 +695,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("openblas_core", openblas_get_corename());
   // The instruction set of the runtime's elementwise and fused loops.
   benchmark::AddCustomContext("kernel_isa", ag::ops::isa_name(ag::ops::kernel_isa()));
+  benchmark::AddCustomContext("cpu_model", cpu_model());
 #if AG_BENCH_ONEDNN
   const dnnl_version_t* onednn = dnnl_version();
   benchmark::AddCustomContext("onednn", std::to_string(onednn->major) + "." +

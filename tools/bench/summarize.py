@@ -426,7 +426,10 @@ def describe_run(res):
         if c.get("openblas_core") and not any(x.startswith("OpenBLAS") for x in libraries):
             libraries.append(f"OpenBLAS with its {c['openblas_core']} kernels")
     libraries_text = f"; libraries: {', '.join(libraries)}" if libraries else ""
-    return (f"{first.get('date', '?')}, {first.get('num_cpus', '?')} CPUs at "
+    model = next((c["cpu_model"] for c in contexts if c.get("cpu_model")), "")
+    isa = next((c["kernel_isa"] for c in contexts if c.get("kernel_isa")), "")
+    cpu = f"{model} ({isa} kernels), " if model else ""
+    return (f"{first.get('date', '?')}, {cpu}{first.get('num_cpus', '?')} CPUs at "
             f"{first.get('mhz_per_cpu', '?')} MHz{load} (1-minute, as each binary started); "
             f"Google Benchmark's own build: {build} (the timed code is Release){libraries_text}")
 

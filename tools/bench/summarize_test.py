@@ -102,6 +102,14 @@ class SummarizeTest(unittest.TestCase):
                          "2 ranks against 1",
                          {r.workload for r in summarize.other_rows(summarize.Results([two]))})
 
+    def test_run_names_the_cpu_model_and_kernels(self):
+        context = {"date": "2026-01-01", "num_cpus": 2, "mhz_per_cpu": 2300,
+                   "cpu_model": "Intel(R) Xeon(R) Platinum 8481C", "kernel_isa": "avx512"}
+        text = summarize.describe_run(summarize.Results([{"context": context, "benchmarks": []}]))
+        self.assertTrue(text.startswith(
+            "2026-01-01, Intel(R) Xeon(R) Platinum 8481C (avx512 kernels), 2 CPUs at 2300 MHz"),
+            text)
+
     def test_absolute_target(self):
         row = self.rows["cache hit, full call"]
         self.assertEqual(row.figure, "150 ns")
