@@ -150,28 +150,49 @@ TEST(Pool, EnginesAgree) {
   }
 }
 
-// max_pool_grad's channels-last loop (blocks of channels, a window read once)
+// max_pool_grad's channels-last loop (each window found once per position)
 // against the per-element search of channels first on the same values:
-// channels beyond one block, ties, NaNs, and windows wholly in the padding.
-TEST(Pool, ChannelsLastGradientMatchesChannelsFirst) {
+// ties, NaNs, windows wholly in the padding; many channels in float64, and
+// few in float32, where the op takes the loop over oneDNN.
+void expect_channels_last_gradient_matches_channels_first(ag::DType dtype, int64_t channels) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  Tensor x = ag::floor(ag::random_uniform({2, 5, 6, 70}, -2.0, 2.0, ag::float64, 7));
+  Tensor x = ag::floor(ag::random_uniform({2, 5, 6, channels}, -2.0, 2.0, ag::float64, 7));
   std::vector<double> values = x.to_vector<double>();
   values[3] = nan;
-  values[70 * 7 + 5] = nan;
-  x = ag::cast(ag::constant(values, x.shape()), ag::float64);
+  values[size_t(channels * 7 + 5)] = nan;
+  x = ag::cast(ag::constant(values, x.shape()), dtype);
   const ag::Padding padding({{3, 1}, {0, 2}});
   const Tensor last = ag::max_pool(x, {2, 3}, {1, 2}, padding);
-  const Tensor dy = ag::random_normal(last.shape(), 0.0, 1.0, ag::float64, 8);
+  const Tensor dy = ag::cast(ag::random_normal(last.shape(), 0.0, 1.0, ag::float64, 8), dtype);
   const Tensor dx_last = ag::max_pool_grad(x, dy, {2, 3}, {1, 2}, padding);
   const Tensor dx_first =
       ag::max_pool_grad(ag::transpose(x, {0, 3, 1, 2}), ag::transpose(dy, {0, 3, 1, 2}), {2, 3},
                         {1, 2}, padding, "NCHW");
-  EXPECT_EQ(dx_last.to_vector<double>(), ag::transpose(dx_first, {0, 2, 3, 1}).to_vector<double>());
+  const Tensor dx_first_as_last = ag::transpose(dx_first, {0, 2, 3, 1});
+  EXPECT_EQ(ag::cast(dx_last, ag::float64).to_vector<double>(),
+            ag::cast(dx_first_as_last, ag::float64).to_vector<double>());
   // Every gradient arrives, once: the rows wholly in the padding have none.
   const double dy_in_input =
-      ag::reduce_sum(ag::slice(dy, {0, 2, 0, 0}, {-1, -1, -1, -1})).item<double>();
-  EXPECT_NEAR(ag::reduce_sum(dx_last).item<double>(), dy_in_input, 1e-9);
+      ag::reduce_sum(ag::cast(ag::slice(dy, {0, 2, 0, 0}, {-1, -1, -1, -1}), ag::float64))
+          .item<double>();
+  EXPECT_NEAR(ag::reduce_sum(ag::cast(dx_last, ag::float64)).item<double>(), dy_in_input, 1e-4);
+}
+
+TEST(Pool, ChannelsLastGradientMatchesChannelsFirst) {
+  expect_channels_last_gradient_matches_channels_first(ag::float64, 70);
+  expect_channels_last_gradient_matches_channels_first(ag::float32, 6);
+}
+
+// LeNet's pools in a graph and eagerly, and the graph's gradient of
+// max_pool: the loop's answers are those of the op in both modes.
+TEST(Pool, FewChannelsGradientIsTheSameEagerlyAndInAGraph) {
+  const Tensor x = ag::floor(ag::random_uniform({4, 8, 8, 6}, -3.0, 3.0, ag::float32, 9));
+  const Tensor dy = ag::random_normal({4, 4, 4, 6}, 0.0, 1.0, ag::float32, 10);
+  auto grad = [](Tensor image, Tensor out_grad) {
+    return ag::max_pool_grad(image, out_grad, {2}, {2}, "VALID");
+  };
+  auto staged = ag::function(grad);
+  EXPECT_EQ(grad(x, dy).to_vector<float>(), staged(x, dy).to_vector<float>());
 }
 
 TEST(Pool, Errors) {

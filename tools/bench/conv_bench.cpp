@@ -16,7 +16,9 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ag/ag.h>
@@ -168,6 +170,39 @@ struct OnednnPool {
 };
 #endif
 
+// The max pool gradient rows: resnet's first pool; LeNet's two pools (2x2 at
+// stride 2, windows that do not overlap, over six and sixteen channels); and
+// the second with 32 channels. Between 16 and 32 channels, oneDNN's pair
+// overtakes the runtime's channels-last loops (library/pool.cpp).
+struct PoolGradCase {
+  int64_t batch, side, channels, window, stride, out, pad_end;  // pad_end: SAME's padding
+  const char* padding;
+};
+constexpr PoolGradCase kResnetPoolGrad{1, kPoolSide, kPoolChannels, 3, 2, kPoolOut, 1, "SAME"};
+constexpr PoolGradCase kLenetPoolGrad{64, 24, 6, 2, 2, 12, 0, "VALID"};
+constexpr PoolGradCase kLenet2PoolGrad{64, 8, 16, 2, 2, 4, 0, "VALID"};
+constexpr PoolGradCase k32ChannelPoolGrad{64, 8, 32, 2, 2, 4, 0, "VALID"};
+
+struct PoolGradInputs {
+  Tensor image, dy;
+};
+
+const PoolGradInputs& pool_grad_inputs(const PoolGradCase& c) {
+  static std::map<const PoolGradCase*, PoolGradInputs> made;
+  auto [it, fresh] = made.try_emplace(&c);
+  if (fresh) {
+    it->second.image =
+        ag::random_normal({c.batch, c.side, c.side, c.channels}, 0.0, 1.0, ag::float32, 3);
+    it->second.dy =
+        ag::random_normal({c.batch, c.out, c.out, c.channels}, 0.0, 1.0, ag::float32, 4);
+  }
+  return it->second;
+}
+
+Tensor pool_grad(const PoolGradCase& c, const Tensor& image, const Tensor& dy) {
+  return ag::max_pool_grad(image, dy, {c.window}, {c.stride}, c.padding);
+}
+
 #if AG_BENCH_ONEDNN
 // The max pool's gradient as oneDNN computes it: its backward reads where
 // the maxima are from a workspace that a forward_training pass writes, so
@@ -180,18 +215,20 @@ struct OnednnPoolGrad {
   dnnl::memory::desc image_desc, out_desc;
   dnnl::memory workspace, out;
 
-  OnednnPoolGrad() {
+  explicit OnednnPoolGrad(const PoolGradCase& c) {
     using dnnl::memory;
     const auto f32 = memory::data_type::f32;
-    image_desc =
-        memory::desc({1, kPoolChannels, kPoolSide, kPoolSide}, f32, memory::format_tag::nhwc);
-    out_desc = memory::desc({1, kPoolChannels, kPoolOut, kPoolOut}, f32, memory::format_tag::nhwc);
+    const auto nhwc = memory::format_tag::nhwc;
+    image_desc = memory::desc({c.batch, c.channels, c.side, c.side}, f32, nhwc);
+    out_desc = memory::desc({c.batch, c.channels, c.out, c.out}, f32, nhwc);
+    const memory::dims strides{c.stride, c.stride}, window{c.window, c.window},
+        pad_end{c.pad_end, c.pad_end};
     const dnnl::pooling_forward::desc forward_desc(dnnl::prop_kind::forward_training,
                                                    dnnl::algorithm::pooling_max, image_desc,
-                                                   out_desc, {2, 2}, {3, 3}, {0, 0}, {1, 1});
+                                                   out_desc, strides, window, {0, 0}, pad_end);
     const dnnl::pooling_forward::primitive_desc forward_pd(forward_desc, engine);
     const dnnl::pooling_backward::desc backward_desc(dnnl::algorithm::pooling_max, image_desc,
-                                                     out_desc, {2, 2}, {3, 3}, {0, 0}, {1, 1});
+                                                     out_desc, strides, window, {0, 0}, pad_end);
     forward = dnnl::pooling_forward(forward_pd);
     backward = dnnl::pooling_backward(
         dnnl::pooling_backward::primitive_desc(backward_desc, engine, forward_pd));
@@ -212,23 +249,14 @@ struct OnednnPoolGrad {
 };
 #endif
 
-const Tensor& pool_out_grad() {
-  static const Tensor dy =
-      ag::random_normal({1, kPoolOut, kPoolOut, kPoolChannels}, 0.0, 1.0, ag::float32, 4);
-  return dy;
-}
-
-Tensor pool_grad(const Tensor& image, const Tensor& dy) {
-  return ag::max_pool_grad(image, dy, {3}, {2}, "SAME");
-}
-
-void check_pool_grad_rows() {
-  const Tensor eager = pool_grad(pool_image(), pool_out_grad());
-  auto graph_fn = ag::function([](Tensor x, Tensor dy) { return pool_grad(x, dy); });
-  ag_bench::check_same("max pool grad graph", eager, graph_fn(pool_image(), pool_out_grad()));
+void check_pool_grad_rows(const PoolGradCase& c) {
+  const PoolGradInputs& in = pool_grad_inputs(c);
+  const Tensor eager = pool_grad(c, in.image, in.dy);
+  auto graph_fn = ag::function([&c](Tensor x, Tensor dy) { return pool_grad(c, x, dy); });
+  ag_bench::check_same("max pool grad graph", eager, graph_fn(in.image, in.dy));
 #if AG_BENCH_ONEDNN
   std::vector<float> dx(size_t(eager.num_elements()));
-  OnednnPoolGrad().run(pool_image().data<float>(), pool_out_grad().data<float>(), dx.data());
+  OnednnPoolGrad(c).run(in.image.data<float>(), in.dy.data<float>(), dx.data());
   ag_bench::check_close("max pool grad oneDNN primitives", eager.data<float>(), dx.data(),
                         eager.num_elements(), kTolerance);
 #endif
@@ -272,7 +300,8 @@ void check_rows() {
 #endif
   check_pool_rows(true);
   check_pool_rows(false);
-  check_pool_grad_rows();
+  check_pool_grad_rows(kResnetPoolGrad);
+  check_pool_grad_rows(kLenetPoolGrad);
 }
 
 void set_flops(benchmark::State& state) {
@@ -370,21 +399,23 @@ void bm_pool_graph(benchmark::State& state, bool max) {
   for (auto _ : state) benchmark::DoNotOptimize(fn(pool_image()));
 }
 
-void bm_pool_grad_eager(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(pool_grad(pool_image(), pool_out_grad()));
+void bm_pool_grad_eager(benchmark::State& state, const PoolGradCase& c) {
+  const PoolGradInputs& in = pool_grad_inputs(c);
+  for (auto _ : state) benchmark::DoNotOptimize(pool_grad(c, in.image, in.dy));
 }
 
-void bm_pool_grad_graph(benchmark::State& state) {
-  auto fn = ag::function([](Tensor x, Tensor dy) { return pool_grad(x, dy); });
-  for (auto _ : state) benchmark::DoNotOptimize(fn(pool_image(), pool_out_grad()));
+void bm_pool_grad_graph(benchmark::State& state, const PoolGradCase& c) {
+  const PoolGradInputs& in = pool_grad_inputs(c);
+  auto fn = ag::function([&c](Tensor x, Tensor dy) { return pool_grad(c, x, dy); });
+  for (auto _ : state) benchmark::DoNotOptimize(fn(in.image, in.dy));
 }
 
 #if AG_BENCH_ONEDNN
-void bm_pool_grad_hand_onednn(benchmark::State& state) {
-  OnednnPoolGrad onednn;
-  std::vector<float> dx(size_t(kPoolSide * kPoolSide * kPoolChannels));
-  for (auto _ : state)
-    onednn.run(pool_image().data<float>(), pool_out_grad().data<float>(), dx.data());
+void bm_pool_grad_hand_onednn(benchmark::State& state, const PoolGradCase& c) {
+  const PoolGradInputs& in = pool_grad_inputs(c);
+  OnednnPoolGrad onednn(c);
+  std::vector<float> dx(size_t(in.image.num_elements()));
+  for (auto _ : state) onednn.run(in.image.data<float>(), in.dy.data<float>(), dx.data());
 }
 
 void bm_pool_hand_onednn(benchmark::State& state, bool max) {
@@ -402,8 +433,8 @@ int main(int argc, char** argv) {
   ag_bench::use_one_torch_thread();
 #endif
   check_rows();
-  auto add = [](const char* name, void (*fn)(benchmark::State&)) {
-    benchmark::RegisterBenchmark(name, fn)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+  auto add = [](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMillisecond)->MinTime(1.0);
   };
   add("conv_guide/eager", bm_eager);
   add("conv_guide/graph", bm_graph);
@@ -421,12 +452,21 @@ int main(int argc, char** argv) {
   add("max_pool_resnet/graph", [](benchmark::State& s) { bm_pool_graph(s, true); });
   add("avg_pool_resnet/eager", [](benchmark::State& s) { bm_pool_eager(s, false); });
   add("avg_pool_resnet/graph", [](benchmark::State& s) { bm_pool_graph(s, false); });
-  add("max_pool_grad_resnet/eager", bm_pool_grad_eager);
-  add("max_pool_grad_resnet/graph", bm_pool_grad_graph);
+  const std::pair<const char*, const PoolGradCase*> pool_grads[] = {{"resnet", &kResnetPoolGrad},
+                                                                    {"lenet", &kLenetPoolGrad},
+                                                                    {"lenet2", &kLenet2PoolGrad},
+                                                                    {"32ch", &k32ChannelPoolGrad}};
+  for (const auto& [name, c] : pool_grads) {
+    const std::string row = std::string("max_pool_grad_") + name;
+    add(row + "/eager", [c](benchmark::State& s) { bm_pool_grad_eager(s, *c); });
+    add(row + "/graph", [c](benchmark::State& s) { bm_pool_grad_graph(s, *c); });
+#if AG_BENCH_ONEDNN
+    add(row + "/hand_onednn", [c](benchmark::State& s) { bm_pool_grad_hand_onednn(s, *c); });
+#endif
+  }
 #if AG_BENCH_ONEDNN
   add("max_pool_resnet/hand_onednn", [](benchmark::State& s) { bm_pool_hand_onednn(s, true); });
   add("avg_pool_resnet/hand_onednn", [](benchmark::State& s) { bm_pool_hand_onednn(s, false); });
-  add("max_pool_grad_resnet/hand_onednn", bm_pool_grad_hand_onednn);
 #endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

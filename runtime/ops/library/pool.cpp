@@ -10,9 +10,11 @@
 // where the build has oneDNN, the loops here otherwise (and for
 // max_pool_grad_grad, which oneDNN has no primitive for).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ag/error.h"
@@ -124,52 +126,89 @@ void avg_pool(const ConvGeometry& g, const T* x, T* y) {
 
 namespace {
 
-// max_pool_grad on channels-last buffers: a window position's channels are
-// contiguous, so a block of channels keeps its running maxima while the
-// window is read once, where the per-element search below reads it once per
-// channel. oneDNN's forward and backward pair is still faster where it
-// applies (1.4 ms against 6.8 on resnet's first pool): this serves float64
-// and inputs with a NaN.
+// A channels-last pool's spatial dims padded to three with leading dims of
+// one, so that one loop nest serves 1-D, 2-D and 3-D pools.
+struct Dims3 {
+  int64_t in[3], out[3], kernel[3], stride[3], dilation[3], pad[3];
+};
+
+Dims3 dims3_of(const ConvGeometry& g) {
+  Dims3 d{};
+  const int lead = 3 - g.rank;
+  for (int i = 0; i < 3; ++i) {
+    const bool real = i >= lead;
+    const size_t s = size_t(real ? i - lead : 0);
+    d.in[i] = real ? g.in[s] : 1;
+    d.out[i] = real ? g.out[s] : 1;
+    d.kernel[i] = real ? g.kernel[s] : 1;
+    d.stride[i] = real ? g.strides[s] : 1;
+    d.dilation[i] = real ? g.dilations[s] : 1;
+    d.pad[i] = real ? g.pad_before[s] : 0;
+  }
+  return d;
+}
+
+// The offsets of the input positions that output position `o` reads (their
+// position times `channels`), in row-major order of the window, those in the
+// padding left out; returns how many.
+int64_t window_offsets(const Dims3& d, const int64_t (&o)[3], int64_t channels, int64_t* offsets) {
+  int64_t n = 0;
+  for (int64_t k0 = 0; k0 < d.kernel[0]; ++k0) {
+    const int64_t i0 = o[0] * d.stride[0] - d.pad[0] + k0 * d.dilation[0];
+    if (i0 < 0 || i0 >= d.in[0]) continue;
+    for (int64_t k1 = 0; k1 < d.kernel[1]; ++k1) {
+      const int64_t i1 = o[1] * d.stride[1] - d.pad[1] + k1 * d.dilation[1];
+      if (i1 < 0 || i1 >= d.in[1]) continue;
+      for (int64_t k2 = 0; k2 < d.kernel[2]; ++k2) {
+        const int64_t i2 = o[2] * d.stride[2] - d.pad[2] + k2 * d.dilation[2];
+        if (i2 >= 0 && i2 < d.in[2]) offsets[n++] = ((i0 * d.in[1] + i1) * d.in[2] + i2) * channels;
+      }
+    }
+  }
+  return n;
+}
+
+// Adds dy[c] at the maximum of channel c over the `n` window offsets, for
+// the `channels` channels of a position. A maximum and its offset are chosen
+// by bit masks, with no branch: the maxima of random data would mispredict
+// every other compare, which cost more than the search.
+template <class T>
+void add_at_window_maxima(const T* x, const T* dy, T* dx, const int64_t* window, int64_t n,
+                          int64_t channels) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  for (int64_t c = 0; c < channels; ++c) {
+    Bits best = std::bit_cast<Bits>(x[window[0] + c]);
+    int64_t best_at = window[0] + c;
+    for (int64_t k = 1; k < n; ++k) {
+      const int64_t at = window[k] + c;
+      const T v = x[at], b = std::bit_cast<T>(best);
+      const bool take = (v > b) | ((v != v) & (b == b));
+      best ^= (best ^ std::bit_cast<Bits>(v)) & -Bits(take);
+      best_at ^= (best_at ^ at) & -int64_t(take);
+    }
+    dx[best_at] += dy[c];
+  }
+}
+
+// max_pool_grad on channels-last buffers: each output position's window is
+// found once and searched for each of its channels.
 template <class T>
 void max_pool_grad_channels_last(const ConvGeometry& g, const T* x, const T* dy, T* dx) {
-  constexpr int64_t kTile = 256, kBlock = 64;
-  const ConvGeometry::Strides in = g.input_strides(), out = g.output_strides();
-  const int64_t window = g.kernel_positions(), positions = g.out_positions();
-  T best[kBlock];
-  int64_t best_k[kBlock];
-  for (int64_t p0 = 0; p0 < positions; p0 += kTile) {
-    const int64_t rows = std::min(kTile, positions - p0);
-    const std::vector<int64_t> sources = window_sources(g, p0, rows);
-    for (int64_t b = 0; b < g.batch; ++b)
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t* source = sources.data() + r * window;
-        const int64_t first =
-            std::find_if(source, source + window, [](int64_t s) { return s >= 0; }) - source;
-        if (first == window) continue;  // wholly in the padding
-        const T* xb = x + b * in.batch;
-        const T* dy_row = dy + b * out.batch + (p0 + r) * out.position;
-        for (int64_t c0 = 0; c0 < g.in_channels; c0 += kBlock) {
-          const int64_t n = std::min(kBlock, g.in_channels - c0);
-          const T* x0 = xb + source[first] * in.position + c0;
-          for (int64_t c = 0; c < n; ++c) {
-            best[c] = x0[c];
-            best_k[c] = first;
-          }
-          for (int64_t k = first + 1; k < window; ++k) {
-            if (source[k] < 0) continue;
-            const T* xk = xb + source[k] * in.position + c0;
-            for (int64_t c = 0; c < n; ++c) {
-              const T v = xk[c];
-              const bool take = v > best[c] || (v != v && best[c] == best[c]);
-              best[c] = take ? v : best[c];
-              best_k[c] = take ? k : best_k[c];
-            }
-          }
-          T* dxb = dx + b * in.batch + c0;
-          for (int64_t c = 0; c < n; ++c)
-            dxb[source[best_k[c]] * in.position + c] += dy_row[c0 + c];
+  const Dims3 d = dims3_of(g);
+  const int64_t channels = g.in_channels;
+  const int64_t in_batch = g.in_positions() * channels, out_batch = g.out_positions() * channels;
+  std::vector<int64_t> window(size_t(g.kernel_positions()));
+  for (int64_t b = 0; b < g.batch; ++b) {
+    const T* dy_at = dy + b * out_batch;
+    int64_t o[3];
+    for (o[0] = 0; o[0] < d.out[0]; ++o[0])
+      for (o[1] = 0; o[1] < d.out[1]; ++o[1])
+        for (o[2] = 0; o[2] < d.out[2]; ++o[2], dy_at += channels) {
+          const int64_t n = window_offsets(d, o, channels, window.data());
+          if (n > 0)
+            add_at_window_maxima(x + b * in_batch, dy_at, dx + b * in_batch, window.data(), n,
+                                 channels);
         }
-      }
   }
 }
 
@@ -333,10 +372,21 @@ ValueType infer_max_pool_grad(const InferContext& ctx) {
   return {dtype, ctx.inputs[0].shape};
 }
 
+// oneDNN's pair loses to the channels-last loops on few channels: on
+// LeNet's pools (2x2 at stride 2, batch 64, NHWC) 0.57 ms against 1.18 on six
+// channels, 0.15 against 0.18 on sixteen; on 32 it wins (0.24 against 0.29),
+// and on resnet's first pool (64) by far (1.4 against 5.0). conv_bench's
+// max_pool_grad rows measure both.
+bool max_pool_grad_on_onednn(const KernelContext& ctx, const ConvGeometry& g) {
+  constexpr int64_t kMostLoopChannels = 16;
+  if (!g.channels_first && g.in_channels <= kMostLoopChannels) return false;
+  return pool_on_onednn(ctx, g) && !pool_input_has_nan(ctx);
+}
+
 void kernel_max_pool_grad(const KernelContext& ctx) {
   const ConvGeometry g = geometry_of(ctx);
   pool_run(
-      ctx, pool_on_onednn(ctx, g) && !pool_input_has_nan(ctx),
+      ctx, max_pool_grad_on_onednn(ctx, g),
       [&] {
         pool_onednn::max_pool_grad(g, ctx.input_data<float>(0), ctx.input_data<float>(1),
                                    static_cast<float*>(ctx.out));
