@@ -46,6 +46,46 @@ void unary_loop(const KernelContext& ctx, F f) {
   });
 }
 
+// Whether `in` is the output's trailing dims, broadcast along its leading
+// dims only, as a bias or a per-channel scale is.
+bool is_trailing_row(const Shape& in, const Shape& out) {
+  int first = 0;
+  while (first < in.rank() && in[first] == 1) ++first;
+  const int kept = in.rank() - first, skipped = out.rank() - kept;
+  if (kept == 0 || skipped < 0) return false;
+  for (int i = 0; i < kept; ++i)
+    if (in[first + i] != out[skipped + i]) return false;
+  return true;
+}
+
+// out[i] = f(full[i], row[i % len]), or f(row[...], full[i]) with
+// kRowFirst. A short row (a bias of six channels) is repeated into a tile
+// of at least kTile / 2 elements, so the inner loop stays long enough to
+// vectorise; the general broadcast walk ran it a row of six at a time.
+template <bool kRowFirst, class In, class Out, class F>
+void row_broadcast_loop(const In* full, const In* row, int64_t len, int64_t n, Out* out, F f) {
+  constexpr int64_t kTile = 256;
+  In tile[kTile];
+  const In* pattern = row;
+  int64_t span = len;
+  if (2 * len <= kTile) {
+    span = kTile / len * len;
+    for (int64_t j = 0; j < span; ++j) tile[j] = row[j % len];
+    pattern = tile;
+  }
+  const int64_t blocks = (n + span - 1) / span;
+  parallel_for(blocks, std::max<int64_t>(1, kParallelGrain / span),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t block = begin; block < end; ++block) {
+                   const int64_t start = block * span, m = std::min(span, n - start);
+                   const In* x = full + start;
+                   Out* o = out + start;
+                   for (int64_t j = 0; j < m; ++j)
+                     o[j] = kRowFirst ? f(pattern[j], x[j]) : f(x[j], pattern[j]);
+                 }
+               });
+}
+
 template <class In, class Out, class F>
 void binary_loop(const KernelContext& ctx, F f) {
   const In* a = static_cast<const In*>(ctx.inputs[0].data);
@@ -87,6 +127,10 @@ void binary_loop(const KernelContext& ctx, F f) {
     parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) out[i] = f(s, b[i]);
     });
+  } else if (na == n && is_trailing_row(*ctx.inputs[1].shape, os)) {
+    row_broadcast_loop<false>(a, b, nb, n, out, f);
+  } else if (nb == n && is_trailing_row(*ctx.inputs[0].shape, os)) {
+    row_broadcast_loop<true>(b, a, na, n, out, f);
   } else {
     BroadcastIndexer<2> idx(os, {ctx.inputs[0].shape, ctx.inputs[1].shape});
     idx.for_each_row([&](int64_t o, const int64_t* in, const int64_t* step, int64_t len) {

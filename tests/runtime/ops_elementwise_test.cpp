@@ -386,6 +386,29 @@ TEST(Broadcasting, RowAgainstMatrix) {
             (std::vector<int32_t>{1, 20, 300, 4, 50, 600}));
 }
 
+// A row broadcast along the leading dims (a bias), on either side of a
+// non-commuting op, for rows shorter and longer than the kernel's tile, with
+// leading ones on the row: each element against a loop over the values,
+// eagerly and in a graph.
+TEST(Broadcasting, TrailingRowOnEitherSideOfEveryLength) {
+  for (int64_t len : {2, 5, 6, 127, 128, 129, 300}) {
+    const ag::Shape full_shape{3, 7, len};
+    const ag::Tensor full = ag::random_uniform(full_shape, -5.0, 5.0, ag::float64, int(len));
+    const ag::Tensor row = ag::random_uniform({1, len}, -5.0, 5.0, ag::float64, int(len) + 1);
+    const std::vector<double> f = full.to_vector<double>(), r = row.to_vector<double>();
+    std::vector<double> minus_row(f.size()), row_minus(f.size());
+    for (size_t i = 0; i < f.size(); ++i) {
+      minus_row[i] = f[i] - r[i % size_t(len)];
+      row_minus[i] = r[i % size_t(len)] - f[i];
+    }
+    auto staged = ag::function([](ag::Tensor a, ag::Tensor b) { return a - b; });
+    EXPECT_EQ((full - row).to_vector<double>(), minus_row) << "row of " << len;
+    EXPECT_EQ((row - full).to_vector<double>(), row_minus) << "row of " << len;
+    EXPECT_EQ(staged(full, row).to_vector<double>(), minus_row) << "row of " << len;
+    EXPECT_EQ(staged(row, full).to_vector<double>(), row_minus) << "row of " << len;
+  }
+}
+
 TEST(Broadcasting, ColumnAgainstRowGivesOuterProduct) {
   ag::Tensor col = ag::constant({{1}, {2}});
   ag::Tensor row = ag::constant({{10, 20, 30}});
