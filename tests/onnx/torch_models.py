@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Real architectures from PyTorch and torchvision as ONNX test folders.
 
-  torch_models.py DIR [--only NAME,...] [--image-size N] [--run PROGRAM ARG...]
+  torch_models.py DIR [--only NAME,...] [--image-size N] [--torchscript] [--run PROGRAM ARG...]
 
 Builds each model of MODELS with fixed seeds and random weights (nothing is
 downloaded; images of --image-size pixels a side, 96 by default), in eval mode, exports it with torch.onnx.export (opset 17,
 constant folding on) and writes, in the layout of ONNX's test data,
 DIR/<name>/model.onnx and DIR/<name>/test_data_set_0/{input,output}_<k>.pb:
-the inputs and PyTorch's outputs. DIR is emptied first. With --run, the
+the inputs and PyTorch's outputs. With --torchscript, each model is also
+traced (torch.jit.trace, the same module in eval mode with the same weights)
+and saved as DIR/<name>/model.pt, for LibTorch's torch::jit::load (onnx_bench
+times it beside the ONNX model). DIR is emptied first. With --run, the
 rest of the command line runs after, with "{dir}" replaced by DIR, and its
 exit status is the script's. Without torch (Debian's python3-torch and
 python3-torchvision) the script prints why and exits 77, ctest's
@@ -113,7 +116,7 @@ def write(tensors, folder, prefix, names):
             f.write(proto.SerializeToString())
 
 
-def export(name, folder):
+def export(name, folder, torchscript):
     torch.manual_seed(0)
     module, inputs = MODELS[name]()
     module.eval()
@@ -130,6 +133,9 @@ def export(name, folder):
     data = os.path.join(folder, "test_data_set_0")
     write(inputs, data, "input", input_names)
     write(outputs, data, "output", output_names)
+    if torchscript:
+        with torch.no_grad():
+            torch.jit.trace(module, inputs).save(os.path.join(folder, "model.pt"))
 
 
 def main():
@@ -138,6 +144,8 @@ def main():
     p.add_argument("dir")
     p.add_argument("--only", help="comma-separated names of MODELS (all by default)")
     p.add_argument("--image-size", type=int, default=96, help="the vision models' image side")
+    p.add_argument("--torchscript", action="store_true",
+                   help="also save each model as TorchScript, DIR/<name>/model.pt")
     p.add_argument("--run", nargs=argparse.REMAINDER, help="the command to run after")
     a = p.parse_args()
     IMAGE_SIZE[0] = a.image_size
@@ -147,7 +155,7 @@ def main():
     warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.onnx")
     shutil.rmtree(a.dir, ignore_errors=True)
     for name in names:
-        export(name, os.path.join(a.dir, name))
+        export(name, os.path.join(a.dir, name), a.torchscript)
         print(f"exported {name}", flush=True)
     if a.run:
         return subprocess.call([arg.replace("{dir}", a.dir) for arg in a.run])

@@ -34,18 +34,27 @@ struct Tolerance {
   double relative;
 };
 
+// The first element of `actual` not within `tolerance` of `expected`, said
+// as "differs at <index>: expected <e>, got <a>"; empty where all are.
 template <class T>
-void check_close(const std::string& what, const T* expected, const T* actual, int64_t n,
-                 Tolerance tolerance) {
+std::string first_difference(const T* expected, const T* actual, int64_t n, Tolerance tolerance) {
   for (int64_t i = 0; i < n; ++i) {
     double e = double(expected[i]), a = double(actual[i]);
     double bound =
         std::is_floating_point_v<T> ? tolerance.absolute + tolerance.relative * std::abs(e) : 0.0;
     if (!(std::abs(e - a) <= bound) && !(std::isinf(e) && e == a)) {
-      fail(what + " differs at " + std::to_string(i) + ": expected " + std::to_string(e) +
-           ", got " + std::to_string(a));
+      return "differs at " + std::to_string(i) + ": expected " + std::to_string(e) + ", got " +
+             std::to_string(a);
     }
   }
+  return "";
+}
+
+template <class T>
+void check_close(const std::string& what, const T* expected, const T* actual, int64_t n,
+                 Tolerance tolerance) {
+  const std::string difference = first_difference(expected, actual, n, tolerance);
+  if (!difference.empty()) fail(what + " " + difference);
 }
 
 template <class T>
@@ -53,6 +62,34 @@ void check_close(const std::string& what, const std::vector<T>& expected,
                  const std::vector<T>& actual, Tolerance tolerance) {
   if (expected.size() != actual.size()) fail(what + ": sizes differ");
   check_close(what, expected.data(), actual.data(), int64_t(expected.size()), tolerance);
+}
+
+// The float32 values of tensors[from...], for the checks.
+inline std::vector<std::vector<float>> values_of(const std::vector<ag::Tensor>& tensors,
+                                                 size_t from = 0) {
+  std::vector<std::vector<float>> out;
+  for (size_t i = from; i < tensors.size(); ++i) out.push_back(tensors[i].to_vector<float>());
+  return out;
+}
+
+inline float largest_magnitude(const std::vector<float>& values) {
+  float largest = 0;
+  for (float v : values) largest = std::max(largest, std::abs(v));
+  return largest;
+}
+
+// Results that sum in another order (another library, another loop): each
+// vector within `relative` of (1 + its largest expected magnitude), so that
+// the bound follows the results' scale and a vector near zero is held to
+// `relative` itself.
+inline void check_all_close(const std::string& what,
+                            const std::vector<std::vector<float>>& expected,
+                            const std::vector<std::vector<float>>& actual, double relative = 1e-3) {
+  if (expected.size() != actual.size()) fail(what + ": counts differ");
+  for (size_t i = 0; i < expected.size(); ++i) {
+    check_close(what + " " + std::to_string(i), expected[i], actual[i],
+                {relative * (1 + largest_magnitude(expected[i])), 0});
+  }
 }
 
 // Graph and eager run the same kernels, so they must agree bit for bit.

@@ -43,30 +43,10 @@
 namespace {
 
 using ag::Tensor;
-using ag::Variable;
 using namespace ag_models;
 
 std::vector<float> values(const Tensor& t) {
   return t.to_vector<float>();
-}
-
-// The gradients (or updated weights) of two variants agree within float32
-// rounding, relative to each one's largest magnitude.
-void check_all_close(const std::string& what, const std::vector<std::vector<float>>& expected,
-                     const std::vector<std::vector<float>>& actual) {
-  if (expected.size() != actual.size()) ag_bench::fail(what + ": counts differ");
-  for (size_t i = 0; i < expected.size(); ++i) {
-    float largest = 0;
-    for (float v : expected[i]) largest = std::max(largest, std::abs(v));
-    ag_bench::check_close(what + " " + std::to_string(i), expected[i], actual[i],
-                          {1e-3 * (1 + largest), 0});
-  }
-}
-
-std::vector<std::vector<float>> values_of(const std::vector<Tensor>& tensors, size_t from = 0) {
-  std::vector<std::vector<float>> out;
-  for (size_t i = from; i < tensors.size(); ++i) out.push_back(values(tensors[i]));
-  return out;
 }
 
 auto make_lm_graph_step(LstmLm& model) {
@@ -101,12 +81,14 @@ void check_lm_variants_agree() {
   const ag_bench::Tolerance loss_tolerance{1e-5, 1e-4};
   ag_bench::check_close("lstm_lm graph loss", std::vector<float>{eager_loss},
                         std::vector<float>{graph_loss}, loss_tolerance);
-  check_all_close("lstm_lm graph weight", values_of(eager.current()), values_of(graph.current()));
+  ag_bench::check_all_close("lstm_lm graph weight", ag_bench::values_of(eager.current()),
+                            ag_bench::values_of(graph.current()));
 #if AG_BENCH_TORCH
   auto torch = make_torch_lm();
   ag_bench::check_close("lstm_lm torch loss", std::vector<float>{eager_loss},
                         std::vector<float>{torch->train_step()}, loss_tolerance);
-  check_all_close("lstm_lm torch weight", values_of(eager.current()), torch_lm_weights(*torch));
+  ag_bench::check_all_close("lstm_lm torch weight", ag_bench::values_of(eager.current()),
+                            torch_lm_weights(*torch));
 #endif
 }
 
@@ -140,7 +122,7 @@ auto make_encoder_graph(const EncoderLayer& layer) {
 #if AG_BENCH_TORCH
 std::unique_ptr<ag_bench::TorchEncoderLayer> make_torch_encoder() {
   const EncoderInputs& in = encoder_inputs();
-  std::vector<std::vector<float>> w = values_of(in.weights);
+  std::vector<std::vector<float>> w = ag_bench::values_of(in.weights);
   ag_bench::EncoderLayerWeights weights{w[0], w[1], w[2],  w[3],  w[4],  w[5],  w[6],  w[7],
                                         w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15]};
   return std::make_unique<ag_bench::TorchEncoderLayer>(kEncBatch, kEncTime, kEncWidth, kEncHeads,
@@ -160,12 +142,14 @@ void check_encoder_variants_agree() {
   const float loss = eager[0].item<float>();
   ag_bench::check_close("encoder graph loss", std::vector<float>{loss},
                         std::vector<float>{graph[0].item<float>()}, loss_tolerance);
-  check_all_close("encoder graph gradient", values_of(eager, 1), values_of(graph, 1));
+  ag_bench::check_all_close("encoder graph gradient", ag_bench::values_of(eager, 1),
+                            ag_bench::values_of(graph, 1));
 #if AG_BENCH_TORCH
   auto torch = make_torch_encoder();
   ag_bench::check_close("encoder torch loss", std::vector<float>{loss},
                         std::vector<float>{torch->forward_backward()}, loss_tolerance);
-  check_all_close("encoder torch gradient", values_of(eager, 1), torch->gradients());
+  ag_bench::check_all_close("encoder torch gradient", ag_bench::values_of(eager, 1),
+                            torch->gradients());
 #endif
 }
 
@@ -199,7 +183,7 @@ auto make_digits_graph_step(DigitsCnn& cnn) {
 #if AG_BENCH_TORCH
 std::unique_ptr<ag_bench::TorchDigitsCnn> make_torch_digits() {
   const DigitsInputs& in = digits_inputs();
-  std::vector<std::vector<float>> w = values_of(in.weights);
+  std::vector<std::vector<float>> w = ag_bench::values_of(in.weights);
   return std::make_unique<ag_bench::TorchDigitsCnn>(
       kDigitsBatch, kDigitsLearningRate,
       ag_bench::DigitsCnnWeights{w[0], w[1], w[2], w[3], w[4], w[5]}, in.images.data<float>(),
@@ -216,12 +200,14 @@ void check_digits_variants_agree() {
   const ag_bench::Tolerance loss_tolerance{1e-5, 1e-4};
   ag_bench::check_close("digits graph loss", std::vector<float>{eager_loss},
                         std::vector<float>{graph_loss}, loss_tolerance);
-  check_all_close("digits graph weight", values_of(eager.current()), values_of(graph.current()));
+  ag_bench::check_all_close("digits graph weight", ag_bench::values_of(eager.current()),
+                            ag_bench::values_of(graph.current()));
 #if AG_BENCH_TORCH
   auto torch = make_torch_digits();
   ag_bench::check_close("digits torch loss", std::vector<float>{eager_loss},
                         std::vector<float>{torch->train_step()}, loss_tolerance);
-  check_all_close("digits torch weight", values_of(eager.current()), torch->weights());
+  ag_bench::check_all_close("digits torch weight", ag_bench::values_of(eager.current()),
+                            torch->weights());
 #endif
 }
 

@@ -15,8 +15,14 @@
 // With AG_BENCH_TORCH_MODELS=<folder> (run.sh exports resnet18 and
 // mobilenet_v2 there with tests/onnx/torch_models.py, 224x224 images, batch 1,
 // where Debian's python3-torch and python3-torchvision are installed), each
-// model of the folder is also a workload, <name>/loaded alone, its output
-// checked against PyTorch's within 1e-3 of its largest value.
+// model of the folder is also a workload, <name>/loaded, its output checked
+// against PyTorch's within 1e-3 of its largest value. Where the folder also
+// holds the model as TorchScript (model.pt, torch_models.py --torchscript)
+// and CMake found LibTorch (AG_BENCH_TORCH), <name>/torch runs it in
+// LibTorch (torch_peer.h: torch::jit::load, eval, optimize_for_inference,
+// torch::InferenceMode, one intra-op thread) on the same input, its output
+// first checked against the loaded model's the same way; a model that does
+// not load or disagrees is reported as the row's error, never timed.
 // Times are CPU time per call. Run it through tools/bench/run.sh.
 //
 // With AG_BENCH_MODELS=<folder>, each workload's model is also written there
@@ -26,8 +32,8 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -42,6 +48,9 @@
 
 #include "bench_util.h"
 #include "tensor_proto.h"
+#if AG_BENCH_TORCH
+#include "torch_peer.h"
+#endif
 
 namespace {
 
@@ -151,29 +160,43 @@ Tensor read_tensor(const std::filesystem::path& path) {
   return ag::onnx_io::tensor_from_proto(proto, path.filename().string());
 }
 
+// A model torch_models.py exported: the workload, its output here (which
+// the peers are checked against) and its TorchScript file, if written.
+struct TorchModel {
+  Workload workload;
+  Tensor output;
+  std::filesystem::path torchscript;
+};
+
+// The 1e-3 of the largest value within which a model from PyTorch agrees.
+ag_bench::Tolerance torch_model_tolerance(const std::vector<float>& expected) {
+  return {1e-3 * ag_bench::largest_magnitude(expected), 0};
+}
+
 // A model torch_models.py exported (model.onnx, test_data_set_0/input_0.pb
-// and output_0.pb), loaded and checked against PyTorch's output.
-Workload torch_model(const std::filesystem::path& folder) {
+// and output_0.pb, model.pt with --torchscript), loaded and checked against
+// PyTorch's output.
+TorchModel torch_model(const std::filesystem::path& folder) {
   const std::string name = folder.filename().string();
   const std::string bytes = read_file(folder / "model.onnx");
   Workload w{name, nullptr, std::make_unique<ag::onnx::Model>(ag::onnx::load_from_bytes(bytes)),
              read_tensor(folder / "test_data_set_0" / "input_0.pb")};
   const Tensor want = read_tensor(folder / "test_data_set_0" / "output_0.pb");
-  const Tensor got = (*w.loaded)({w.input})[0];
+  Tensor got = (*w.loaded)({w.input})[0];
   if (want.shape() != got.shape()) ag_bench::fail(name + ": the loaded model's shape differs");
   const std::vector<float> expected = want.to_vector<float>();
-  float largest = 0;
-  for (float v : expected) largest = std::max(largest, std::abs(v));
   ag_bench::check_close(name + ": the loaded model against PyTorch", expected.data(),
-                        got.data<float>(), got.num_elements(), {1e-3 * largest, 0});
+                        got.data<float>(), got.num_elements(), torch_model_tolerance(expected));
   write_for_peers(name, bytes, w.input, got);
-  return w;
+  std::filesystem::path script = folder / "model.pt";
+  if (!std::filesystem::exists(script)) script.clear();
+  return {std::move(w), std::move(got), std::move(script)};
 }
 
 // The models of AG_BENCH_TORCH_MODELS, in name order; none without it.
-std::vector<Workload>& torch_models() {
-  static std::vector<Workload> models = [] {
-    std::vector<Workload> out;
+std::vector<TorchModel>& torch_models() {
+  static std::vector<TorchModel> models = [] {
+    std::vector<TorchModel> out;
     const char* folder = std::getenv("AG_BENCH_TORCH_MODELS");
     if (folder == nullptr || *folder == '\0') return out;
     std::vector<std::filesystem::path> folders;
@@ -185,6 +208,51 @@ std::vector<Workload>& torch_models() {
   }();
   return models;
 }
+
+#if AG_BENCH_TORCH
+// LibTorch's run of a model's TorchScript, loaded and run once, then checked
+// against the output here; an error says why the row is not timed.
+struct TorchPeer {
+  std::shared_ptr<ag_bench::TorchScriptModel> model;
+  std::string error;
+};
+
+TorchPeer torch_peer(const TorchModel& m) {
+  TorchPeer peer;
+  const Workload& w = m.workload;
+  try {
+    peer.model = std::make_shared<ag_bench::TorchScriptModel>(
+        m.torchscript.string(), w.input.data<float>(),
+        std::vector<int64_t>(w.input.shape().begin(), w.input.shape().end()));
+    peer.model->run();
+  } catch (const std::exception& e) {
+    peer.error = m.torchscript.string() + " does not run in LibTorch: " + e.what() + "; not timed";
+    return peer;
+  }
+  const std::vector<float> want = m.output.to_vector<float>(), got = peer.model->output();
+  if (ag::Shape(peer.model->output_shape()) != m.output.shape()) {
+    peer.error = w.name + ": LibTorch's output shape differs from the loaded model's; not timed";
+  } else if (std::string difference = ag_bench::first_difference(
+                 want.data(), got.data(), int64_t(want.size()), torch_model_tolerance(want));
+             !difference.empty()) {
+    peer.error = w.name + ": LibTorch's output against the loaded model's " + difference +
+                 " (beyond 1e-3 of its largest value); not timed";
+  }
+  return peer;
+}
+
+void register_torch_row(const TorchModel& m) {
+  TorchPeer peer = torch_peer(m);
+  benchmark::RegisterBenchmark((m.workload.name + "/torch").c_str(), [peer](
+                                                                         benchmark::State& state) {
+    if (!peer.error.empty()) {
+      state.SkipWithError(peer.error.c_str());
+      return;
+    }
+    for (auto _ : state) peer.model->run();
+  })->Unit(benchmark::kMillisecond);
+}
+#endif
 
 void bm_traced(benchmark::State& state, Workload& (*workload)()) {
   const Workload& w = workload();
@@ -206,12 +274,19 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark((name + "/traced").c_str(), bm_traced, workload);
     benchmark::RegisterBenchmark((name + "/loaded").c_str(), bm_loaded, workload);
   }
-  for (Workload& model : torch_models()) {
+#if AG_BENCH_TORCH
+  ag_bench::use_one_torch_thread();
+#endif
+  for (TorchModel& m : torch_models()) {
+    const Workload& model = m.workload;
     benchmark::RegisterBenchmark((model.name + "/loaded").c_str(), [&model](
                                                                        benchmark::State& state) {
       const std::vector<Tensor> inputs{model.input};
       for (auto _ : state) benchmark::DoNotOptimize((*model.loaded)(inputs));
     })->Unit(benchmark::kMillisecond);
+#if AG_BENCH_TORCH
+    if (!m.torchscript.empty()) register_torch_row(m);
+#endif
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -9,7 +9,11 @@ rows (median of five runs of CPU time per call), and prints one line per
 workload: the loaded model here, its trace here, ONNX Runtime, and the ratio
 of the loaded model to ONNX Runtime (below 1: faster here).
 
-  peers.py --models DIR --results onnx_bench.json
+  peers.py --models DIR --results onnx_bench.json [--out onnxruntime.json]
+
+With --out, ONNX Runtime's times are also written there as Google
+Benchmark's JSON (a median row <workload>/onnxruntime each, CPU time), which
+tools/bench/summarize.py reads beside onnx_bench's.
 
 ONNX Runtime is a peer for comparison, never a dependency: without it the
 script says so and exits 0.
@@ -69,6 +73,14 @@ def cpu_ns_per_call(run, min_seconds=0.5, repetitions=5):
     return statistics.median(per_call)
 
 
+def results_json(times, version):
+    """{workload: ns} as Google Benchmark's JSON, one median row <workload>/onnxruntime each."""
+    return {"context": {"onnxruntime": version},
+            "benchmarks": [{"name": f"{name}/onnxruntime_median", "run_name": f"{name}/onnxruntime",
+                            "run_type": "aggregate", "aggregate_name": "median", "cpu_time": ns,
+                            "time_unit": "ns"} for name, ns in sorted(times.items())]}
+
+
 def format_ns(ns):
     return f"{ns / 1e6:.3f} ms" if ns >= 1e5 else f"{ns / 1e3:.2f} us"
 
@@ -77,6 +89,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--models", required=True, help="the folder AG_BENCH_MODELS named for onnx_bench")
     p.add_argument("--results", required=True, help="onnx_bench's JSON results")
+    p.add_argument("--out", help="also write ONNX Runtime's times here, as Google Benchmark's JSON")
     a = p.parse_args()
     try:
         import onnxruntime as ort
@@ -94,6 +107,7 @@ def main():
     print("ONNX Runtime's times include its Python call, some microseconds: compare the small rows with care")
     print(f"{'workload':<20} {'loaded here':>12} {'traced here':>12} {'ONNX Runtime':>13} {'loaded/ORT':>11}")
     status = 0
+    peer_times = {}
     for name in names:
         x, want = load_case(a.models, name)
         session = ort_session(ort, os.path.join(a.models, name + ".onnx"))
@@ -105,12 +119,15 @@ def main():
                   file=sys.stderr)
             status = 1
             continue
-        peer = cpu_ns_per_call(lambda: session.run(None, feed))
+        peer = peer_times[name] = cpu_ns_per_call(lambda: session.run(None, feed))
         here = ours.get(name, {})
         loaded, traced = here.get("loaded"), here.get("traced")
         cells = [format_ns(v) if v else "-" for v in (loaded, traced)]
         ratio = f"{loaded / peer:.2f}x" if loaded else "-"
         print(f"{name:<20} {cells[0]:>12} {cells[1]:>12} {format_ns(peer):>13} {ratio:>11}")
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(results_json(peer_times, ort.__version__), f, indent=1)
     return status
 
 

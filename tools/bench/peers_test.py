@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tests of peers.py that need no ONNX Runtime: the times it reads from
-onnx_bench's results, the files it reads of a model, and its message and exit
-code where onnxruntime is not installed. ctest runs it as bench.peers."""
+onnx_bench's results, the files it reads of a model, the results it writes
+for the summary, and its message and exit code where onnxruntime is not
+installed. ctest runs it as bench.peers."""
 
 import contextlib
 import io
@@ -47,6 +48,17 @@ class PeersTest(unittest.TestCase):
         self.assertEqual(x.shape, (2, 3))
         self.assertEqual(x[1, 2], 5.0)
         self.assertEqual(y.tolist(), [2.5, -1.0])
+
+    def test_writes_its_times_as_median_rows_for_the_summary(self):
+        doc = peers.results_json({"resnet18": 30.5e6, "add_one": 900.0}, "1.32.0")
+        self.assertEqual(doc["context"], {"onnxruntime": "1.32.0"})
+        self.assertEqual(doc["benchmarks"], [
+            {"name": "add_one/onnxruntime_median", "run_name": "add_one/onnxruntime",
+             "run_type": "aggregate", "aggregate_name": "median", "cpu_time": 900.0,
+             "time_unit": "ns"},
+            {"name": "resnet18/onnxruntime_median", "run_name": "resnet18/onnxruntime",
+             "run_type": "aggregate", "aggregate_name": "median", "cpu_time": 30.5e6,
+             "time_unit": "ns"}])
 
     def test_without_onnxruntime_it_says_so_and_succeeds(self):
         out = io.StringIO()

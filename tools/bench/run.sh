@@ -7,7 +7,7 @@
 # bytes of one call, graph against eager against hand), then onnx_bench (loaded
 # ONNX models against their traces; built only with AG_BUILD_ONNX,
 # skipped otherwise; with PyTorch's resnet18 and mobilenet_v2 where Debian's
-# python3-torch is installed), then distribute_bench (a data-parallel training
+# python3-torch is installed, and LibTorch's run of each), then distribute_bench (a data-parallel training
 # step under mpirun on 1 and 2 ranks; built only where MPI is found).
 # Each binary writes its results as JSON to build-bench/results
 # (AG_BENCH_RESULTS picks another folder), and the run
@@ -15,7 +15,8 @@
 # target. AG_BENCH_UPDATE_README=1 also regenerates README.md's benchmark
 # table (between its bench-table markers) from this run. Where pip has
 # installed onnxruntime, onnx_bench also writes its models (AG_BENCH_MODELS)
-# and tools/bench/peers.py runs them in ONNX Runtime, beside this run's times.
+# and tools/bench/peers.py runs them in ONNX Runtime, beside this run's times,
+# before the summary, which shows the models from PyTorch against it.
 # Extra arguments go to each binary, e.g. --benchmark_filter=cache_hit;
 # AG_BENCH_BINARIES picks the binaries, e.g. AG_BENCH_BINARIES=control_bench.
 set -euo pipefail
@@ -64,13 +65,14 @@ if python3 -c "import onnxruntime" 2>/dev/null; then
   mkdir -p "$AG_BENCH_MODELS"
 fi
 # resnet18 and mobilenet_v2 at 224x224 for onnx_bench, from Debian's
-# python3-torch and python3-torchvision where one of these Pythons has them.
+# python3-torch and python3-torchvision where one of these Pythons has them,
+# as ONNX and as TorchScript (for onnx_bench's LibTorch rows).
 if [[ " ${binaries[*]} " == *" onnx_bench "* ]]; then
   for python in python3 /usr/bin/python3; do
     if "$python" -c "import torch, torchvision, onnx" 2>/dev/null; then
       export AG_BENCH_TORCH_MODELS="$results/torch_models"
       "$python" "$repo/tests/onnx/torch_models.py" "$AG_BENCH_TORCH_MODELS" \
-        --only resnet18,mobilenet_v2 --image-size 224 >/dev/null
+        --only resnet18,mobilenet_v2 --image-size 224 --torchscript >/dev/null
       break
     fi
   done
@@ -105,15 +107,18 @@ if [[ " ${binaries[*]} " == *" distribute_bench "* ]]; then
     if [ -s "$out" ]; then outputs+=("$out"); fi
   done
 fi
+# ONNX Runtime's times of onnx_bench's models, printed and kept for the summary.
+if [ -s "$results/onnx_bench.json" ] && [ -n "${AG_BENCH_MODELS:-}" ]; then
+  rm -f "$results/onnxruntime.json"
+  echo
+  python3 "$repo/tools/bench/peers.py" --models "$AG_BENCH_MODELS" --results "$results/onnx_bench.json" \
+    --out "$results/onnxruntime.json" || status=$?
+  if [ -s "$results/onnxruntime.json" ]; then outputs+=("$results/onnxruntime.json"); fi
+fi
 if [ ${#outputs[@]} -gt 0 ]; then
   echo
   readme=()
   if [ "${AG_BENCH_UPDATE_README:-0}" = 1 ]; then readme=(--readme "$repo/README.md"); fi
   python3 "$repo/tools/bench/summarize.py" "${outputs[@]}" "${readme[@]}" || status=$?
-fi
-if [ -s "$results/onnx_bench.json" ] && [ -n "${AG_BENCH_MODELS:-}" ]; then
-  echo
-  python3 "$repo/tools/bench/peers.py" --models "$AG_BENCH_MODELS" --results "$results/onnx_bench.json" ||
-    status=$?
 fi
 exit $status

@@ -4,13 +4,18 @@ targets, and memory_bench's peak bytes) from the JSON files that Google Benchmar
 --benchmark_out=FILE --benchmark_out_format=json, with eager, graph and hand,
 the ratio or per-iteration figure, the target, and "met" or "missed by N%"
 (by Nx from 2x).
-The LibTorch peer rows of train_bench, conv_bench and model_bench
+The LibTorch peer rows of train_bench, conv_bench, model_bench and onnx_bench
 (mlp_step/torch, lenet_step/torch, rnn/torch_forward_backward,
 conv_guide/torch, lstm_lm_step/torch, encoder_layer/torch,
-digits_step/torch; built only where LibTorch is found) add a torch column to
-the table, and the row's figure says graph over torch too; a workload with
-no hand row (lenet_step, lstm_lm_step, encoder_layer, digits_step) has its
-target against torch.
+digits_step/torch, resnet18/torch, mobilenet_v2/torch; built only where
+LibTorch is found) add a torch column to the table, and the row's figure
+says graph over torch too; a workload with no hand row (lenet_step,
+lstm_lm_step, encoder_layer, digits_step, and the models from PyTorch, whose
+loaded row stands for the graph) has its target against torch. The models
+from PyTorch also say their time over ONNX Runtime's where tools/bench/peers.py
+ran them (its --out file among the results: <model>/onnxruntime rows). A row
+whose result check failed (Google Benchmark's error_occurred) is listed
+under the tables, not timed.
 tools/bench/run.sh calls it last. The targets live here and nowhere else.
 
     summarize.py RESULTS.json...                  print the tables
@@ -43,6 +48,7 @@ class Results:
     def __init__(self, documents):
         cpu, real, counters = {}, {}, {}
         self.contexts = []
+        self.errors = {}  # name -> why the row was not timed
         for doc in documents:
             self.contexts.append(doc.get("context", {}))
             for b in doc.get("benchmarks", []):
@@ -50,6 +56,10 @@ class Results:
                 # is named "<name>/min_time:0.300" or "<name>/iterations:1".
                 name = re.sub(r"/(min_time:[0-9.]+|iterations:[0-9]+)", "",
                               b.get("run_name", b["name"]))
+                # A row whose check failed (SkipWithError) has no time.
+                if b.get("error_occurred"):
+                    self.errors[name] = b.get("error_message", "")
+                    continue
                 scale = NS_PER_UNIT[b.get("time_unit", "ns")]
                 if b.get("run_type") == "aggregate":
                     if b.get("aggregate_name") != "median":
@@ -58,7 +68,8 @@ class Results:
                 else:
                     key = (name, "iteration")
                 cpu.setdefault(key, []).append(b["cpu_time"] * scale)
-                real.setdefault(key, []).append(b["real_time"] * scale)
+                if "real_time" in b:  # peers.py's ONNX Runtime rows have CPU time only
+                    real.setdefault(key, []).append(b["real_time"] * scale)
                 counters.setdefault(name, {}).update(
                     {k: v for k, v in b.items() if isinstance(v, (int, float))})
         self.cpu, self.real, self.counters = {}, {}, counters
@@ -66,7 +77,8 @@ class Results:
             # An aggregate median wins over the single repetitions.
             if kind == "median" or name not in self.cpu:
                 self.cpu[name] = statistics.median(values)
-                self.real[name] = statistics.median(real[(name, kind)])
+                if (name, kind) in real:
+                    self.real[name] = statistics.median(real[(name, kind)])
 
     def time(self, name):
         return self.cpu.get(name)
@@ -108,6 +120,12 @@ def verdict(value, target, at_least=False):
     return f"missed by {factor:.1f}x"
 
 
+def over_peer(res, workload, ours, peer_row, peer_name):
+    """", 0.80x torch": our time over a peer's row, where the peer ran; else ""."""
+    peer = res.time(f"{workload}/{peer_row}")
+    return f", {ours / peer:.2f}x {peer_name}" if peer else ""
+
+
 def ratio_row(res, label, workload, target, over="hand"):
     """Graph over hand (or over eager), against a target ratio."""
     graph, eager, hand = (res.time(workload + "/graph"), res.time(workload + "/eager"),
@@ -116,21 +134,21 @@ def ratio_row(res, label, workload, target, over="hand"):
     if graph is None or base is None:
         return None
     value = graph / base
-    figure = f"{value:.2f}x {over}"
-    torch = res.time(workload + "/torch")
-    if torch:
-        figure += f", {graph / torch:.2f}x torch"
+    figure = f"{value:.2f}x {over}" + over_peer(res, workload, graph, "torch", "torch")
     return Row(label, eager, graph, hand, figure, f"≤ {target:g}x", verdict(value, target),
-               torch=torch)
+               torch=res.time(workload + "/torch"))
 
 
-def torch_row(res, label, workload, target):
-    """Graph over the LibTorch peer, for a workload that has no hand row."""
-    graph, torch = res.time(workload + "/graph"), res.time(workload + "/torch")
+def torch_row(res, label, workload, target, ours="graph"):
+    """Graph (or another row of ours: onnx_bench's loaded model) over the
+    LibTorch peer, for a workload that has no hand row; over ONNX Runtime
+    too where peers.py timed the workload (<workload>/onnxruntime)."""
+    graph, torch = res.time(f"{workload}/{ours}"), res.time(workload + "/torch")
     if graph is None or torch is None:
         return None
     value = graph / torch
-    return Row(label, res.time(workload + "/eager"), graph, None, f"{value:.2f}x torch",
+    figure = f"{value:.2f}x torch" + over_peer(res, workload, graph, "onnxruntime", "ONNX Runtime")
+    return Row(label, res.time(workload + "/eager"), graph, None, figure,
                f"≤ {target:g}x torch", verdict(value, target), torch=torch)
 
 
@@ -243,12 +261,10 @@ def backward_row(res, label, workload, target):
     if forward is None or both is None:
         return None
     value = (both - forward) / forward
-    figure = f"backward {value:.2f}x forward ({format_ns(forward)})"
-    torch = res.time(workload + "/torch_forward_backward")
-    if torch:
-        figure += f", {both / torch:.2f}x torch"
+    figure = (f"backward {value:.2f}x forward ({format_ns(forward)})"
+              + over_peer(res, workload, both, "torch_forward_backward", "torch"))
     return Row(label, None, both, None, figure, f"≤ {target:g}x forward", verdict(value, target),
-               torch=torch)
+               torch=res.time(workload + "/torch_forward_backward"))
 
 
 def scaling_row(res, label, workload, target):
@@ -333,6 +349,10 @@ def other_rows(res):
         loaded_row(res, "ONNX dense + relu, loaded", "dense_256x512x512", 1.05),
         loaded_row(res, "ONNX tanh loop, loaded", "tanh_loop", 1.05),
         loaded_row(res, "ONNX Conv2D(100, 3), loaded", "conv_guide", 1.05),
+        torch_row(res, "resnet18 from PyTorch, 224x224, batch 1, loaded from ONNX", "resnet18",
+                  1.0, ours="loaded"),
+        torch_row(res, "mobilenet_v2 from PyTorch, 224x224, batch 1, loaded from ONNX",
+                  "mobilenet_v2", 1.0, ours="loaded"),
     ]
     return [r for r in rows if r]
 
@@ -425,6 +445,8 @@ def describe_run(res):
             libraries.append(f"oneDNN {c['onednn']}")
         if c.get("openblas_core") and not any(x.startswith("OpenBLAS") for x in libraries):
             libraries.append(f"OpenBLAS with its {c['openblas_core']} kernels")
+        if c.get("onnxruntime") and not any(x.startswith("ONNX Runtime") for x in libraries):
+            libraries.append(f"ONNX Runtime {c['onnxruntime']}")
     libraries_text = f"; libraries: {', '.join(libraries)}" if libraries else ""
     model = next((c["cpu_model"] for c in contexts if c.get("cpu_model")), "")
     isa = next((c["kernel_isa"] for c in contexts if c.get("kernel_isa")), "")
@@ -474,6 +496,9 @@ def summary(res):
         line = hand_rows_line(res, workload, label)
         if line:
             sections.append(line)
+    if res.errors:
+        sections.append("Not timed, their check failed:\n\n" + "\n".join(
+            f"- {name}: {message}" for name, message in sorted(res.errors.items())))
     sections.append(f"Measured {describe_run(res)}.")
     return "\n\n".join(sections)
 

@@ -12,6 +12,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import peers  # noqa: E402
 import summarize  # noqa: E402
 
 
@@ -163,6 +164,46 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual((row.eager, row.graph, row.hand, row.torch), (8000e3, 4400e3, None, 4000e3))
         self.assertEqual(row.figure, "1.10x torch")
         self.assertEqual((row.target, row.result), ("≤ 1x torch", "missed by 10%"))
+
+    def test_models_from_pytorch_against_libtorch_and_onnx_runtime(self):
+        def median(name, ms):
+            return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
+                    "aggregate_name": "median", "cpu_time": ms, "real_time": ms + 1,
+                    "time_unit": "ms"}
+        onnx_bench = {"benchmarks": [
+            median("resnet18/loaded", 27.0), median("resnet18/torch", 36.0),
+            median("mobilenet_v2/loaded", 7.5), median("mobilenet_v2/torch", 6.0)]}
+        # What peers.py --out writes: CPU time only, in ns.
+        onnxruntime = peers.results_json({"resnet18": 30e6}, "1.32.0")
+        res = summarize.Results([onnx_bench, onnxruntime])
+        rows = {r.workload: r for r in summarize.other_rows(res)}
+        resnet = rows["resnet18 from PyTorch, 224x224, batch 1, loaded from ONNX"]
+        self.assertEqual((resnet.eager, resnet.graph, resnet.hand, resnet.torch),
+                         (None, 27e6, None, 36e6))
+        self.assertEqual(resnet.figure, "0.75x torch, 0.90x ONNX Runtime")
+        self.assertEqual((resnet.target, resnet.result), ("≤ 1x torch", "met"))
+        # No ONNX Runtime time: the torch ratio alone.
+        mobilenet = rows["mobilenet_v2 from PyTorch, 224x224, batch 1, loaded from ONNX"]
+        self.assertEqual((mobilenet.figure, mobilenet.result), ("1.25x torch", "missed by 25%"))
+        self.assertIn("| mobilenet_v2 from PyTorch, 224x224, batch 1, loaded from ONNX |  | "
+                      "7.50 ms |  | 6.00 ms | 1.25x torch | ≤ 1x torch | **missed by 25%** |",
+                      summarize.markdown_table(list(rows.values())))
+        self.assertIn("libraries: ONNX Runtime 1.32.0", summarize.describe_run(res))
+
+    def test_a_row_whose_check_failed_is_listed_not_timed(self):
+        why = "resnet18: LibTorch's output against the loaded model's differs at 0"
+        doc = {"benchmarks": [
+            {"name": "resnet18/loaded", "run_name": "resnet18/loaded", "run_type": "iteration",
+             "cpu_time": 27.0, "real_time": 27.0, "time_unit": "ms"},
+            {"name": "resnet18/torch", "run_name": "resnet18/torch", "run_type": "iteration",
+             "error_occurred": True, "error_message": why, "iterations": 0, "cpu_time": 0.0,
+             "real_time": 0.0, "time_unit": "ms"}]}
+        res = summarize.Results([doc])
+        self.assertIsNone(res.time("resnet18/torch"))
+        self.assertNotIn("resnet18 from PyTorch, 224x224, batch 1, loaded from ONNX",
+                         {r.workload for r in summarize.other_rows(res)})
+        self.assertIn(f"Not timed, their check failed:\n\n- resnet18/torch: {why}",
+                      summarize.summary(res))
 
     def test_no_torch_column_without_a_torch_row(self):
         table = summarize.markdown_table(summarize.main_rows(self.res)

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ag_bench {
@@ -178,6 +179,35 @@ class TorchDigitsCnn {
   float train_step();
   // The current weights, in DigitsCnnWeights' order and ag's layouts.
   std::vector<std::vector<float>> weights() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace ag_bench
+
+namespace ag_bench {
+
+// A model as a PyTorch user deploys it for CPU inference: the file
+// torch.jit.trace saved (tests/onnx/torch_models.py --torchscript), loaded
+// with torch::jit::load, in eval mode, through
+// torch::jit::optimize_for_inference (frozen, batch norms folded, oneDNN's
+// layouts), called under torch::InferenceMode on one float32 input
+// (onnx_bench's <model>/torch rows; torch_script_peer.cpp).
+class TorchScriptModel {
+ public:
+  // Loads `path` and copies the row-major input of `shape`. Here and in
+  // run(), LibTorch's errors are thrown as std::runtime_error with its
+  // reason.
+  TorchScriptModel(const std::string& path, const float* input, const std::vector<int64_t>& shape);
+  ~TorchScriptModel();
+
+  // One call of the model's forward; its output is kept.
+  void run();
+  // The last output, row-major, and its shape.
+  std::vector<float> output() const;
+  std::vector<int64_t> output_shape() const;
 
  private:
   struct State;

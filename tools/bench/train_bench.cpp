@@ -508,14 +508,8 @@ void check_torch_rnn(const Tensor& loss, const std::vector<Tensor>& grads) {
                         std::vector<float>{torch_loss}, sum_tolerance);
   ag_bench::check_close("torch rnn loss without gradient", std::vector<float>{loss.item<float>()},
                         std::vector<float>{torch->forward()}, sum_tolerance);
-  std::vector<std::vector<float>> torch_grads = torch->gradients();
-  const char* names[] = {"torch rnn dW", "torch rnn dU", "torch rnn db"};
-  for (size_t i = 0; i < grads.size(); ++i) {
-    std::vector<float> e = values(grads[i]);
-    float largest = 0;
-    for (float v : e) largest = std::max(largest, std::abs(v));
-    ag_bench::check_close(names[i], e, torch_grads[i], {1e-3 * (1 + largest), 0});
-  }
+  ag_bench::check_all_close("torch rnn gradient (0: dW, 1: dU, 2: db)", ag_bench::values_of(grads),
+                            torch->gradients());
 }
 #endif
 
@@ -531,17 +525,8 @@ void check_rnn_gradient() {
   Tensor loss = rnn_loss(in.x, in.w, in.u, in.b, in.steps);
   std::vector<Tensor> eager = tape.gradient(loss, std::vector<Tensor>{in.w, in.u, in.b});
   check_close("rnn loss", {loss.item<float>()}, {graph[0].item<float>()});
-  const char* names[] = {"rnn dW", "rnn dU", "rnn db"};
-  for (size_t i = 0; i < eager.size(); ++i) {
-    std::vector<float> e = values(eager[i]), g = values(graph[i + 1]);
-    float largest = 0;
-    for (float v : e) largest = std::max(largest, std::abs(v));
-    for (size_t k = 0; k < e.size(); ++k) {
-      if (std::abs(e[k] - g[k]) > 1e-3f * (1 + largest))
-        ag_bench::fail(std::string(names[i]) + "[" + std::to_string(k) + "]: eager " +
-                       std::to_string(e[k]) + ", graph " + std::to_string(g[k]));
-    }
-  }
+  ag_bench::check_all_close("rnn graph gradient (0: dW, 1: dU, 2: db)", ag_bench::values_of(eager),
+                            ag_bench::values_of(graph, 1));
 #if AG_BENCH_TORCH
   check_torch_rnn(loss, eager);
 #endif
