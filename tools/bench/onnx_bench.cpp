@@ -14,7 +14,8 @@
 // The loaded results are checked against the traced ones before timing.
 // With AG_BENCH_TORCH_MODELS=<folder> (run.sh exports resnet18 and
 // mobilenet_v2 there with tests/onnx/torch_models.py, 224x224 images, batch 1,
-// where Debian's python3-torch and python3-torchvision are installed), each
+// and its LSTM language model on 8 tokens, where Debian's python3-torch and
+// python3-torchvision are installed), each
 // model of the folder is also a workload, <name>/loaded, its output checked
 // against PyTorch's within 1e-3 of its largest value. Where the folder also
 // holds the model as TorchScript (model.pt, torch_models.py --torchscript)
@@ -222,8 +223,9 @@ TorchPeer torch_peer(const TorchModel& m) {
   const Workload& w = m.workload;
   try {
     peer.model = std::make_shared<ag_bench::TorchScriptModel>(
-        m.torchscript.string(), w.input.data<float>(),
-        std::vector<int64_t>(w.input.shape().begin(), w.input.shape().end()));
+        m.torchscript.string(), w.input.raw_data(),
+        std::vector<int64_t>(w.input.shape().begin(), w.input.shape().end()),
+        w.input.dtype() == ag::int64);
     peer.model->run();
   } catch (const std::exception& e) {
     peer.error = m.torchscript.string() + " does not run in LibTorch: " + e.what() + "; not timed";

@@ -6,9 +6,10 @@
 # an LSTM language model, a transformer encoder layer), memory_bench (peak heap
 # bytes of one call, graph against eager against hand), then onnx_bench (loaded
 # ONNX models against their traces; built only with AG_BUILD_ONNX,
-# skipped otherwise; with PyTorch's resnet18 and mobilenet_v2 where Debian's
-# python3-torch is installed, and LibTorch's run of each), then distribute_bench (a data-parallel training
-# step under mpirun on 1 and 2 ranks; built only where MPI is found).
+# skipped otherwise; with PyTorch's resnet18, mobilenet_v2 and an LSTM
+# language model where Debian's python3-torch is installed, and LibTorch's run
+# of each), then distribute_bench (a data-parallel training step under mpirun
+# on 1 and 2 ranks; built only where MPI is found).
 # Each binary writes its results as JSON to build-bench/results
 # (AG_BENCH_RESULTS picks another folder), and the run
 # ends with tools/bench/summarize.py's table of every workload against its
@@ -64,15 +65,16 @@ if python3 -c "import onnxruntime" 2>/dev/null; then
   rm -rf "$AG_BENCH_MODELS"
   mkdir -p "$AG_BENCH_MODELS"
 fi
-# resnet18 and mobilenet_v2 at 224x224 for onnx_bench, from Debian's
-# python3-torch and python3-torchvision where one of these Pythons has them,
-# as ONNX and as TorchScript (for onnx_bench's LibTorch rows).
+# resnet18 and mobilenet_v2 at 224x224, and the LSTM language model, for
+# onnx_bench, from Debian's python3-torch and python3-torchvision where one of
+# these Pythons has them, as ONNX and as TorchScript (for onnx_bench's
+# LibTorch rows).
 if [[ " ${binaries[*]} " == *" onnx_bench "* ]]; then
   for python in python3 /usr/bin/python3; do
     if "$python" -c "import torch, torchvision, onnx" 2>/dev/null; then
       export AG_BENCH_TORCH_MODELS="$results/torch_models"
       "$python" "$repo/tests/onnx/torch_models.py" "$AG_BENCH_TORCH_MODELS" \
-        --only resnet18,mobilenet_v2 --image-size 224 --torchscript >/dev/null
+        --only resnet18,mobilenet_v2,lstm_lm --image-size 224 --torchscript >/dev/null
       break
     fi
   done

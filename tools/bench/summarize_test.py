@@ -181,13 +181,20 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual((resnet.eager, resnet.graph, resnet.hand, resnet.torch),
                          (None, 27e6, None, 36e6))
         self.assertEqual(resnet.figure, "0.75x torch, 0.90x ONNX Runtime")
-        self.assertEqual((resnet.target, resnet.result), ("≤ 1x torch", "met"))
+        self.assertEqual((resnet.target, resnet.result), ("≤ 1x torch and ONNX Runtime", "met"))
         # No ONNX Runtime time: the torch ratio alone.
         mobilenet = rows["mobilenet_v2 from PyTorch, 224x224, batch 1, loaded from ONNX"]
         self.assertEqual((mobilenet.figure, mobilenet.result), ("1.25x torch", "missed by 25%"))
         self.assertIn("| mobilenet_v2 from PyTorch, 224x224, batch 1, loaded from ONNX |  | "
                       "7.50 ms |  | 6.00 ms | 1.25x torch | ≤ 1x torch | **missed by 25%** |",
                       summarize.markdown_table(list(rows.values())))
+        # The verdict is the worse peer's: faster than LibTorch, slower than ONNX Runtime.
+        lstm_bench = {"benchmarks": [median("lstm_lm/loaded", 0.5), median("lstm_lm/torch", 0.8)]}
+        lstm = {r.workload: r for r in summarize.other_rows(summarize.Results(
+            [lstm_bench, peers.results_json({"lstm_lm": 0.4e6}, "1.32.0")]))}[
+                "LSTM language model from PyTorch, 8 tokens, batch 1, loaded from ONNX"]
+        self.assertEqual((lstm.figure, lstm.result),
+                         ("0.62x torch, 1.25x ONNX Runtime", "missed by 25%"))
         self.assertIn("libraries: ONNX Runtime 1.32.0", summarize.describe_run(res))
 
     def test_a_row_whose_check_failed_is_listed_not_timed(self):

@@ -197,10 +197,11 @@ namespace ag_bench {
 // (onnx_bench's <model>/torch rows; torch_script_peer.cpp).
 class TorchScriptModel {
  public:
-  // Loads `path` and copies the row-major input of `shape`. Here and in
-  // run(), LibTorch's errors are thrown as std::runtime_error with its
-  // reason.
-  TorchScriptModel(const std::string& path, const float* input, const std::vector<int64_t>& shape);
+  // Loads `path` and copies the row-major input of `shape`, float32 or, with
+  // `int64`, int64. Here and in run(), LibTorch's errors are thrown as
+  // std::runtime_error with its reason.
+  TorchScriptModel(const std::string& path, const void* input, const std::vector<int64_t>& shape,
+                   bool int64 = false);
   ~TorchScriptModel();
 
   // One call of the model's forward; its output is kept.

@@ -27,8 +27,8 @@ struct TorchScriptModel::State {
   torch::Tensor input, output;
 };
 
-TorchScriptModel::TorchScriptModel(const std::string& path, const float* input,
-                                   const std::vector<int64_t>& shape)
+TorchScriptModel::TorchScriptModel(const std::string& path, const void* input,
+                                   const std::vector<int64_t>& shape, bool int64)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   // As PyTorch advises for CPU inference: frozen (weights as constants,
@@ -41,7 +41,9 @@ TorchScriptModel::TorchScriptModel(const std::string& path, const float* input,
     traced.eval();
     return torch::jit::optimize_for_inference(traced);
   });
-  s.input = torch::from_blob(const_cast<float*>(input), shape, torch::kFloat32).clone();
+  s.input =
+      torch::from_blob(const_cast<void*>(input), shape, int64 ? torch::kInt64 : torch::kFloat32)
+          .clone();
 }
 
 TorchScriptModel::~TorchScriptModel() = default;
