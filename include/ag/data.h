@@ -247,7 +247,8 @@ class Dataset {
   }
   // tf.data's shuffle: a buffer of buffer_size elements, each output drawn
   // uniformly from it and replaced by the next input. The same seed gives
-  // the same order; each pass draws a new order unless told otherwise.
+  // the same order; each iterator, and each of its repetitions, draws a new
+  // order unless told otherwise, from its own state only (docs/datasets.md).
   Dataset shuffle(int64_t buffer_size, uint64_t seed, bool reshuffle_each_iteration = true,
                   CallSite site = CallSite::current()) const {
     return derive<E>([=](const auto& in) {

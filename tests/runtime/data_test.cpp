@@ -78,9 +78,14 @@ TEST(DataTest, BatchKeepsOrDropsTheRemainder) {
 }
 
 // TensorFlow's shuffle buffer, written out: fill, draw, refill the slot.
+// The order of an iterator's `epoch`-th pass (its repetitions), `iterator`
+// counting the iterators over the stage; a first pass seeds without epoch.
 std::vector<int64_t> reference_shuffle(int64_t n, int64_t buffer_size, uint64_t seed,
-                                       uint64_t pass) {
-  std::seed_seq seq{uint32_t(seed), uint32_t(seed >> 32), uint32_t(pass), uint32_t(pass >> 32)};
+                                       uint64_t iterator, uint64_t epoch = 0) {
+  std::vector<uint32_t> words{uint32_t(seed), uint32_t(seed >> 32), uint32_t(iterator),
+                              uint32_t(iterator >> 32)};
+  if (epoch > 0) words.insert(words.end(), {uint32_t(epoch), uint32_t(epoch >> 32)});
+  std::seed_seq seq(words.begin(), words.end());
   std::mt19937_64 engine(seq);
   std::vector<int64_t> buffer, out;
   int64_t next = 0;
@@ -109,6 +114,30 @@ TEST(DataTest, ShuffleIsSeededAndReshufflesEachPass) {
   EXPECT_EQ(scalars(fixed), scalars(fixed));
   // A buffer of 1 keeps the order.
   EXPECT_EQ(scalars(data::range(6).shuffle(1, 3)), iota(6));
+}
+
+// Each iterator draws its index when it starts; its repetitions' orders
+// follow from that index and its own epochs, whatever other iterators did.
+TEST(DataTest, ShuffleRepetitionsFollowTheIteratorsOwnEpochs) {
+  auto ds = data::range(8).shuffle(4, 5).repeat(3);
+  auto concat = [](std::vector<std::vector<int64_t>> parts) {
+    std::vector<int64_t> out;
+    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
+  };
+  const auto of_iterator = [&](uint64_t i) {
+    return concat({reference_shuffle(8, 4, 5, i, 0), reference_shuffle(8, 4, 5, i, 1),
+                   reference_shuffle(8, 4, 5, i, 2)});
+  };
+  auto it = ds.begin();
+  std::vector<int64_t> got;
+  for (int k = 0; k < 10; ++k, ++it) got.push_back((*it).item<int64_t>());
+  // Two iterators made while the first is in its second repetition.
+  EXPECT_EQ(scalars(ds), of_iterator(1));
+  EXPECT_EQ(scalars(ds), of_iterator(2));
+  for (; it != ds.end(); ++it) got.push_back((*it).item<int64_t>());
+  EXPECT_EQ(got, of_iterator(0));
+  EXPECT_NE(reference_shuffle(8, 4, 5, 0, 1), reference_shuffle(8, 4, 5, 1, 0));
 }
 
 TEST(DataTest, MapIsTracedOnceAndRunPerElement) {
