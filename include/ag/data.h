@@ -479,10 +479,12 @@ struct CsvOptions {
   char delimiter = ',';
 };
 // The rows of a CSV file, as tf.data's CsvDataset: one scalar per column of
-// the given dtype. Fields may be quoted ("a, b", "say ""hi"""), also across
-// lines. A field that does not parse, or a row with the wrong number of
-// fields, is an InvalidArgumentError naming file:line; a missing file is a
-// NotFoundError naming this call's line.
+// the given dtype, any dtype: a number parsed whole and range-checked, a
+// bool from true/false/1/0, a string column the field's bytes as they are.
+// Fields may be quoted ("a, b", "say ""hi"""), also across lines. A field
+// that does not parse or does not fit its dtype, or a row with the wrong
+// number of fields, is an InvalidArgumentError naming file:line and the
+// field; a missing file is a NotFoundError naming this call's line.
 namespace api {
 Dataset<std::vector<Tensor>> CsvDataset(const std::string& path, std::vector<DType> column_types,
                                         CsvOptions options = {},
