@@ -247,7 +247,8 @@ class Dataset {
   }
   // tf.data's shuffle: a buffer of buffer_size elements, each output drawn
   // uniformly from it and replaced by the next input. The same seed gives
-  // the same order; each pass draws a new order unless told otherwise.
+  // the same order; each iterator, and each of its repetitions, draws a new
+  // order unless told otherwise, from its own state only (docs/datasets.md).
   Dataset shuffle(int64_t buffer_size, uint64_t seed, bool reshuffle_each_iteration = true,
                   CallSite site = CallSite::current()) const {
     return derive<E>([=](const auto& in) {
@@ -478,10 +479,12 @@ struct CsvOptions {
   char delimiter = ',';
 };
 // The rows of a CSV file, as tf.data's CsvDataset: one scalar per column of
-// the given dtype. Fields may be quoted ("a, b", "say ""hi"""), also across
-// lines. A field that does not parse, or a row with the wrong number of
-// fields, is an InvalidArgumentError naming file:line; a missing file is a
-// NotFoundError naming this call's line.
+// the given dtype, any dtype: a number parsed whole and range-checked, a
+// bool from true/false/1/0, a string column the field's bytes as they are.
+// Fields may be quoted ("a, b", "say ""hi"""), also across lines. A field
+// that does not parse or does not fit its dtype, or a row with the wrong
+// number of fields, is an InvalidArgumentError naming file:line and the
+// field; a missing file is a NotFoundError naming this call's line.
 namespace api {
 Dataset<std::vector<Tensor>> CsvDataset(const std::string& path, std::vector<DType> column_types,
                                         CsvOptions options = {},

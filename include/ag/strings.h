@@ -63,8 +63,14 @@ Tensor join(const std::vector<Tensor>& inputs, std::string_view separator = "",
 // tf.strings.length (bytes), as int32.
 Tensor length(const Tensor& input, CallSite site = CallSite::current());
 // tf.strings.substr: `len` bytes from `pos` (negative: from the end), fewer
-// where the string ends first. A pos past either end is an error.
+// where the string ends first, the rest of the string for a negative `len`.
+// A pos past either end is an error naming the string.
 Tensor substr(const Tensor& input, int64_t pos, int64_t len, CallSite site = CallSite::current());
+// The same with int32 or int64 tensors `pos` and `len` of one shape: the
+// input's shape (one cut per string), a shape that broadcasts against it
+// (one cut per column, say), or scalars; the result has the broadcast shape.
+Tensor substr(const Tensor& input, const Tensor& pos, const Tensor& len,
+              CallSite site = CallSite::current());
 // tf.strings.as_string: numbers as TensorFlow writes them (%d, %f, true/false).
 Tensor as_string(const Tensor& input, CallSite site = CallSite::current());
 // tf.strings.to_number: float32, float64, int32 or int64; a string that is

@@ -1,9 +1,17 @@
 // ag::data::CsvDataset: rows of a CSV file (RFC 4180 quoting) as scalars of
-// the column types. Each pass reads the file anew, a record at a time.
+// the column types, any dtype (a string column keeps the field's bytes).
+// Each pass reads the file anew, a record at a time.
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
 
+#include "ag/strings.h"
 #include "data/node.h"
 
 namespace ag::data::detail {
@@ -59,37 +67,115 @@ std::optional<CsvRecord> read_record(std::istream& in, int64_t& line, char delim
   return record;
 }
 
-Tensor parse_field(const std::string& field, DType dtype, const std::string& where_field) {
-  auto fail = [&]() -> Tensor {
-    throw InvalidArgumentError(where_field + " \"" + field + "\" is not a valid " +
-                               std::string(dtype_name(dtype)));
-  };
-  if (field.empty()) fail();
+[[noreturn]] void bad_field(const std::string& field, DType dtype, const std::string& where_field,
+                            const std::string& why) {
+  throw InvalidArgumentError(where_field + " \"" + field + "\" " + why + " " +
+                             std::string(dtype_name(dtype)));
+}
+
+// A scalar of `dtype` holding the bits of `v` (a storage dtype's own type).
+template <class T>
+Tensor scalar_of(DType dtype, T v) {
+  Tensor t = ag::empty(Shape(), dtype);
+  std::memcpy(t.raw_mutable_data(), &v, sizeof v);
+  return t;
+}
+
+// The whole of `field` as an integer of type T (strtoll's syntax: leading
+// spaces, a sign), or an error saying why not: not a number, or out of T's
+// range (a negative number for an unsigned T).
+template <class T>
+T parse_integer(const std::string& field, DType dtype, const std::string& where_field) {
+  const size_t first = field.find_first_not_of(" \t\n\v\f\r");
+  const bool negative = first != std::string::npos && field[first] == '-';
   char* end = nullptr;
   errno = 0;
+  bool in_range = false;
+  T value{};
+  if constexpr (std::is_signed_v<T>) {
+    const long long v = std::strtoll(field.c_str(), &end, 10);
+    in_range =
+        errno != ERANGE && v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
+    value = T(v);
+  } else if (negative) {
+    in_range = std::strtoll(field.c_str(), &end, 10) == 0;  // "-0"
+  } else {
+    const unsigned long long v = std::strtoull(field.c_str(), &end, 10);
+    in_range = errno != ERANGE && v <= std::numeric_limits<T>::max();
+    value = T(v);
+  }
+  if (end == field.c_str() || *end) bad_field(field, dtype, where_field, "is not a valid");
+  if (!in_range) {
+    bad_field(field, dtype, where_field,
+              "is out of the range [" + std::to_string(std::numeric_limits<T>::min()) + ", " +
+                  std::to_string(std::numeric_limits<T>::max()) + "] of");
+  }
+  return value;
+}
+
+// The whole of `field` as a float of `dtype`: a finite value that the dtype
+// cannot hold (rounds to infinity) is out of range; "inf" and "nan" are not.
+Tensor parse_floating(const std::string& field, DType dtype, const std::string& where_field) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(field.c_str(), &end);
+  const bool overflow = errno == ERANGE && std::isinf(v);
+  if (end == field.c_str() || *end) bad_field(field, dtype, where_field, "is not a valid");
+  Tensor out;
+  double stored = 0;
+  if (dtype == DType::float64) {
+    out = constant(v, DType::float64);
+    stored = v;
+  } else if (dtype == DType::float32) {
+    out = Tensor(float(v));
+    stored = double(float(v));
+  } else if (dtype == DType::float16) {
+    const float16_t h(v);
+    out = scalar_of(dtype, h);
+    stored = float(h);
+  } else {
+    const bfloat16_t h(v);
+    out = scalar_of(dtype, h);
+    stored = float(h);
+  }
+  if (std::isinf(stored) && (overflow || !std::isinf(v)))
+    bad_field(field, dtype, where_field, "is out of the range of");
+  return out;
+}
+
+Tensor parse_field(const std::string& field, DType dtype, const std::string& where_field) {
+  if (dtype == DType::string) return constant(std::vector<std::string>{field}, Shape());
+  if (field.empty()) bad_field(field, dtype, where_field, "is not a valid");
   switch (dtype) {
     case DType::float32:
-    case DType::float64: {
-      double v = std::strtod(field.c_str(), &end);
-      if (*end || errno) fail();
-      return dtype == DType::float32 ? Tensor(float(v)) : constant(v, DType::float64);
-    }
+    case DType::float64:
+    case DType::float16:
+    case DType::bfloat16:
+      return parse_floating(field, dtype, where_field);
     case DType::int32:
-    case DType::int64: {
-      long long v = std::strtoll(field.c_str(), &end, 10);
-      if (*end || errno) fail();
-      if (dtype == DType::int32) {
-        if (v < INT32_MIN || v > INT32_MAX) fail();
-        return Tensor(int32_t(v));
-      }
-      return Tensor(int64_t(v));
-    }
+      return Tensor(parse_integer<int32_t>(field, dtype, where_field));
+    case DType::int64:
+      return Tensor(parse_integer<int64_t>(field, dtype, where_field));
+    case DType::int8:
+      return scalar_of(dtype, parse_integer<int8_t>(field, dtype, where_field));
+    case DType::int16:
+      return scalar_of(dtype, parse_integer<int16_t>(field, dtype, where_field));
+    case DType::uint8:
+      return scalar_of(dtype, parse_integer<uint8_t>(field, dtype, where_field));
+    case DType::uint16:
+      return scalar_of(dtype, parse_integer<uint16_t>(field, dtype, where_field));
+    case DType::uint32:
+      return scalar_of(dtype, parse_integer<uint32_t>(field, dtype, where_field));
+    case DType::uint64:
+      return scalar_of(dtype, parse_integer<uint64_t>(field, dtype, where_field));
     case DType::bool_:
       if (field == "true" || field == "1") return Tensor(true);
       if (field == "false" || field == "0") return Tensor(false);
-      return fail();
+      bad_field(field, dtype, where_field, "is not a valid");
+    case DType::string:
+      break;
   }
-  return fail();
+  throw InternalError(where_field + ": no parser for dtype " + std::to_string(int(dtype)));
 }
 
 }  // namespace
@@ -104,6 +190,11 @@ Dataset<std::vector<Tensor>> CsvDataset(const std::string& path, std::vector<DTy
   if (!std::ifstream(path))
     throw NotFoundError(where(site) + "CsvDataset: cannot open '" + path + "'");
   if (column_types.empty()) throw InvalidArgumentError(where(site) + "CsvDataset: no column types");
+  for (DType t : column_types) {
+    if (uint8_t(t) >= kNumDTypes)
+      throw InvalidArgumentError(where(site) + "CsvDataset: column type " + std::to_string(int(t)) +
+                                 " is not a dtype");
+  }
   Specs spec;
   for (DType t : column_types) spec.push_back(TensorSpec(Shape(), t));
   auto node = make_node(

@@ -188,13 +188,19 @@ NodePtr batch_node(NodePtr input, int64_t batch_size, bool drop_remainder, CallS
 NodePtr shuffle_node(NodePtr input, int64_t buffer_size, uint64_t seed, bool reshuffle,
                      CallSite site) {
   check_positive(buffer_size, "shuffle: buffer_size", site);
-  auto passes = std::make_shared<std::atomic<uint64_t>>(0);
+  auto iterators = std::make_shared<std::atomic<uint64_t>>(0);
   return make_node(
       input->spec,
-      [input, buffer_size, seed, reshuffle, passes] {
-        uint64_t pass_index = reshuffle ? draw_pass_index(passes.get(), *passes) : 0;
-        std::seed_seq seq{uint32_t(seed), uint32_t(seed >> 32), uint32_t(pass_index),
-                          uint32_t(pass_index >> 32)};
+      [input, buffer_size, seed, reshuffle, iterators] {
+        const ShufflePass pass =
+            reshuffle ? draw_shuffle_pass(iterators.get(), *iterators) : ShufflePass{};
+        // An iterator's first pass seeds from the seed and its index alone;
+        // a repetition adds its epoch.
+        std::vector<uint32_t> words{uint32_t(seed), uint32_t(seed >> 32), uint32_t(pass.iterator),
+                                    uint32_t(pass.iterator >> 32)};
+        if (pass.epoch > 0)
+          words.insert(words.end(), {uint32_t(pass.epoch), uint32_t(pass.epoch >> 32)});
+        std::seed_seq seq(words.begin(), words.end());
         std::mt19937_64 engine(seq);
         return make_pass([in = input->start(), buffer = std::vector<Flat>(), buffer_size, engine,
                           exhausted = false]() mutable -> std::optional<Flat> {

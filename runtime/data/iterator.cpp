@@ -1,6 +1,6 @@
 // FlatIterator: a pass over a pipeline, and its position for a checkpoint.
-// A position is replayed, not stored: the elements given so far and the pass
-// indices the pass's shuffles drew, so that a new pass over the same
+// A position is replayed, not stored: the elements given so far and the
+// iterator indices the pass's shuffles drew, so that a new pass over the same
 // (deterministic) pipeline pulls as many elements with the same orders and
 // stands where the saved one stood.
 #include <map>
@@ -13,13 +13,12 @@ namespace ag::data::detail {
 
 namespace {
 
-// What a pass records of its shuffles, and replays when restored.
+// What an iterator records of its shuffles, and replays when restored.
 struct PassLog {
-  std::vector<int64_t> drawn;
+  std::vector<int64_t> drawn;  // the stages' iterator indices, in the order drawn
   std::vector<int64_t> replay;
   size_t replayed = 0;
-  bool restored = false;
-  std::map<const void*, uint64_t> last;  // per shuffle stage, its last index
+  std::map<const void*, ShufflePass> stages;  // per shuffle stage, its latest pass
 };
 
 // The log of the pass whose stages run on this thread now.
@@ -56,26 +55,33 @@ const Node* unsaveable_stage(const Node& node) {
 
 }  // namespace
 
-uint64_t draw_pass_index(const void* stage, std::atomic<uint64_t>& counter) {
+ShufflePass draw_shuffle_pass(const void* stage, std::atomic<uint64_t>& counter) {
   PassLog* log = t_log;
+  if (log) {
+    // A repetition within the iterator: its next epoch, whatever other
+    // iterators drew meanwhile.
+    auto seen = log->stages.find(stage);
+    if (seen != log->stages.end()) {
+      ++seen->second.epoch;
+      return seen->second;
+    }
+  }
   uint64_t index = 0;
   if (log && log->replayed < log->replay.size()) {
     index = uint64_t(log->replay[log->replayed++]);
-  } else if (log && log->restored && log->last.count(stage)) {
-    // A restored pass goes on as the saved one would have.
-    index = log->last[stage] + 1;
+    // Later iterators draw past every index a restored one holds.
+    uint64_t c = counter.load();
+    while (c <= index && !counter.compare_exchange_weak(c, index + 1)) {
+    }
   } else {
     index = counter++;
   }
+  const ShufflePass pass{index, 0};
   if (log) {
     log->drawn.push_back(int64_t(index));
-    log->last[stage] = index;
+    log->stages[stage] = pass;
   }
-  // Later passes draw past every index a restored pass used.
-  uint64_t c = counter.load();
-  while (c <= index && !counter.compare_exchange_weak(c, index + 1)) {
-  }
-  return index;
+  return pass;
 }
 
 struct FlatIterator::State {
@@ -156,7 +162,6 @@ FlatIterator::FlatIterator(std::nullptr_t, const NodePtr& node,
                            const std::vector<int64_t>& position)
     : state_(std::make_unique<State>()) {
   state_->node = node;
-  state_->log.restored = true;
   state_->log.replay.assign(position.begin() + 2, position.end());
   trace::ActiveTrace eager(nullptr, /*finish_on_exit=*/false);
   LogScope scope(&state_->log);

@@ -59,10 +59,19 @@ std::unique_ptr<Pass> make_pass(F next) {
 // A node whose passes come from `make`.
 NodePtr make_node(Specs spec, std::function<std::unique_ptr<Pass>()> make, Stage stage);
 
-// The pass index of a shuffle stage's new pass (`counter` counts the stage's
-// passes): the next of the counter, or while a restored pass replays, the
-// index the saved pass drew; recorded in the pass's position.
-uint64_t draw_pass_index(const void* stage, std::atomic<uint64_t>& counter);
+// Which pass of a shuffle stage a new pass is, which seeds its order: the
+// iterator's index at the stage and the stage's passes before it in the same
+// iterator (repetitions). The index is drawn from `counter` (the stage's
+// iterators) at the stage's first pass in an iterator, or while a restored
+// iterator replays, is the index the saved one drew; it is recorded in the
+// iterator's position. So an iterator's orders depend on its own state, not
+// on the iterators made beside it. Outside an iterator (a prefetch thread),
+// each pass draws a new index.
+struct ShufflePass {
+  uint64_t iterator = 0;
+  uint64_t epoch = 0;
+};
+ShufflePass draw_shuffle_pass(const void* stage, std::atomic<uint64_t>& counter);
 
 // "file:line: " for error messages, or "" without a site.
 std::string where(const CallSite& site);

@@ -28,9 +28,11 @@ Tensor length(const Tensor& input, CallSite site) {
 }
 
 Tensor substr(const Tensor& input, int64_t pos, int64_t len, CallSite site) {
-  Attrs attrs;
-  attrs.ints = {pos, len};
-  return ops::apply(OpId::Substr, {input}, attrs, site);
+  return substr(input, Tensor(pos), Tensor(len), site);
+}
+
+Tensor substr(const Tensor& input, const Tensor& pos, const Tensor& len, CallSite site) {
+  return ops::apply(OpId::Substr, {input, pos, len}, {}, site);
 }
 
 Tensor as_string(const Tensor& input, CallSite site) {

@@ -756,11 +756,28 @@ ValueType infer_string_length(const InferContext& ctx) {
 }
 
 ValueType infer_substr(const InferContext& ctx) {
-  require_strings(ctx, ctx.inputs[0], "the input");
-  if (ctx.attrs.ints.size() != 2) fail(ctx, "needs attrs [pos, len]");
-  if (ctx.attrs.ints[1] < 0)
-    fail(ctx, "len must not be negative, got " + std::to_string(ctx.attrs.ints[1]));
-  return {DType::string, ctx.inputs[0].shape};
+  const ValueType& input = ctx.inputs[0];
+  const ValueType& pos = ctx.inputs[1];
+  const ValueType& len = ctx.inputs[2];
+  require_strings(ctx, input, "the input");
+  for (const ValueType* t : {&pos, &len}) {
+    if (t->dtype != DType::int32 && t->dtype != DType::int64) {
+      fail(ctx, std::string(t == &pos ? "pos" : "len") + " has unsupported dtype " +
+                    std::string(dtype_name(t->dtype)) +
+                    "; it takes int32 or int64, as tf.strings.substr (ag::cast it)");
+    }
+  }
+  if (!pos.shape.is_compatible_with(len.shape)) {
+    fail(ctx, "pos and len must have the same shape, got " + pos.shape.to_string() + " and " +
+                  len.shape.to_string() + "; give one len for each pos, as tf.strings.substr does");
+  }
+  try {
+    return {DType::string, broadcast_shapes(input.shape, pos.shape)};
+  } catch (const InvalidArgumentError&) {
+    fail(ctx, "pos and len of shape " + pos.shape.to_string() +
+                  " do not broadcast against the input of shape " + input.shape.to_string() +
+                  "; give them the input's shape, a shape that broadcasts, or pass scalars");
+  }
 }
 
 ValueType infer_as_string(const InferContext& ctx) {

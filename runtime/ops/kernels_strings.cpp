@@ -76,6 +76,30 @@ T parse_number(std::string_view text, int64_t index, std::string_view op, DType 
   return value;
 }
 
+// Element i of an int32 or int64 input, as int64.
+int64_t integer_at(const KernelInput& in, int64_t i) {
+  if (in.dtype == DType::int32) return static_cast<const int32_t*>(in.data)[i];
+  return static_cast<const int64_t*>(in.data)[i];
+}
+
+// tf.strings.substr of one string: `len` bytes from `pos` (from the end when
+// negative), fewer where the string ends first, all the rest for a negative
+// `len`. A pos past either end is an error naming output element `index`.
+std::string_view substring(const KernelContext& ctx, std::string_view s, int64_t pos, int64_t len,
+                           int64_t index) {
+  const auto size = int64_t(s.size());
+  if (pos > size || pos < -size) {
+    throw InvalidArgumentError(std::string(ctx.op_name) + ": pos " + std::to_string(pos) +
+                               " is out of range for " + detail::bytes_literal(s) + " (element " +
+                               std::to_string(index) + ", of " + std::to_string(size) +
+                               " bytes): pos must lie in [-length, length] of its string; "
+                               "keep it within ag::strings::length of the input");
+  }
+  const int64_t from = pos < 0 ? pos + size : pos;
+  const int64_t count = len < 0 ? size - from : std::min(len, size - from);
+  return s.substr(size_t(from), size_t(count));
+}
+
 }  // namespace
 
 void kernel_string_join(const KernelContext& ctx) {
@@ -105,18 +129,16 @@ void kernel_string_length(const KernelContext& ctx) {
 void kernel_substr(const KernelContext& ctx) {
   const StringHandle* x = strings_in(ctx, 0);
   auto* out = static_cast<StringHandle*>(ctx.out);
-  const int64_t pos = ctx.attrs->ints[0], len = ctx.attrs->ints[1];
-  for (int64_t i = 0; i < ctx.out_shape->num_elements(); ++i) {
-    const std::string_view s = string_of(x[i]);
-    const auto size = int64_t(s.size());
-    if (pos > size || pos < -size) {
-      throw InvalidArgumentError(std::string(ctx.op_name) + ": pos " + std::to_string(pos) +
-                                 " is out of range for " + detail::bytes_literal(s) + " (element " +
-                                 std::to_string(i) + ", of " + std::to_string(size) + " bytes)");
+  // pos and len share one shape, so one offset reads both.
+  BroadcastIndexer<2> idx(*ctx.out_shape, {ctx.inputs[0].shape, ctx.inputs[1].shape});
+  idx.for_each_row([&](int64_t o, const int64_t* in, const int64_t* step, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t at = in[1] + j * step[1];
+      out[o + j] =
+          intern(substring(ctx, string_of(x[in[0] + j * step[0]]), integer_at(ctx.inputs[1], at),
+                           integer_at(ctx.inputs[2], at), o + j));
     }
-    const int64_t from = pos < 0 ? pos + size : pos;
-    out[i] = intern(s.substr(size_t(from), size_t(std::min(len, size - from))));
-  }
+  });
 }
 
 void kernel_as_string(const KernelContext& ctx) {

@@ -76,7 +76,8 @@ FEATURES = {
     "bitwise": "& | ^ ~ << >> of data cast to int32 (bitwise) and of scalar bool conditions "
                "(the logical ops, both sides evaluated)",
     "strings": "data written out as string tensors and read back (ag::strings::as_string, "
-               "to_number in the data's dtype), or the lengths of those texts",
+               "to_number in the data's dtype), or the lengths of those texts, whole or cut by "
+               "ag::strings::substr at tensor positions",
     "increment": "++ and -- of data variables, prefix and postfix, as statements and as the "
                  "operand of an expression",
     "error_lines": "a top-level if whose condition compares x itself (not reduced), alone or "
@@ -291,7 +292,12 @@ class FunctionGen:
             # %d is exact; %f rounds to 6 decimals, which moves a value by less than 1.
             return f"ag::strings::to_number({text}, ({a}).dtype())", ba + 1
         # "-4096.000000": at most 12 bytes.
-        return f"ag::cast(ag::strings::length({text}), ({a}).dtype())", 12
+        length = f"ag::strings::length({text})"
+        if self.strings_rng.random() < 0.5:
+            return f"ag::cast({length}, ({a}).dtype())", 12
+        # All but the last byte, cut at tensor positions from the end.
+        cut = f"ag::strings::substr({text}, -{length}, {length} - 1)"
+        return f"ag::cast(ag::strings::length({cut}), ({a}).dtype())", 12
 
     def guarded_step(self, sc):
         """Collatz's step of a variable, one of its forms: (code, bound)."""

@@ -91,6 +91,46 @@ TEST_F(CheckpointIteratorTest, ARestoredIteratorGoesOnBitForBit) {
   EXPECT_FALSE(same_bits(data::detail::flatten(*first_pass), current));
 }
 
+// Other iterators over the same dataset, made before the save, between save
+// and restore, and before the restore, change neither the saved iterator's
+// course nor the restored one's.
+TEST_F(CheckpointIteratorTest, OtherIteratorsOnTheDatasetChangeNoOrder) {
+  auto alone = pipeline();
+  auto alone_it = alone.begin();
+  for (int k = 0; k < 3; ++k) ++alone_it;
+  const auto want = rest_of(alone_it, alone);
+  ASSERT_EQ(want.size(), 6u);
+
+  auto ds = pipeline();
+  auto it = ds.begin();
+  for (int k = 0; k < 3; ++k) ++it;
+  auto early = ds.begin();
+  ++early;
+  Checkpoint ckpt;
+  ckpt.track("iterator", it);
+  const std::string saved = ckpt.save(path("ckpt"));
+  for (int pass = 0; pass < 2; ++pass) {
+    auto whole = ds.begin();
+    EXPECT_EQ(rest_of(whole, ds).size(), 9u);
+  }
+  const auto uninterrupted = rest_of(it, ds);
+  ASSERT_EQ(uninterrupted.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(same_bits(uninterrupted[i], want[i])) << i;
+
+  auto fresh = pipeline();
+  auto before = fresh.begin();
+  for (int k = 0; k < 5; ++k) ++before;
+  auto restored = fresh.begin();
+  Checkpoint other;
+  other.track("iterator", restored);
+  other.restore(saved);
+  auto after = fresh.begin();
+  ++after;
+  const auto got = rest_of(restored, fresh);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same_bits(got[i], want[i])) << i;
+}
+
 TEST_F(CheckpointIteratorTest, AnIteratorAtTheEndStaysThere) {
   auto ds = data::range(3);
   auto it = ds.begin();

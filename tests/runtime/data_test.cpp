@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <numeric>
@@ -78,9 +79,14 @@ TEST(DataTest, BatchKeepsOrDropsTheRemainder) {
 }
 
 // TensorFlow's shuffle buffer, written out: fill, draw, refill the slot.
+// The order of an iterator's `epoch`-th pass (its repetitions), `iterator`
+// counting the iterators over the stage; a first pass seeds without epoch.
 std::vector<int64_t> reference_shuffle(int64_t n, int64_t buffer_size, uint64_t seed,
-                                       uint64_t pass) {
-  std::seed_seq seq{uint32_t(seed), uint32_t(seed >> 32), uint32_t(pass), uint32_t(pass >> 32)};
+                                       uint64_t iterator, uint64_t epoch = 0) {
+  std::vector<uint32_t> words{uint32_t(seed), uint32_t(seed >> 32), uint32_t(iterator),
+                              uint32_t(iterator >> 32)};
+  if (epoch > 0) words.insert(words.end(), {uint32_t(epoch), uint32_t(epoch >> 32)});
+  std::seed_seq seq(words.begin(), words.end());
   std::mt19937_64 engine(seq);
   std::vector<int64_t> buffer, out;
   int64_t next = 0;
@@ -109,6 +115,30 @@ TEST(DataTest, ShuffleIsSeededAndReshufflesEachPass) {
   EXPECT_EQ(scalars(fixed), scalars(fixed));
   // A buffer of 1 keeps the order.
   EXPECT_EQ(scalars(data::range(6).shuffle(1, 3)), iota(6));
+}
+
+// Each iterator draws its index when it starts; its repetitions' orders
+// follow from that index and its own epochs, whatever other iterators did.
+TEST(DataTest, ShuffleRepetitionsFollowTheIteratorsOwnEpochs) {
+  auto ds = data::range(8).shuffle(4, 5).repeat(3);
+  auto concat = [](std::vector<std::vector<int64_t>> parts) {
+    std::vector<int64_t> out;
+    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
+  };
+  const auto of_iterator = [&](uint64_t i) {
+    return concat({reference_shuffle(8, 4, 5, i, 0), reference_shuffle(8, 4, 5, i, 1),
+                   reference_shuffle(8, 4, 5, i, 2)});
+  };
+  auto it = ds.begin();
+  std::vector<int64_t> got;
+  for (int k = 0; k < 10; ++k, ++it) got.push_back((*it).item<int64_t>());
+  // Two iterators made while the first is in its second repetition.
+  EXPECT_EQ(scalars(ds), of_iterator(1));
+  EXPECT_EQ(scalars(ds), of_iterator(2));
+  for (; it != ds.end(); ++it) got.push_back((*it).item<int64_t>());
+  EXPECT_EQ(got, of_iterator(0));
+  EXPECT_NE(reference_shuffle(8, 4, 5, 0, 1), reference_shuffle(8, 4, 5, 1, 0));
 }
 
 TEST(DataTest, MapIsTracedOnceAndRunPerElement) {
@@ -464,9 +494,12 @@ TEST(DataTest, CsvDatasetParsesTypesAndQuotes) {
                                 "0.25,\"5\",\"say \"\"hi\"\"\nacross lines\"\n");
   auto ds = data::CsvDataset(path, {ag::float32, ag::int64, ag::int32},
                              {.header = true, .delimiter = ','});
-  // The third column holds text, which no column type reads.
+  // The third column holds text: an error as int32, the bytes as string.
   EXPECT_CONTAINS(error_of([&] { (void)rows_of(ds); }),
                   "data_test_ok.csv:2: field 3 \"plain\" is not a valid int32");
+  EXPECT_EQ(rows_of(data::CsvDataset(path, {ag::float32, ag::int64, ag::string})),
+            (std::vector<std::string>{"1.5|3|b'plain'", "-2.|4|b'with, comma'",
+                                      "0.25|5|b'say \"hi\"\\nacross lines'"}));
   std::string numbers = write_file("data_test_numbers.csv", "a;b\n1.5;3\n\"-2\";\"4\"\n\n");
   EXPECT_EQ(rows_of(data::CsvDataset(numbers, {ag::float32, ag::int64}, {.delimiter = ';'})),
             (std::vector<std::string>{"1.5|3", "-2.|4"}));
@@ -474,6 +507,77 @@ TEST(DataTest, CsvDatasetParsesTypesAndQuotes) {
   auto three = data::CsvDataset(quoted, {ag::int32, ag::int32, ag::int32}, {.header = false});
   EXPECT_CONTAINS(error_of([&] { (void)rows_of(three); }),
                   "data_test_quoted.csv:1: field 2 \"a \"b\",\nc\" is not a valid int32");
+}
+
+// The bits of a scalar's single element.
+template <class T>
+T bits_of(const Tensor& t) {
+  EXPECT_EQ(t.num_elements(), 1);
+  T v{};
+  std::memcpy(&v, t.raw_data(), sizeof v);
+  return v;
+}
+
+TEST(DataTest, CsvDatasetReadsEveryDtype) {
+  std::string path = write_file("data_test_dtypes.csv",
+                                "i8,u8,i16,u16,u32,u64,f16,bf16,b,s\n"
+                                "-128,255,-32768,65535,4294967295,18446744073709551615,0.1,1.5,"
+                                "true,\n"
+                                "127,-0,32767,0,0,9007199254740993,-65504,-3e38,0,\"a,\"\"b\"\n");
+  auto ds = data::CsvDataset(path, {ag::int8, ag::uint8, ag::int16, ag::uint16, ag::uint32,
+                                    ag::uint64, ag::float16, ag::bfloat16, ag::bool_, ag::string});
+  std::vector<std::vector<Tensor>> rows;
+  for (const std::vector<Tensor>& row : ds) rows.push_back(row);
+  ASSERT_EQ(rows.size(), 2u);
+  const std::vector<Tensor>& a = rows[0];
+  const std::vector<Tensor>& b = rows[1];
+  for (size_t c = 0; c < a.size(); ++c) {
+    EXPECT_EQ(a[c].dtype(), ds.element_spec()[c].dtype) << c;
+    EXPECT_EQ(a[c].shape(), ag::Shape{}) << c;
+  }
+  EXPECT_EQ(bits_of<int8_t>(a[0]), -128);
+  EXPECT_EQ(bits_of<int8_t>(b[0]), 127);
+  EXPECT_EQ(bits_of<uint8_t>(a[1]), 255);
+  EXPECT_EQ(bits_of<uint8_t>(b[1]), 0);
+  EXPECT_EQ(bits_of<int16_t>(a[2]), -32768);
+  EXPECT_EQ(bits_of<uint16_t>(a[3]), 65535);
+  EXPECT_EQ(bits_of<uint32_t>(a[4]), 4294967295u);
+  EXPECT_EQ(bits_of<uint64_t>(a[5]), 18446744073709551615ull);
+  EXPECT_EQ(bits_of<uint64_t>(b[5]), 9007199254740993ull);  // not a double's value
+  EXPECT_EQ(bits_of<uint16_t>(a[6]), ag::float16_t(0.1).bits);
+  EXPECT_EQ(bits_of<uint16_t>(b[6]), ag::float16_t(-65504.0).bits);
+  EXPECT_EQ(bits_of<uint16_t>(a[7]), ag::bfloat16_t(1.5).bits);
+  EXPECT_EQ(bits_of<uint16_t>(b[7]), ag::bfloat16_t(-3e38).bits);
+  EXPECT_TRUE(a[8].item<bool>());
+  EXPECT_FALSE(b[8].item<bool>());
+  EXPECT_EQ(ag::strings::item(a[9]), "");
+  EXPECT_EQ(ag::strings::item(b[9]), "a,\"b");
+}
+
+TEST(DataTest, CsvDatasetNamesAFieldOutOfItsDtypesRange) {
+  auto error_for = [](const std::string& field, ag::DType dtype) {
+    std::string path = write_file("data_test_range.csv", "x,y\n1," + field + "\n");
+    return error_of([&] { (void)rows_of(data::CsvDataset(path, {ag::int32, dtype})); });
+  };
+  const std::string at =
+      "InvalidArgumentError: " + testing::TempDir() + "data_test_range.csv:2: field 2 ";
+  EXPECT_EQ(error_for("300", ag::uint8), at + "\"300\" is out of the range [0, 255] of uint8");
+  EXPECT_EQ(error_for("-129", ag::int8), at + "\"-129\" is out of the range [-128, 127] of int8");
+  EXPECT_EQ(error_for("-1", ag::uint32),
+            at + "\"-1\" is out of the range [0, 4294967295] of uint32");
+  EXPECT_EQ(error_for("18446744073709551616", ag::uint64),
+            at + "\"18446744073709551616\" is out of the range [0, 18446744073709551615] of "
+                 "uint64");
+  EXPECT_EQ(error_for("3000000000", ag::int32),
+            at + "\"3000000000\" is out of the range [-2147483648, 2147483647] of int32");
+  EXPECT_EQ(error_for("70000", ag::float16), at + "\"70000\" is out of the range of float16");
+  EXPECT_EQ(error_for("1e39", ag::float32), at + "\"1e39\" is out of the range of float32");
+  EXPECT_EQ(error_for("1e400", ag::float64), at + "\"1e400\" is out of the range of float64");
+  EXPECT_EQ(error_for("4x", ag::int16), at + "\"4x\" is not a valid int16");
+  EXPECT_EQ(error_for("", ag::bfloat16), at + "\"\" is not a valid bfloat16");
+  // Infinity written out is a value, not an overflow.
+  std::string inf = write_file("data_test_inf.csv", "x\ninf\n");
+  EXPECT_EQ(rows_of(data::CsvDataset(inf, {ag::float16})).size(), 1u);
 }
 
 TEST(DataTest, CsvDatasetErrorsNameFileAndLine) {

@@ -109,10 +109,83 @@ TEST(StringOps, LengthAndSubstr) {
   EXPECT_EQ(values(ag::strings::substr(words, 1, 3)), (Strings{"ell", "orl"}));
   EXPECT_EQ(values(ag::strings::substr(words, -2, 10)), (Strings{"lo", "ld"}));
   EXPECT_EQ(values(ag::strings::substr(words, 5, 1)), (Strings{"", ""}));
-  EXPECT_THROW_CONTAINS(ag::strings::substr(s, 3, 1), ag::InvalidArgumentError,
-                        "substr: pos 3 is out of range for b'' (element 1, of 0 bytes)");
-  EXPECT_THROW_CONTAINS(ag::strings::substr(s, 0, -1), ag::InvalidArgumentError,
-                        "len must not be negative");
+  // A negative len takes the rest of the string, as TensorFlow's does.
+  EXPECT_EQ(values(ag::strings::substr(words, 1, -1)), (Strings{"ello", "orld"}));
+  EXPECT_EQ(values(ag::strings::substr(words, -3, -7)), (Strings{"llo", "rld"}));
+  EXPECT_EQ(ag_test::error_of([&] { ag::strings::substr(s, 3, 1); }),
+            "InvalidArgumentError: substr: pos 3 is out of range for b'' (element 1, of 0 "
+            "bytes): pos must lie in [-length, length] of its string; keep it within "
+            "ag::strings::length of the input");
+  EXPECT_THROW_CONTAINS(ag::strings::substr(s, -6, 1), ag::InvalidArgumentError,
+                        "substr: pos -6 is out of range for b'hello' (element 0, of 5 bytes)");
+}
+
+// tf.strings.substr's documented examples, with int32 and int64 positions.
+TEST(StringOps, SubstrWithTensorPositionsAndLengths) {
+  const Tensor words = ag::constant({{"ten", "eleven", "twelve"},
+                                     {"thirteen", "fourteen", "fifteen"},
+                                     {"sixteen", "seventeen", "eighteen"}});
+  // One pos and len per string.
+  const Tensor pos = ag::constant({{1, 2, 3}, {1, 2, 3}, {1, 2, 3}});
+  const Tensor len = ag::constant({{2, 3, 4}, {4, 3, 2}, {5, 5, 5}});
+  const Tensor cut = ag::strings::substr(words, pos, len);
+  EXPECT_EQ(cut.shape(), (ag::Shape{3, 3}));
+  EXPECT_EQ(values(cut),
+            (Strings{"en", "eve", "lve", "hirt", "urt", "te", "ixtee", "vente", "hteen"}));
+  // One pos and len per column, broadcast over the rows.
+  const Tensor columns = ag::strings::substr(
+      ag::concat({words, ag::constant({{"nineteen", "twenty", "twentyone"}})}, 0),
+      ag::constant({int64_t{1}, 2, 3}), ag::constant({int64_t{1}, 2, 3}));
+  EXPECT_EQ(columns.shape(), (ag::Shape{4, 3}));
+  EXPECT_EQ(values(columns),
+            (Strings{"e", "ev", "lve", "h", "ur", "tee", "i", "ve", "hte", "i", "en", "nty"}));
+  // One string, cut at several places: the input broadcasts onto pos.
+  const Tensor pieces = ag::strings::substr(ag::constant("thirteen"), ag::constant({1, 5, 7}),
+                                            ag::constant({3, 2, 1}));
+  EXPECT_EQ(pieces.shape(), ag::Shape{3});
+  EXPECT_EQ(values(pieces), (Strings{"hir", "ee", "n"}));
+  // Scalar tensors cut as the C++ integers do; negative pos and len too.
+  EXPECT_EQ(values(ag::strings::substr(words[0], ag::constant(-3), ag::constant(int64_t{-1}))),
+            values(ag::strings::substr(words[0], -3, -1)));
+  EXPECT_EQ(
+      values(ag::strings::substr(words[0], ag::constant({0, -2, 6}), ag::constant({9, 1, 0}))),
+      (Strings{"ten", "e", ""}));
+}
+
+TEST(StringErrors, SubstrPositionsNameTheProblemAndTheFix) {
+  const Tensor words = ag::constant({"hello", "hi"});
+  EXPECT_EQ(ag_test::error_of([&] {
+              ag::strings::substr(words, ag::constant({1.0f, 2.0f}), ag::constant({1, 1}));
+            }),
+            "InvalidArgumentError: substr: pos has unsupported dtype float32; it takes int32 or "
+            "int64, as tf.strings.substr (ag::cast it)");
+  EXPECT_THROW_CONTAINS(
+      ag::strings::substr(words, ag::constant({1, 1}), ag::constant({true, false})),
+      ag::InvalidArgumentError, "substr: len has unsupported dtype bool");
+  EXPECT_EQ(
+      ag_test::error_of([&] { ag::strings::substr(words, ag::constant({1, 1}), ag::constant(2)); }),
+      "InvalidArgumentError: substr: pos and len must have the same shape, got (2,) and (); "
+      "give one len for each pos, as tf.strings.substr does");
+  EXPECT_EQ(ag_test::error_of([&] {
+              ag::strings::substr(words, ag::constant({1, 1, 1}), ag::constant({2, 2, 2}));
+            }),
+            "InvalidArgumentError: substr: pos and len of shape (3,) do not broadcast against "
+            "the input of shape (2,); give them the input's shape, a shape that broadcasts, or "
+            "pass scalars");
+  EXPECT_THROW_CONTAINS(ag::strings::substr(words, ag::constant({0, 3}), ag::constant({1, 1})),
+                        ag::InvalidArgumentError,
+                        "substr: pos 3 is out of range for b'hi' (element 1, of 2 bytes)");
+  // Traced, pos and len are graph values: the same message, then the node.
+  auto cut = ag::function([](const Tensor& s, const Tensor& p, const Tensor& n) {
+    return ag::strings::substr(s, p, n);
+  });
+  const Tensor bad_pos = ag::constant({0, -3});
+  const std::string eager =
+      ag_test::error_of([&] { ag::strings::substr(words, bad_pos, ag::constant({1, 1})); });
+  EXPECT_CONTAINS(eager, "substr: pos -3 is out of range for b'hi' (element 1, of 2 bytes)");
+  EXPECT_TRUE(ag_test::error_of([&] {
+                cut(words, bad_pos, ag::constant({1, 1}));
+              }).starts_with(eager + "\n  in op substr"));
 }
 
 TEST(StringOps, AsStringWritesNumbersAsTensorFlowDoes) {
@@ -244,6 +317,7 @@ TEST(StringTracing, EagerEqualsGraphForEveryStringOp) {
   eager_equals_traced([](const Tensor& s) { return s == ag::constant("10"); }, words);
   eager_equals_traced([](const Tensor& s) { return ag::strings::length(s); }, words);
   eager_equals_traced([](const Tensor& s) { return ag::strings::substr(s, 0, 2); }, words);
+  eager_equals_traced([](const Tensor& s) { return ag::strings::substr(s, -2, -1); }, words);
   eager_equals_traced([](const Tensor& s) { return ag::strings::split(s); }, words);
   eager_equals_traced([](const Tensor& s) { return ag::strings::reduce_join(s, {}, false, "|"); },
                       words);
@@ -256,6 +330,43 @@ TEST(StringTracing, EagerEqualsGraphForEveryStringOp) {
         return ag::where(ag::strings::length(s) > 2, s, ag::transpose(ag::stack({s}))[0]);
       },
       words);
+}
+
+// pos and len as graph values: arguments, values computed in the graph, and
+// shapes known only when the graph runs.
+TEST(StringTracing, SubstrWithGraphPositionsEqualsEager) {
+  const Tensor grid = ag::constant({{"abcdef", "xyz"}, {"0123", "uvwxyz"}});
+  auto by_tensors = [](const Tensor& s, const Tensor& p, const Tensor& n) {
+    return ag::strings::substr(s, p, n);
+  };
+  const Tensor pos32 = ag::constant({{1, -2}, {0, 3}});
+  const Tensor len32 = ag::constant({{2, 5}, {-1, 2}});
+  EXPECT_EQ(values(eager_equals_traced(by_tensors, grid, pos32, len32)),
+            (Strings{"bc", "yz", "0123", "xy"}));
+  eager_equals_traced(by_tensors, grid, ag::cast(pos32[1], ag::int64),
+                      ag::cast(len32[0], ag::int64));
+  eager_equals_traced(by_tensors, ag::constant("autograph"), ag::constant({0, 4, -5}),
+                      ag::constant({4, 5, 2}));
+  // Positions computed from the strings themselves: the last two bytes.
+  const Tensor last_two = eager_equals_traced(
+      [](const Tensor& s) {
+        const Tensor from = ag::strings::length(s) - 2;
+        return ag::strings::substr(s, from, ag::zeros_like(from) + 2);
+      },
+      grid);
+  EXPECT_EQ(values(last_two), (Strings{"ef", "yz", "23", "yz"}));
+  auto unknown = ag::function(
+      by_tensors, {.input_signature = std::vector{ag::TensorSpec({ag::kUnknownDim}, ag::string),
+                                                  ag::TensorSpec({ag::kUnknownDim}, ag::int32),
+                                                  ag::TensorSpec({ag::kUnknownDim}, ag::int32)}});
+  const Tensor words = ag::constant({"hello", "world", "!"});
+  EXPECT_EQ(values(unknown(words, ag::constant({1, -3, 0}), ag::constant({3, 2, 4}))),
+            (Strings{"ell", "rl", "!"}));
+  EXPECT_EQ(values(unknown(words, ag::constant({1}), ag::constant({9}))),
+            (Strings{"ello", "orld", ""}));
+  EXPECT_CONTAINS(
+      ag_test::error_of([&] { unknown(words, ag::constant({1, 2}), ag::constant({1})); }),
+      "substr: pos and len must have the same shape, got (2,) and (1,)");
 }
 
 TEST(StringTracing, ConstantFoldingOfCapturedStrings) {
