@@ -2,12 +2,15 @@
 // descriptor with every other rank (point to point: collective, op, root,
 // dtype, shape and the collective's sequence number), so that ranks that
 // call different collectives, or the same one on different dtypes or
-// shapes, fail on every rank with an error naming each rank's call; then
-// runs the non-blocking MPI collective. Every wait polls with MPI_Test until
-// a deadline: a rank that never comes (it threw, exited, or is stuck) makes
-// the others fail with an error naming the collective and the missing
-// ranks, after which the backend is failed (its Context ends the job with
-// MPI_Abort, since MPI cannot finish a collective half done).
+// shapes, fail on every rank with an error naming each rank's call. That
+// exchange polls with MPI_Test until a deadline: a rank that never comes (it
+// threw, exited, or is stuck) makes the others fail with an error naming the
+// collective and the missing ranks, after which the backend is failed (its
+// Context ends the job with MPI_Abort, since MPI cannot finish a collective
+// half done). Once every rank has called the collective, its data moves in
+// MPI's blocking call (in place where it can: on 2 ranks and 7 MB, 1.5 ms
+// against 1.9 for the non-blocking call, whose in-place form took 2.5),
+// under a watchdog that ends the job if a rank dies or freezes mid-transfer.
 #pragma once
 
 #include <mpi.h>
@@ -16,9 +19,11 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ag/distribute.h"
+#include "watchdog.h"
 
 namespace ag::distribute {
 
@@ -69,6 +74,10 @@ class MpiBackend final : public Backend {
   std::string describe_text(const Descriptor& d) const;
   void exchange_descriptors(const Descriptor& mine, std::string_view name);
   void run_collective(const CollectiveCall& call, std::string_view name);
+  // MPI's blocking call of `call` on `count` elements: its code and name.
+  std::pair<int, const char*> run_blocking(const CollectiveCall& call, int count);
+  // The message of a data phase that outlasts the timeout.
+  std::string data_phase_failure(const CollectiveCall& call, std::string_view name) const;
   // Polls `requests` until all complete or the deadline passes; false then.
   bool wait_all(std::vector<MPI_Request>& requests,
                 std::chrono::steady_clock::time_point deadline) const;
@@ -85,6 +94,7 @@ class MpiBackend final : public Backend {
   mutable std::mutex mutex_;
   std::string current_;                  // the collective running, for messages
   std::vector<Descriptor> descriptors_;  // the ranks' calls, by rank
+  Watchdog watchdog_;                    // the deadline of each data phase
 };
 
 }  // namespace ag::distribute

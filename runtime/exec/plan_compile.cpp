@@ -69,6 +69,11 @@ struct Plan::Compiler {
     return step.kind == graph::NodeKind::Op && (step.op->flags & ops::kElementwise) &&
            !(step.op->flags & ops::kStateful);
   }
+  // Whether `step` is an op that may write its one output over input 0.
+  bool overwrites_input_0(const Step& step) const {
+    return step.kind == graph::NodeKind::Op && step.buffers.size() == 1 && !step.inputs.empty() &&
+           (step.op->flags & ops::kInPlace);
+  }
   // Whether `slot` has the static shape and element size of `step`'s output.
   bool same_layout(int32_t slot, const Step& step) const {
     const ops::ValueType& t = *slot_type[size_t(slot)];
@@ -348,7 +353,8 @@ void Plan::Compiler::mark_shape_only_steps() {
 // it writes over that input: it takes over the input's buffer, or writes into
 // a donated input (a While body's loop variable, which then needs no copy).
 // Each output element depends only on the input elements at its own index,
-// which the kernel reads before it writes that element.
+// which the kernel reads before it writes that element. An in-place op
+// (kInPlace) takes over its input 0's buffer the same way.
 void Plan::Compiler::plan_memory() {
   std::vector<Step>& steps = plan.steps_;
   std::vector<int32_t> last_use(size_t(num_slots()), -1);
@@ -424,6 +430,18 @@ void Plan::Compiler::plan_memory() {
           buffer_of[size_t(in)] = -1;  // now the output's
           break;
         }
+      }
+    }
+    // An op that may write over its input 0 (kInPlace: all_reduce, whose
+    // transport then needs no copy of it) takes that input's buffer where it
+    // dies here, as an elementwise step does.
+    if (taken_over < 0 && step.write_into_input < 0 && overwrites_input_0(step) &&
+        !(plan.top_level_ && is_output[size_t(step.out_slot)])) {
+      const int32_t in = step.inputs[0];
+      if (last_use[size_t(in)] == int32_t(s) && buffer_of[size_t(in)] >= 0 &&
+          same_layout(in, step)) {
+        taken_over = buffer_of[size_t(in)];
+        buffer_of[size_t(in)] = -1;
       }
     }
     // Such a write never falls back to a buffer: the loop variable's buffer

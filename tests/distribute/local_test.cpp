@@ -4,6 +4,7 @@
 // export refusing them.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -12,6 +13,8 @@
 
 #include <ag/ag.h>
 #include <ag/distribute.h>
+
+#include "watchdog.h"
 #ifdef AG_TEST_ONNX
 #include <ag/onnx.h>
 #endif
@@ -31,6 +34,7 @@ class RecordingBackend : public ag::distribute::Backend {
   int size() const override { return ranks_; }
   void run(const ag::distribute::CollectiveCall& call) override {
     threads.push_back(std::this_thread::get_id());
+    in_place.push_back(call.input == call.output);
     calls.push_back(std::string(ag::distribute::collective_name(call.collective)) + " " +
                     std::to_string(call.input_elements));
     const size_t bytes = size_t(call.input_elements) * ag::dtype_size(call.dtype);
@@ -43,6 +47,7 @@ class RecordingBackend : public ag::distribute::Backend {
   bool runs_on_any_thread() const override { return any_thread; }
   std::vector<std::string> calls;
   std::vector<std::thread::id> threads;  // that ran each call
+  std::vector<bool> in_place;            // whether each call had one buffer
   bool any_thread = true;
 
  private:
@@ -107,6 +112,44 @@ TEST_F(Collectives, OptimiserNeitherFoldsMergesNorRemovesThem) {
   std::vector<std::string> twice = once;
   twice.insert(twice.end(), once.begin(), once.end());
   EXPECT_EQ(backend->calls, twice);
+}
+
+// A wait still armed at its deadline ends the process with its message; one
+// disarmed in time, or armed again with a later deadline, does not.
+TEST(Watchdog, EndsTheProcessWhenAWaitOutlastsItsDeadline) {
+  using ag::distribute::Watchdog;
+  testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_EXIT(
+      {
+        Watchdog watchdog;
+        watchdog.arm(Watchdog::Clock::now() + std::chrono::milliseconds(20), "all_reduce: stuck");
+        std::this_thread::sleep_for(std::chrono::seconds(5));
+      },
+      testing::ExitedWithCode(ag::distribute::kWatchdogExitCode), "all_reduce: stuck");
+  Watchdog watchdog;
+  for (int i = 0; i < 20; ++i) {
+    watchdog.arm(Watchdog::Clock::now() + std::chrono::milliseconds(30), "too early");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    watchdog.disarm();
+  }
+  watchdog.arm(Watchdog::Clock::now() + std::chrono::milliseconds(10), "first deadline");
+  watchdog.arm(Watchdog::Clock::now() + std::chrono::seconds(60), "later deadline");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  watchdog.disarm();
+  SUCCEED() << "the process is still here";
+}
+
+// A graph hands all_reduce the buffer of an input that dies there, so that
+// the transport reduces in place; eagerly, the caller's tensor is kept. (A
+// tensor of a few elements runs as a flat step, outside the buffers.)
+TEST_F(Collectives, AllReduceOfADyingValueRunsInPlaceInAGraph) {
+  auto backend = install(2);
+  const Tensor x = ag::cast(ag::range(4096), ag::float32);
+  auto traced =
+      ag::function([](const Tensor& t) { return ag::distribute::all_reduce(t * 2.0f) + 1.0f; });
+  EXPECT_EQ(traced(x).to_vector<float>(), (x * 2.0f + 1.0f).to_vector<float>());
+  EXPECT_EQ(ag::distribute::all_reduce(x).to_vector<float>(), x.to_vector<float>());
+  EXPECT_EQ(backend->in_place, (std::vector<bool>{true, false}));
 }
 
 TEST_F(Collectives, ShapesFollowTheNumberOfRanks) {
