@@ -52,6 +52,21 @@ def load_case(models, name):
     return floats("input", shapes["input_shape"]), floats("output", shapes["output_shape"])
 
 
+# ONNX Runtime's input types of the models here: the files hold float32
+# values, exact for token ids too.
+ONNX_INPUT_TYPES = {"tensor(float)": "float32", "tensor(double)": "float64",
+                    "tensor(int64)": "int64", "tensor(int32)": "int32"}
+
+
+def as_input_type(x, onnx_type):
+    """The float32 values `x` in the model input's element type (token ids:
+    int64)."""
+    if onnx_type not in ONNX_INPUT_TYPES:
+        raise ValueError(f"peers.py: the model's input type {onnx_type} is not one of "
+                         f"{', '.join(sorted(ONNX_INPUT_TYPES))}")
+    return x.astype(ONNX_INPUT_TYPES[onnx_type])
+
+
 def ort_session(ort, path):
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
@@ -111,7 +126,8 @@ def main():
     for name in names:
         x, want = load_case(a.models, name)
         session = ort_session(ort, os.path.join(a.models, name + ".onnx"))
-        feed = {session.get_inputs()[0].name: x}
+        model_input = session.get_inputs()[0]
+        feed = {model_input.name: as_input_type(x, model_input.type)}
         got = session.run(None, feed)[0]
         if got.shape != want.shape or not np.allclose(got, want, rtol=1e-4, atol=1e-5):
             print(f"peers.py: error: {name}: ONNX Runtime's output differs from this runtime's "

@@ -49,6 +49,15 @@ class PeersTest(unittest.TestCase):
         self.assertEqual(x[1, 2], 5.0)
         self.assertEqual(y.tolist(), [2.5, -1.0])
 
+    @unittest.skipIf(peers.np is None, "numpy is not installed")
+    def test_gives_a_model_its_input_type(self):
+        x = peers.np.array([3.0, 97.0], dtype=peers.np.float32)
+        ids = peers.as_input_type(x, "tensor(int64)")
+        self.assertEqual((ids.dtype, ids.tolist()), (peers.np.dtype("int64"), [3, 97]))
+        self.assertEqual(peers.as_input_type(x, "tensor(float)").dtype, peers.np.dtype("float32"))
+        with self.assertRaisesRegex(ValueError, r"input type tensor\(string\) is not one of"):
+            peers.as_input_type(x, "tensor(string)")
+
     def test_writes_its_times_as_median_rows_for_the_summary(self):
         doc = peers.results_json({"resnet18": 30.5e6, "add_one": 900.0}, "1.32.0")
         self.assertEqual(doc["context"], {"onnxruntime": "1.32.0"})
