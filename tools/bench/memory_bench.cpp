@@ -1,9 +1,13 @@
 // Peak heap bytes of one call: graph against eager against hand-written C++
 // on the workloads whose plans plan_buffers_test.cpp counts (MSE over 1e6
-// floats, collatz over 1e5 ints, dynamic_rnn 32x100x128), and graph against
-// eager on model_bench's models (an LSTM language model's training step, a
-// transformer encoder layer's forward and backward; model_workloads.h), whose
-// weights are made with their function and counted with it.
+// floats, collatz over 1e5 ints, dynamic_rnn 32x100x128); graph against
+// eager on the guide's Conv2D(100, 3) and on the models of model_workloads.h
+// (an LSTM language model's training step, a transformer encoder layer's
+// forward and backward, LeNet-5's training step), whose weights are made
+// with their function and counted with it; and, with
+// AG_BENCH_TORCH_MODELS=<folder> (run.sh exports it), resnet18 from PyTorch
+// loaded from ONNX (its `graph` row: the load and its weights counted with
+// the call).
 //
 // This binary replaces malloc and its family (forwarding to glibc's own
 // __libc_* functions) and counts the bytes every block holds
@@ -32,6 +36,9 @@
 #include <vector>
 
 #include <ag/ag.h>
+#if AG_BENCH_ONNX
+#include <ag/onnx.h>
+#endif
 
 #include "bench_util.h"
 #include "core/block_cache.h"
@@ -176,6 +183,9 @@ struct Inputs {
   Tensor collatz_x = ag::range(ag::constant(1), ag::constant(100001));
   Tensor rnn_input = ag::random_uniform({32, 100, 128}, -1.0, 1.0, ag::float32, 5);
   Tensor rnn_state = ag::random_uniform({32, 128}, -1.0, 1.0, ag::float32, 6);
+  Tensor conv_image = ag::random_normal({1, 200, 200, 100}, 0.0, 1.0, ag::float32, 1);
+  Tensor conv_filter = ag::random_normal({3, 3, 100, 100}, 0.0, 0.05, ag::float32, 2);
+  Tensor resnet_image = ag::random_uniform({1, 3, 224, 224}, 0.0, 1.0, ag::float32, 7);
 };
 
 const Inputs& inputs() {
@@ -195,11 +205,9 @@ void add(const std::string& name, MakeCall make) {
       ->Unit(benchmark::kMillisecond);
 }
 
-// A workload three ways: `hand` makes the hand-written call; `f` is the ag
-// code, called on `args()` eagerly and through ag::function.
+// `f`, the ag code, called on `args()` eagerly and through ag::function.
 template <class F, class Args>
-void add_workload(const std::string& workload, MakeCall hand, F f, Args args) {
-  add(workload + "/hand", std::move(hand));
+void add_eager_and_graph(const std::string& workload, F f, Args args) {
   add(workload + "/eager", [f, args]() -> std::function<void()> {
     return [f, args] { benchmark::DoNotOptimize(std::apply(f, args())); };
   });
@@ -207,6 +215,14 @@ void add_workload(const std::string& workload, MakeCall hand, F f, Args args) {
     auto fn = ag::function(f, {.name = workload});
     return [fn, args] { benchmark::DoNotOptimize(std::apply(fn, args())); };
   });
+}
+
+// A workload three ways: `hand` makes the hand-written call, and `f` eagerly
+// and traced.
+template <class F, class Args>
+void add_workload(const std::string& workload, MakeCall hand, F f, Args args) {
+  add(workload + "/hand", std::move(hand));
+  add_eager_and_graph(workload, f, args);
 }
 
 // A model of model_workloads.h, eager and through ag::function: `make`
@@ -224,6 +240,21 @@ void add_model(const std::string& workload, Call call) {
   });
 }
 
+#if AG_BENCH_ONNX
+// resnet18 as run.sh exports it (tests/onnx/torch_models.py: model.onnx in
+// AG_BENCH_TORCH_MODELS/resnet18), loaded and called on a [1, 3, 224, 224]
+// image; nothing without the folder.
+void register_loaded_models() {
+  const char* folder = std::getenv("AG_BENCH_TORCH_MODELS");
+  if (folder == nullptr || *folder == '\0') return;
+  const std::string path = std::string(folder) + "/resnet18/model.onnx";
+  add("resnet18/graph", [path]() -> std::function<void()> {
+    auto model = std::make_shared<ag::onnx::Model>(ag::onnx::load(path));
+    return [model] { benchmark::DoNotOptimize((*model)({inputs().resnet_image})); };
+  });
+}
+#endif
+
 void register_models() {
   add_model<ag_models::LstmLm>("lstm_lm_step", [](ag_models::LstmLm& model) {
     const ag_models::LstmLmInputs& in = ag_models::lm_inputs();
@@ -233,6 +264,13 @@ void register_models() {
     const ag_models::EncoderInputs& in = ag_models::encoder_inputs();
     return layer.forward_backward(in.x, in.probe);
   });
+  add_model<ag_models::LenetTrainer>("lenet_step", [](ag_models::LenetTrainer& trainer) {
+    const ag_models::LenetInputs& in = ag_models::lenet_inputs();
+    return trainer.train_step(in.x, in.labels);
+  });
+#if AG_BENCH_ONNX
+  register_loaded_models();
+#endif
 }
 
 void register_benchmarks() {
@@ -272,6 +310,10 @@ void register_benchmarks() {
       },
       [](Tensor input, Tensor state) { return ag_workloads::dynamic_rnn(input, state); },
       [] { return std::tie(inputs().rnn_input, inputs().rnn_state); });
+  add_eager_and_graph(
+      "conv_guide",
+      [](Tensor image, Tensor filter) { return ag::conv2d(image, filter, {1}, "VALID"); },
+      [] { return std::tie(inputs().conv_image, inputs().conv_filter); });
 }
 
 }  // namespace
@@ -282,6 +324,7 @@ int main(int argc, char** argv) {
   (void)inputs();
   (void)ag_models::lm_inputs();
   (void)ag_models::encoder_inputs();
+  (void)ag_models::lenet_inputs();
   register_benchmarks();
   register_models();
   benchmark::RunSpecifiedBenchmarks();

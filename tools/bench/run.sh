@@ -66,10 +66,10 @@ if python3 -c "import onnxruntime" 2>/dev/null; then
   mkdir -p "$AG_BENCH_MODELS"
 fi
 # resnet18 and mobilenet_v2 at 224x224, and the LSTM language model, for
-# onnx_bench, from Debian's python3-torch and python3-torchvision where one of
-# these Pythons has them, as ONNX and as TorchScript (for onnx_bench's
-# LibTorch rows).
-if [[ " ${binaries[*]} " == *" onnx_bench "* ]]; then
+# onnx_bench (and resnet18 for memory_bench), from Debian's python3-torch and
+# python3-torchvision where one of these Pythons has them, as ONNX and as
+# TorchScript (for onnx_bench's LibTorch rows).
+if [[ " ${binaries[*]} " == *" onnx_bench "* || " ${binaries[*]} " == *" memory_bench "* ]]; then
   for python in python3 /usr/bin/python3; do
     if "$python" -c "import torch, torchvision, onnx" 2>/dev/null; then
       export AG_BENCH_TORCH_MODELS="$results/torch_models"

@@ -389,7 +389,11 @@ def memory_rows(res):
                             ("dynamic_rnn 32x100x128", "rnn_32x100x128"),
                             ("LSTM language model training step", "lstm_lm_step"),
                             ("transformer encoder layer, forward and backward",
-                             "encoder_layer")):
+                             "encoder_layer"),
+                            ("LeNet-5 training step", "lenet_step"),
+                            ("Conv2D(100, 3) on [1, 200, 200, 100]", "conv_guide"),
+                            ("resnet18 from PyTorch, loaded from ONNX (its weights included)",
+                             "resnet18")):
         peak = {mode: res.counter(f"memory/{workload}/{mode}", "peak_bytes")
                 for mode in ("eager", "graph", "hand")}
         if peak["graph"] is None:

@@ -67,6 +67,17 @@ class SummarizeTest(unittest.TestCase):
                       table)
         self.assertIn("Peak heap bytes of one call", summarize.summary(res))
 
+    def test_a_model_loaded_from_onnx_has_a_graph_row_alone(self):
+        def row(name, peak, kept):
+            return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
+                    "aggregate_name": "median", "cpu_time": 1.0, "real_time": 1.0,
+                    "time_unit": "ms", "peak_bytes": peak, "kept_bytes": kept}
+        res = summarize.Results([{"benchmarks": [
+            row("memory/resnet18/graph/iterations:1", 3 << 20, 2 << 20)]}])
+        table = summarize.memory_table(summarize.memory_rows(res))
+        self.assertIn("| resnet18 from PyTorch, loaded from ONNX (its weights included) |  | "
+                      "3.00 MiB |  | 2.00 MiB |", table)
+
     def test_backward_over_forward(self):
         doc = {"benchmarks": [
             {"name": "rnn/forward", "run_name": "rnn/forward", "run_type": "iteration",

@@ -60,6 +60,7 @@
 #include <ag/ag.h>
 
 #include "bench_util.h"
+#include "model_workloads.h"
 #if AG_BENCH_TORCH
 #include "torch_peer.h"
 #endif
@@ -296,70 +297,16 @@ void bm_mlp_torch(benchmark::State& state) {
 }
 #endif
 
-// ---- LeNet-5 ----------------------------------------------------------------------------
+// ---- LeNet-5 (model_workloads.h) -------------------------------------------------------------
 
-constexpr int kLenetBatch = 64;
-constexpr float kLenetLearningRate = 0.05f;
-
-// torch_peer.h's LenetWeights, as Variables: the layers named in order.
-struct Lenet {
-  std::vector<Variable> weights;  // conv1, bias1, conv2, bias2, dense1, bias3, ...
-  Tensor operator()(const Tensor& x) const {
-    auto w = [this](size_t i) { return weights[i].read(); };
-    Tensor h = ag::relu(ag::conv2d(x, w(0), {1}, "VALID") + w(1));
-    h = ag::max_pool2d(h, {2}, {2}, "VALID");
-    h = ag::relu(ag::conv2d(h, w(2), {1}, "VALID") + w(3));
-    h = ag::reshape(ag::max_pool2d(h, {2}, {2}, "VALID"), {kLenetBatch, 256});
-    h = ag::relu(ag::matmul(h, w(4)) + w(5));
-    h = ag::relu(ag::matmul(h, w(6)) + w(7));
-    return ag::matmul(h, w(8)) + w(9);
-  }
-};
-
-struct LenetTrainer {
-  Lenet model;
-  ag::optimizers::SGD optimizer{{.learning_rate = kLenetLearningRate}};
-
-  Tensor train_step(const Tensor& x, const Tensor& labels) {
-    ag::GradientTape tape;
-    Tensor loss = ag::reduce_mean(ag::sparse_softmax_cross_entropy_with_logits(labels, model(x)));
-    optimizer.apply_gradients(tape.gradient(loss, model.weights), model.weights);
-    return loss;
-  }
-};
-
-struct LenetInputs {
-  Tensor x, labels;
-  std::vector<Tensor> weights;
-  std::vector<int32_t> labels_vector;
-};
-
-const LenetInputs& lenet_inputs() {
-  static const LenetInputs in = [] {
-    LenetInputs in;
-    in.x = ag::random_uniform({kLenetBatch, 28, 28, 1}, 0.0, 1.0, ag::float32, 21);
-    in.labels = ag::cast(ag::random_uniform({kLenetBatch}, 0.0, 10.0, ag::float32, 22), ag::int32);
-    in.labels_vector = in.labels.to_vector<int32_t>();
-    // He initialisation: fan-in of each layer's kernel.
-    const std::vector<std::vector<int64_t>> kernels = {
-        {5, 5, 1, 6}, {5, 5, 6, 16}, {256, 120}, {120, 84}, {84, 10}};
-    uint64_t seed = 23;
-    for (const std::vector<int64_t>& dims : kernels) {
-      int64_t fan_in = 1;
-      for (size_t i = 0; i + 1 < dims.size(); ++i) fan_in *= dims[i];
-      in.weights.push_back(ag::random_normal(ag::Shape(dims), 0.0, std::sqrt(2.0 / double(fan_in)),
-                                             ag::float32, seed++));
-      in.weights.push_back(ag::zeros({dims.back()}));
-    }
-    return in;
-  }();
-  return in;
-}
+using ag_models::kLenetBatch;
+using ag_models::kLenetLearningRate;
+using ag_models::lenet_inputs;
+using ag_models::LenetInputs;
+using ag_models::LenetTrainer;
 
 std::unique_ptr<LenetTrainer> make_lenet() {
-  auto trainer = std::make_unique<LenetTrainer>();
-  for (const Tensor& w : lenet_inputs().weights) trainer->model.weights.emplace_back(w);
-  return trainer;
+  return std::make_unique<LenetTrainer>();
 }
 
 auto make_lenet_graph_step(LenetTrainer& trainer) {
