@@ -237,7 +237,8 @@ void MpiBackend::exchange_descriptors(const Descriptor& mine, std::string_view n
   throw InvalidArgumentError(message);
 }
 
-void MpiBackend::run_collective(const CollectiveCall& call, std::string_view name) {
+void MpiBackend::run_collective(const CollectiveCall& call, const Descriptor& mine,
+                                std::string_view name) {
   const int64_t count =
       call.collective == Collective::ReduceScatter ? call.output_elements : call.input_elements;
   if (count > INT_MAX) {
@@ -250,7 +251,8 @@ void MpiBackend::run_collective(const CollectiveCall& call, std::string_view nam
       std::memcpy(call.output, call.input, size_t(count) * dtype_size(call.dtype));
     return;
   }
-  watchdog_.arm(Clock::now() + timeout_, data_phase_failure(call, name));
+  // The message is written only if the watchdog fires, while this call waits.
+  watchdog_.arm(Clock::now() + timeout_, [&] { return data_phase_failure(mine, name); });
   const auto [code, mpi_call] = run_blocking(call, int(count));
   watchdog_.disarm();
   check(code, name, mpi_call);
@@ -287,11 +289,9 @@ std::pair<int, const char*> MpiBackend::run_blocking(const CollectiveCall& call,
   throw InternalError("ag::distribute: unknown collective");
 }
 
-std::string MpiBackend::data_phase_failure(const CollectiveCall& call,
-                                           std::string_view name) const {
+std::string MpiBackend::data_phase_failure(const Descriptor& mine, std::string_view name) const {
   return std::string(name) + ": rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
-         " spent " + seconds_text(timeout_) + " moving the data of " +
-         describe_text(describe(call)) +
+         " spent " + seconds_text(timeout_) + " moving the data of " + describe_text(mine) +
          ", which every rank had called: a rank died or froze during the transfer, and MPI can "
          "neither cancel a collective nor finish one half done, so the job ends here "
          "(ContextOptions::timeout sets the wait)";
@@ -325,8 +325,9 @@ void MpiBackend::run(const CollectiveCall& call) {
     throw FailedPreconditionError(std::string(name) + ": the distribute context is closed");
   current_ = name;
   ++sequence_;
-  exchange_descriptors(describe(call), name);
-  run_collective(call, name);
+  const Descriptor mine = describe(call);
+  exchange_descriptors(mine, name);
+  run_collective(call, mine, name);
 }
 
 }  // namespace ag::distribute

@@ -73,11 +73,12 @@ class MpiBackend final : public Backend {
   Descriptor describe(const CollectiveCall& call) const;
   std::string describe_text(const Descriptor& d) const;
   void exchange_descriptors(const Descriptor& mine, std::string_view name);
-  void run_collective(const CollectiveCall& call, std::string_view name);
+  // The data phase of `call`, once every rank has called it (`mine`).
+  void run_collective(const CollectiveCall& call, const Descriptor& mine, std::string_view name);
   // MPI's blocking call of `call` on `count` elements: its code and name.
   std::pair<int, const char*> run_blocking(const CollectiveCall& call, int count);
   // The message of a data phase that outlasts the timeout.
-  std::string data_phase_failure(const CollectiveCall& call, std::string_view name) const;
+  std::string data_phase_failure(const Descriptor& mine, std::string_view name) const;
   // Polls `requests` until all complete or the deadline passes; false then.
   bool wait_all(std::vector<MPI_Request>& requests,
                 std::chrono::steady_clock::time_point deadline) const;

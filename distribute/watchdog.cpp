@@ -17,7 +17,7 @@ Watchdog::~Watchdog() {
   thread_.join();
 }
 
-void Watchdog::arm(Clock::time_point deadline, std::string message) {
+void Watchdog::arm(Clock::time_point deadline, std::function<std::string()> message) {
   {
     std::lock_guard lock(mutex_);
     armed_ = true;
@@ -31,6 +31,7 @@ void Watchdog::arm(Clock::time_point deadline, std::string message) {
 void Watchdog::disarm() {
   std::lock_guard lock(mutex_);
   armed_ = false;
+  message_ = nullptr;  // it may refer to the call that has ended
 }
 
 void Watchdog::watch() {
@@ -42,7 +43,7 @@ void Watchdog::watch() {
     const bool ended = wake_.wait_until(
         lock, deadline_, [&] { return closing_ || !armed_ || generation_ != generation; });
     if (ended) continue;
-    std::fprintf(stderr, "%s\n", message_.c_str());
+    std::fprintf(stderr, "%s\n", message_().c_str());
     std::fflush(stderr);
     std::_Exit(kWatchdogExitCode);
   }

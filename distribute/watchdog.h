@@ -1,7 +1,8 @@
 // A deadline for a call that cannot be interrupted: MPI's blocking
 // collectives, which every rank has entered by the time they run. arm()
 // starts a wait and disarm() ends it; a wait still armed at its deadline
-// writes its message to stderr and ends the process (exit code
+// writes its message (made then, on the watchdog's thread, while the armed
+// call still waits) to stderr and ends the process (exit code
 // kWatchdogExitCode), which mpirun turns into the end of the job: MPI can
 // neither cancel a collective nor finish one half done.
 #pragma once
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -26,7 +28,7 @@ class Watchdog {
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
-  void arm(Clock::time_point deadline, std::string message);
+  void arm(Clock::time_point deadline, std::function<std::string()> message);
   void disarm();
 
  private:
@@ -38,7 +40,7 @@ class Watchdog {
   bool armed_ = false;
   uint64_t generation_ = 0;  // one per arm(): a later wait has its own deadline
   Clock::time_point deadline_;
-  std::string message_;
+  std::function<std::string()> message_;
   std::thread thread_;  // last: it starts once the members above exist
 };
 

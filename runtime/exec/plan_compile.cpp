@@ -412,7 +412,16 @@ void Plan::Compiler::plan_memory() {
     // losing its scalar step, unless an inline loop's body keeps it: see
     // select_scalar_steps), else an intermediate's buffer.
     int32_t taken_over = -1;
-    if (writes_elementwise(step) && !(plan.top_level_ && is_output[size_t(step.out_slot)])) {
+    // Takes over the buffer of input `in` if its value dies here and fits.
+    auto take_over_dying = [&](int32_t in) {
+      if (last_use[size_t(in)] != int32_t(s) || buffer_of[size_t(in)] < 0 || !same_layout(in, step))
+        return false;
+      taken_over = buffer_of[size_t(in)];
+      buffer_of[size_t(in)] = -1;  // now the output's
+      return true;
+    };
+    const bool function_output = plan.top_level_ && is_output[size_t(step.out_slot)];
+    if (writes_elementwise(step) && !function_output) {
       for (size_t i = 0; i < step.inputs.size(); ++i) {
         int32_t in = step.inputs[i];
         if (donated_dying_here(in, s) && same_layout(in, step) &&
@@ -423,27 +432,14 @@ void Plan::Compiler::plan_memory() {
         }
       }
       for (size_t i = 0; i < step.inputs.size() && step.write_into_input < 0; ++i) {
-        int32_t in = step.inputs[i];
-        if (last_use[size_t(in)] == int32_t(s) && buffer_of[size_t(in)] >= 0 &&
-            same_layout(in, step)) {
-          taken_over = buffer_of[size_t(in)];
-          buffer_of[size_t(in)] = -1;  // now the output's
-          break;
-        }
+        if (take_over_dying(step.inputs[i])) break;
       }
     }
     // An op that may write over its input 0 (kInPlace: all_reduce, whose
     // transport then needs no copy of it) takes that input's buffer where it
     // dies here, as an elementwise step does.
-    if (taken_over < 0 && step.write_into_input < 0 && overwrites_input_0(step) &&
-        !(plan.top_level_ && is_output[size_t(step.out_slot)])) {
-      const int32_t in = step.inputs[0];
-      if (last_use[size_t(in)] == int32_t(s) && buffer_of[size_t(in)] >= 0 &&
-          same_layout(in, step)) {
-        taken_over = buffer_of[size_t(in)];
-        buffer_of[size_t(in)] = -1;
-      }
-    }
+    if (taken_over < 0 && step.write_into_input < 0 && overwrites_input_0(step) && !function_output)
+      take_over_dying(step.inputs[0]);
     // Such a write never falls back to a buffer: the loop variable's buffer
     // holds a value of this static size already (as it holds any write into
     // an inline loop's variable: see donated_dying_here).

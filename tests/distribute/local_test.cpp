@@ -122,18 +122,22 @@ TEST(Watchdog, EndsTheProcessWhenAWaitOutlastsItsDeadline) {
   EXPECT_EXIT(
       {
         Watchdog watchdog;
-        watchdog.arm(Watchdog::Clock::now() + std::chrono::milliseconds(20), "all_reduce: stuck");
+        watchdog.arm(Watchdog::Clock::now() + std::chrono::milliseconds(20),
+                     [] { return std::string("all_reduce: stuck"); });
         std::this_thread::sleep_for(std::chrono::seconds(5));
       },
       testing::ExitedWithCode(ag::distribute::kWatchdogExitCode), "all_reduce: stuck");
   Watchdog watchdog;
   for (int i = 0; i < 20; ++i) {
-    watchdog.arm(Watchdog::Clock::now() + std::chrono::milliseconds(30), "too early");
+    watchdog.arm(Watchdog::Clock::now() + std::chrono::milliseconds(30),
+                 [] { return std::string("too early"); });
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     watchdog.disarm();
   }
-  watchdog.arm(Watchdog::Clock::now() + std::chrono::milliseconds(10), "first deadline");
-  watchdog.arm(Watchdog::Clock::now() + std::chrono::seconds(60), "later deadline");
+  watchdog.arm(Watchdog::Clock::now() + std::chrono::milliseconds(10),
+               [] { return std::string("first deadline"); });
+  watchdog.arm(Watchdog::Clock::now() + std::chrono::seconds(60),
+               [] { return std::string("later deadline"); });
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   watchdog.disarm();
   SUCCEED() << "the process is still here";
