@@ -9,7 +9,8 @@
 // Context ends the job with MPI_Abort, since MPI cannot finish a collective
 // half done). Once every rank has called the collective, its data moves in
 // MPI's blocking call (in place where it can: on 2 ranks and 7 MB, 1.5 ms
-// against 1.9 for the non-blocking call, whose in-place form took 2.5),
+// against 1.9 for the non-blocking call, whose in-place form took 2.5;
+// docs/distributed.md says how they were timed),
 // under a watchdog that ends the job if a rank dies or freezes mid-transfer.
 #pragma once
 
