@@ -420,8 +420,9 @@ void Plan::Compiler::plan_memory() {
       buffer_of[size_t(in)] = -1;  // now the output's
       return true;
     };
-    const bool function_output = plan.top_level_ && is_output[size_t(step.out_slot)];
-    if (writes_elementwise(step) && !function_output) {
+    // (A step without outputs has no out_slot: asked only of those that write.)
+    auto function_output = [&] { return plan.top_level_ && is_output[size_t(step.out_slot)]; };
+    if (writes_elementwise(step) && !function_output()) {
       for (size_t i = 0; i < step.inputs.size(); ++i) {
         int32_t in = step.inputs[i];
         if (donated_dying_here(in, s) && same_layout(in, step) &&
@@ -438,7 +439,8 @@ void Plan::Compiler::plan_memory() {
     // An op that may write over its input 0 (kInPlace: all_reduce, whose
     // transport then needs no copy of it) takes that input's buffer where it
     // dies here, as an elementwise step does.
-    if (taken_over < 0 && step.write_into_input < 0 && overwrites_input_0(step) && !function_output)
+    if (taken_over < 0 && step.write_into_input < 0 && overwrites_input_0(step) &&
+        !function_output())
       take_over_dying(step.inputs[0]);
     // Such a write never falls back to a buffer: the loop variable's buffer
     // holds a value of this static size already (as it holds any write into
