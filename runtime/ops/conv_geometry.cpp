@@ -3,6 +3,7 @@
 #include "ops/conv_geometry.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "ag/error.h"
 
@@ -166,6 +167,32 @@ ConvAttrs ConvAttrs::decode(const Attrs& a) {
   }
   c.given_dims.assign(next, a.ints.end());
   return c;
+}
+
+Attrs FusedConvAttrs::encode() const {
+  Attrs a = conv.encode();
+  const int64_t front[] = {epilogue.bias ? 1 : 0, epilogue.residual ? 1 : 0, epilogue.relu ? 1 : 0};
+  a.ints.insert(a.ints.begin(), std::begin(front), std::end(front));
+  return a;
+}
+
+FusedConvAttrs FusedConvAttrs::decode(const Attrs& a) {
+  FusedConvAttrs f;
+  f.epilogue = {a.ints.at(0) != 0, a.ints.at(1) != 0, a.ints.at(2) != 0};
+  Attrs conv = a;
+  conv.ints.erase(conv.ints.begin(), conv.ints.begin() + 3);
+  f.conv = ConvAttrs::decode(conv);
+  return f;
+}
+
+bool is_channel_bias(const Shape& term, const ConvGeometry& g, const Shape& out) {
+  if (term.has_unknown_rank() || term.rank() > out.rank()) return false;
+  const int channel_axis = g.channels_first ? 1 : out.rank() - 1;
+  const int lead = out.rank() - term.rank();
+  for (int k = 0; k < term.rank(); ++k) {
+    if (term[k] != (k + lead == channel_axis ? g.out_channels : 1)) return false;
+  }
+  return g.out_channels == 1 || lead <= channel_axis;
 }
 
 namespace {

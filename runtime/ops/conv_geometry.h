@@ -38,6 +38,31 @@ struct ConvAttrs {
   static ConvAttrs decode(const Attrs& attrs);
 };
 
+// What fused_conv adds to its convolution's result, in this order, before
+// writing it: a bias (one value per output channel), a residual of the
+// result's shape, then relu. The graph optimiser makes fused_conv from
+// conv -> add -> add -> relu chains (passes/conv_epilogues.cpp), and each
+// term is computed as the unfused op computes it. (clip_by_value stays an
+// op of its own: oneDNN's clip maps NaN to the lower bound, where
+// clip_by_value keeps the NaN.)
+struct ConvEpilogue {
+  bool bias = false;
+  bool residual = false;
+  bool relu = false;
+
+  bool operator==(const ConvEpilogue&) const = default;
+};
+
+// fused_conv's attrs: the convolution's, with its epilogue in front of its
+// ints.
+struct FusedConvAttrs {
+  ConvAttrs conv;
+  ConvEpilogue epilogue;
+
+  Attrs encode() const;
+  static FusedConvAttrs decode(const Attrs& attrs);
+};
+
 // A convolution with every dim known, or kUnknownDim where a traced shape does
 // not say.
 struct ConvGeometry {
@@ -70,6 +95,11 @@ struct ConvGeometry {
 // does not divide, a kernel larger than the padded input.
 ConvGeometry conv_geometry(std::string_view op, const ConvAttrs& attrs, const Shape& input,
                            const Shape& filter);
+
+// Whether `term` is a bias of g's result `out`: one value per output channel,
+// laid along the channel axis (aligned right, as broadcasting aligns it),
+// every other dim 1.
+bool is_channel_bias(const Shape& term, const ConvGeometry& g, const Shape& out);
 
 // A pool's geometry: a depthwise convolution of `input` by a window of
 // attrs.given_dims (groups = channels, one filter each).

@@ -7,6 +7,7 @@
 
 #include "ops/conv_kernels.h"
 #include "ops/gemm.h"
+#include "ops/scalar_ops.h"
 
 namespace ag::ops {
 namespace conv_im2col {
@@ -167,10 +168,25 @@ void backward_filter(const ConvGeometry& g, const T* x, const T* dy, T* dw) {
   });
 }
 
-#define AG_CONV_IM2COL(T)                                                       \
-  template void forward<T>(const ConvGeometry&, const T*, const T*, T*);        \
-  template void backward_input<T>(const ConvGeometry&, const T*, const T*, T*); \
-  template void backward_filter<T>(const ConvGeometry&, const T*, const T*, T*);
+template <class T>
+void apply_epilogue(const ConvGeometry& g, const ConvEpilogue& e, const T* bias, const T* residual,
+                    T* y) {
+  const ConvGeometry::Strides out = g.output_strides();
+  const int64_t n = g.batch * out.batch;
+  for (int64_t i = 0; i < n; ++i) {
+    T v = y[i];
+    if (e.bias) v = scalar::AddOp{}(v, bias[(i / out.channel) % g.out_channels]);
+    if (e.residual) v = scalar::AddOp{}(v, residual[i]);
+    if (e.relu) v = scalar::ReluOp{}(v);
+    y[i] = v;
+  }
+}
+
+#define AG_CONV_IM2COL(T)                                                        \
+  template void forward<T>(const ConvGeometry&, const T*, const T*, T*);         \
+  template void backward_input<T>(const ConvGeometry&, const T*, const T*, T*);  \
+  template void backward_filter<T>(const ConvGeometry&, const T*, const T*, T*); \
+  template void apply_epilogue<T>(const ConvGeometry&, const ConvEpilogue&, const T*, const T*, T*);
 AG_CONV_IM2COL(float)
 AG_CONV_IM2COL(double)
 #undef AG_CONV_IM2COL

@@ -7,9 +7,11 @@
 // convolution of any size (the guide's: 7.1 GFLOP, 7.9 M elements moved).
 // Consecutive convolutions could keep the blocked layout between them; they
 // do not yet.
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ag/error.h"
@@ -222,14 +224,43 @@ void run_checked(const ConvGeometry& g, Pass pass, const void* src, const void* 
 
 }  // namespace
 
+// The epilogue's residual and relu as oneDNN post-ops (its bias is the
+// primitive's own): the residual summed into a result that holds it.
+dnnl::primitive_attr epilogue_attr(const ConvEpilogue& epilogue) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::post_ops post_ops;
+  if (epilogue.residual) post_ops.append_sum(1.0f);
+  if (epilogue.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  attr.set_post_ops(post_ops);
+  return attr;
+}
+
+dnnl::convolution_forward::desc inference_desc(const Descs& d, const ConvEpilogue& epilogue,
+                                               const memory::desc& bias) {
+  if (!epilogue.bias) return forward_desc(d, dnnl::prop_kind::forward_inference);
+  return {dnnl::prop_kind::forward_inference,
+          dnnl::algorithm::convolution_direct,
+          any_like(d.src),
+          any_like(d.filter),
+          bias,
+          any_like(d.dst),
+          d.strides,
+          d.dilations,
+          d.pad_before,
+          d.pad_after};
+}
+
 class PreparedForward {
  public:
-  PreparedForward(const ConvGeometry& g, const float* constant_filter)
-      : geometry_(g), descs_(descs(g)), threads_(synced_onednn_threads()) {
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const dnnl::convolution_forward::primitive_desc pd(
-        forward_desc(descs_, dnnl::prop_kind::forward_inference), attr, engine());
+  PreparedForward(const ConvGeometry& g, const float* constant_filter, const ConvEpilogue& epilogue)
+      : geometry_(g),
+        descs_(descs(g)),
+        epilogue_(epilogue),
+        bias_(memory::dims{g.out_channels}, memory::data_type::f32, memory::format_tag::a),
+        threads_(synced_onednn_threads()) {
+    const dnnl::convolution_forward::primitive_desc pd(inference_desc(descs_, epilogue, bias_),
+                                                       epilogue_attr(epilogue), engine());
     primitive_ = dnnl::convolution_forward(pd);
     src_ = pd.src_desc();
     filter_ = pd.weights_desc();
@@ -245,12 +276,14 @@ class PreparedForward {
   }
 
   // The inputs and the result reordered through this thread's scratch, as
-  // run() does; the filter only when it was not a constant.
-  void run(const float* x, const float* w, float* y) const {
+  // run() does; the filter only when it was not a constant. A residual is
+  // summed into the result, which holds it first.
+  void run(const float* x, const float* w, float* y, EpilogueTerms terms) const {
     sync_onednn_threads();
     thread_local dnnl::stream stream(engine());
     Bound src = bind(onednn::kConvSrc, descs_.src, src_, x),
           dst = bind(onednn::kConvDst, descs_.dst, dst_, y);
+    if (epilogue_.residual) place_residual(stream, dst, terms.residual, y);
     memory filter = filter_in_layout_ ? *filter_in_layout_ : memory();
     if (!filter_in_layout_) {
       Bound bound = bind(onednn::kConvFilter, descs_.filter, filter_, w);
@@ -262,21 +295,37 @@ class PreparedForward {
       dnnl::reorder(src.user, src.primitive).execute(stream, src.user, src.primitive);
     const memory scratchpad =
         wrap(scratchpad_, scratch(onednn::kConvScratchpad, scratchpad_.get_size()));
-    primitive_.execute(stream, {{DNNL_ARG_SRC, src.primitive},
-                                {DNNL_ARG_WEIGHTS, filter},
-                                {DNNL_ARG_DST, dst.primitive},
-                                {DNNL_ARG_SCRATCHPAD, scratchpad}});
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src.primitive},
+                                            {DNNL_ARG_WEIGHTS, filter},
+                                            {DNNL_ARG_DST, dst.primitive},
+                                            {DNNL_ARG_SCRATCHPAD, scratchpad}};
+    if (epilogue_.bias) args.emplace(DNNL_ARG_BIAS, wrap(bias_, terms.bias));
+    primitive_.execute(stream, args);
     if (dst.reordered)
       dnnl::reorder(dst.primitive, dst.user).execute(stream, dst.primitive, dst.user);
     stream.wait();
   }
 
   const ConvGeometry& geometry() const { return geometry_; }
+  const ConvEpilogue& epilogue() const { return epilogue_; }
   int threads() const { return threads_; }
 
  private:
+  // The residual where the primitive sums it in: in dst's layout, unless y
+  // is the residual already.
+  void place_residual(dnnl::stream& stream, Bound& dst, const float* residual, float* y) const {
+    memory user = wrap(descs_.dst, residual);
+    if (dst.reordered) {
+      dnnl::reorder(user, dst.primitive).execute(stream, user, dst.primitive);
+    } else if (residual != y) {
+      std::memcpy(y, residual, descs_.dst.get_size());
+    }
+  }
+
   ConvGeometry geometry_;
   Descs descs_;
+  ConvEpilogue epilogue_;
+  memory::desc bias_;
   int threads_;
   dnnl::primitive primitive_;
   memory::desc src_, filter_, dst_, scratchpad_;
@@ -284,18 +333,23 @@ class PreparedForward {
 };
 
 std::shared_ptr<const PreparedForward> prepare_forward(const ConvGeometry& g,
-                                                       const float* constant_filter) {
+                                                       const float* constant_filter,
+                                                       const ConvEpilogue& epilogue) {
   std::shared_ptr<const PreparedForward> prepared;
-  checked(g, [&] { prepared = std::make_shared<const PreparedForward>(g, constant_filter); });
+  checked(
+      g, [&] { prepared = std::make_shared<const PreparedForward>(g, constant_filter, epilogue); });
   return prepared;
 }
 
-// After ag::set_intra_op_threads changed the count, the per-call primitives,
-// made for the new one.
-void forward(const PreparedForward& prepared, const float* x, const float* w, float* y) {
-  if (prepared.threads() != intra_op_threads())
-    return run_checked(prepared.geometry(), Pass::forward, x, w, y);
-  checked(prepared.geometry(), [&] { prepared.run(x, w, y); });
+// After ag::set_intra_op_threads changed the count, a primitive made for the
+// new one: the cached per-call one of a plain convolution, or a fresh one.
+void forward(const PreparedForward& prepared, const float* x, const float* w, float* y,
+             EpilogueTerms terms) {
+  const ConvGeometry& g = prepared.geometry();
+  if (prepared.threads() == intra_op_threads())
+    return checked(g, [&] { prepared.run(x, w, y, terms); });
+  if (prepared.epilogue() == ConvEpilogue{}) return run_checked(g, Pass::forward, x, w, y);
+  checked(g, [&] { PreparedForward(g, nullptr, prepared.epilogue()).run(x, w, y, terms); });
 }
 
 void forward(const ConvGeometry& g, const float* x, const float* w, float* y) {
@@ -309,6 +363,19 @@ void backward_filter(const ConvGeometry& g, const float* x, const float* dy, flo
 }
 std::string forward_implementation(const ConvGeometry& g) {
   return onednn::cached<Compiled>(g, Pass::forward, compile).implementation;
+}
+
+bool applies_epilogue_to_the_sum(const ConvGeometry& g, const ConvEpilogue& epilogue) {
+  bool brgemm = false;
+  checked(g, [&] {
+    const Descs d = descs(g);
+    const memory::desc bias({g.out_channels}, memory::data_type::f32, memory::format_tag::a);
+    const dnnl::convolution_forward::primitive_desc pd(inference_desc(d, epilogue, bias),
+                                                       epilogue_attr(epilogue), engine());
+    const std::string implementation = pd.impl_info_str();
+    brgemm = implementation.starts_with("brg") || implementation.starts_with("brdgmm");
+  });
+  return brgemm;
 }
 
 #else
@@ -331,13 +398,17 @@ void backward_filter(const ConvGeometry&, const float*, const float*, float*) {
 std::string forward_implementation(const ConvGeometry&) {
   unavailable();
 }
+bool applies_epilogue_to_the_sum(const ConvGeometry&, const ConvEpilogue&) {
+  unavailable();
+}
 
 class PreparedForward {};
 
-std::shared_ptr<const PreparedForward> prepare_forward(const ConvGeometry&, const float*) {
+std::shared_ptr<const PreparedForward> prepare_forward(const ConvGeometry&, const float*,
+                                                       const ConvEpilogue&) {
   unavailable();
 }
-void forward(const PreparedForward&, const float*, const float*, float*) {
+void forward(const PreparedForward&, const float*, const float*, float*, EpilogueTerms) {
   unavailable();
 }
 

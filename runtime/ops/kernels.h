@@ -16,6 +16,7 @@ namespace ag::ops {
 
 // The ops' prepare functions (op_registry.h, prepare_fn).
 PreparedKernel prepare_conv(const PrepareContext&);
+PreparedKernel prepare_fused_conv(const PrepareContext&);
 PreparedKernel prepare_softmax(const PrepareContext&);
 PreparedKernel prepare_softmax_grad(const PrepareContext&);
 PreparedKernel prepare_batch_norm(const PrepareContext&);

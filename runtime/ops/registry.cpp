@@ -61,6 +61,8 @@ PrepareFn prepare_fn(OpId id) {
   switch (id) {
     case OpId::Conv:
       return &prepare_conv;
+    case OpId::FusedConv:
+      return &prepare_fused_conv;
     case OpId::Softmax:
       return &prepare_softmax;
     case OpId::SoftmaxGrad:

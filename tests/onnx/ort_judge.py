@@ -72,7 +72,7 @@ ALLOWED = {
     **no_kernel("Conv on float64", "conv1d_float64", "conv2d_groups_float64",
                 "conv2d_nchw_explicit_dilated_float64", "conv2d_same_float64",
                 "conv2d_valid_strided_float64", "conv3d_ncdhw_float64",
-                "depthwise_conv2d_float64"),
+                "depthwise_conv2d_float64", "fused_conv_float64"),
     **no_kernel("ConvTranspose on float64", "conv2d_transpose_float64"),
     **no_kernel("AveragePool on float64", "avg_pool2d_same_nchw_float64",
                 "avg_pool3d_valid_float64"),

@@ -143,11 +143,12 @@ std::set<std::string> covered_ops(std::string& untraced) {
       untraced += " " + name;
     }
   };
+  // Ops as traced, and the ops the optimiser makes of them (fused_conv).
   for (const OpCase& c : all_op_cases()) {
-    add(c.name, [&] {
-      auto traced = ag::function([op = c.op](const Tensors& xs) { return op(xs); });
-      return traced.get_concrete_function(c.inputs(c.dtypes.front())).graph();
-    });
+    auto traced = ag::function([op = c.op](const Tensors& xs) { return op(xs); });
+    add(c.name, [&] { return traced.get_concrete_function(c.inputs(c.dtypes.front())).graph(); });
+    add(c.name,
+        [&] { return traced.get_concrete_function(c.inputs(c.dtypes.front())).optimized_graph(); });
   }
   for (const RandomCase& r : kRandomCases) {
     add(r.name, [&] {

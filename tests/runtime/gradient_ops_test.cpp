@@ -11,10 +11,13 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ag/ag.h"
 #include "error_test_util.h"
+#include "ops/conv_geometry.h"
+#include "ops/dispatch.h"
 #include "ops/op_registry.h"
 
 #include <ag/distribute.h>
@@ -34,6 +37,14 @@ Tensor doubles(const std::vector<double>& values, const ag::Shape& shape) {
   Tensor t = ag::empty(shape, ag::float64);
   std::copy(values.begin(), values.end(), t.mutable_data<double>());
   return t;
+}
+
+// fused_conv of a 2-D convolution (stride 1, SAME) with `epilogue`.
+Tensor fused_conv(const Tensors& inputs, const ag::ops::ConvEpilogue& epilogue,
+                  std::string_view data_format) {
+  const ag::ops::ConvAttrs conv = ag::ops::conv_attrs("conv2d", 2, {1}, "SAME", data_format, {1});
+  return ag::ops::apply(ag::ops::OpId::FusedConv, inputs,
+                        ag::ops::FusedConvAttrs{conv, epilogue}.encode());
 }
 
 // Where an input's values are drawn from: away from the points where the
@@ -446,6 +457,14 @@ std::vector<GradCase> make_cases() {
   conv("conv_backprop_filter", {1, 2, 5, 4}, {1, 4, 5, 4}, [](const Tensors& x) {
     return ag::conv_backprop_filter(x[0], {2, 2, 1, 4}, x[1], {1}, "SAME", "NCHW");
   });
+  // fused_conv, which only the optimiser makes: called by its op id, with
+  // each epilogue term, and without the residual.
+  c.push_back({"fused_conv",
+               {Shape{1, 4, 5, 3}, Shape{3, 3, 3, 2}, Shape{2}, Shape{1, 4, 5, 2}},
+               [](const Tensors& x) { return fused_conv(x, {true, true, true}, "NHWC"); }});
+  c.push_back({"fused_conv",
+               {Shape{1, 3, 4, 4}, Shape{2, 2, 3, 2}, Shape{1, 2, 1, 1}},
+               [](const Tensors& x) { return fused_conv(x, {true, false, true}, "NCHW"); }});
   // Pools and the ops of their gradients (random inputs have no ties).
   auto pool = [&](const std::string& op, std::vector<Shape> shapes,
                   std::function<Tensor(const Tensors&)> f) {

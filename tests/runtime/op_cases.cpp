@@ -759,6 +759,14 @@ std::vector<OpCase> make_cases() {
   conv("conv_backprop_filter", {2, 5, 5, 3}, {2, 3, 3, 4}, [](const Tensor& x, const Tensor& dy) {
     return ag::conv_backprop_filter(x, {3, 3, 3, 4}, dy, {2}, "SAME");
   });
+  // fused_conv: the optimiser fuses the bias, the residual and relu into the
+  // traced call's convolution (passes/conv_epilogues.cpp).
+  c.push_back({"fused_conv", kFloating, samples({{2, 5, 6, 3}, {3, 3, 3, 4}, {2, 5, 6, 4}}, 1),
+               [](const Tensors& x) {
+                 const Tensor bias =
+                     ag::cast(ag::constant({0.5f, -1.0f, 0.25f, 2.0f}), x[0].dtype());
+                 return ag::relu(ag::conv2d(x[0], x[1], {1}, "SAME") + bias + x[2]);
+               }});
 
   // Pooling: each kind, layout, padding and rank, and the gradient ops.
   auto pool = [&](const std::string& name, Shape input, std::function<Tensor(const Tensor&)> f) {

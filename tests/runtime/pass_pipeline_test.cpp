@@ -191,7 +191,8 @@ TEST(PassRegistry, NamesEachPassAfterItsFileInPipelineOrder) {
                        "range-loops", "loop-condition-reductions", "algebraic-simplification",
                        "transposed-arrays", "constant-folding", "counter-signs",
                        "common-subexpression-elimination", "transposed-gathers",
-                       "channels-last-convolutions", "dead-code-elimination", "fusion"}));
+                       "channels-last-convolutions", "conv-epilogues", "dead-code-elimination",
+                       "fusion"}));
   EXPECT_EQ(find_pass("no-such-pass"), nullptr);
   EXPECT_EQ(find_pass("transposed-arrays")->targets, PassTargets::kExecutorOnly);
 }
@@ -372,8 +373,8 @@ TEST(PrintAfter, AnUnknownPassIsAnErrorListingTheKnownOnes) {
               "range-loops, loop-condition-reductions, algebraic-simplification, "
               "transposed-arrays, constant-folding, counter-signs, "
               "common-subexpression-elimination, transposed-gathers, "
-              "channels-last-convolutions, dead-code-elimination, fusion; or 'all' for every "
-              "pass. Set it to one of them, or unset it.");
+              "channels-last-convolutions, conv-epilogues, dead-code-elimination, fusion; or "
+              "'all' for every pass. Set it to one of them, or unset it.");
   }
   EXPECT_EQ(print.out.str(), "");
 }

@@ -1,7 +1,9 @@
 // Convolution (tf.nn.convolution, conv1d/2d/3d, depthwise_conv2d) and its two
 // gradients, which are ops of their own: conv_backprop_input (also
-// conv_transpose) and conv_backprop_filter. Their geometry is
-// ops/conv_geometry.h's; their kernels ops/conv_kernels.h's.
+// conv_transpose) and conv_backprop_filter; and fused_conv, a convolution
+// with its bias, a residual and relu, which the graph optimiser makes
+// (passes/conv_epilogues.cpp). Their geometry is ops/conv_geometry.h's;
+// their kernels ops/conv_kernels.h's.
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "ops/conv_kernels.h"
 #include "ops/dispatch.h"
 #include "ops/gemm.h"
+#include "ops/gradient_helpers.h"
 #include "ops/kernels.h"
 
 namespace ag::ops {
@@ -202,6 +205,108 @@ std::vector<Tensor> grad_conv_backprop_filter(const GradContext& c) {
   const ConvGeometry g = conv_backprop_filter_geometry(c.op_name, a, x.shape(), dy.shape());
   return {c.needs(0) ? backprop_input_of(a, g, dy, c.grad, c.site) : Tensor(),
           c.needs(1) ? conv_of(a, x, c.grad, c.site) : Tensor()};
+}
+
+// ---- fused_conv: y = relu(conv(x, w) + bias + residual) ---------------------------------
+
+namespace {
+
+// fused_conv's inputs past x and w: the bias's index, then the residual's.
+struct EpilogueInputs {
+  size_t bias, residual;
+};
+EpilogueInputs epilogue_inputs(const ConvEpilogue& e) {
+  return {2, e.bias ? size_t(3) : size_t(2)};
+}
+
+void require_epilogue_term(const InferContext& ctx, size_t input, const ConvGeometry& g,
+                           const Shape& out, bool per_channel, std::string_view what) {
+  const ValueType& term = ctx.inputs[input];
+  const bool fits = per_channel ? is_channel_bias(term.shape, g, out) : term.shape == out;
+  if (term.dtype != ctx.inputs[0].dtype || !fits) {
+    throw InvalidArgumentError(std::string(ctx.op_name) + ": the " + std::string(what) + " is " +
+                               std::string(dtype_name(term.dtype)) + term.shape.to_list_string() +
+                               ", which does not fit a result of " +
+                               std::string(dtype_name(ctx.inputs[0].dtype)) + out.to_list_string());
+  }
+}
+
+}  // namespace
+
+ValueType infer_fused_conv(const InferContext& ctx) {
+  const FusedConvAttrs a = FusedConvAttrs::decode(ctx.attrs);
+  const EpilogueInputs at = epilogue_inputs(a.epilogue);
+  if (ctx.inputs.size() != at.residual + (a.epilogue.residual ? 1 : 0)) {
+    throw InvalidArgumentError(std::string(ctx.op_name) + ": " + std::to_string(ctx.inputs.size()) +
+                               " inputs do not match its epilogue's terms");
+  }
+  const DType dtype = require_float_operands(ctx);
+  const ConvGeometry g =
+      conv_geometry(ctx.op_name, a.conv, ctx.inputs[0].shape, ctx.inputs[1].shape);
+  const Shape out = g.output_shape();
+  if (a.epilogue.bias) require_epilogue_term(ctx, at.bias, g, out, true, "bias");
+  if (a.epilogue.residual) require_epilogue_term(ctx, at.residual, g, out, false, "residual");
+  return {dtype, out};
+}
+
+bool fused_conv_keeps_values(DType dtype, const ConvGeometry& g, const ConvEpilogue& epilogue) {
+  return !conv_on_onednn(dtype, g) || conv_onednn::applies_epilogue_to_the_sum(g, epilogue);
+}
+
+PreparedKernel prepare_fused_conv(const PrepareContext& ctx) {
+  const FusedConvAttrs a = FusedConvAttrs::decode(ctx.attrs);
+  const ConvGeometry g =
+      conv_geometry(ctx.op_name, a.conv, ctx.inputs[0].shape, ctx.inputs[1].shape);
+  if (!conv_on_onednn(ctx.inputs[0].dtype, g)) return nullptr;
+  return conv_onednn::prepare_forward(g, static_cast<const float*>(ctx.constants[1]), a.epilogue);
+}
+
+void kernel_fused_conv(const KernelContext& ctx) {
+  const FusedConvAttrs a = FusedConvAttrs::decode(*ctx.attrs);
+  const EpilogueInputs at = epilogue_inputs(a.epilogue);
+  auto term = [&]<class T>(T, bool present, size_t input) {
+    return present ? ctx.input_data<T>(input) : nullptr;
+  };
+  const conv_onednn::EpilogueTerms terms = {term(float{}, a.epilogue.bias, at.bias),
+                                            term(float{}, a.epilogue.residual, at.residual)};
+  if (ctx.prepared) {
+    conv_onednn::forward(*static_cast<const conv_onednn::PreparedForward*>(ctx.prepared),
+                         ctx.input_data<float>(0), ctx.input_data<float>(1),
+                         static_cast<float*>(ctx.out), terms);
+    return;
+  }
+  const ConvGeometry g =
+      conv_geometry(ctx.op_name, a.conv, *ctx.inputs[0].shape, *ctx.inputs[1].shape);
+  run_engine(
+      ctx, g,
+      [&] {
+        conv_onednn::forward(*conv_onednn::prepare_forward(g, nullptr, a.epilogue),
+                             ctx.input_data<float>(0), ctx.input_data<float>(1),
+                             static_cast<float*>(ctx.out), terms);
+      },
+      [&]<class T>(T) {
+        T* y = static_cast<T*>(ctx.out);
+        conv_im2col::forward<T>(g, ctx.input_data<T>(0), ctx.input_data<T>(1), y);
+        conv_im2col::apply_epilogue<T>(g, a.epilogue, term(T{}, a.epilogue.bias, at.bias),
+                                       term(T{}, a.epilogue.residual, at.residual), y);
+      });
+}
+
+// relu passes the gradient where the result is positive; then the sum's
+// gradient reaches the convolution's input and filter as conv's does, the
+// bias summed over all but the channel axis, and the residual as it is.
+std::vector<Tensor> grad_fused_conv(const GradContext& c) {
+  const FusedConvAttrs a = FusedConvAttrs::decode(c.attrs);
+  const EpilogueInputs at = epilogue_inputs(a.epilogue);
+  const Tensor &x = c.inputs[0], &w = c.inputs[1];
+  const ConvGeometry g = conv_geometry(c.op_name, a.conv, x.shape(), w.shape());
+  const Tensor d =
+      a.epilogue.relu ? api::where(api::greater(c.output, 0, c.site), c.grad, 0, c.site) : c.grad;
+  std::vector<Tensor> grads = {c.needs(0) ? backprop_input_of(a.conv, g, d, w, c.site) : Tensor(),
+                               c.needs(1) ? backprop_filter_of(a.conv, g, x, d, c.site) : Tensor()};
+  if (a.epilogue.bias) grads.push_back(c.needs(at.bias) ? unbroadcast(c, d, at.bias) : Tensor());
+  if (a.epilogue.residual) grads.push_back(c.needs(at.residual) ? d : Tensor());
+  return grads;
 }
 
 }  // namespace ag::ops

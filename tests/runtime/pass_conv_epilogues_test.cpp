@@ -1,0 +1,140 @@
+// A convolution's bias, residual and relu become one fused_conv
+// (passes/conv_epilogues.cpp): the IR before and after the pass, the chains
+// it leaves alone, and traced blocks of the forms ResNet and MobileNet have,
+// with the eager values bit for bit.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <ag/ag.h>
+
+#include "body_builder.h"
+#include "graph/graph.h"
+#include "ops/conv_geometry.h"
+#include "ops/conv_kernels.h"
+#include "passes/passes.h"
+#include "staged_test_util.h"
+
+namespace ag::passes {
+namespace {
+
+using namespace ag_test;
+
+Attrs conv2d_attrs() {
+  return ops::conv_attrs("conv2d", 2, {1}, "SAME", "NHWC", {1}).encode();
+}
+
+// Whether the kernel of this machine and build fuses a 2-D convolution of
+// `input` by `filter` with `epilogue` (the pass asks the same).
+bool fuses(const Shape& input, const Shape& filter, const ops::ConvEpilogue& epilogue) {
+  const ops::ConvAttrs attrs = ops::ConvAttrs::decode(conv2d_attrs());
+  return ops::fused_conv_keeps_values(float32, ops::conv_geometry("conv2d", attrs, input, filter),
+                                      epilogue);
+}
+
+TEST(ConvEpilogues, BiasResidualAndReluBecomeOneFusedConv) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", float32, {1, 6, 6, 16});
+  ValueRef w = b.placeholder("w", float32, {3, 3, 16, 16});
+  ValueRef r = b.placeholder("r", float32, {1, 6, 6, 16});
+  ValueRef conv = b.op(OpId::Conv, {x, w}, conv2d_attrs());
+  ValueRef bias = b.op(OpId::Add, {conv, b.constant(random_normal({16}, 0, 1, float32, 1))});
+  ValueRef sum = b.op(OpId::Add, {r, bias});
+  b.output(b.op(OpId::Relu, {sum}));
+  const std::string before =
+      "[] -> x\n"
+      "[] -> w\n"
+      "[] -> r\n"
+      "['x', 'w'] -> conv\n"
+      "[] -> Const\n"
+      "['conv', 'Const'] -> add\n"
+      "['r', 'add'] -> add_1\n"
+      "['add_1'] -> relu\n"
+      "['relu'] -> Identity\n";
+  EXPECT_EQ(b.body.to_string(), before);
+
+  fuse_conv_epilogues(b.body);
+  eliminate_dead_code(b.body);
+
+  if (!fuses({1, 6, 6, 16}, {3, 3, 16, 16}, {true, true, true})) {
+    EXPECT_EQ(b.body.to_string(), before) << "a kernel that would round otherwise fuses nothing";
+    return;
+  }
+  EXPECT_EQ(b.body.to_string(),
+            "[] -> x\n"
+            "[] -> w\n"
+            "[] -> r\n"
+            "[] -> Const\n"
+            "['x', 'w', 'Const', 'r'] -> relu\n"
+            "['relu'] -> Identity\n");
+  const Node& fused = b.body.nodes[4];
+  ASSERT_TRUE(fused.is_op(OpId::FusedConv));
+  EXPECT_EQ(ops::FusedConvAttrs::decode(fused.attrs).epilogue, (ops::ConvEpilogue{true, true, true}));
+  EXPECT_EQ(fused.outputs[0].shape, Shape({1, 6, 6, 16}));
+}
+
+// A conv read twice, a bias that is not a constant and a clip: what stays.
+TEST(ConvEpilogues, LeavesAConvReadTwiceAVariableBiasAndClip) {
+  BodyBuilder b;
+  ValueRef x = b.placeholder("x", float32, {1, 6, 6, 16});
+  ValueRef w = b.placeholder("w", float32, {1, 1, 16, 16});
+  ValueRef v = b.placeholder("v", float32, {16});
+  ValueRef read_twice = b.op(OpId::Conv, {x, w}, conv2d_attrs());
+  b.output(b.op(OpId::Relu, {read_twice}));
+  b.output(read_twice);
+  ValueRef by_variable = b.op(OpId::Conv, {x, w}, conv2d_attrs());
+  b.output(b.op(OpId::Add, {by_variable, v}));
+  ValueRef clipped = b.op(OpId::Conv, {x, w}, conv2d_attrs());
+  ValueRef biased = b.op(OpId::Add, {clipped, b.constant(random_normal({16}, 0, 1, float32, 2))});
+  b.output(b.op(OpId::ClipByValue,
+                {biased, b.constant(Tensor(0.0f)), b.constant(Tensor(6.0f))}));
+
+  fuse_conv_epilogues(b.body);
+  eliminate_dead_code(b.body);
+
+  const bool bias_fuses = fuses({1, 6, 6, 16}, {1, 1, 16, 16}, {true, false, false});
+  EXPECT_EQ(count_ops(b.body, OpId::FusedConv), bias_fuses ? 1u : 0u) << b.body.to_string();
+  EXPECT_EQ(count_ops(b.body, OpId::Conv), bias_fuses ? 2u : 3u) << b.body.to_string();
+  EXPECT_EQ(count_ops(b.body, OpId::ClipByValue), 1u);
+}
+
+// ResNet's basic block and MobileNet's inverted residual, channels first as
+// PyTorch exports them, traced: the eager values bit for bit.
+Tensor resnet_block(const Tensor& x, const Tensor& w1, const Tensor& w2, const Tensor& bias) {
+  Tensor h = relu(convolution(x, w1, {1}, "SAME", "NCHW") + reshape(bias, {1, 16, 1, 1}));
+  return relu(convolution(h, w2, {1}, "SAME", "NCHW") + reshape(bias, {1, 16, 1, 1}) + x);
+}
+
+Tensor mobilenet_block(const Tensor& x, const Tensor& w1, const Tensor& w2, const Tensor& bias) {
+  Tensor h = clip_by_value(convolution(x, w1, {1}, "SAME", "NCHW") + reshape(bias, {1, 32, 1, 1}),
+                           0.0f, 6.0f);
+  return convolution(h, w2, {1}, "SAME", "NCHW") + reshape(slice(bias, {0}, {16}), {1, 16, 1, 1}) +
+         x;
+}
+
+TEST(ConvEpilogues, TracedResNetAndMobileNetBlocksGiveTheEagerBits) {
+  const Tensor x = random_normal({1, 16, 12, 12}, 0.0, 1.0, float32, 3);
+  const Tensor bias = random_normal({32}, 0.0, 1.0, float32, 4);
+  const Tensor w3 = random_normal({3, 3, 16, 16}, 0.0, 0.3, float32, 5);
+  const Tensor expand = random_normal({1, 1, 16, 32}, 0.0, 0.3, float32, 6);
+  const Tensor project = random_normal({1, 1, 32, 16}, 0.0, 0.3, float32, 7);
+  const Tensor b16 = slice(bias, {0}, {16});
+
+  auto resnet = function(resnet_block);
+  expect_same_bits(resnet_block(x, w3, w3, b16), resnet(x, w3, w3, b16), "resnet block");
+  auto mobilenet = function(mobilenet_block);
+  expect_same_bits(mobilenet_block(x, expand, project, bias), mobilenet(x, expand, project, bias),
+                   "mobilenet block");
+
+  // The weights and biases as constants, as a model loaded from ONNX has them.
+  auto loaded = function([&](const Tensor& x) { return resnet_block(x, w3, w3, b16); });
+  expect_same_bits(resnet_block(x, w3, w3, b16), loaded(x), "resnet block of constants");
+  const auto body = optimized_body(loaded, x);
+  const size_t want = (fuses({1, 12, 12, 16}, {3, 3, 16, 16}, {true, false, true}) ? 1 : 0) +
+                      (fuses({1, 12, 12, 16}, {3, 3, 16, 16}, {true, true, true}) ? 1 : 0);
+  EXPECT_EQ(count_ops(*body, OpId::FusedConv), want) << body->to_string();
+}
+
+}  // namespace
+}  // namespace ag::passes
