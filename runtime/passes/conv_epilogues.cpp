@@ -98,9 +98,8 @@ class ConvEpilogues {
     for (ValueRef in : node.inputs)
       if (!body_.type_of(in).shape.is_fully_defined()) return;
     const ops::ConvAttrs attrs = ops::ConvAttrs::decode(node.attrs);
-    const ops::ConvGeometry g =
-        ops::conv_geometry(node.name, attrs, body_.type_of(node.inputs[0]).shape,
-                           body_.type_of(node.inputs[1]).shape);
+    const ops::ConvGeometry g = ops::conv_geometry(
+        node.name, attrs, body_.type_of(node.inputs[0]).shape, body_.type_of(node.inputs[1]).shape);
     Chain chain{conv, {node.inputs[0], node.inputs[1]}, {}};
     take_bias(chain, g);
     take_residual(chain);

@@ -70,7 +70,8 @@ TEST(ConvEpilogues, BiasResidualAndReluBecomeOneFusedConv) {
             "['relu'] -> Identity\n");
   const Node& fused = b.body.nodes[4];
   ASSERT_TRUE(fused.is_op(OpId::FusedConv));
-  EXPECT_EQ(ops::FusedConvAttrs::decode(fused.attrs).epilogue, (ops::ConvEpilogue{true, true, true}));
+  EXPECT_EQ(ops::FusedConvAttrs::decode(fused.attrs).epilogue,
+            (ops::ConvEpilogue{true, true, true}));
   EXPECT_EQ(fused.outputs[0].shape, Shape({1, 6, 6, 16}));
 }
 
@@ -87,8 +88,7 @@ TEST(ConvEpilogues, LeavesAConvReadTwiceAVariableBiasAndClip) {
   b.output(b.op(OpId::Add, {by_variable, v}));
   ValueRef clipped = b.op(OpId::Conv, {x, w}, conv2d_attrs());
   ValueRef biased = b.op(OpId::Add, {clipped, b.constant(random_normal({16}, 0, 1, float32, 2))});
-  b.output(b.op(OpId::ClipByValue,
-                {biased, b.constant(Tensor(0.0f)), b.constant(Tensor(6.0f))}));
+  b.output(b.op(OpId::ClipByValue, {biased, b.constant(Tensor(0.0f)), b.constant(Tensor(6.0f))}));
 
   fuse_conv_epilogues(b.body);
   eliminate_dead_code(b.body);

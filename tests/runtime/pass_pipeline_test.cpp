@@ -187,12 +187,12 @@ TEST(PassRegistry, NamesEachPassAfterItsFileInPipelineOrder) {
     EXPECT_FALSE(pass.summary.empty()) << pass.name;
     EXPECT_EQ(find_pass(pass.name), &pass);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "range-loops", "loop-condition-reductions", "algebraic-simplification",
-                       "transposed-arrays", "constant-folding", "counter-signs",
-                       "common-subexpression-elimination", "transposed-gathers",
-                       "channels-last-convolutions", "conv-epilogues", "dead-code-elimination",
-                       "fusion"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"range-loops", "loop-condition-reductions",
+                                             "algebraic-simplification", "transposed-arrays",
+                                             "constant-folding", "counter-signs",
+                                             "common-subexpression-elimination",
+                                             "transposed-gathers", "channels-last-convolutions",
+                                             "conv-epilogues", "dead-code-elimination", "fusion"}));
   EXPECT_EQ(find_pass("no-such-pass"), nullptr);
   EXPECT_EQ(find_pass("transposed-arrays")->targets, PassTargets::kExecutorOnly);
 }
