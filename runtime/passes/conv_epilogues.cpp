@@ -11,8 +11,9 @@
 // shapes whose result only one node reads starts a chain, which takes each
 // of these in turn while the node before it has that one reader (and is not
 // an output):
-//   - add(v, b) or add(b, v), b a Const of one value per output channel
-//     along the channel axis (ops::is_channel_bias);
+//   - add(v, b) or add(b, v), b one value per output channel along the
+//     channel axis (ops::is_channel_bias): a constant, or a variable's value
+//     in a training step;
 //   - add(v, r) or add(r, v), r any other value of v's dtype and shape;
 //   - relu(v).
 // A chain of at least one of them becomes fused_conv(x, w, [b], [r]) in
@@ -37,7 +38,6 @@ namespace {
 
 using graph::Body;
 using graph::Node;
-using graph::NodeKind;
 using graph::ValueRef;
 using ops::ConvEpilogue;
 using ops::OpId;
@@ -114,7 +114,7 @@ class ConvEpilogues {
     const Node* add = next_of(chain.last, OpId::Add);
     if (!add) return;
     const std::optional<ValueRef> bias = other_operand(*add, chain.last);
-    if (!bias || body_.nodes[size_t(bias->node)].kind != NodeKind::Const) return;
+    if (!bias) return;
     const ops::ValueType& out = body_.nodes[size_t(chain.last)].outputs[0];
     if (body_.type_of(*bias).dtype != out.dtype ||
         !ops::is_channel_bias(body_.type_of(*bias).shape, g, out.shape))
