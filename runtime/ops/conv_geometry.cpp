@@ -171,14 +171,18 @@ ConvAttrs ConvAttrs::decode(const Attrs& a) {
 
 Attrs FusedConvAttrs::encode() const {
   Attrs a = conv.encode();
-  const int64_t front[] = {epilogue.bias ? 1 : 0, epilogue.residual ? 1 : 0, epilogue.relu ? 1 : 0};
+  const int64_t front[] = {epilogue.bias ? 1 : 0, epilogue.residual ? 1 : 0,
+                           int64_t(epilogue.activation)};
   a.ints.insert(a.ints.begin(), std::begin(front), std::end(front));
+  a.lo = epilogue.lo;
+  a.hi = epilogue.hi;
   return a;
 }
 
 FusedConvAttrs FusedConvAttrs::decode(const Attrs& a) {
   FusedConvAttrs f;
-  f.epilogue = {a.ints.at(0) != 0, a.ints.at(1) != 0, a.ints.at(2) != 0};
+  f.epilogue = {a.ints.at(0) != 0, a.ints.at(1) != 0, ConvEpilogue::Activation(a.ints.at(2)), a.lo,
+                a.hi};
   Attrs conv = a;
   conv.ints.erase(conv.ints.begin(), conv.ints.begin() + 3);
   f.conv = ConvAttrs::decode(conv);

@@ -40,21 +40,22 @@ struct ConvAttrs {
 
 // What fused_conv adds to its convolution's result, in this order, before
 // writing it: a bias (one value per output channel), a residual of the
-// result's shape, then relu. The graph optimiser makes fused_conv from
-// conv -> add -> add -> relu chains (passes/conv_epilogues.cpp), and each
-// term is computed as the unfused op computes it. (clip_by_value stays an
-// op of its own: oneDNN's clip maps NaN to the lower bound, where
-// clip_by_value keeps the NaN.)
+// result's shape, then an activation. The graph optimiser makes fused_conv
+// from conv -> add -> add -> activation chains (passes/conv_epilogues.cpp),
+// and each term is computed as the unfused op computes it.
 struct ConvEpilogue {
+  // relu(v); or clip, minimum(maximum(v, lo), hi): ONNX's Clip as imported.
+  enum class Activation : int64_t { none, relu, clip };
   bool bias = false;
   bool residual = false;
-  bool relu = false;
+  Activation activation = Activation::none;
+  double lo = 0.0, hi = 0.0;  // clip's bounds
 
   bool operator==(const ConvEpilogue&) const = default;
 };
 
 // fused_conv's attrs: the convolution's, with its epilogue in front of its
-// ints.
+// ints and the clip bounds in Attrs::lo and Attrs::hi.
 struct FusedConvAttrs {
   ConvAttrs conv;
   ConvEpilogue epilogue;

@@ -177,7 +177,9 @@ void apply_epilogue(const ConvGeometry& g, const ConvEpilogue& e, const T* bias,
     T v = y[i];
     if (e.bias) v = scalar::AddOp{}(v, bias[(i / out.channel) % g.out_channels]);
     if (e.residual) v = scalar::AddOp{}(v, residual[i]);
-    if (e.relu) v = scalar::ReluOp{}(v);
+    if (e.activation == ConvEpilogue::Activation::relu) v = scalar::ReluOp{}(v);
+    if (e.activation == ConvEpilogue::Activation::clip)
+      v = scalar::MinimumOp{}(scalar::MaximumOp{}(v, T(e.lo)), T(e.hi));
     y[i] = v;
   }
 }

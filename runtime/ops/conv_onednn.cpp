@@ -224,14 +224,19 @@ void run_checked(const ConvGeometry& g, Pass pass, const void* src, const void* 
 
 }  // namespace
 
-// The epilogue's residual and relu as oneDNN post-ops (its bias is the
-// primitive's own): the residual summed into a result that holds it.
+// The epilogue's residual and activation as oneDNN post-ops (its bias is
+// the primitive's own): the residual summed into a result that holds it.
 dnnl::primitive_attr epilogue_attr(const ConvEpilogue& epilogue) {
+  using Activation = ConvEpilogue::Activation;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops post_ops;
   if (epilogue.residual) post_ops.append_sum(1.0f);
-  if (epilogue.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  if (epilogue.activation == Activation::relu)
+    post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  if (epilogue.activation == Activation::clip)
+    post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, float(epilogue.lo),
+                            float(epilogue.hi));
   attr.set_post_ops(post_ops);
   return attr;
 }

@@ -1,7 +1,8 @@
 // A convolution and the elementwise ops that finish its result become one
-// fused_conv: oneDNN adds the bias in its kernel and the residual and relu as
-// post-ops, on the result while it is in cache, where each op of the chain
-//   conv -> add bias -> add residual -> relu
+// fused_conv: oneDNN adds the bias in its kernel and the residual and the
+// activation as post-ops, on the result while it is in cache, where each op
+// of the chain
+//   conv -> add bias -> add residual -> relu or clip
 // was a pass over the whole result of its own (a third of mobilenet_v2's
 // time went to such passes). TensorFlow's Grappler remapper makes
 // _FusedConv2D from the same chains.
@@ -15,7 +16,8 @@
 //     channel axis (ops::is_channel_bias): a constant, or a variable's value
 //     in a training step;
 //   - add(v, r) or add(r, v), r any other value of v's dtype and shape;
-//   - relu(v).
+//   - relu(v), or minimum(maximum(v, lo), hi) (ONNX's Clip as imported) of
+//     finite float constants lo < hi, neither -0.
 // A chain of at least one of them becomes fused_conv(x, w, [b], [r]) in
 // place of its last node, which keeps its name; the conv and the adds before
 // it are left, unused, for dead-code elimination. Values are unchanged: a
@@ -23,8 +25,11 @@
 // products, each on the float the unfused op would get
 // (ops::fused_conv_keeps_values: oneDNN's brgemm kernels, and the im2col
 // engine; oneDNN's older direct kernels start the sum from the bias).
-// clip_by_value is not fused: oneDNN's clip maps NaN to its lower bound.
+// oneDNN's clip computes minimum(maximum(v, lo), hi) bit for bit, NaN to lo
+// included (checked on NaN, +-0, +-inf and subnormals), but for a bound of
+// -0; clip_by_value, which keeps a NaN, is not fused.
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -103,7 +108,7 @@ class ConvEpilogues {
     Chain chain{conv, {node.inputs[0], node.inputs[1]}, {}};
     take_bias(chain, g);
     take_residual(chain);
-    take_relu(chain);
+    take_activation(chain);
     if (chain.last == conv ||
         !ops::fused_conv_keeps_values(node.outputs[0].dtype, g, chain.epilogue))
       return;
@@ -137,10 +142,38 @@ class ConvEpilogues {
     chain.last = sole_[size_t(chain.last)];
   }
 
-  void take_relu(Chain& chain) {
-    if (!next_of(chain.last, OpId::Relu)) return;
-    chain.epilogue.relu = true;
-    chain.last = sole_[size_t(chain.last)];
+  void take_activation(Chain& chain) {
+    if (next_of(chain.last, OpId::Relu)) {
+      chain.epilogue.activation = ConvEpilogue::Activation::relu;
+      chain.last = sole_[size_t(chain.last)];
+      return;
+    }
+    const Node* maximum = next_of(chain.last, OpId::Maximum);
+    if (!maximum || maximum->inputs[0].node != chain.last) return;
+    const int32_t lowered = sole_[size_t(chain.last)];
+    const Node* minimum = next_of(lowered, OpId::Minimum);
+    if (!minimum || minimum->inputs[0].node != lowered) return;
+    const DType dtype = body_.nodes[size_t(chain.last)].outputs[0].dtype;
+    const std::optional<double> lo = clip_bound(maximum->inputs[1], dtype);
+    const std::optional<double> hi = clip_bound(minimum->inputs[1], dtype);
+    if (!lo || !hi || !(*lo < *hi)) return;
+    chain.epilogue.activation = ConvEpilogue::Activation::clip;
+    chain.epilogue.lo = *lo;
+    chain.epilogue.hi = *hi;
+    chain.last = sole_[size_t(lowered)];
+  }
+
+  // The value of a finite float scalar Const that is not -0 (oneDNN's clip
+  // gives +0 where maximum and minimum would give a -0 bound).
+  std::optional<double> clip_bound(ValueRef v, DType dtype) const {
+    const Node& node = body_.nodes[size_t(v.node)];
+    if (node.kind != graph::NodeKind::Const || node.value.rank() != 0 ||
+        node.value.dtype() != dtype)
+      return std::nullopt;
+    const double value = node.value.dtype() == float32 ? double(node.value.item<float>())
+                                                       : node.value.item<double>();
+    if (!std::isfinite(value) || (value == 0.0 && std::signbit(value))) return std::nullopt;
+    return value;
   }
 
   // The chain's last node computes the whole chain; its name and type stay.

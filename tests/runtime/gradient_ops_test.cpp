@@ -458,13 +458,17 @@ std::vector<GradCase> make_cases() {
     return ag::conv_backprop_filter(x[0], {2, 2, 1, 4}, x[1], {1}, "SAME", "NCHW");
   });
   // fused_conv, which only the optimiser makes: called by its op id, with
-  // each epilogue term, and without the residual.
-  c.push_back({"fused_conv",
-               {Shape{1, 4, 5, 3}, Shape{3, 3, 3, 2}, Shape{2}, Shape{1, 4, 5, 2}},
-               [](const Tensors& x) { return fused_conv(x, {true, true, true}, "NHWC"); }});
+  // each epilogue term and activation.
+  using Activation = ag::ops::ConvEpilogue::Activation;
+  c.push_back(
+      {"fused_conv",
+       {Shape{1, 4, 5, 3}, Shape{3, 3, 3, 2}, Shape{2}, Shape{1, 4, 5, 2}},
+       [](const Tensors& x) { return fused_conv(x, {true, true, Activation::relu}, "NHWC"); }});
   c.push_back({"fused_conv",
                {Shape{1, 3, 4, 4}, Shape{2, 2, 3, 2}, Shape{1, 2, 1, 1}},
-               [](const Tensors& x) { return fused_conv(x, {true, false, true}, "NCHW"); }});
+               [](const Tensors& x) {
+                 return fused_conv(x, {true, false, Activation::clip, -0.5, 0.5}, "NCHW");
+               }});
   // Pools and the ops of their gradients (random inputs have no ties).
   auto pool = [&](const std::string& op, std::vector<Shape> shapes,
                   std::function<Tensor(const Tensors&)> f) {

@@ -1,9 +1,10 @@
-// A convolution's bias, residual and relu become one fused_conv
+// A convolution's bias, residual and activation become one fused_conv
 // (passes/conv_epilogues.cpp): the IR before and after the pass, the chains
 // it leaves alone, and traced blocks of the forms ResNet and MobileNet have,
-// with the eager values bit for bit.
+// with the eager values bit for bit, NaN and infinities included.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ namespace ag::passes {
 namespace {
 
 using namespace ag_test;
+using Activation = ops::ConvEpilogue::Activation;
 
 Attrs conv2d_attrs() {
   return ops::conv_attrs("conv2d", 2, {1}, "SAME", "NHWC", {1}).encode();
@@ -57,7 +59,7 @@ TEST(ConvEpilogues, BiasResidualAndReluBecomeOneFusedConv) {
   fuse_conv_epilogues(b.body);
   eliminate_dead_code(b.body);
 
-  if (!fuses({1, 6, 6, 16}, {3, 3, 16, 16}, {true, true, true})) {
+  if (!fuses({1, 6, 6, 16}, {3, 3, 16, 16}, {true, true, Activation::relu})) {
     EXPECT_EQ(b.body.to_string(), before) << "a kernel that would round otherwise fuses nothing";
     return;
   }
@@ -71,7 +73,7 @@ TEST(ConvEpilogues, BiasResidualAndReluBecomeOneFusedConv) {
   const Node& fused = b.body.nodes[4];
   ASSERT_TRUE(fused.is_op(OpId::FusedConv));
   EXPECT_EQ(ops::FusedConvAttrs::decode(fused.attrs).epilogue,
-            (ops::ConvEpilogue{true, true, true}));
+            (ops::ConvEpilogue{true, true, Activation::relu}));
   EXPECT_EQ(fused.outputs[0].shape, Shape({1, 6, 6, 16}));
 }
 
@@ -94,7 +96,7 @@ TEST(ConvEpilogues, LeavesAConvReadTwiceAndClip) {
   fuse_conv_epilogues(b.body);
   eliminate_dead_code(b.body);
 
-  const bool bias_fuses = fuses({1, 6, 6, 16}, {1, 1, 16, 16}, {true, false, false});
+  const bool bias_fuses = fuses({1, 6, 6, 16}, {1, 1, 16, 16}, {true, false, Activation::none});
   EXPECT_EQ(count_ops(b.body, OpId::FusedConv), bias_fuses ? 2u : 0u) << b.body.to_string();
   EXPECT_EQ(count_ops(b.body, OpId::Conv), bias_fuses ? 1u : 3u) << b.body.to_string();
   EXPECT_EQ(count_ops(b.body, OpId::ClipByValue), 1u);
@@ -111,9 +113,13 @@ Tensor resnet_block(const Tensor& x, const Tensor& w1, const Tensor& w2, const T
   return relu(convolution(h, w2, {1}, "SAME", "NCHW") + reshape(bias, {1, 16, 1, 1}) + x);
 }
 
+// ReLU6 as ONNX's Clip is imported: minimum(maximum(v, 0), 6).
+Tensor relu6(const Tensor& v) {
+  return minimum(maximum(v, 0.0f), 6.0f);
+}
+
 Tensor mobilenet_block(const Tensor& x, const Tensor& w1, const Tensor& w2, const Tensor& bias) {
-  Tensor h = clip_by_value(convolution(x, w1, {1}, "SAME", "NCHW") + reshape(bias, {1, 32, 1, 1}),
-                           0.0f, 6.0f);
+  Tensor h = relu6(convolution(x, w1, {1}, "SAME", "NCHW") + reshape(bias, {1, 32, 1, 1}));
   return convolution(h, w2, {1}, "SAME", "NCHW") + reshape(slice(bias, {0}, {16}), {1, 16, 1, 1}) +
          x;
 }
@@ -132,13 +138,36 @@ TEST(ConvEpilogues, TracedResNetAndMobileNetBlocksGiveTheEagerBits) {
   expect_same_bits(mobilenet_block(x, expand, project, bias), mobilenet(x, expand, project, bias),
                    "mobilenet block");
 
+  // NaN, infinities and zeros of both signs reach the activations.
+  std::vector<float> special = x.to_vector<float>();
+  const float values[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, 1e30f, -1e30f};
+  for (size_t i = 0; i < special.size(); i += 97) special[i] = values[(i / 97) % 7];
+  const Tensor odd = constant(special, x.shape());
+  expect_same_bits(resnet_block(odd, w3, w3, b16), resnet(odd, w3, w3, b16), "resnet, NaN");
+  expect_same_bits(mobilenet_block(odd, expand, project, bias),
+                   mobilenet(odd, expand, project, bias), "mobilenet, NaN");
+
   // The weights and biases as constants, as a model loaded from ONNX has them.
   auto loaded = function([&](const Tensor& x) { return resnet_block(x, w3, w3, b16); });
   expect_same_bits(resnet_block(x, w3, w3, b16), loaded(x), "resnet block of constants");
   const auto body = optimized_body(loaded, x);
-  const size_t want = (fuses({1, 12, 12, 16}, {3, 3, 16, 16}, {true, false, true}) ? 1 : 0) +
-                      (fuses({1, 12, 12, 16}, {3, 3, 16, 16}, {true, true, true}) ? 1 : 0);
+  const size_t want =
+      (fuses({1, 12, 12, 16}, {3, 3, 16, 16}, {true, false, Activation::relu}) ? 1 : 0) +
+      (fuses({1, 12, 12, 16}, {3, 3, 16, 16}, {true, true, Activation::relu}) ? 1 : 0);
   EXPECT_EQ(count_ops(*body, OpId::FusedConv), want) << body->to_string();
+
+  auto loaded_mobilenet =
+      function([&](const Tensor& x) { return mobilenet_block(x, expand, project, bias); });
+  expect_same_bits(mobilenet_block(x, expand, project, bias), loaded_mobilenet(x),
+                   "mobilenet block of constants");
+  const auto mobile = optimized_body(loaded_mobilenet, x);
+  const size_t fused_clip =
+      fuses({1, 12, 12, 16}, {1, 1, 16, 32}, {true, false, Activation::clip, 0.0, 6.0}) ? 1 : 0;
+  const size_t fused_residual =
+      fuses({1, 12, 12, 32}, {1, 1, 32, 16}, {true, true, Activation::none}) ? 1 : 0;
+  EXPECT_EQ(count_ops(*mobile, OpId::FusedConv), fused_clip + fused_residual)
+      << mobile->to_string();
+  EXPECT_EQ(count_ops(*mobile, OpId::Maximum), 1 - fused_clip) << mobile->to_string();
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Convolution (tf.nn.convolution, conv1d/2d/3d, depthwise_conv2d) and its two
 // gradients, which are ops of their own: conv_backprop_input (also
 // conv_transpose) and conv_backprop_filter; and fused_conv, a convolution
-// with its bias, a residual and relu, which the graph optimiser makes
+// with its bias, a residual and an activation, which the graph optimiser makes
 // (passes/conv_epilogues.cpp). Their geometry is ops/conv_geometry.h's;
 // their kernels ops/conv_kernels.h's.
 #include <string>
@@ -207,7 +207,7 @@ std::vector<Tensor> grad_conv_backprop_filter(const GradContext& c) {
           c.needs(1) ? conv_of(a, x, c.grad, c.site) : Tensor()};
 }
 
-// ---- fused_conv: y = relu(conv(x, w) + bias + residual) ---------------------------------
+// ---- fused_conv: y = activation(conv(x, w) + bias + residual) ---------------------------
 
 namespace {
 
@@ -229,6 +229,18 @@ void require_epilogue_term(const InferContext& ctx, size_t input, const ConvGeom
                                ", which does not fit a result of " +
                                std::string(dtype_name(ctx.inputs[0].dtype)) + out.to_list_string());
   }
+}
+
+Tensor activation_gradient(const ConvEpilogue& e, const GradContext& c) {
+  using Activation = ConvEpilogue::Activation;
+  const Tensor& y = c.output;
+  if (e.activation == Activation::relu)
+    return api::where(api::greater(y, 0, c.site), c.grad, 0, c.site);
+  if (e.activation == Activation::none) return c.grad;
+  const Tensor lo = api::cast(Tensor(e.lo), y.dtype()), hi = api::cast(Tensor(e.hi), y.dtype());
+  const Tensor inside =
+      api::logical_and(api::greater(y, lo, c.site), api::less(y, hi, c.site), c.site);
+  return api::where(inside, c.grad, 0, c.site);
 }
 
 }  // namespace
@@ -292,7 +304,8 @@ void kernel_fused_conv(const KernelContext& ctx) {
       });
 }
 
-// relu passes the gradient where the result is positive; then the sum's
+// The activation passes the gradient where the result is the sum itself
+// (relu: positive; clip: strictly between its bounds); then the sum's
 // gradient reaches the convolution's input and filter as conv's does, the
 // bias summed over all but the channel axis, and the residual as it is.
 std::vector<Tensor> grad_fused_conv(const GradContext& c) {
@@ -300,8 +313,7 @@ std::vector<Tensor> grad_fused_conv(const GradContext& c) {
   const EpilogueInputs at = epilogue_inputs(a.epilogue);
   const Tensor &x = c.inputs[0], &w = c.inputs[1];
   const ConvGeometry g = conv_geometry(c.op_name, a.conv, x.shape(), w.shape());
-  const Tensor d =
-      a.epilogue.relu ? api::where(api::greater(c.output, 0, c.site), c.grad, 0, c.site) : c.grad;
+  const Tensor d = activation_gradient(a.epilogue, c);
   std::vector<Tensor> grads = {c.needs(0) ? backprop_input_of(a.conv, g, d, w, c.site) : Tensor(),
                                c.needs(1) ? backprop_filter_of(a.conv, g, x, d, c.site) : Tensor()};
   if (a.epilogue.bias) grads.push_back(c.needs(at.bias) ? unbroadcast(c, d, at.bias) : Tensor());
