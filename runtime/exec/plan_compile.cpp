@@ -69,10 +69,12 @@ struct Plan::Compiler {
     return step.kind == graph::NodeKind::Op && (step.op->flags & ops::kElementwise) &&
            !(step.op->flags & ops::kStateful);
   }
-  // Whether `step` is an op that may write its one output over input 0.
-  bool overwrites_input_0(const Step& step) const {
-    return step.kind == graph::NodeKind::Op && step.buffers.size() == 1 && !step.inputs.empty() &&
-           (step.op->flags & ops::kInPlace);
+  // The input of `step` that its one output may write over, or -1
+  // (ops::in_place_input: all_reduce's input 0, fused_conv's residual).
+  int overwritable_input(const Step& step) const {
+    if (step.kind != graph::NodeKind::Op || step.buffers.size() != 1 || step.inputs.empty())
+      return -1;
+    return ops::in_place_input(*step.op, *step.attrs);
   }
   // Whether `slot` has the static shape and element size of `step`'s output.
   bool same_layout(int32_t slot, const Step& step) const {
@@ -353,8 +355,8 @@ void Plan::Compiler::mark_shape_only_steps() {
 // it writes over that input: it takes over the input's buffer, or writes into
 // a donated input (a While body's loop variable, which then needs no copy).
 // Each output element depends only on the input elements at its own index,
-// which the kernel reads before it writes that element. An in-place op
-// (kInPlace) takes over its input 0's buffer the same way.
+// which the kernel reads before it writes that element. An op that may write
+// over an input (ops::in_place_input) takes over its buffer the same way.
 void Plan::Compiler::plan_memory() {
   std::vector<Step>& steps = plan.steps_;
   std::vector<int32_t> last_use(size_t(num_slots()), -1);
@@ -436,12 +438,12 @@ void Plan::Compiler::plan_memory() {
         if (take_over_dying(step.inputs[i])) break;
       }
     }
-    // An op that may write over its input 0 (kInPlace: all_reduce, whose
-    // transport then needs no copy of it) takes that input's buffer where it
-    // dies here, as an elementwise step does.
-    if (taken_over < 0 && step.write_into_input < 0 && overwrites_input_0(step) &&
-        !function_output())
-      take_over_dying(step.inputs[0]);
+    // An op that may write over an input (all_reduce, whose transport then
+    // needs no copy of it; fused_conv, which sums into its residual) takes
+    // that input's buffer where it dies here, as an elementwise step does.
+    const int overwritable = overwritable_input(step);
+    if (taken_over < 0 && step.write_into_input < 0 && overwritable >= 0 && !function_output())
+      take_over_dying(step.inputs[size_t(overwritable)]);
     // Such a write never falls back to a buffer: the loop variable's buffer
     // holds a value of this static size already (as it holds any write into
     // an inline loop's variable: see donated_dying_here).

@@ -51,6 +51,12 @@ struct ConvEpilogue {
   Activation activation = Activation::none;
   double lo = 0.0, hi = 0.0;  // clip's bounds
 
+  // fused_conv's inputs: the image and the filter, then the bias and the
+  // residual where the epilogue has them.
+  static constexpr size_t kBiasInput = 2;
+  size_t residual_input() const { return bias ? 3 : 2; }
+  size_t num_inputs() const { return residual_input() + (residual ? 1 : 0); }
+
   bool operator==(const ConvEpilogue&) const = default;
 };
 

@@ -171,6 +171,11 @@ struct OpDef {
 
 const OpDef& op_def(OpId id);
 
+// The input whose buffer the op's output may take over where that input's
+// value dies at the op, or -1: input 0 of a kInPlace op; fused_conv's
+// residual, which its kernel sums the result into.
+int in_place_input(const OpDef& op, const Attrs& attrs);
+
 // A kernel for rank-0 inputs and a rank-0 output, which the executor calls
 // for scalar steps (loop counters, conditions) without a KernelContext or
 // dtype dispatch. It applies the op's own functor (ops/scalar_ops.h), so it

@@ -1,5 +1,6 @@
 // The op table built from ops.def (op_def), the ops' prepare functions,
 // and the hash of Attrs.
+#include "ops/conv_geometry.h"
 #include "ops/kernels.h"
 #include "ops/op_registry.h"
 
@@ -80,6 +81,13 @@ PrepareFn prepare_fn(OpId id) {
     default:
       return nullptr;
   }
+}
+
+int in_place_input(const OpDef& op, const Attrs& attrs) {
+  if (op.flags & kInPlace) return 0;
+  if (op.id != OpId::FusedConv) return -1;
+  const ConvEpilogue e = FusedConvAttrs::decode(attrs).epilogue;
+  return e.residual ? int(e.residual_input()) : -1;
 }
 
 size_t Attrs::hash() const {

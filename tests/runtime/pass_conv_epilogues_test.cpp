@@ -170,5 +170,25 @@ TEST(ConvEpilogues, TracedResNetAndMobileNetBlocksGiveTheEagerBits) {
   EXPECT_EQ(count_ops(*mobile, OpId::Maximum), 1 - fused_clip) << mobile->to_string();
 }
 
+// The second block's residual is the first's result, which dies at its
+// fused_conv: the result takes over its buffer, and the kernel sums into
+// the residual where it lies.
+TEST(ConvEpilogues, AResidualThatDiesThereHoldsTheResult) {
+  const Tensor x = random_normal({1, 16, 10, 10}, 0.0, 1.0, float32, 8);
+  const Tensor w = random_normal({3, 3, 16, 16}, 0.0, 0.3, float32, 9);
+  const Tensor bias = random_normal({16}, 0.0, 1.0, float32, 10);
+  auto two_blocks = [&](const Tensor& x) {
+    return resnet_block(resnet_block(x, w, w, bias), w, w, bias);
+  };
+  auto staged = function(two_blocks);
+  expect_same_bits(two_blocks(x), staged(x), "two resnet blocks");
+  expect_same_bits(two_blocks(x), staged(x), "two resnet blocks, cached");
+  // Two buffers, the channels-last image's and a block's first result's:
+  // each block's result takes over its residual's (three without).
+  const PlanStats stats = staged.get_concrete_function(x).plan_stats();
+  const bool fused = fuses({1, 10, 10, 16}, {3, 3, 16, 16}, {true, true, Activation::relu});
+  EXPECT_EQ(stats.buffers, fused ? 2u : 3u) << stats.to_string();
+}
+
 }  // namespace
 }  // namespace ag::passes

@@ -211,14 +211,6 @@ std::vector<Tensor> grad_conv_backprop_filter(const GradContext& c) {
 
 namespace {
 
-// fused_conv's inputs past x and w: the bias's index, then the residual's.
-struct EpilogueInputs {
-  size_t bias, residual;
-};
-EpilogueInputs epilogue_inputs(const ConvEpilogue& e) {
-  return {2, e.bias ? size_t(3) : size_t(2)};
-}
-
 void require_epilogue_term(const InferContext& ctx, size_t input, const ConvGeometry& g,
                            const Shape& out, bool per_channel, std::string_view what) {
   const ValueType& term = ctx.inputs[input];
@@ -247,8 +239,8 @@ Tensor activation_gradient(const ConvEpilogue& e, const GradContext& c) {
 
 ValueType infer_fused_conv(const InferContext& ctx) {
   const FusedConvAttrs a = FusedConvAttrs::decode(ctx.attrs);
-  const EpilogueInputs at = epilogue_inputs(a.epilogue);
-  if (ctx.inputs.size() != at.residual + (a.epilogue.residual ? 1 : 0)) {
+  const ConvEpilogue& e = a.epilogue;
+  if (ctx.inputs.size() != e.num_inputs()) {
     throw InvalidArgumentError(std::string(ctx.op_name) + ": " + std::to_string(ctx.inputs.size()) +
                                " inputs do not match its epilogue's terms");
   }
@@ -256,8 +248,8 @@ ValueType infer_fused_conv(const InferContext& ctx) {
   const ConvGeometry g =
       conv_geometry(ctx.op_name, a.conv, ctx.inputs[0].shape, ctx.inputs[1].shape);
   const Shape out = g.output_shape();
-  if (a.epilogue.bias) require_epilogue_term(ctx, at.bias, g, out, true, "bias");
-  if (a.epilogue.residual) require_epilogue_term(ctx, at.residual, g, out, false, "residual");
+  if (e.bias) require_epilogue_term(ctx, ConvEpilogue::kBiasInput, g, out, true, "bias");
+  if (e.residual) require_epilogue_term(ctx, e.residual_input(), g, out, false, "residual");
   return {dtype, out};
 }
 
@@ -275,12 +267,12 @@ PreparedKernel prepare_fused_conv(const PrepareContext& ctx) {
 
 void kernel_fused_conv(const KernelContext& ctx) {
   const FusedConvAttrs a = FusedConvAttrs::decode(*ctx.attrs);
-  const EpilogueInputs at = epilogue_inputs(a.epilogue);
-  auto term = [&]<class T>(T, bool present, size_t input) {
-    return present ? ctx.input_data<T>(input) : nullptr;
+  const ConvEpilogue& e = a.epilogue;
+  auto bias = [&]<class T>(T) { return e.bias ? ctx.input_data<T>(e.kBiasInput) : nullptr; };
+  auto residual = [&]<class T>(T) {
+    return e.residual ? ctx.input_data<T>(e.residual_input()) : nullptr;
   };
-  const conv_onednn::EpilogueTerms terms = {term(float{}, a.epilogue.bias, at.bias),
-                                            term(float{}, a.epilogue.residual, at.residual)};
+  const conv_onednn::EpilogueTerms terms = {bias(float{}), residual(float{})};
   if (ctx.prepared) {
     conv_onednn::forward(*static_cast<const conv_onednn::PreparedForward*>(ctx.prepared),
                          ctx.input_data<float>(0), ctx.input_data<float>(1),
@@ -298,9 +290,15 @@ void kernel_fused_conv(const KernelContext& ctx) {
       },
       [&]<class T>(T) {
         T* y = static_cast<T*>(ctx.out);
+        // The residual may be y's own buffer (ops::in_place_input).
+        std::vector<T> kept;
+        const T* r = residual(T{});
+        if (r == y) {
+          kept.assign(y, y + g.batch * g.output_strides().batch);
+          r = kept.data();
+        }
         conv_im2col::forward<T>(g, ctx.input_data<T>(0), ctx.input_data<T>(1), y);
-        conv_im2col::apply_epilogue<T>(g, a.epilogue, term(T{}, a.epilogue.bias, at.bias),
-                                       term(T{}, a.epilogue.residual, at.residual), y);
+        conv_im2col::apply_epilogue<T>(g, e, bias(T{}), r, y);
       });
 }
 
@@ -310,14 +308,14 @@ void kernel_fused_conv(const KernelContext& ctx) {
 // bias summed over all but the channel axis, and the residual as it is.
 std::vector<Tensor> grad_fused_conv(const GradContext& c) {
   const FusedConvAttrs a = FusedConvAttrs::decode(c.attrs);
-  const EpilogueInputs at = epilogue_inputs(a.epilogue);
+  const ConvEpilogue& e = a.epilogue;
   const Tensor &x = c.inputs[0], &w = c.inputs[1];
   const ConvGeometry g = conv_geometry(c.op_name, a.conv, x.shape(), w.shape());
-  const Tensor d = activation_gradient(a.epilogue, c);
+  const Tensor d = activation_gradient(e, c);
   std::vector<Tensor> grads = {c.needs(0) ? backprop_input_of(a.conv, g, d, w, c.site) : Tensor(),
                                c.needs(1) ? backprop_filter_of(a.conv, g, x, d, c.site) : Tensor()};
-  if (a.epilogue.bias) grads.push_back(c.needs(at.bias) ? unbroadcast(c, d, at.bias) : Tensor());
-  if (a.epilogue.residual) grads.push_back(c.needs(at.residual) ? d : Tensor());
+  if (e.bias) grads.push_back(c.needs(e.kBiasInput) ? unbroadcast(c, d, e.kBiasInput) : Tensor());
+  if (e.residual) grads.push_back(c.needs(e.residual_input()) ? d : Tensor());
   return grads;
 }
 
