@@ -354,7 +354,8 @@ def other_rows(res):
         backward_row(res, "gradient of dynamic_rnn 32x100x128 (100 steps)", "rnn", 3),
         speedup_row(res, "MSE 1e6, 2 intra-op threads", "BM_mse_f32_1e6_graph", 1.7,
                     hand="BM_mse_f32_1e6_hand"),
-        speedup_row(res, "dense, 2 intra-op threads", "BM_dense_256x512x512_graph", 1.7),
+        speedup_row(res, "dense, 2 intra-op threads", "BM_dense_256x512x512_graph", 1.7,
+                    hand="BM_dense_256x512x512_hand"),
         scaling_row(res, "data-parallel training step, MLP 784-1024-1024-10, 64 rows per rank, "
                     "2 ranks against 1", "dp_mlp_step", 0.85),
         overlap_row(res, "the same step eager on 2 ranks, all_reduces overlapping the backward",

@@ -4,20 +4,29 @@
 // on a 2-core machine: 2 threads at least 1.7x as fast as one. MSE has a
 // hand-written reference on 1 and 2 threads too (the second half on a
 // spinning worker: no thread start, no wake-up), which shows what the
-// machine's memory allows a 1e6-element pass to gain from a second core. Run it
+// machine's memory allows a 1e6-element pass to gain from a second core; the
+// dense layer has oneDNN's sgemm called directly on 1 and 2 OpenMP threads,
+// which shows what the two cores give a matrix product. Run it
 // through tools/bench/run.sh (AG_BENCH_BINARIES=threads_bench) with nothing
 // else running: a second busy core makes the ratio meaningless.
 #include <benchmark/benchmark.h>
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <ag/ag.h>
 
 #include "bench_util.h"
+
+#if AG_BENCH_ONEDNN
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+#endif
 
 namespace {
 
@@ -136,6 +145,26 @@ void BM_dense_256x512x512_graph(benchmark::State& state) {
   ag::set_intra_op_threads(1);
 }
 BENCHMARK(BM_dense_256x512x512_graph)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
+
+#if AG_BENCH_ONEDNN
+void BM_dense_256x512x512_hand(benchmark::State& state) {
+  Workloads& w = workloads();
+  const int64_t rows = 256, in = 512, out = 512;
+  std::vector<float> y(size_t(rows * out));
+  const float *x = w.dense_x.data<float>(), *weights = w.dense_w.data<float>(),
+              *bias = w.dense_b.data<float>();
+  omp_set_num_threads(int(state.range(0)));
+  for (auto _ : state) {
+    for (int64_t i = 0; i < rows; ++i) std::memcpy(y.data() + i * out, bias, sizeof(float) * out);
+    if (dnnl_sgemm('N', 'N', rows, out, in, 1.0f, x, in, weights, out, 1.0f, y.data(), out) !=
+        dnnl_success)
+      ag_bench::fail("dense: dnnl_sgemm failed");
+    benchmark::DoNotOptimize(y.data());
+  }
+  omp_set_num_threads(1);
+}
+BENCHMARK(BM_dense_256x512x512_hand)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
+#endif
 
 }  // namespace
 
