@@ -358,6 +358,8 @@ def other_rows(res):
                     hand="BM_dense_256x512x512_hand"),
         scaling_row(res, "data-parallel training step, MLP 784-1024-1024-10, 64 rows per rank, "
                     "2 ranks against 1", "dp_mlp_step", 0.85),
+        scaling_row(res, "data-parallel training step, LeNet-5, 64 28x28 images per rank, "
+                    "2 ranks against 1", "dp_lenet_step", 0.85),
         overlap_row(res, "the same step eager on 2 ranks, all_reduces overlapping the backward",
                     "dp_mlp_step", 1.0),
         loaded_row(res, "ONNX dense + relu, loaded", "dense_256x512x512", 1.05),
