@@ -23,11 +23,10 @@
 
 namespace ag::ops {
 
-inline float fast_tanh(float x) {
-  float a = std::fabs(x);
-
-  // |x| < 0.875: x + x^3 P(x^2), P the minimax polynomial of degree 6 for
-  // the relative error of tanh on [0, 0.875] (0.013 ULP before rounding).
+// tanh(a) for 0 <= a < 0.875: a + a^3 P(a^2), P the minimax polynomial of
+// degree 6 for the relative error of tanh on [0, 0.875] (0.013 ULP before
+// rounding). A NaN passes through.
+inline float fast_tanh_small(float a) {
   float u = a * a;
   float s = -0x1.f9da1ap-12f;
   s = s * u + 0x1.5b7924p-9f;
@@ -36,15 +35,17 @@ inline float fast_tanh(float x) {
   s = s * u + -0x1.b9da72p-5f;
   s = s * u + 0x1.110faap-3f;
   s = s * u + -0x1.55555p-2f;
-  float small = a + a * u * s;
+  return a + a * u * s;
+}
 
-  // Otherwise 1 - 2 / (e^2a + 1), no cancellation since the result is over
-  // 0.7. e^2a = 2^k (1 + p) with p = e^r - 1, r = 2a - k ln 2, |r| <= ln 2 / 2.
-  // a is capped at 10 (tanh rounds to 1 from 9.011 on) so that 2^k stays
-  // finite. The cap is an integer minimum of the bits (non-negative floats
-  // order as their bits do): a float `?:` here lets GCC fold this path to a
-  // constant in a branch, which it then does not vectorise. A NaN is capped
-  // too, but takes the first path, which passes it through.
+// tanh(a) for a >= 0.875: 1 - 2 / (e^2a + 1), no cancellation since the
+// result is over 0.7. e^2a = 2^k (1 + p) with p = e^r - 1, r = 2a - k ln 2,
+// |r| <= ln 2 / 2. a is capped at 10 (tanh rounds to 1 from 9.011 on) so
+// that 2^k stays finite. The cap is an integer minimum of the bits
+// (non-negative floats order as their bits do): a float `?:` here lets GCC
+// fold this path to a constant in a branch, which it then does not
+// vectorise.
+inline float fast_tanh_large(float a) {
   float capped =
       std::bit_cast<float>(std::min(std::bit_cast<int32_t>(a), std::bit_cast<int32_t>(10.0f)));
   float y = 2.0f * capped;
@@ -64,13 +65,28 @@ inline float fast_tanh(float x) {
   q = q * r + 1.0f / 6;
   q = q * r + 0.5f;
   float p = r + r * r * q;
-  float large = 1.0f - 2.0f / (scale * p + (scale + 1.0f));
+  return 1.0f - 2.0f / (scale * p + (scale + 1.0f));
+}
 
+// Both formulas, one selected per element (NaN takes the small one, which
+// passes it through): straight-line code for vector loops.
+inline float fast_tanh(float x) {
+  float a = std::fabs(x);
+  float small = fast_tanh_small(a);
+  float large = fast_tanh_large(a);
   // Selected by a bit mask rather than `?:`, for the same reason as the cap.
   uint32_t use_small = 0u - uint32_t(!(a >= 0.875f));
   uint32_t bits =
       (std::bit_cast<uint32_t>(small) & use_small) | (std::bit_cast<uint32_t>(large) & ~use_small);
   return std::copysign(std::bit_cast<float>(bits), x);
+}
+
+// The same bits for one element at a time (the executor's scalar and flat
+// steps: a staged loop over a few values), computing only the formula the
+// element takes: there the other formula's latency is the step's time.
+inline float fast_tanh_one(float x) {
+  float a = std::fabs(x);
+  return std::copysign(a >= 0.875f ? fast_tanh_large(a) : fast_tanh_small(a), x);
 }
 
 }  // namespace ag::ops

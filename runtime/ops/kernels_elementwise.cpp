@@ -378,7 +378,7 @@ using Repeat = T;
 // f on the rank-0 inputs in[0], ..., in[I...] of types In....
 template <class Out, class... In, size_t... I, class F>
 void apply_scalar(std::index_sequence<I...>, const void* const* in, void* out, F f) {
-  *static_cast<Out*>(out) = f(*static_cast<const In*>(in[I])...);
+  *static_cast<Out*>(out) = scalar::call_one(f, *static_cast<const In*>(in[I])...);
 }
 
 // f on n elements, as FlatKernelFn describes. With every input contiguous
@@ -391,13 +391,13 @@ void apply_flat(std::index_sequence<I...>, const void* const* in, const uint32_t
     // The pointers in locals: stores through o (a bool, say) could otherwise
     // alias the pointer array, reloaded per element.
     const std::tuple<const In*...> x{static_cast<const In*>(in[I])...};
-    for (int32_t e = 0; e < n; ++e) o[e] = f(std::get<I>(x)[e]...);
+    for (int32_t e = 0; e < n; ++e) o[e] = scalar::call_one(f, std::get<I>(x)[e]...);
     return;
   }
   const std::array<const char*, sizeof...(I)> at{static_cast<const char*>(in[I])...};
   const std::array<uint32_t, sizeof...(I)> stride{strides[I]...};
   for (int32_t e = 0; e < n; ++e) {
-    o[e] = f(*reinterpret_cast<const In*>(at[I] + size_t(e) * stride[I])...);
+    o[e] = scalar::call_one(f, *reinterpret_cast<const In*>(at[I] + size_t(e) * stride[I])...);
   }
 }
 

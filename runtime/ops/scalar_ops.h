@@ -135,6 +135,8 @@ AG_FLOATING_TEST(IsFiniteOp, std::isfinite(x))
 #undef AG_FLOATING_TEST
 
 // float32 by a formula that vectorises (ops/fast_tanh.h), float64 by libm.
+// `one` is for one element at a time (call_one): the same bits, computing
+// only the formula the element takes.
 struct TanhOp : Floating {
   template <class T>
   T operator()(T x) const {
@@ -144,7 +146,26 @@ struct TanhOp : Floating {
       return std::tanh(x);
     }
   }
+  template <class T>
+  T one(T x) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return fast_tanh_one(x);
+    } else {
+      return std::tanh(x);
+    }
+  }
 };
+
+// f on one element: f.one where the functor has it (the same bits as f,
+// cheaper outside a vector loop), else f.
+template <class F, class... T>
+auto call_one(const F& f, T... x) {
+  if constexpr (requires { f.one(x...); }) {
+    return f.one(x...);
+  } else {
+    return f(x...);
+  }
+}
 
 #define AG_BINARY_OP(Name, Domain, Result, expr) \
   struct Name : Domain {                         \

@@ -75,6 +75,23 @@ TEST(TanhAccuracy, WithinOnePointZeroFiveUlpOverADenseSweep) {
   EXPECT_EQ(odd_failures, 0);
 }
 
+// fast_tanh_one, which the executor's scalar and flat steps call, computes
+// only the formula an element takes: the same bits as fast_tanh, over every
+// 61st bit pattern (both signs, infinities and NaNs included) and every
+// float around the switch.
+TEST(TanhAccuracy, OneElementAtATimeGivesTheSameBits) {
+  int differ = 0;
+  for (uint64_t b = 0; b <= 0xffffffffu; b += 61) {
+    float x = std::bit_cast<float>(uint32_t(b));
+    if (bits(ops::fast_tanh_one(x)) != bits(fast_tanh(x))) ++differ;
+  }
+  for (float x = 0.8f; x <= 0.95f; x = std::nextafter(x, kInf))
+    if (bits(ops::fast_tanh_one(x)) != bits(fast_tanh(x))) ++differ;
+  for (float x : {kInf, -kInf, std::numeric_limits<float>::quiet_NaN(), 0.875f, -0.875f})
+    if (bits(ops::fast_tanh_one(x)) != bits(fast_tanh(x))) ++differ;
+  EXPECT_EQ(differ, 0);
+}
+
 // Around 0.875, where the formula changes: every float in [0.75, 1], within
 // the bound and never decreasing.
 TEST(TanhAccuracy, MonotoneAndAccurateWhereTheFormulaChanges) {
