@@ -20,9 +20,10 @@
 // Every rank runs the same fixed number of steps (collectives must match),
 // so the iteration count is fixed and rows are not interleaved at random;
 // times are real time (a step waits for the other ranks). The MLP has 1.9 M
-// weights for 64 rows of 784 inputs, LeNet 61 k for 64 images of 28x28: the
-// one's step is a third all_reduce, the other's is convolution. The counter
-// `examples` is the global batch of one step. Rank 0 reports; the other
+// weights for 64 rows of 784 inputs, LeNet 61 k for 64 images of 28x28: on
+// 2 ranks about a fifth of the one's step is its all_reduce, the other's is
+// almost all convolution. The counter `examples` is the global batch of one
+// step. Rank 0 reports; the other
 // ranks run silently. Before timing, one step of each row from the same
 // weights is checked: eager and eager_overlap agree bit for bit, graph
 // within float32 rounding, and every rank holds the same weights.
