@@ -116,12 +116,14 @@ Compiled compiled_from(const PrimitiveDesc& pd, const memory::desc& src, const m
 
 // Every tensor `any`: oneDNN picks the layouts its fastest kernel takes (on
 // AVX2, blocks of 8 channels: the guide's convolution in 96-116 ms against
-// 158-188 in NHWC).
-dnnl::convolution_forward::desc forward_desc(const Descs& d, dnnl::prop_kind kind) {
+// 158-188 in NHWC). A zero `bias` (oneDNN's "no bias") leaves it out.
+dnnl::convolution_forward::desc forward_desc(const Descs& d, dnnl::prop_kind kind,
+                                             const memory::desc& bias = {}) {
   return {kind,
           dnnl::algorithm::convolution_direct,
           any_like(d.src),
           any_like(d.filter),
+          bias,
           any_like(d.dst),
           d.strides,
           d.dilations,
@@ -241,21 +243,6 @@ dnnl::primitive_attr epilogue_attr(const ConvEpilogue& epilogue) {
   return attr;
 }
 
-dnnl::convolution_forward::desc inference_desc(const Descs& d, const ConvEpilogue& epilogue,
-                                               const memory::desc& bias) {
-  if (!epilogue.bias) return forward_desc(d, dnnl::prop_kind::forward_inference);
-  return {dnnl::prop_kind::forward_inference,
-          dnnl::algorithm::convolution_direct,
-          any_like(d.src),
-          any_like(d.filter),
-          bias,
-          any_like(d.dst),
-          d.strides,
-          d.dilations,
-          d.pad_before,
-          d.pad_after};
-}
-
 class PreparedForward {
  public:
   PreparedForward(const ConvGeometry& g, const float* constant_filter, const ConvEpilogue& epilogue)
@@ -264,8 +251,10 @@ class PreparedForward {
         epilogue_(epilogue),
         bias_(memory::dims{g.out_channels}, memory::data_type::f32, memory::format_tag::a),
         threads_(synced_onednn_threads()) {
-    const dnnl::convolution_forward::primitive_desc pd(inference_desc(descs_, epilogue, bias_),
-                                                       epilogue_attr(epilogue), engine());
+    const dnnl::convolution_forward::primitive_desc pd(
+        forward_desc(descs_, dnnl::prop_kind::forward_inference,
+                     epilogue.bias ? bias_ : memory::desc()),
+        epilogue_attr(epilogue), engine());
     primitive_ = dnnl::convolution_forward(pd);
     src_ = pd.src_desc();
     filter_ = pd.weights_desc();
@@ -375,8 +364,9 @@ bool applies_epilogue_to_the_sum(const ConvGeometry& g, const ConvEpilogue& epil
   checked(g, [&] {
     const Descs d = descs(g);
     const memory::desc bias({g.out_channels}, memory::data_type::f32, memory::format_tag::a);
-    const dnnl::convolution_forward::primitive_desc pd(inference_desc(d, epilogue, bias),
-                                                       epilogue_attr(epilogue), engine());
+    const dnnl::convolution_forward::primitive_desc pd(
+        forward_desc(d, dnnl::prop_kind::forward_inference, epilogue.bias ? bias : memory::desc()),
+        epilogue_attr(epilogue), engine());
     const std::string implementation = pd.impl_info_str();
     brgemm = implementation.starts_with("brg") || implementation.starts_with("brdgmm");
   });
