@@ -70,11 +70,16 @@ struct Plan::Compiler {
            !(step.op->flags & ops::kStateful);
   }
   // The input of `step` that its one output may write over, or -1
-  // (ops::in_place_input: all_reduce's input 0, fused_conv's residual).
+  // (ops::in_place_input: all_reduce's input 0, fused_conv's residual). Not
+  // a value the step also reads as another input: the kernel reads those
+  // (a convolution's image) after it has begun to write.
   int overwritable_input(const Step& step) const {
     if (step.kind != graph::NodeKind::Op || step.buffers.size() != 1 || step.inputs.empty())
       return -1;
-    return ops::in_place_input(*step.op, *step.attrs);
+    const int k = ops::in_place_input(*step.op, *step.attrs);
+    if (k < 0) return -1;
+    const int32_t slot = step.inputs[size_t(k)];
+    return std::count(step.inputs.begin(), step.inputs.end(), slot) == 1 ? k : -1;
   }
   // Whether `slot` has the static shape and element size of `step`'s output.
   bool same_layout(int32_t slot, const Step& step) const {
@@ -402,8 +407,10 @@ void Plan::Compiler::plan_memory() {
   };
   for (size_t s = 0; s < steps.size(); ++s) {
     Step& step = steps[s];
-    if (step.op && (step.op->flags & ops::kInPlace) && donated_dying_here(step.inputs[0], s)) {
-      step.write_into_input = plan.sources_[size_t(step.inputs[0])].index;
+    const int overwritable = overwritable_input(step);
+    if (overwritable >= 0 && donated_dying_here(step.inputs[size_t(overwritable)], s)) {
+      step.write_into_input = plan.sources_[size_t(step.inputs[size_t(overwritable)])].index;
+      step.in_place_operand = overwritable;
     }
     const bool computed = step.kind == graph::NodeKind::Op || step.kind == graph::NodeKind::Fused;
     bool buffered =
@@ -441,7 +448,6 @@ void Plan::Compiler::plan_memory() {
     // An op that may write over an input (all_reduce, whose transport then
     // needs no copy of it; fused_conv, which sums into its residual) takes
     // that input's buffer where it dies here, as an elementwise step does.
-    const int overwritable = overwritable_input(step);
     if (taken_over < 0 && step.write_into_input < 0 && overwritable >= 0 && !function_output())
       take_over_dying(step.inputs[size_t(overwritable)]);
     // Such a write never falls back to a buffer: the loop variable's buffer

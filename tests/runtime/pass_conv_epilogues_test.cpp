@@ -190,5 +190,57 @@ TEST(ConvEpilogues, AResidualThatDiesThereHoldsTheResult) {
   EXPECT_EQ(stats.buffers, fused ? 2u : 3u) << stats.to_string();
 }
 
+// `n` blocks relu(conv(image(v)) + bias + v) in a staged loop over v.
+template <class Image>
+Tensor blocks_in_a_loop(const Tensor& x, const Tensor& n, const Tensor& w, const Tensor& bias,
+                        Image image) {
+  auto [i, v] =
+      while_loop([&](const Tensor& i, const Tensor&) { return i < n; },
+                 [&](const Tensor& i, const Tensor& v) {
+                   return std::make_tuple(
+                       i + 1, relu(convolution(image(v), w, {1}, "SAME", "NHWC") + bias + v));
+                 },
+                 std::make_tuple(Tensor(0), x));
+  return v;
+}
+
+// A loop variable that is a fused convolution's residual and dies there: the
+// body writes the block's result into the variable's own memory, as an
+// elementwise step would.
+TEST(ConvEpilogues, ALoopVariableResidualHoldsTheResult) {
+  const Tensor x = random_normal({1, 10, 10, 16}, 0.0, 1.0, float32, 11);
+  const Tensor w = random_normal({3, 3, 16, 16}, 0.0, 0.1, float32, 12);
+  const Tensor bias = random_normal({16}, 0.0, 1.0, float32, 13);
+  auto blocks = [&](const Tensor& x, const Tensor& n) {
+    return blocks_in_a_loop(x, n, w, bias, [](const Tensor& v) { return abs(v); });
+  };
+  auto staged = function(blocks);
+  expect_same_bits(blocks(x, constant(3)), staged(x, constant(3)), "three blocks in a loop");
+  expect_same_bits(blocks(x, constant(0)), staged(x, constant(0)), "no block");
+  const PlanStats stats = staged.get_concrete_function(x, constant(3)).plan_stats();
+  const bool fused = fuses({1, 10, 10, 16}, {3, 3, 16, 16}, {true, true, Activation::relu});
+  EXPECT_EQ(stats.in_place_steps, 2u) << stats.to_string();
+  EXPECT_EQ(stats.buffers, fused ? 3u : 4u) << stats.to_string();
+}
+
+// A residual that is also the convolution's image is read while the result
+// is written: the result gets memory of its own, in a loop and between
+// blocks.
+TEST(ConvEpilogues, AResidualThatIsAlsoTheImageIsNotWrittenOver) {
+  const Tensor x = random_normal({1, 10, 10, 16}, 0.0, 1.0, float32, 14);
+  const Tensor w = random_normal({3, 3, 16, 16}, 0.0, 0.1, float32, 15);
+  const Tensor bias = random_normal({16}, 0.0, 1.0, float32, 16);
+  auto block = [&](const Tensor& v) {
+    return relu(convolution(v, w, {1}, "SAME", "NHWC") + bias + v);
+  };
+  auto three_blocks = [&](const Tensor& x) { return block(block(block(x))); };
+  expect_same_bits(three_blocks(x), function(three_blocks)(x), "three blocks");
+  auto blocks = [&](const Tensor& x, const Tensor& n) {
+    return blocks_in_a_loop(x, n, w, bias, [](const Tensor& v) { return v; });
+  };
+  expect_same_bits(blocks(x, constant(3)), function(blocks)(x, constant(3)),
+                   "three blocks in a loop");
+}
+
 }  // namespace
 }  // namespace ag::passes
