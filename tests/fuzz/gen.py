@@ -85,6 +85,9 @@ FEATURES = {
                    "naming the same line, in both builds",
     "dataset": "some for_range loops iterate over an ag::data::range(K) mapped to int32, "
                "made in the function: agc stages them as one loop that pulls each element",
+    "conv": "a convolution block over data laid out as a small image: a convolution, a "
+            "per-channel bias, the image as residual, then relu, ReLU6 as ONNX's Clip imports "
+            "or nothing (the chain the graph makes one fused_conv of)",
     "multi_block": "some functions are also called with an int32 x of %d elements (a cycle of "
                    "%d values), so that fused groups run several blocks and a partial one"
                    % (MULTI_BLOCK_SHAPE[0], MULTI_BLOCK_CYCLE),
@@ -104,6 +107,9 @@ PARAMS = "ag::Tensor x, ag::Tensor n, int m"
 CLIP = 32           # fz_clip keeps values in [-CLIP, CLIP]
 ROWS_BOUND = 13     # fz_transposed_rows of x (|x| <= 5): x, x + 1, 2x - 3
 MAX_BOUND = 4096    # largest |value| an expression may reach (float32-exact after sums)
+# fz_conv of fz_clip'd data, by variant (relu, ReLU6, none): a channel of 16
+# holds at most (3 taps * 16 + 1 residual) * (CLIP + 15) plus a bias of 2.
+CONV_BOUNDS = [(3 * 16 + 1) * (CLIP + 15) + 2, 6, (3 * 16 + 1) * (CLIP + 15) + 2]
 
 
 class Scope:
@@ -173,6 +179,7 @@ class FunctionGen:
         self.strings_rng = random.Random(f"{seed}:{index}:strings")
         self.step_rng = random.Random(f"{seed}:{index}:increment")
         self.dataset_rng = random.Random(f"{seed}:{index}:dataset")
+        self.conv_rng = random.Random(f"{seed}:{index}:conv")
         # Also apart: whether the function starts with a condition that may
         # not be a scalar (not with unknown dims, whose error shows None dims).
         errors_rng = random.Random(f"{seed}:{index}:error_lines")
@@ -197,6 +204,10 @@ class FunctionGen:
             name, bound = self.spread_rng.choice(choices)
             reduce = self.spread_rng.choice(["reduce_max", "reduce_min"])
             return f"fz_spread(ag::{reduce}({name}), {sc.data[0][0]})", bound
+        if self.on("conv") and self.conv_rng.random() < 0.05:
+            name, _ = self.conv_rng.choice(choices)
+            variant = self.conv_rng.randrange(len(CONV_BOUNDS))
+            return f"fz_conv(fz_clip({name}), {variant})", CONV_BOUNDS[variant]
         if self.has_rows and not self.in_helper and self.rows_rng.random() < 0.2:
             index, _ = self.rows_rng.choice(sc.readable(sc.scalars))
             return f"fz_row(rows, {index})", ROWS_BOUND
@@ -947,6 +958,22 @@ def generate(seed, indices, features):
            "  const ag::Shape& shape = like.shape();",
            "  if (!shape.is_fully_defined()) return ag::where(ag::zeros_like(like) == 0, s, like);",
            "  return ag::broadcast_to(s, {shape.begin(), shape.end()});",
+           "}", "",
+           "// v's elements as a 16-channel image [1, n, 1, 16] (NHWC; channel c holds",
+           "// v + c) through a 3x1 convolution by weights in {-1, 0, 1}, a per-channel",
+           "// bias and the image itself as residual, then relu (variant 0), ReLU6 as",
+           "// ONNX's Clip imports (1) or nothing (2): the chain the graph fuses. Its",
+           "// largest channel, in v's shape and dtype: exact, the values are small integers.",
+           "static ag::Tensor fz_conv(ag::Tensor v, int variant) {",
+           "  const ag::DType dtype = v.dtype() == ag::float64 ? ag::float64 : ag::float32;",
+           "  ag::Tensor channel = ag::cast(ag::range(ag::Tensor(16)), dtype);",
+           "  ag::Tensor image = ag::reshape(ag::cast(v, dtype), {1, -1, 1, 1}) + channel;",
+           "  ag::Tensor taps = ag::cast(ag::range(ag::Tensor(3 * 16 * 16)), dtype);",
+           "  ag::Tensor w = ag::reshape(taps * 7 % 3 - 1, {3, 1, 16, 16});",
+           "  ag::Tensor y = ag::convolution(image, w, {1}, \"SAME\", \"NHWC\") + (channel % 5 - 2) + image;",
+           "  if (variant == 0) y = ag::relu(y);",
+           "  if (variant == 1) y = ag::minimum(ag::maximum(y, 0), 6);",
+           "  return ag::cast(ag::reshape(ag::reduce_max(y, {3}), ag::shape(v)), v.dtype());",
            "}", "",
            "// A scalar that any element of t moved or changed changes: t weighted by",
            "// 1..7 along its flat order, summed (exact: t holds small integers). Sizes",
