@@ -1,14 +1,20 @@
-// The intra-op thread pool: n - 1 threads that wait for one job at a time
-// and take its chunks from an atomic counter, as the calling thread does.
-// One caller uses the pool at a time; another caller meanwhile runs its
-// kernel on its own thread, so concurrent graphs never wait for each other.
+// The intra-op threads. Where oneDNN runs (AG_GEMM=onednn), a kernel's
+// chunks run on OpenMP's team of the calling thread: the same threads oneDNN's
+// primitives run on, so that the two never compete for the cores (a second
+// pool's polling thread took the core from OpenMP's, which then woke late for
+// the next matrix product). Elsewhere (AG_GEMM=openblas, and the TSan build:
+// libgomp is not instrumented) the runtime has a pool of its own: n - 1
+// threads that wait for one job at a time. On either, the threads take a
+// job's chunks from an atomic counter, as the calling thread does. One caller
+// uses the threads at a time; another caller meanwhile runs its kernel on its
+// own thread, so concurrent graphs never wait for each other.
 //
 // Waking a sleeping thread takes tens of microseconds, as long as half of a
 // 1e6-element kernel: the caller would take every chunk itself before the
-// worker woke. So workers poll for the next job for kSpinTime after each one
-// before they sleep (as OpenMP's and OpenBLAS's threads do), unless a BLAS
-// call starts, and the caller polls for the workers' last chunks before it
-// sleeps.
+// worker woke. So the own pool's workers poll for the next job for kSpinTime
+// after each one before they sleep (as OpenMP's and OpenBLAS's threads do),
+// unless a BLAS call starts, and the caller polls for the workers' last
+// chunks before it sleeps.
 #include "ops/parallel.h"
 
 #include <cblas.h>
@@ -26,6 +32,16 @@
 
 #include "ag/error.h"
 
+#if AG_GEMM_ONEDNN && !defined(__SANITIZE_THREAD__)
+#define AG_PARALLEL_ON_OPENMP 1
+// libgomp's entry point for a parallel region, what GCC compiles
+// `#pragma omp parallel num_threads(n)` to: runs fn(data) on the calling
+// thread's team of n threads, this one among them, and returns when all have.
+// Called by name, so that no source needs -fopenmp (Eigen would start threads
+// of its own) and any compiler builds it.
+extern "C" void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags);
+#endif
+
 namespace ag {
 namespace ops {
 namespace {
@@ -33,6 +49,43 @@ namespace {
 std::atomic<int> g_threads{1};
 thread_local bool t_in_parallel_region = false;
 
+struct Job {
+  detail_parallel::RangeFn fn;
+  void* context;
+  int64_t n;
+  int64_t chunk;
+  int64_t chunks;
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error = nullptr;  // the first failing chunk's, written by that chunk only
+
+  void rethrow_the_first_error() const {
+    if (error) std::rethrow_exception(error);
+  }
+};
+
+// Runs chunks of `job` until none is left.
+void take_chunks(Job& job) {
+  t_in_parallel_region = true;
+  for (int64_t c; (c = job.next.fetch_add(1, std::memory_order_relaxed)) < job.chunks;) {
+    int64_t begin = c * job.chunk;
+    try {
+      job.fn(job.context, c, begin, std::min(job.n, begin + job.chunk));
+    } catch (...) {
+      if (!job.failed.exchange(true, std::memory_order_relaxed))
+        job.error = std::current_exception();
+    }
+  }
+  t_in_parallel_region = false;
+}
+
+#if AG_PARALLEL_ON_OPENMP
+void run_on_threads(Job& job) {
+  GOMP_parallel([](void* job) { take_chunks(*static_cast<Job*>(job)); }, &job, unsigned(job.chunks),
+                0);
+  job.rethrow_the_first_error();
+}
+#else
 constexpr auto kSpinTime = std::chrono::microseconds(200);
 
 // Counts calls into libraries with threads of their own (OpenBLAS, oneDNN): a
@@ -59,16 +112,6 @@ bool poll_for(Done done) {
   }
   return true;
 }
-
-struct Job {
-  detail_parallel::RangeFn fn;
-  void* context;
-  int64_t n;
-  int64_t chunk;
-  int64_t chunks;
-  std::atomic<int64_t> next{0};
-  std::exception_ptr error;  // the first chunk's exception, under Pool::mutex_
-};
 
 class Pool {
  public:
@@ -103,24 +146,11 @@ class Pool {
       lock.lock();
     }
     done_.wait(lock, [&] { return active_.load(std::memory_order_relaxed) == 0; });
-    if (job.error) std::rethrow_exception(job.error);
+    lock.unlock();
+    job.rethrow_the_first_error();
   }
 
  private:
-  void take_chunks(Job& job) {
-    t_in_parallel_region = true;
-    for (int64_t c; (c = job.next.fetch_add(1, std::memory_order_relaxed)) < job.chunks;) {
-      int64_t begin = c * job.chunk;
-      try {
-        job.fn(job.context, c, begin, std::min(job.n, begin + job.chunk));
-      } catch (...) {
-        std::lock_guard lock(mutex_);
-        if (!job.error) job.error = std::current_exception();
-      }
-    }
-    t_in_parallel_region = false;
-  }
-
   void work() {
     uint64_t seen = 0;
     std::unique_lock lock(mutex_);
@@ -161,9 +191,20 @@ class Pool {
   bool stop_ = false;
 };
 
-// Guards the pool: held by the one caller using it, and while resizing.
-std::mutex g_pool_mutex;
-std::unique_ptr<Pool> g_pool;
+std::unique_ptr<Pool> g_pool;  // under g_threads_mutex
+
+void run_on_threads(Job& job) {
+  const int threads = intra_op_threads();
+  if (!g_pool || g_pool->threads() != threads) {
+    g_pool.reset();
+    g_pool = std::make_unique<Pool>(threads - 1);
+  }
+  g_pool->run(job);
+}
+#endif
+
+// Held by the one caller using the intra-op threads.
+std::mutex g_threads_mutex;
 
 std::atomic<int> g_blas_threads{0};
 std::mutex g_blas_mutex;
@@ -171,23 +212,21 @@ std::mutex g_blas_mutex;
 }  // namespace
 
 void detail_parallel::run(int64_t n, int64_t grain, int64_t max_chunks, RangeFn fn, void* context) {
-  std::unique_lock lock(g_pool_mutex, std::try_to_lock);
-  int threads = intra_op_threads();
+  std::unique_lock lock(g_threads_mutex, std::try_to_lock);
+  const int threads = intra_op_threads();
   if (!lock.owns_lock() || t_in_parallel_region || threads == 1) {
     fn(context, 0, 0, n);
     return;
   }
-  if (!g_pool || g_pool->threads() != threads) {
-    g_pool.reset();
-    g_pool = std::make_unique<Pool>(threads - 1);
-  }
-  int64_t chunks = std::min({int64_t(threads), max_chunks, n / grain});
-  Job job{fn, context, n, (n + chunks - 1) / chunks, chunks, {0}, nullptr};
-  g_pool->run(job);
+  const int64_t chunks = std::min({int64_t(threads), max_chunks, n / grain});
+  Job job{fn, context, n, (n + chunks - 1) / chunks, chunks};
+  run_on_threads(job);
 }
 
-void note_library_threads(int threads) {
+void note_library_threads([[maybe_unused]] int threads) {
+#if !AG_PARALLEL_ON_OPENMP
   if (threads > 1) g_blas_calls.fetch_add(1, std::memory_order_relaxed);
+#endif
 }
 
 void sync_blas_threads() {

@@ -1,5 +1,6 @@
 // Intra-op parallelism for kernels: parallel_for splits an index range over
-// the pool that ag::set_intra_op_threads sizes. Internal to the runtime.
+// the intra-op threads that ag::set_intra_op_threads counts (OpenMP's, shared
+// with oneDNN, where the runtime has oneDNN). Internal to the runtime.
 #pragma once
 
 #include <cstdint>
@@ -54,8 +55,8 @@ void parallel_for(int64_t n, int64_t grain, F&& f) {
 void sync_blas_threads();
 
 // Called before a call into a library that starts `threads` threads of its
-// own (OpenBLAS, oneDNN): the pool's polling workers go to sleep, so that
-// the library's threads get the cores.
+// own (OpenBLAS, oneDNN): the runtime's own pool, where it has one, sends
+// its polling workers to sleep, so that the library's threads get the cores.
 void note_library_threads(int threads);
 
 }  // namespace ag::ops
