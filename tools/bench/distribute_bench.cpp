@@ -13,6 +13,17 @@
 //   dp_lenet_step/ranks:N/graph        LeNet-5's step (model_workloads.h,
 //                                      64 images per rank) in ag::function,
 //                                      its gradients averaged the same way
+//   all_reduce_mlp_grads/ranks:N/ag    ag::distribute::all_reduce (sum) of a
+//                                      tensor of the MLP's weight count,
+//                                      eager: its input is kept
+//   all_reduce_mlp_grads/ranks:N/mpi   MPI_Allreduce of the same floats from
+//                                      one buffer into another, called
+//                                      directly: what the transport gives
+//   .../mpi_in_place                   MPI_Allreduce in place (MPI_IN_PLACE),
+//                                      as a graph's all_reduce of a buffer
+//                                      that dies there runs
+//   all_reduce_mlp_grads/ranks:N/memcpy  one memcpy of them: the memory
+//                                      traffic of a single copy
 // The model: x [64 rows per rank, 784] -> dense 1024 -> relu -> dense 1024
 // -> relu -> dense 10 -> softmax cross-entropy; float32; SGD 0.01. Every
 // row has DistributedOptimizer's default fusion (1 MiB buffers), so the two
@@ -33,6 +44,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <mpi.h>
 
 #include <ag/ag.h>
 #include <ag/distribute.h>
@@ -198,6 +211,40 @@ void bm_lenet_graph(benchmark::State& state) {
   state.counters["examples"] = double(ag_models::kLenetBatch * ag::distribute::size());
 }
 
+// The MLP's weights, as many floats as its gradients' all_reduces move.
+constexpr int64_t kMlpWeights =
+    kIn * kHidden + kHidden + kHidden * kHidden + kHidden + kHidden * kOut + kOut;
+
+void set_bytes(benchmark::State& state) {
+  state.SetBytesProcessed(int64_t(state.iterations()) * kMlpWeights * int64_t(sizeof(float)));
+}
+
+void bm_all_reduce_ag(benchmark::State& state) {
+  const Tensor grads = ag::random_normal({kMlpWeights}, 0.0, 1.0, ag::float32, 21);
+  for (auto _ : state) benchmark::DoNotOptimize(ag::distribute::all_reduce(grads));
+  set_bytes(state);
+}
+
+void bm_all_reduce_mpi(benchmark::State& state, bool in_place) {
+  std::vector<float> grads(size_t(kMlpWeights), 1.0f), sums(grads.size());
+  const void* send = in_place ? MPI_IN_PLACE : grads.data();
+  float* receive = in_place ? grads.data() : sums.data();
+  for (auto _ : state) {
+    MPI_Allreduce(send, receive, int(grads.size()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    benchmark::DoNotOptimize(receive);
+  }
+  set_bytes(state);
+}
+
+void bm_memcpy(benchmark::State& state) {
+  std::vector<float> from(size_t(kMlpWeights), 1.0f), to(from.size());
+  for (auto _ : state) {
+    std::memcpy(to.data(), from.data(), from.size() * sizeof(float));
+    benchmark::DoNotOptimize(to.data());
+  }
+  set_bytes(state);
+}
+
 // The other ranks' reports go nowhere.
 class SilentReporter : public benchmark::BenchmarkReporter {
  public:
@@ -229,10 +276,17 @@ int main(int argc, char** argv) {
   const std::string graph = prefix + "/graph", eager = prefix + "/eager",
                     overlap = prefix + "/eager_overlap";
   const std::string lenet = "dp_lenet_step/ranks:" + std::to_string(context.size()) + "/graph";
+  const std::string reduce = "all_reduce_mlp_grads/ranks:" + std::to_string(context.size());
+  const std::string reduce_ag = reduce + "/ag", reduce_mpi = reduce + "/mpi",
+                    reduce_in_place = reduce + "/mpi_in_place", copy = reduce + "/memcpy";
   for (auto* b : {benchmark::RegisterBenchmark(graph.c_str(), bm_graph),
                   benchmark::RegisterBenchmark(eager.c_str(), bm_eager, false),
                   benchmark::RegisterBenchmark(overlap.c_str(), bm_eager, true),
-                  benchmark::RegisterBenchmark(lenet.c_str(), bm_lenet_graph)})
+                  benchmark::RegisterBenchmark(lenet.c_str(), bm_lenet_graph),
+                  benchmark::RegisterBenchmark(reduce_ag.c_str(), bm_all_reduce_ag),
+                  benchmark::RegisterBenchmark(reduce_mpi.c_str(), bm_all_reduce_mpi, false),
+                  benchmark::RegisterBenchmark(reduce_in_place.c_str(), bm_all_reduce_mpi, true),
+                  benchmark::RegisterBenchmark(copy.c_str(), bm_memcpy)})
     b->Unit(benchmark::kMillisecond)->Iterations(kIterations)->UseRealTime();
   if (context.rank() == 0) {
     benchmark::RunSpecifiedBenchmarks();

@@ -114,6 +114,21 @@ class SummarizeTest(unittest.TestCase):
                          "2 ranks against 1",
                          {r.workload for r in summarize.other_rows(summarize.Results([two]))})
 
+    def test_all_reduce_against_mpi_called_directly(self):
+        def median(row, ms):
+            name = f"all_reduce_mlp_grads/ranks:2/{row}/iterations:20/real_time"
+            return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
+                    "aggregate_name": "median", "cpu_time": 1.0, "real_time": ms,
+                    "time_unit": "ms"}
+        two = {"benchmarks": [median("ag", 2.6), median("mpi", 2.0),
+                              median("mpi_in_place", 1.6), median("memcpy", 0.5)]}
+        rows = {r.workload: r for r in summarize.other_rows(summarize.Results([two]))}
+        row = rows["all_reduce of the MLP's gradients (7.1 MiB float32), 2 ranks"]
+        self.assertEqual(row.figure,
+                         "1.30x MPI_Allreduce (2.00 ms, in place 1.60 ms, one memcpy 500 µs)")
+        self.assertEqual(row.result, "missed by 19%")
+        self.assertEqual((row.eager, row.hand), (2.6e6, 2.0e6))
+
     def test_run_names_the_cpu_model_and_kernels(self):
         context = {"date": "2026-01-01", "num_cpus": 2, "mhz_per_cpu": 2300,
                    "cpu_model": "Intel(R) Xeon(R) Platinum 8481C", "kernel_isa": "avx512"}
