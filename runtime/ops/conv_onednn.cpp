@@ -7,6 +7,7 @@
 // convolution of any size (the guide's: 7.1 GFLOP, 7.9 M elements moved).
 // Consecutive convolutions could keep the blocked layout between them; they
 // do not yet.
+#include <bit>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -212,13 +213,6 @@ void checked(const ConvGeometry& g, F f) {
   }
 }
 
-// oneDNN sizes a primitive's work for OpenMP's thread count when it makes
-// it: the intra-op count, set here first, and returned.
-int synced_onednn_threads() {
-  sync_onednn_threads();
-  return intra_op_threads();
-}
-
 void run_checked(const ConvGeometry& g, Pass pass, const void* src, const void* filter,
                  const void* dst) {
   checked(g, [&] { run(g, pass, src, filter, dst); });
@@ -243,23 +237,55 @@ dnnl::primitive_attr epilogue_attr(const ConvEpilogue& epilogue) {
   return attr;
 }
 
+namespace {
+
+memory::desc bias_desc(const ConvGeometry& g) {
+  return memory::desc({g.out_channels}, memory::data_type::f32, memory::format_tag::a);
+}
+
+// The forward primitive of one geometry with one epilogue, and its layouts.
+struct FusedCompiled {
+  dnnl::primitive primitive;
+  memory::desc src, filter, dst, scratchpad;
+  std::string implementation;
+};
+
+// This thread's FusedCompiled of g and `epilogue` (onednn::cached, the
+// epilogue in its key), made for the intra-op count, which it sets first.
+const FusedCompiled& cached_fused(const ConvGeometry& g, const ConvEpilogue& epilogue) {
+  sync_onednn_threads();
+  const std::vector<int64_t> kind = {epilogue.bias, epilogue.residual, int64_t(epilogue.activation),
+                                     std::bit_cast<int64_t>(epilogue.lo),
+                                     std::bit_cast<int64_t>(epilogue.hi)};
+  return onednn::cached<FusedCompiled>(g, kind, [&] {
+    const dnnl::convolution_forward::primitive_desc pd(
+        forward_desc(descs(g), dnnl::prop_kind::forward_inference,
+                     epilogue.bias ? bias_desc(g) : memory::desc()),
+        epilogue_attr(epilogue), engine());
+    return FusedCompiled{
+        dnnl::convolution_forward(pd), pd.src_desc(),     pd.weights_desc(), pd.dst_desc(),
+        pd.scratchpad_desc(),          pd.impl_info_str()};
+  });
+}
+
+}  // namespace
+
 class PreparedForward {
  public:
+  // The primitive is this thread's cached one (shared, not copied: oneDNN
+  // primitives run on several threads at once).
   PreparedForward(const ConvGeometry& g, const float* constant_filter, const ConvEpilogue& epilogue)
       : geometry_(g),
         descs_(descs(g)),
         epilogue_(epilogue),
-        bias_(memory::dims{g.out_channels}, memory::data_type::f32, memory::format_tag::a),
-        threads_(synced_onednn_threads()) {
-    const dnnl::convolution_forward::primitive_desc pd(
-        forward_desc(descs_, dnnl::prop_kind::forward_inference,
-                     epilogue.bias ? bias_ : memory::desc()),
-        epilogue_attr(epilogue), engine());
-    primitive_ = dnnl::convolution_forward(pd);
-    src_ = pd.src_desc();
-    filter_ = pd.weights_desc();
-    dst_ = pd.dst_desc();
-    scratchpad_ = pd.scratchpad_desc();
+        bias_(bias_desc(g)),
+        threads_(intra_op_threads()) {
+    const FusedCompiled& compiled = cached_fused(g, epilogue);
+    primitive_ = compiled.primitive;
+    src_ = compiled.src;
+    filter_ = compiled.filter;
+    dst_ = compiled.dst;
+    scratchpad_ = compiled.scratchpad;
     if (constant_filter) {
       filter_in_layout_ = memory(filter_, engine());
       dnnl::stream stream(engine());
@@ -335,14 +361,13 @@ std::shared_ptr<const PreparedForward> prepare_forward(const ConvGeometry& g,
   return prepared;
 }
 
-// After ag::set_intra_op_threads changed the count, a primitive made for the
-// new one: the cached per-call one of a plain convolution, or a fresh one.
+// After ag::set_intra_op_threads changed the count, this thread's cached
+// primitive for the new one.
 void forward(const PreparedForward& prepared, const float* x, const float* w, float* y,
              EpilogueTerms terms) {
   const ConvGeometry& g = prepared.geometry();
   if (prepared.threads() == intra_op_threads())
     return checked(g, [&] { prepared.run(x, w, y, terms); });
-  if (prepared.epilogue() == ConvEpilogue{}) return run_checked(g, Pass::forward, x, w, y);
   checked(g, [&] { PreparedForward(g, nullptr, prepared.epilogue()).run(x, w, y, terms); });
 }
 
@@ -359,15 +384,11 @@ std::string forward_implementation(const ConvGeometry& g) {
   return onednn::cached<Compiled>(g, Pass::forward, compile).implementation;
 }
 
+// (The primitive asked of here is the one prepare_forward then takes.)
 bool applies_epilogue_to_the_sum(const ConvGeometry& g, const ConvEpilogue& epilogue) {
   bool brgemm = false;
   checked(g, [&] {
-    const Descs d = descs(g);
-    const memory::desc bias({g.out_channels}, memory::data_type::f32, memory::format_tag::a);
-    const dnnl::convolution_forward::primitive_desc pd(
-        forward_desc(d, dnnl::prop_kind::forward_inference, epilogue.bias ? bias : memory::desc()),
-        epilogue_attr(epilogue), engine());
-    const std::string implementation = pd.impl_info_str();
+    const std::string& implementation = cached_fused(g, epilogue).implementation;
     brgemm = implementation.starts_with("brg") || implementation.starts_with("brdgmm");
   });
   return brgemm;

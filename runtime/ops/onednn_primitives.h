@@ -54,23 +54,37 @@ inline void* scratch(ScratchSlot slot, size_t bytes) {
   return buffers[slot].get();
 }
 
-// This thread's compile(g, pass) for g's geometry, `pass` and the intra-op
-// thread count (the callers set OpenMP's count to it before), compiled on
-// its first use. A model has a few dozen; past 256 (shapes that change on
-// every call) the cache starts over.
-template <class Primitives, class Pass, class Compile>
-const Primitives& cached(const ConvGeometry& g, Pass pass, Compile compile) {
-  constexpr size_t kMaxCached = 256;
+// This thread's primitives of one type, by geometry and kind (below).
+template <class Primitives>
+std::map<std::vector<int64_t>, Primitives>& thread_cache() {
   thread_local std::map<std::vector<int64_t>, Primitives> cache;
+  return cache;
+}
+
+// This thread's compile() for g's geometry, `kind` (a pass; an epilogue)
+// and the intra-op thread count (the callers set OpenMP's count to it
+// before), compiled on its first use. A model has a few dozen; past 256
+// (shapes that change on every call) the cache starts over.
+template <class Primitives, class Compile>
+const Primitives& cached(const ConvGeometry& g, std::vector<int64_t> kind, Compile compile) {
+  constexpr size_t kMaxCached = 256;
+  std::map<std::vector<int64_t>, Primitives>& cache = thread_cache<Primitives>();
   // The thread count too: a primitive keeps the count it was made for.
-  std::vector<int64_t> key = {int64_t(pass), g.rank,         g.channels_first, g.batch,
-                              g.in_channels, g.out_channels, g.groups,         intra_op_threads()};
+  std::vector<int64_t> key = std::move(kind);
+  key.insert(key.end(), {g.rank, g.channels_first, g.batch, g.in_channels, g.out_channels, g.groups,
+                         intra_op_threads()});
   for (const auto* v : {&g.in, &g.kernel, &g.strides, &g.dilations, &g.pad_before, &g.pad_after})
     key.insert(key.end(), v->begin(), v->end());
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   if (cache.size() >= kMaxCached) cache.clear();
-  return cache.emplace(std::move(key), compile(g, pass)).first->second;
+  return cache.emplace(std::move(key), compile()).first->second;
+}
+
+// This thread's compile(g, pass), as above.
+template <class Primitives, class Pass, class Compile>
+const Primitives& cached(const ConvGeometry& g, Pass pass, Compile compile) {
+  return cached<Primitives>(g, {int64_t(pass)}, [&] { return compile(g, pass); });
 }
 
 }  // namespace ag::ops::onednn

@@ -242,5 +242,20 @@ TEST(ConvEpilogues, AResidualThatIsAlsoTheImageIsNotWrittenOver) {
                    "three blocks in a loop");
 }
 
+// A plan made on one intra-op thread and run on two: its fused convolution
+// takes the primitive made for two (cached per thread, as eager calls').
+TEST(ConvEpilogues, APlanMadeOnOneThreadRunsOnTwo) {
+  const Tensor x = random_normal({1, 16, 10, 10}, 0.0, 1.0, float32, 17);
+  const Tensor w = random_normal({3, 3, 16, 16}, 0.0, 0.3, float32, 18);
+  const Tensor bias = random_normal({16}, 0.0, 1.0, float32, 19);
+  auto block = [&](const Tensor& x) { return resnet_block(x, w, w, bias); };
+  set_intra_op_threads(1);
+  auto staged = function(block);
+  expect_same_bits(block(x), staged(x), "on one thread");
+  set_intra_op_threads(2);
+  for (int call = 0; call < 2; ++call) expect_same_bits(block(x), staged(x), "on two threads");
+  set_intra_op_threads(1);
+}
+
 }  // namespace
 }  // namespace ag::passes
