@@ -65,13 +65,15 @@ struct Window {
 // Calls visit(window, input offset of channel c of batch item b, output
 // offset) for every output element; window[k] is the input position that
 // window position k reads, or -1.
+// Output positions whose windows are found at once.
+constexpr int64_t kWindowTile = 256;
+
 template <class Visit>
 void for_each_window(const ConvGeometry& g, Visit visit) {
-  constexpr int64_t kTile = 256;  // output positions whose windows are found at once
   const ConvGeometry::Strides in = g.input_strides(), out = g.output_strides();
   const int64_t window = g.kernel_positions(), positions = g.out_positions();
-  for (int64_t p0 = 0; p0 < positions; p0 += kTile) {
-    const int64_t rows = std::min(kTile, positions - p0);
+  for (int64_t p0 = 0; p0 < positions; p0 += kWindowTile) {
+    const int64_t rows = std::min(kWindowTile, positions - p0);
     const std::vector<int64_t> sources = window_sources(g, p0, rows);
     for (int64_t b = 0; b < g.batch; ++b)
       for (int64_t r = 0; r < rows; ++r)
@@ -126,48 +128,6 @@ void avg_pool(const ConvGeometry& g, const T* x, T* y) {
 
 namespace {
 
-// A channels-last pool's spatial dims padded to three with leading dims of
-// one, so that one loop nest serves 1-D, 2-D and 3-D pools.
-struct Dims3 {
-  int64_t in[3], out[3], kernel[3], stride[3], dilation[3], pad[3];
-};
-
-Dims3 dims3_of(const ConvGeometry& g) {
-  Dims3 d{};
-  const int lead = 3 - g.rank;
-  for (int i = 0; i < 3; ++i) {
-    const bool real = i >= lead;
-    const size_t s = size_t(real ? i - lead : 0);
-    d.in[i] = real ? g.in[s] : 1;
-    d.out[i] = real ? g.out[s] : 1;
-    d.kernel[i] = real ? g.kernel[s] : 1;
-    d.stride[i] = real ? g.strides[s] : 1;
-    d.dilation[i] = real ? g.dilations[s] : 1;
-    d.pad[i] = real ? g.pad_before[s] : 0;
-  }
-  return d;
-}
-
-// The offsets of the input positions that output position `o` reads (their
-// position times `channels`), in row-major order of the window, those in the
-// padding left out; returns how many.
-int64_t window_offsets(const Dims3& d, const int64_t (&o)[3], int64_t channels, int64_t* offsets) {
-  int64_t n = 0;
-  for (int64_t k0 = 0; k0 < d.kernel[0]; ++k0) {
-    const int64_t i0 = o[0] * d.stride[0] - d.pad[0] + k0 * d.dilation[0];
-    if (i0 < 0 || i0 >= d.in[0]) continue;
-    for (int64_t k1 = 0; k1 < d.kernel[1]; ++k1) {
-      const int64_t i1 = o[1] * d.stride[1] - d.pad[1] + k1 * d.dilation[1];
-      if (i1 < 0 || i1 >= d.in[1]) continue;
-      for (int64_t k2 = 0; k2 < d.kernel[2]; ++k2) {
-        const int64_t i2 = o[2] * d.stride[2] - d.pad[2] + k2 * d.dilation[2];
-        if (i2 >= 0 && i2 < d.in[2]) offsets[n++] = ((i0 * d.in[1] + i1) * d.in[2] + i2) * channels;
-      }
-    }
-  }
-  return n;
-}
-
 // Adds dy[c] at the maximum of channel c over the `n` window offsets, for
 // the `channels` channels of a position. A maximum and its offset are chosen
 // by bit masks, with no branch: the maxima of random data would mispredict
@@ -191,24 +151,29 @@ void add_at_window_maxima(const T* x, const T* dy, T* dx, const int64_t* window,
 }
 
 // max_pool_grad on channels-last buffers: each output position's window is
-// found once and searched for each of its channels.
+// found once (window_sources, in tiles as for_each_window) and searched for
+// each of its channels, in every batch item.
 template <class T>
 void max_pool_grad_channels_last(const ConvGeometry& g, const T* x, const T* dy, T* dx) {
-  const Dims3 d = dims3_of(g);
-  const int64_t channels = g.in_channels;
-  const int64_t in_batch = g.in_positions() * channels, out_batch = g.out_positions() * channels;
-  std::vector<int64_t> window(size_t(g.kernel_positions()));
-  for (int64_t b = 0; b < g.batch; ++b) {
-    const T* dy_at = dy + b * out_batch;
-    int64_t o[3];
-    for (o[0] = 0; o[0] < d.out[0]; ++o[0])
-      for (o[1] = 0; o[1] < d.out[1]; ++o[1])
-        for (o[2] = 0; o[2] < d.out[2]; ++o[2], dy_at += channels) {
-          const int64_t n = window_offsets(d, o, channels, window.data());
-          if (n > 0)
-            add_at_window_maxima(x + b * in_batch, dy_at, dx + b * in_batch, window.data(), n,
-                                 channels);
-        }
+  const int64_t channels = g.in_channels, window = g.kernel_positions();
+  const int64_t positions = g.out_positions();
+  const int64_t in_batch = g.in_positions() * channels, out_batch = positions * channels;
+  std::vector<int64_t> offsets(
+      static_cast<size_t>(window));  // a window's input offsets, the padding left out
+  for (int64_t p0 = 0; p0 < positions; p0 += kWindowTile) {
+    const int64_t rows = std::min(kWindowTile, positions - p0);
+    const std::vector<int64_t> sources = window_sources(g, p0, rows);
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t n = 0;
+      for (int64_t k = 0; k < window; ++k) {
+        const int64_t source = sources[size_t(r * window + k)];
+        if (source >= 0) offsets[size_t(n++)] = source * channels;
+      }
+      if (n == 0) continue;
+      for (int64_t b = 0; b < g.batch; ++b)
+        add_at_window_maxima(x + b * in_batch, dy + b * out_batch + (p0 + r) * channels,
+                             dx + b * in_batch, offsets.data(), n, channels);
+    }
   }
 }
 
