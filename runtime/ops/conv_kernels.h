@@ -55,6 +55,10 @@ struct EpilogueTerms {
 // filter was not a constant. The residual may be y itself.
 void forward(const PreparedForward& prepared, const float* x, const float* w, float* y,
              EpilogueTerms terms = {});
+// The same unprepared (eager calls by op id, constant folding), on this
+// thread's cached primitive of g and `epilogue`.
+void forward(const ConvGeometry& g, const ConvEpilogue& epilogue, const float* x, const float* w,
+             float* y, EpilogueTerms terms);
 // Whether oneDNN's kernel for `g` with `epilogue` adds the epilogue's terms
 // to the finished sum of products, as the unfused ops do (its brgemm
 // kernels), rather than starting the sum from the bias (the older

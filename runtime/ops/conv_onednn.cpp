@@ -36,7 +36,8 @@ using onednn::scratch;
 using onednn::wrap;
 using Dims = memory::dims;
 
-enum class Pass : int64_t { forward, backward_input, backward_filter };
+// fused_forward: a forward with an epilogue (cached_fused), which keys it too.
+enum class Pass : int64_t { forward, backward_input, backward_filter, fused_forward };
 
 // oneDNN's dims and strides of a batch of `channels` at g's positions
 // `spatial`, in g's layout; logical order [batch, channels, spatial...].
@@ -106,13 +107,14 @@ Descs descs(const ConvGeometry& g) {
 struct Compiled {
   dnnl::primitive primitive;
   memory::desc src, filter, dst;
+  memory::desc scratchpad;  // what a primitive made with a user scratchpad takes; else empty
   std::string implementation;
 };
 
 template <class Primitive, class PrimitiveDesc>
 Compiled compiled_from(const PrimitiveDesc& pd, const memory::desc& src, const memory::desc& filter,
                        const memory::desc& dst) {
-  return {Primitive(pd), src, filter, dst, pd.impl_info_str()};
+  return {Primitive(pd), src, filter, dst, pd.scratchpad_desc(), pd.impl_info_str()};
 }
 
 // Every tensor `any`: oneDNN picks the layouts its fastest kernel takes (on
@@ -243,28 +245,23 @@ memory::desc bias_desc(const ConvGeometry& g) {
   return memory::desc({g.out_channels}, memory::data_type::f32, memory::format_tag::a);
 }
 
-// The forward primitive of one geometry with one epilogue, and its layouts.
-struct FusedCompiled {
-  dnnl::primitive primitive;
-  memory::desc src, filter, dst, scratchpad;
-  std::string implementation;
-};
-
-// This thread's FusedCompiled of g and `epilogue` (onednn::cached, the
-// epilogue in its key), made for the intra-op count, which it sets first.
-const FusedCompiled& cached_fused(const ConvGeometry& g, const ConvEpilogue& epilogue) {
+// This thread's forward primitive of g with `epilogue` (onednn::cached,
+// the epilogue in its key), made for the intra-op count, which it sets first.
+const Compiled& cached_fused(const ConvGeometry& g, const ConvEpilogue& epilogue) {
   sync_onednn_threads();
-  const std::vector<int64_t> kind = {epilogue.bias, epilogue.residual, int64_t(epilogue.activation),
+  const std::vector<int64_t> kind = {int64_t(Pass::fused_forward),
+                                     epilogue.bias,
+                                     epilogue.residual,
+                                     int64_t(epilogue.activation),
                                      std::bit_cast<int64_t>(epilogue.lo),
                                      std::bit_cast<int64_t>(epilogue.hi)};
-  return onednn::cached<FusedCompiled>(g, kind, [&] {
+  return onednn::cached<Compiled>(g, kind, [&] {
     const dnnl::convolution_forward::primitive_desc pd(
         forward_desc(descs(g), dnnl::prop_kind::forward_inference,
                      epilogue.bias ? bias_desc(g) : memory::desc()),
         epilogue_attr(epilogue), engine());
-    return FusedCompiled{
-        dnnl::convolution_forward(pd), pd.src_desc(),     pd.weights_desc(), pd.dst_desc(),
-        pd.scratchpad_desc(),          pd.impl_info_str()};
+    return compiled_from<dnnl::convolution_forward>(pd, pd.src_desc(), pd.weights_desc(),
+                                                    pd.dst_desc());
   });
 }
 
@@ -279,15 +276,10 @@ class PreparedForward {
         descs_(descs(g)),
         epilogue_(epilogue),
         bias_(bias_desc(g)),
-        threads_(intra_op_threads()) {
-    const FusedCompiled& compiled = cached_fused(g, epilogue);
-    primitive_ = compiled.primitive;
-    src_ = compiled.src;
-    filter_ = compiled.filter;
-    dst_ = compiled.dst;
-    scratchpad_ = compiled.scratchpad;
+        threads_(intra_op_threads()),
+        compiled_(cached_fused(g, epilogue)) {
     if (constant_filter) {
-      filter_in_layout_ = memory(filter_, engine());
+      filter_in_layout_ = memory(compiled_.filter, engine());
       dnnl::stream stream(engine());
       memory user = wrap(descs_.filter, constant_filter);
       dnnl::reorder(user, *filter_in_layout_).execute(stream, user, *filter_in_layout_);
@@ -301,26 +293,26 @@ class PreparedForward {
   void run(const float* x, const float* w, float* y, EpilogueTerms terms) const {
     sync_onednn_threads();
     thread_local dnnl::stream stream(engine());
-    Bound src = bind(onednn::kConvSrc, descs_.src, src_, x),
-          dst = bind(onednn::kConvDst, descs_.dst, dst_, y);
+    Bound src = bind(onednn::kConvSrc, descs_.src, compiled_.src, x),
+          dst = bind(onednn::kConvDst, descs_.dst, compiled_.dst, y);
     if (epilogue_.residual) place_residual(stream, dst, terms.residual, y);
     memory filter = filter_in_layout_ ? *filter_in_layout_ : memory();
     if (!filter_in_layout_) {
-      Bound bound = bind(onednn::kConvFilter, descs_.filter, filter_, w);
+      Bound bound = bind(onednn::kConvFilter, descs_.filter, compiled_.filter, w);
       if (bound.reordered)
         dnnl::reorder(bound.user, bound.primitive).execute(stream, bound.user, bound.primitive);
       filter = bound.primitive;
     }
     if (src.reordered)
       dnnl::reorder(src.user, src.primitive).execute(stream, src.user, src.primitive);
-    const memory scratchpad =
-        wrap(scratchpad_, scratch(onednn::kConvScratchpad, scratchpad_.get_size()));
+    const memory scratchpad = wrap(
+        compiled_.scratchpad, scratch(onednn::kConvScratchpad, compiled_.scratchpad.get_size()));
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src.primitive},
                                             {DNNL_ARG_WEIGHTS, filter},
                                             {DNNL_ARG_DST, dst.primitive},
                                             {DNNL_ARG_SCRATCHPAD, scratchpad}};
     if (epilogue_.bias) args.emplace(DNNL_ARG_BIAS, wrap(bias_, terms.bias));
-    primitive_.execute(stream, args);
+    compiled_.primitive.execute(stream, args);
     if (dst.reordered)
       dnnl::reorder(dst.primitive, dst.user).execute(stream, dst.primitive, dst.user);
     stream.wait();
@@ -347,8 +339,7 @@ class PreparedForward {
   ConvEpilogue epilogue_;
   memory::desc bias_;
   int threads_;
-  dnnl::primitive primitive_;
-  memory::desc src_, filter_, dst_, scratchpad_;
+  Compiled compiled_;  // this thread's cached primitive when made, shared
   std::optional<memory> filter_in_layout_;
 };
 
@@ -361,14 +352,18 @@ std::shared_ptr<const PreparedForward> prepare_forward(const ConvGeometry& g,
   return prepared;
 }
 
+void forward(const ConvGeometry& g, const ConvEpilogue& epilogue, const float* x, const float* w,
+             float* y, EpilogueTerms terms) {
+  checked(g, [&] { PreparedForward(g, nullptr, epilogue).run(x, w, y, terms); });
+}
+
 // After ag::set_intra_op_threads changed the count, this thread's cached
 // primitive for the new one.
 void forward(const PreparedForward& prepared, const float* x, const float* w, float* y,
              EpilogueTerms terms) {
-  const ConvGeometry& g = prepared.geometry();
-  if (prepared.threads() == intra_op_threads())
-    return checked(g, [&] { prepared.run(x, w, y, terms); });
-  checked(g, [&] { PreparedForward(g, nullptr, prepared.epilogue()).run(x, w, y, terms); });
+  if (prepared.threads() != intra_op_threads())
+    return forward(prepared.geometry(), prepared.epilogue(), x, w, y, terms);
+  checked(prepared.geometry(), [&] { prepared.run(x, w, y, terms); });
 }
 
 void forward(const ConvGeometry& g, const float* x, const float* w, float* y) {
@@ -425,6 +420,10 @@ std::shared_ptr<const PreparedForward> prepare_forward(const ConvGeometry&, cons
   unavailable();
 }
 void forward(const PreparedForward&, const float*, const float*, float*, EpilogueTerms) {
+  unavailable();
+}
+void forward(const ConvGeometry&, const ConvEpilogue&, const float*, const float*, float*,
+             EpilogueTerms) {
   unavailable();
 }
 

@@ -284,8 +284,7 @@ void kernel_fused_conv(const KernelContext& ctx) {
   run_engine(
       ctx, g,
       [&] {
-        conv_onednn::forward(*conv_onednn::prepare_forward(g, nullptr, a.epilogue),
-                             ctx.input_data<float>(0), ctx.input_data<float>(1),
+        conv_onednn::forward(g, a.epilogue, ctx.input_data<float>(0), ctx.input_data<float>(1),
                              static_cast<float*>(ctx.out), terms);
       },
       [&]<class T>(T) {
