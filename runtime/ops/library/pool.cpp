@@ -62,12 +62,12 @@ struct Window {
   int64_t size, position_stride;
 };
 
-// Calls visit(window, input offset of channel c of batch item b, output
-// offset) for every output element; window[k] is the input position that
-// window position k reads, or -1.
 // Output positions whose windows are found at once.
 constexpr int64_t kWindowTile = 256;
 
+// Calls visit(window, input offset of channel c of batch item b, output
+// offset) for every output element; window[k] is the input position that
+// window position k reads, or -1.
 template <class Visit>
 void for_each_window(const ConvGeometry& g, Visit visit) {
   const ConvGeometry::Strides in = g.input_strides(), out = g.output_strides();
@@ -158,8 +158,8 @@ void max_pool_grad_channels_last(const ConvGeometry& g, const T* x, const T* dy,
   const int64_t channels = g.in_channels, window = g.kernel_positions();
   const int64_t positions = g.out_positions();
   const int64_t in_batch = g.in_positions() * channels, out_batch = positions * channels;
-  std::vector<int64_t> offsets(
-      static_cast<size_t>(window));  // a window's input offsets, the padding left out
+  // A window's input offsets, the padding left out.
+  std::vector<int64_t> offsets(static_cast<size_t>(window));
   for (int64_t p0 = 0; p0 < positions; p0 += kWindowTile) {
     const int64_t rows = std::min(kWindowTile, positions - p0);
     const std::vector<int64_t> sources = window_sources(g, p0, rows);
