@@ -7,8 +7,8 @@
 #       stdout must match the regular expression
 #   cmake -DEXE=<program> -DEXPECTED_REGEX_FILE=<file> -P run_example.cmake
 #       all of stdout must match the regular expression in the file (for
-#       output whose digits depend on the machine: OpenBLAS picks its kernels,
-#       and with them the order of a matmul's additions, by CPU)
+#       output whose digits depend on the machine: oneDNN and OpenBLAS pick
+#       their kernels, and with them the order of a matmul's additions, by CPU)
 # -DARGS="<a> <b> ..." gives the program arguments. (PASS_REGULAR_EXPRESSION
 # alone would ignore the exit code.) stderr is shown but not compared.
 separate_arguments(args UNIX_COMMAND "${ARGS}")
