@@ -249,12 +249,12 @@ memory::desc bias_desc(const ConvGeometry& g) {
 // the epilogue in its key), made for the intra-op count, which it sets first.
 const Compiled& cached_fused(const ConvGeometry& g, const ConvEpilogue& epilogue) {
   sync_onednn_threads();
-  const std::vector<int64_t> kind = {int64_t(Pass::fused_forward),
-                                     epilogue.bias,
-                                     epilogue.residual,
-                                     int64_t(epilogue.activation),
-                                     std::bit_cast<int64_t>(epilogue.lo),
-                                     std::bit_cast<int64_t>(epilogue.hi)};
+  const std::initializer_list<int64_t> kind = {int64_t(Pass::fused_forward),
+                                               epilogue.bias,
+                                               epilogue.residual,
+                                               int64_t(epilogue.activation),
+                                               std::bit_cast<int64_t>(epilogue.lo),
+                                               std::bit_cast<int64_t>(epilogue.hi)};
   return onednn::cached<Compiled>(g, kind, [&] {
     const dnnl::convolution_forward::primitive_desc pd(
         forward_desc(descs(g), dnnl::prop_kind::forward_inference,

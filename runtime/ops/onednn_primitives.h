@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <new>
@@ -64,13 +65,16 @@ std::map<std::vector<int64_t>, Primitives>& thread_cache() {
 // This thread's compile() for g's geometry, `kind` (a pass; an epilogue)
 // and the intra-op thread count (the callers set OpenMP's count to it
 // before), compiled on its first use. A model has a few dozen; past 256
-// (shapes that change on every call) the cache starts over.
+// (shapes that change on every call) the cache starts over. A lookup
+// allocates nothing: eager convolutions and pools ask on every call.
 template <class Primitives, class Compile>
-const Primitives& cached(const ConvGeometry& g, std::vector<int64_t> kind, Compile compile) {
+const Primitives& cached(const ConvGeometry& g, std::initializer_list<int64_t> kind,
+                         Compile compile) {
   constexpr size_t kMaxCached = 256;
   std::map<std::vector<int64_t>, Primitives>& cache = thread_cache<Primitives>();
   // The thread count too: a primitive keeps the count it was made for.
-  std::vector<int64_t> key = std::move(kind);
+  thread_local std::vector<int64_t> key;
+  key.assign(kind);
   key.insert(key.end(), {g.rank, g.channels_first, g.batch, g.in_channels, g.out_channels, g.groups,
                          intra_op_threads()});
   for (const auto* v : {&g.in, &g.kernel, &g.strides, &g.dilations, &g.pad_before, &g.pad_after})
@@ -78,7 +82,8 @@ const Primitives& cached(const ConvGeometry& g, std::vector<int64_t> kind, Compi
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   if (cache.size() >= kMaxCached) cache.clear();
-  return cache.emplace(std::move(key), compile()).first->second;
+  std::vector<int64_t> stored = key;  // compile() may look up another primitive
+  return cache.emplace(std::move(stored), compile()).first->second;
 }
 
 // This thread's compile(g, pass), as above.
