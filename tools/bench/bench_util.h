@@ -13,9 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <ag/ag.h>
@@ -215,6 +217,55 @@ inline void dynamic_rnn_hand(const float* input, const float* init, float* out, 
       s = o;
     }
   }
+}
+
+// ---- Workloads for the peer scripts ------------------------------------------------------
+// run.sh names a folder in AG_BENCH_MODELS where ONNX Runtime or PyTorch is
+// installed; the benchmarks write their workloads there for tools/bench/peers.py
+// (ONNX models) and tools/bench/pytorch_peers.py (training steps).
+
+// The folder, or "" when none is named.
+inline std::string peer_folder() {
+  const char* folder = std::getenv("AG_BENCH_MODELS");
+  return folder ? folder : "";
+}
+
+// The values as raw float32, row-major.
+inline void write_floats(const std::string& path, const ag::Tensor& t) {
+  const std::vector<float> values = ag::cast(t, ag::float32).to_vector<float>();
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * 4));
+}
+
+// "[64, 784]"
+inline std::string shape_json(const ag::Tensor& t) {
+  std::string json = "[";
+  for (int d = 0; d < t.rank(); ++d) json += (d ? ", " : "") + std::to_string(t.shape()[d]);
+  return json + "]";
+}
+
+// One training step for tools/bench/pytorch_peers.py, which runs the same
+// step from the same tensors and checks it against this runtime's: each
+// tensor (the batch, class labels, the initial weights, and this runtime's
+// weights after one step, named "<weight>.updated") in <name>.<tensor>.f32,
+// and <name>.json with the step's kind, learning rate, first loss and the
+// tensors' shapes in order.
+inline void write_training_step(const std::string& name, const std::string& kind,
+                                float learning_rate, float loss,
+                                const std::vector<std::pair<std::string, ag::Tensor>>& tensors) {
+  const std::string folder = peer_folder();
+  if (folder.empty()) return;
+  const std::string base = folder + "/" + name;
+  char numbers[64];
+  std::snprintf(numbers, sizeof numbers, "%.9g, \"loss\": %.9g", learning_rate, loss);
+  std::string json =
+      "{\"kind\": \"" + kind + "\", \"learning_rate\": " + numbers + ", \"tensors\": [";
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& [tensor, value] = tensors[i];
+    write_floats(base + "." + tensor + ".f32", value);
+    json += std::string(i ? ", " : "") + "[\"" + tensor + "\", " + shape_json(value) + "]";
+  }
+  std::ofstream(base + ".json") << json << "]}\n";
 }
 
 }  // namespace ag_bench

@@ -65,29 +65,17 @@ struct Workload {
   Tensor input;
 };
 
-void write_floats(const std::string& path, const Tensor& t) {
-  const std::vector<float> values = t.to_vector<float>();
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * 4));
-}
-
-std::string shape_json(const Tensor& t) {
-  std::string json = "[";
-  for (int d = 0; d < t.rank(); ++d) json += (d ? ", " : "") + std::to_string(t.shape()[d]);
-  return json + "]";
-}
-
 // The model, its input and output, for tools/bench/peers.py (see the top).
 void write_for_peers(const std::string& name, const std::string& model_bytes, const Tensor& input,
                      const Tensor& output) {
-  const char* folder = std::getenv("AG_BENCH_MODELS");
-  if (folder == nullptr || *folder == '\0') return;
-  const std::string base = std::string(folder) + "/" + name;
+  const std::string folder = ag_bench::peer_folder();
+  if (folder.empty()) return;
+  const std::string base = folder + "/" + name;
   std::ofstream(base + ".onnx", std::ios::binary) << model_bytes;
-  write_floats(base + ".input.f32", input);
-  write_floats(base + ".output.f32", output);
-  std::ofstream(base + ".json") << "{\"input_shape\": " << shape_json(input)
-                                << ", \"output_shape\": " << shape_json(output) << "}\n";
+  ag_bench::write_floats(base + ".input.f32", input);
+  ag_bench::write_floats(base + ".output.f32", output);
+  std::ofstream(base + ".json") << "{\"input_shape\": " << ag_bench::shape_json(input)
+                                << ", \"output_shape\": " << ag_bench::shape_json(output) << "}\n";
 }
 
 template <class F>

@@ -88,10 +88,11 @@ def cpu_ns_per_call(run, min_seconds=0.5, repetitions=5):
     return statistics.median(per_call)
 
 
-def results_json(times, version):
-    """{workload: ns} as Google Benchmark's JSON, one median row <workload>/onnxruntime each."""
-    return {"context": {"onnxruntime": version},
-            "benchmarks": [{"name": f"{name}/onnxruntime_median", "run_name": f"{name}/onnxruntime",
+def results_json(times, peer, version):
+    """{workload: ns} as Google Benchmark's JSON, one median row <workload>/<peer> each, and
+    the peer's version in the context (peer: "onnxruntime", or pytorch_peers.py's "pytorch")."""
+    return {"context": {peer: version},
+            "benchmarks": [{"name": f"{name}/{peer}_median", "run_name": f"{name}/{peer}",
                             "run_type": "aggregate", "aggregate_name": "median", "cpu_time": ns,
                             "time_unit": "ns"} for name, ns in sorted(times.items())]}
 
@@ -143,7 +144,7 @@ def main():
         print(f"{name:<20} {cells[0]:>12} {cells[1]:>12} {format_ns(peer):>13} {ratio:>11}")
     if a.out:
         with open(a.out, "w") as f:
-            json.dump(results_json(peer_times, ort.__version__), f, indent=1)
+            json.dump(results_json(peer_times, "onnxruntime", ort.__version__), f, indent=1)
     return status
 
 

@@ -59,7 +59,7 @@ class PeersTest(unittest.TestCase):
             peers.as_input_type(x, "tensor(string)")
 
     def test_writes_its_times_as_median_rows_for_the_summary(self):
-        doc = peers.results_json({"resnet18": 30.5e6, "add_one": 900.0}, "1.32.0")
+        doc = peers.results_json({"resnet18": 30.5e6, "add_one": 900.0}, "onnxruntime", "1.32.0")
         self.assertEqual(doc["context"], {"onnxruntime": "1.32.0"})
         self.assertEqual(doc["benchmarks"], [
             {"name": "add_one/onnxruntime_median", "run_name": "add_one/onnxruntime",

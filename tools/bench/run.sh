@@ -17,7 +17,10 @@
 # table (between its bench-table markers) from this run. Where pip has
 # installed onnxruntime, onnx_bench also writes its models (AG_BENCH_MODELS)
 # and tools/bench/peers.py runs them in ONNX Runtime, beside this run's times,
-# before the summary, which shows the models from PyTorch against it.
+# before the summary, which shows the models from PyTorch against it; where
+# pip has installed torch, train_bench writes its training steps there too and
+# tools/bench/pytorch_peers.py runs them in PyTorch eager, for the summary's
+# training rows.
 # Extra arguments go to each binary, e.g. --benchmark_filter=cache_hit;
 # AG_BENCH_BINARIES picks the binaries, e.g. AG_BENCH_BINARIES=control_bench.
 set -euo pipefail
@@ -60,7 +63,10 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
   fi
 fi
 mkdir -p "$results"
-if python3 -c "import onnxruntime" 2>/dev/null; then
+has_onnxruntime=0 has_pytorch=0
+python3 -c "import onnxruntime" 2>/dev/null && has_onnxruntime=1
+python3 -c "import torch" 2>/dev/null && has_pytorch=1
+if [ $has_onnxruntime = 1 ] || [ $has_pytorch = 1 ]; then
   export AG_BENCH_MODELS="$results/models"
   rm -rf "$AG_BENCH_MODELS"
   mkdir -p "$AG_BENCH_MODELS"
@@ -110,12 +116,20 @@ if [[ " ${binaries[*]} " == *" distribute_bench "* ]]; then
   done
 fi
 # ONNX Runtime's times of onnx_bench's models, printed and kept for the summary.
-if [ -s "$results/onnx_bench.json" ] && [ -n "${AG_BENCH_MODELS:-}" ]; then
+if [ -s "$results/onnx_bench.json" ] && [ $has_onnxruntime = 1 ]; then
   rm -f "$results/onnxruntime.json"
   echo
   python3 "$repo/tools/bench/peers.py" --models "$AG_BENCH_MODELS" --results "$results/onnx_bench.json" \
     --out "$results/onnxruntime.json" || status=$?
   if [ -s "$results/onnxruntime.json" ]; then outputs+=("$results/onnxruntime.json"); fi
+fi
+# PyTorch's (pip, eager) times of train_bench's training steps, likewise.
+if [ -s "$results/train_bench.json" ] && [ $has_pytorch = 1 ]; then
+  rm -f "$results/pytorch.json"
+  echo
+  python3 "$repo/tools/bench/pytorch_peers.py" --models "$AG_BENCH_MODELS" \
+    --results "$results/train_bench.json" --out "$results/pytorch.json" || status=$?
+  if [ -s "$results/pytorch.json" ]; then outputs+=("$results/pytorch.json"); fi
 fi
 if [ ${#outputs[@]} -gt 0 ]; then
   echo

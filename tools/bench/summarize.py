@@ -13,7 +13,10 @@ says graph over torch too; a workload with no hand row (lenet_step,
 lstm_lm_step, encoder_layer, digits_step, and the models from PyTorch, whose
 loaded row stands for the graph) has its target against torch. The models
 from PyTorch also say their time over ONNX Runtime's where tools/bench/peers.py
-ran them (its --out file among the results: <model>/onnxruntime rows). A row
+ran them (its --out file among the results: <model>/onnxruntime rows), and
+the training steps their time over PyTorch eager from pip where
+tools/bench/pytorch_peers.py ran them (<workload>/pytorch rows); a row with
+two peers is judged by the worse ratio. A row
 whose result check failed (Google Benchmark's error_occurred) is listed
 under the tables, not timed.
 tools/bench/run.sh calls it last. The targets live here and nowhere else.
@@ -120,6 +123,15 @@ def verdict(value, target, at_least=False):
     return f"missed by {factor:.1f}x"
 
 
+# The peers a row's time is set against, (name in the figure, row suffix):
+# LibTorch (train_bench's and model_bench's <workload>/torch rows, and
+# onnx_bench's TorchScript models), PyTorch eager from pip
+# (pytorch_peers.py's <workload>/pytorch rows) and ONNX Runtime (peers.py's
+# <model>/onnxruntime rows).
+TRAINING_PEERS = (("torch", "torch"), ("PyTorch", "pytorch"))
+DEPLOYMENT_PEERS = (("torch", "torch"), ("ONNX Runtime", "onnxruntime"))
+
+
 def over_peer(res, workload, ours, peer_row, peer_name):
     """", 0.80x torch": our time over a peer's row, where the peer ran; else ""."""
     peer = res.time(f"{workload}/{peer_row}")
@@ -134,35 +146,36 @@ def ratio_row(res, label, workload, target, over="hand"):
     if graph is None or base is None:
         return None
     value = graph / base
-    figure = f"{value:.2f}x {over}" + over_peer(res, workload, graph, "torch", "torch")
+    figure = f"{value:.2f}x {over}" + "".join(
+        over_peer(res, workload, graph, row, name) for name, row in TRAINING_PEERS)
     return Row(label, eager, graph, hand, figure, f"≤ {target:g}x", verdict(value, target),
                torch=res.time(workload + "/torch"))
 
 
-def torch_row(res, label, workload, target):
-    """Graph over the LibTorch peer, for a workload that has no hand row."""
-    graph, torch = res.time(workload + "/graph"), res.time(workload + "/torch")
-    if graph is None or torch is None:
+def over_peers_row(res, label, workload, target, ours, peers, eager=None):
+    """Our time over each of `peers` that ran the workload; the verdict is the
+    worse ratio. None where no peer ran it."""
+    times = [(name, res.time(f"{workload}/{row}")) for name, row in peers]
+    times = [(name, time) for name, time in times if time]
+    if ours is None or not times:
         return None
-    value = graph / torch
-    return Row(label, res.time(workload + "/eager"), graph, None, f"{value:.2f}x torch",
-               f"≤ {target:g}x torch", verdict(value, target), torch=torch)
+    figure = ", ".join(f"{ours / time:.2f}x {name}" for name, time in times)
+    worst = max(ours / time for _, time in times)
+    names = " and ".join(name for name, _ in times)
+    return Row(label, eager, ours, None, figure, f"≤ {target:g}x {names}",
+               verdict(worst, target), torch=res.time(workload + "/torch"))
+
+
+def peer_row(res, label, workload, target):
+    """The graph over LibTorch and PyTorch, for a training workload."""
+    return over_peers_row(res, label, workload, target, res.time(workload + "/graph"),
+                          TRAINING_PEERS, eager=res.time(workload + "/eager"))
 
 
 def deployed_model_row(res, label, workload, target):
-    """A model loaded from ONNX over each deployment peer that ran it,
-    LibTorch and ONNX Runtime (peers.py): the verdict is the worse ratio."""
-    loaded = res.time(workload + "/loaded")
-    peers = [(name, res.time(f"{workload}/{row}"))
-             for name, row in (("torch", "torch"), ("ONNX Runtime", "onnxruntime"))]
-    peers = [(name, time) for name, time in peers if time]
-    if loaded is None or not peers:
-        return None
-    figure = ", ".join(f"{loaded / time:.2f}x {name}" for name, time in peers)
-    worst = max(loaded / time for _, time in peers)
-    names = " and ".join(name for name, _ in peers)
-    return Row(label, None, loaded, None, figure, f"≤ {target:g}x {names}",
-               verdict(worst, target), torch=res.time(workload + "/torch"))
+    """A model loaded from ONNX over LibTorch and ONNX Runtime (peers.py)."""
+    return over_peers_row(res, label, workload, target, res.time(workload + "/loaded"),
+                          DEPLOYMENT_PEERS)
 
 
 def per_iteration_row(res, label, workload, target_ns):
@@ -359,13 +372,14 @@ def other_rows(res):
         per_iteration_row(res, "fizzbuzz (n = 100), per iteration", "fizzbuzz_100", 100),
         per_iteration_row(res, "collatz scalar 27.0, per iteration", "collatz_scalar", 100),
         ratio_row(res, "training step, MLP 64x784-256-10, SGD", "mlp_step", 1.3),
-        torch_row(res, "training step, LeNet-5 on 64 28x28 images, SGD", "lenet_step", 1.0),
-        torch_row(res, "training step, LSTM language model 16x32, 128 units, SGD",
-                  "lstm_lm_step", 1.0),
-        torch_row(res, "transformer encoder layer 8x64x128, forward and backward",
-                  "encoder_layer", 1.0),
-        torch_row(res, "training step, examples/digits's CNN on 32 8x8 images, Adam",
-                  "digits_step", 1.0),
+        peer_row(res, "the same MLP step against the peers", "mlp_step", 1.0),
+        peer_row(res, "training step, LeNet-5 on 64 28x28 images, SGD", "lenet_step", 1.0),
+        peer_row(res, "training step, LSTM language model 16x32, 128 units, SGD",
+                 "lstm_lm_step", 1.0),
+        peer_row(res, "transformer encoder layer 8x64x128, forward and backward",
+                 "encoder_layer", 1.0),
+        peer_row(res, "training step, examples/digits's CNN on 32 8x8 images, Adam",
+                 "digits_step", 1.0),
         backward_row(res, "gradient of dynamic_rnn 32x100x128 (100 steps)", "rnn", 3),
         speedup_row(res, "MSE 1e6, 2 intra-op threads", "BM_mse_f32_1e6_graph", 1.7,
                     hand="BM_mse_f32_1e6_hand"),
@@ -486,6 +500,8 @@ def describe_run(res):
             libraries.append(f"OpenBLAS with its {c['openblas_core']} kernels")
         if c.get("onnxruntime") and not any(x.startswith("ONNX Runtime") for x in libraries):
             libraries.append(f"ONNX Runtime {c['onnxruntime']}")
+        if c.get("pytorch") and not any(x.startswith("PyTorch") for x in libraries):
+            libraries.append(f"PyTorch {c['pytorch']} (pip, eager)")
     libraries_text = f"; libraries: {', '.join(libraries)}" if libraries else ""
     model = next((c["cpu_model"] for c in contexts if c.get("cpu_model")), "")
     isa = next((c["kernel_isa"] for c in contexts if c.get("kernel_isa")), "")

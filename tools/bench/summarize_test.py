@@ -191,6 +191,35 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(row.figure, "1.10x torch")
         self.assertEqual((row.target, row.result), ("≤ 1x torch", "missed by 10%"))
 
+    def test_training_steps_against_libtorch_and_pytorch_from_pip(self):
+        with open(os.path.join(HERE, "testdata", "train_bench.json"), encoding="utf-8") as f:
+            train_bench = json.load(f)
+        # What pytorch_peers.py --out writes: CPU time only, in ns.
+        pytorch = peers.results_json({"mlp_step": 2.4e6, "lenet_step": 3.6e6}, "pytorch", "2.15.0")
+        res = summarize.Results([train_bench, pytorch])
+        rows = {r.workload: r for r in summarize.other_rows(res)}
+        # The MLP keeps its target against hand, and names both peers...
+        mlp = rows["training step, MLP 64x784-256-10, SGD"]
+        self.assertEqual((mlp.figure, mlp.result), ("1.20x hand, 0.80x torch, 0.50x PyTorch", "met"))
+        # ...and has a row of its own against them: 1.2 ms against 1.5 and 2.4.
+        peers_row = rows["the same MLP step against the peers"]
+        self.assertEqual((peers_row.figure, peers_row.target, peers_row.result),
+                         ("0.80x torch, 0.50x PyTorch", "≤ 1x torch and PyTorch", "met"))
+        # The verdict is the worse peer's: LeNet is 4.4 ms against 4.0 and 3.6.
+        lenet = rows["training step, LeNet-5 on 64 28x28 images, SGD"]
+        self.assertEqual((lenet.figure, lenet.result),
+                         ("1.10x torch, 1.22x PyTorch", "missed by 23%"))
+        self.assertIn("PyTorch 2.15.0 (pip, eager)", summarize.describe_run(res))
+        # PyTorch alone, where LibTorch is not installed: no torch column.
+        without_libtorch = {"benchmarks": [b for b in train_bench["benchmarks"]
+                                           if "/torch" not in b["run_name"]]}
+        rows = {r.workload: r for r in summarize.other_rows(
+            summarize.Results([without_libtorch, pytorch]))}
+        lenet = rows["training step, LeNet-5 on 64 28x28 images, SGD"]
+        self.assertEqual((lenet.figure, lenet.target, lenet.torch),
+                         ("1.22x PyTorch", "≤ 1x PyTorch", None))
+        self.assertNotIn("| torch |", summarize.markdown_table(list(rows.values())))
+
     def test_models_from_pytorch_against_libtorch_and_onnx_runtime(self):
         def median(name, ms):
             return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
@@ -200,7 +229,7 @@ class SummarizeTest(unittest.TestCase):
             median("resnet18/loaded", 27.0), median("resnet18/torch", 36.0),
             median("mobilenet_v2/loaded", 7.5), median("mobilenet_v2/torch", 6.0)]}
         # What peers.py --out writes: CPU time only, in ns.
-        onnxruntime = peers.results_json({"resnet18": 30e6}, "1.32.0")
+        onnxruntime = peers.results_json({"resnet18": 30e6}, "onnxruntime", "1.32.0")
         res = summarize.Results([onnx_bench, onnxruntime])
         rows = {r.workload: r for r in summarize.other_rows(res)}
         resnet = rows["resnet18 from PyTorch, 224x224, batch 1, loaded from ONNX"]
@@ -217,7 +246,7 @@ class SummarizeTest(unittest.TestCase):
         # The verdict is the worse peer's: faster than LibTorch, slower than ONNX Runtime.
         lstm_bench = {"benchmarks": [median("lstm_lm/loaded", 0.5), median("lstm_lm/torch", 0.8)]}
         lstm = {r.workload: r for r in summarize.other_rows(summarize.Results(
-            [lstm_bench, peers.results_json({"lstm_lm": 0.4e6}, "1.32.0")]))}[
+            [lstm_bench, peers.results_json({"lstm_lm": 0.4e6}, "onnxruntime", "1.32.0")]))}[
                 "LSTM language model from PyTorch, 8 tokens, batch 1, loaded from ONNX"]
         self.assertEqual((lstm.figure, lstm.result),
                          ("0.62x torch, 1.25x ONNX Runtime", "missed by 25%"))

@@ -42,6 +42,10 @@
 //   lenet_step/torch                     the same step in LibTorch, NCHW,
 //                                        where LibTorch was found
 // run.sh's summary has the target: graph <= 1.0x torch. Run tools/bench/run.sh.
+//
+// With AG_BENCH_MODELS=<folder>, both training steps (mlp_step, lenet_step)
+// are also written there (ag_bench::write_training_step) for
+// tools/bench/pytorch_peers.py, which runs them in PyTorch from pip.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -55,6 +59,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ag/ag.h>
@@ -256,6 +261,18 @@ void check_variants_agree() {
     check_close(prefix + "w2", hand.w2, values(trainer->model.w2.read()));
     check_close(prefix + "b2", hand.b2, values(trainer->model.b2.read()));
   }
+  const Mlp& updated = graph->model;
+  ag_bench::write_training_step("mlp_step", "mlp", kLearningRate, graph_loss.item<float>(),
+                                {{"x", in.x},
+                                 {"labels", in.labels},
+                                 {"w1", in.w1},
+                                 {"b1", in.b1},
+                                 {"w2", in.w2},
+                                 {"b2", in.b2},
+                                 {"w1.updated", updated.w1.read()},
+                                 {"b1.updated", updated.b1.read()},
+                                 {"w2.updated", updated.w2.read()},
+                                 {"b2.updated", updated.b2.read()}});
 #if AG_BENCH_TORCH
   auto torch = make_torch();
   check_close("torch loss", {hand_loss}, {torch->train_step()});
@@ -346,6 +363,13 @@ void check_lenet_variants_agree() {
     ag_bench::check_close("lenet graph weight " + std::to_string(i), values(eager_weights[i]),
                           values(graph->model.weights[i].read()), tolerance);
   }
+  std::vector<std::pair<std::string, Tensor>> tensors = {{"x", in.x}, {"labels", in.labels}};
+  const char* names[] = {"conv1", "bias1",  "conv2", "bias2",  "dense1",
+                         "bias3", "dense2", "bias4", "dense3", "bias5"};
+  for (size_t i = 0; i < in.weights.size(); ++i) tensors.emplace_back(names[i], in.weights[i]);
+  for (size_t i = 0; i < in.weights.size(); ++i)
+    tensors.emplace_back(std::string(names[i]) + ".updated", graph->model.weights[i].read());
+  ag_bench::write_training_step("lenet_step", "lenet", kLenetLearningRate, graph_loss, tensors);
 #if AG_BENCH_TORCH
   auto torch = make_torch_lenet();
   ag_bench::check_close("lenet torch loss", std::vector<float>{eager_loss},
