@@ -129,7 +129,7 @@ def verdict(value, target, at_least=False):
 # (pytorch_peers.py's <workload>/pytorch rows) and ONNX Runtime (peers.py's
 # <model>/onnxruntime rows).
 TRAINING_PEERS = (("torch", "torch"), ("PyTorch", "pytorch"))
-DEPLOYMENT_PEERS = (("torch", "torch"), ("ONNX Runtime", "onnxruntime"))
+INFERENCE_PEERS = (("torch", "torch"), ("ONNX Runtime", "onnxruntime"))
 
 
 def over_peer(res, workload, ours, peer_row, peer_name):
@@ -172,10 +172,16 @@ def peer_row(res, label, workload, target):
                           TRAINING_PEERS, eager=res.time(workload + "/eager"))
 
 
+def inference_peer_row(res, label, workload, target):
+    """The graph over LibTorch and ONNX Runtime, for an inference workload."""
+    return over_peers_row(res, label, workload, target, res.time(workload + "/graph"),
+                          INFERENCE_PEERS, eager=res.time(workload + "/eager"))
+
+
 def deployed_model_row(res, label, workload, target):
     """A model loaded from ONNX over LibTorch and ONNX Runtime (peers.py)."""
     return over_peers_row(res, label, workload, target, res.time(workload + "/loaded"),
-                          DEPLOYMENT_PEERS)
+                          INFERENCE_PEERS)
 
 
 def per_iteration_row(res, label, workload, target_ns):
@@ -369,6 +375,7 @@ def other_rows(res):
         ratio_row(res, "Conv2D(100, 3) on [1, 200, 200, 100] (7.1 GFLOP)", "conv_guide", 1.1),
         sgemm_speed_row(res, "Conv2D(100, 3), against a matrix product of its size",
                         "conv_guide", 0.7),
+        inference_peer_row(res, "Conv2D(100, 3) against the peers", "conv_guide", 1.0),
         per_iteration_row(res, "fizzbuzz (n = 100), per iteration", "fizzbuzz_100", 100),
         per_iteration_row(res, "collatz scalar 27.0, per iteration", "collatz_scalar", 100),
         ratio_row(res, "training step, MLP 64x784-256-10, SGD", "mlp_step", 1.3),

@@ -220,6 +220,20 @@ class SummarizeTest(unittest.TestCase):
                          ("1.22x PyTorch", "≤ 1x PyTorch", None))
         self.assertNotIn("| torch |", summarize.markdown_table(list(rows.values())))
 
+    def test_the_guides_convolution_against_libtorch_and_onnx_runtime(self):
+        def median(name, ms):
+            return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
+                    "aggregate_name": "median", "cpu_time": ms, "time_unit": "ms"}
+        conv_bench = {"benchmarks": [median("conv_guide/eager", 32.0), median("conv_guide/graph", 31.0),
+                                     median("conv_guide/torch", 62.0)]}
+        onnxruntime = peers.results_json({"conv_guide": 25e6}, "onnxruntime", "1.32.0")
+        rows = {r.workload: r for r in summarize.other_rows(summarize.Results([conv_bench, onnxruntime]))}
+        row = rows["Conv2D(100, 3) against the peers"]
+        self.assertEqual((row.eager, row.graph, row.torch), (32e6, 31e6, 62e6))
+        self.assertEqual((row.figure, row.target, row.result),
+                         ("0.50x torch, 1.24x ONNX Runtime", "≤ 1x torch and ONNX Runtime",
+                          "missed by 24%"))
+
     def test_models_from_pytorch_against_libtorch_and_onnx_runtime(self):
         def median(name, ms):
             return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
