@@ -135,13 +135,11 @@ Layouts caller_activations(const Descs& d) {
   return {d.src, any_like(d.filter), d.dst};
 }
 
-// `any` by default: on AVX2, blocks of 8 channels run the guide's
-// convolution in 96-116 ms against 158-188 in NHWC. A zero `bias` (oneDNN's
-// "no bias") leaves it out.
-dnnl::convolution_forward::desc forward_desc(const Descs& d, dnnl::prop_kind kind,
-                                             const memory::desc& bias = {},
-                                             std::optional<Layouts> layouts = std::nullopt) {
-  const Layouts l = layouts ? *layouts : any_layouts(d);
+// On AVX2, `any`'s blocks of 8 channels run the guide's convolution in
+// 96-116 ms against 158-188 in NHWC. A zero `bias` (oneDNN's "no bias")
+// leaves it out.
+dnnl::convolution_forward::desc forward_desc(const Descs& d, const Layouts& l, dnnl::prop_kind kind,
+                                             const memory::desc& bias = {}) {
   return {kind,         dnnl::algorithm::convolution_direct,
           l.src,        l.filter,
           bias,         l.dst,
@@ -152,10 +150,9 @@ dnnl::convolution_forward::desc forward_desc(const Descs& d, dnnl::prop_kind kin
 // One pass's primitive for `layouts`.
 Compiled compile_for(const Descs& d, Pass pass, const Layouts& layouts) {
   const dnnl::convolution_forward::primitive_desc forward(
-      forward_desc(d,
+      forward_desc(d, layouts,
                    pass == Pass::forward ? dnnl::prop_kind::forward_inference
-                                         : dnnl::prop_kind::forward_training,
-                   {}, layouts),
+                                         : dnnl::prop_kind::forward_training),
       engine());
   if (pass == Pass::forward)
     return compiled_from<dnnl::convolution_forward>(forward, forward.src_desc(),
@@ -303,7 +300,7 @@ const Compiled& cached_fused(const ConvGeometry& g, const ConvEpilogue& epilogue
                                                std::bit_cast<int64_t>(epilogue.hi)};
   return onednn::cached<Compiled>(g, kind, [&] {
     const dnnl::convolution_forward::primitive_desc pd(
-        forward_desc(descs(g), dnnl::prop_kind::forward_inference,
+        forward_desc(descs(g), any_layouts(descs(g)), dnnl::prop_kind::forward_inference,
                      epilogue.bias ? bias_desc(g) : memory::desc()),
         epilogue_attr(epilogue), engine());
     return compiled_from<dnnl::convolution_forward>(pd, pd.src_desc(), pd.weights_desc(),

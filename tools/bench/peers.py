@@ -101,12 +101,17 @@ def format_ns(ns):
     return f"{ns / 1e6:.3f} ms" if ns >= 1e5 else f"{ns / 1e3:.2f} us"
 
 
+def arguments(description, bench, peer):
+    """A peer script's command line: --models, --results (of `bench`) and --out."""
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--models", required=True, help=f"the folder AG_BENCH_MODELS named for {bench}")
+    p.add_argument("--results", required=True, help=f"{bench}'s JSON results")
+    p.add_argument("--out", help=f"also write {peer}'s times here, as Google Benchmark's JSON")
+    return p.parse_args()
+
+
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--models", required=True, help="the folder AG_BENCH_MODELS named for onnx_bench")
-    p.add_argument("--results", required=True, help="onnx_bench's JSON results")
-    p.add_argument("--out", help="also write ONNX Runtime's times here, as Google Benchmark's JSON")
-    a = p.parse_args()
+    a = arguments(__doc__, "onnx_bench", "ONNX Runtime")
     try:
         import onnxruntime as ort
     except ImportError:

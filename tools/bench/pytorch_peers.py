@@ -21,7 +21,6 @@ tools/bench/summarize.py reads beside train_bench's.
 PyTorch is a peer for comparison, never a dependency: without it the script
 says so and exits 0.
 """
-import argparse
 import json
 import os
 import sys
@@ -117,11 +116,7 @@ def disagreement(step, loss, want_loss, tensors):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--models", required=True, help="the folder AG_BENCH_MODELS named for train_bench")
-    p.add_argument("--results", required=True, help="train_bench's JSON results")
-    p.add_argument("--out", help="also write PyTorch's times here, as Google Benchmark's JSON")
-    a = p.parse_args()
+    a = peers.arguments(__doc__, "train_bench", "PyTorch")
     try:
         import torch
     except ImportError:
@@ -130,8 +125,9 @@ def main():
     torch.set_num_threads(1)
 
     ours = peers.our_times(a.results)
-    names = sorted(f[:-len(".json")] for f in os.listdir(a.models)
-                   if f.endswith(".json") and os.path.exists(os.path.join(a.models, f[:-5] + ".x.f32")))
+    # A training step's .json has a batch beside it (onnx_bench's models do not).
+    steps = (f[:-len(".json")] for f in os.listdir(a.models) if f.endswith(".json"))
+    names = sorted(n for n in steps if os.path.exists(os.path.join(a.models, n + ".x.f32")))
     if not names:
         print(f"pytorch_peers.py: error: no training step in {a.models}; run train_bench with "
               f"AG_BENCH_MODELS={a.models}", file=sys.stderr)

@@ -24,6 +24,12 @@ def load_fixture():
     return summarize.Results(docs)
 
 
+def cpu_median(name, ms):
+    """A median row of `ms` CPU time (its real time another, which the summary must not read)."""
+    return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
+            "aggregate_name": "median", "cpu_time": ms, "real_time": ms + 1, "time_unit": "ms"}
+
+
 class SummarizeTest(unittest.TestCase):
     def setUp(self):
         self.res = load_fixture()
@@ -221,11 +227,9 @@ class SummarizeTest(unittest.TestCase):
         self.assertNotIn("| torch |", summarize.markdown_table(list(rows.values())))
 
     def test_the_guides_convolution_against_libtorch_and_onnx_runtime(self):
-        def median(name, ms):
-            return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
-                    "aggregate_name": "median", "cpu_time": ms, "time_unit": "ms"}
-        conv_bench = {"benchmarks": [median("conv_guide/eager", 32.0), median("conv_guide/graph", 31.0),
-                                     median("conv_guide/torch", 62.0)]}
+        conv_bench = {"benchmarks": [cpu_median("conv_guide/eager", 32.0),
+                                     cpu_median("conv_guide/graph", 31.0),
+                                     cpu_median("conv_guide/torch", 62.0)]}
         onnxruntime = peers.results_json({"conv_guide": 25e6}, "onnxruntime", "1.32.0")
         rows = {r.workload: r for r in summarize.other_rows(summarize.Results([conv_bench, onnxruntime]))}
         row = rows["Conv2D(100, 3) against the peers"]
@@ -235,13 +239,9 @@ class SummarizeTest(unittest.TestCase):
                           "missed by 24%"))
 
     def test_models_from_pytorch_against_libtorch_and_onnx_runtime(self):
-        def median(name, ms):
-            return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
-                    "aggregate_name": "median", "cpu_time": ms, "real_time": ms + 1,
-                    "time_unit": "ms"}
         onnx_bench = {"benchmarks": [
-            median("resnet18/loaded", 27.0), median("resnet18/torch", 36.0),
-            median("mobilenet_v2/loaded", 7.5), median("mobilenet_v2/torch", 6.0)]}
+            cpu_median("resnet18/loaded", 27.0), cpu_median("resnet18/torch", 36.0),
+            cpu_median("mobilenet_v2/loaded", 7.5), cpu_median("mobilenet_v2/torch", 6.0)]}
         # What peers.py --out writes: CPU time only, in ns.
         onnxruntime = peers.results_json({"resnet18": 30e6}, "onnxruntime", "1.32.0")
         res = summarize.Results([onnx_bench, onnxruntime])
@@ -258,7 +258,7 @@ class SummarizeTest(unittest.TestCase):
                       "7.50 ms |  | 6.00 ms | 1.25x torch | ≤ 1x torch | **missed by 25%** |",
                       summarize.markdown_table(list(rows.values())))
         # The verdict is the worse peer's: faster than LibTorch, slower than ONNX Runtime.
-        lstm_bench = {"benchmarks": [median("lstm_lm/loaded", 0.5), median("lstm_lm/torch", 0.8)]}
+        lstm_bench = {"benchmarks": [cpu_median("lstm_lm/loaded", 0.5), cpu_median("lstm_lm/torch", 0.8)]}
         lstm = {r.workload: r for r in summarize.other_rows(summarize.Results(
             [lstm_bench, peers.results_json({"lstm_lm": 0.4e6}, "onnxruntime", "1.32.0")]))}[
                 "LSTM language model from PyTorch, 8 tokens, batch 1, loaded from ONNX"]
