@@ -29,6 +29,9 @@
 //     LayerNormalization (opset 17). Where epsilon is not a float (a float64
 //     op's), the formulas, in the input's dtype. fused_batch_norm (by the
 //     batch's statistics): its formula with ReduceMean.
+//   lstm_sequence: LSTM, its weights transposed and its gates reordered
+//     from i, f, c, o to ONNX's i, o, f, c; the packed output a Concat of
+//     Y_h, Y_c and Y.
 //   conv: Conv in ONNX's NCHW layout, by the filter transposed from
 //     [kernel..., in/groups, out] to [out, in/groups, kernel...]; a
 //     channels-last input and output are transposed to and from NCHW. SAME
@@ -198,6 +201,7 @@ struct OpExport {
   std::vector<std::string> batch_norm();
   std::vector<std::string> fused_batch_norm();
   std::vector<std::string> layer_norm();
+  std::vector<std::string> lstm_sequence();
   std::vector<std::string> along_axis(const char* type) {
     std::string out;
     set_int(e.with_attrs(type, {in[0]}, out), "axis", attrs.axis);
@@ -932,6 +936,40 @@ std::vector<std::string> OpExport::layer_norm() {
   const std::string normalised =
       e.op("Div", {centered, e.op("Sqrt", {e.op("Add", {variance, number(attrs.lo)})})});
   return {e.op("Add", {e.op("Mul", {normalised, in[1]}), in[2]})};
+}
+
+// ONNX's LSTM, its weights from Keras's layout ([input, 4 * units], gates
+// i, f, c, o) to ONNX's ([1, 4 * units, input], gates i, o, f, c), the bias
+// followed by a zero recurrent bias; the packed output is Concat(Y_h, Y_c,
+// Y without its directions axis).
+std::vector<std::string> OpExport::lstm_sequence() {
+  const int64_t units = body.type_of(n.inputs[4]).shape[0];
+  std::vector<int64_t> onnx_gate_rows;  // ONNX's gate order, by our rows
+  for (int64_t gate : {0, 3, 1, 2})
+    for (int64_t k = 0; k < units; ++k) onnx_gate_rows.push_back(gate * units + k);
+  const std::string rows = ex.int64s(onnx_gate_rows), first = ex.int64s({0});
+  auto onnx_weights = [&](const std::string& keras) {
+    std::string transposed;
+    set_ints(e.with_attrs("Transpose", {keras}, transposed), "perm", {1, 0});
+    return e.op("Unsqueeze", {e.op("Gather", {transposed, rows}), first});
+  };
+  std::string bias;
+  set_int(e.with_attrs("Concat",
+                       {e.op("Gather", {in[5], rows}), ex.zeros(e.g, {4 * units}, in_dtype)}, bias),
+          "axis", 0);
+  const std::vector<std::string> outs =
+      ex.node(e.g, "LSTM",
+              {in[0], onnx_weights(in[3]), onnx_weights(in[4]), e.op("Unsqueeze", {bias, first}),
+               "", e.op("Unsqueeze", {in[1], first}), e.op("Unsqueeze", {in[2], first})},
+              3);
+  ::onnx::NodeProto& node = *e.g.mutable_node(e.g.node_size() - 1);
+  set_int(node, "hidden_size", units);
+  if (!attrs.ints.empty() && attrs.ints[0] != 0) set_string(node, "direction", "reverse");
+  std::string packed;
+  set_int(e.with_attrs("Concat", {outs[1], outs[2], e.op("Squeeze", {outs[0], ex.int64s({1})})},
+                       packed),
+          "axis", 0);
+  return {packed};
 }
 
 // export_array_op (onnx/export_sequences.cpp) writes TensorArray writes as

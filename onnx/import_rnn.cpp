@@ -1,5 +1,7 @@
 // LSTM, GRU and RNN: each direction is ag::rnn::dynamic_rnn over the cell
-// of ag/rnn.h, one staged While per direction. ONNX's weights
+// of ag/rnn.h, one staged While per direction; an LSTM's is ag::rnn::lstm,
+// one op where the cell is the plain one and the sequences run their full
+// length. ONNX's weights
 // (W [directions, gates * hidden, input], R [directions, gates * hidden,
 // hidden], B [directions, 2 * gates * hidden]) become the cell's Keras
 // layout: transposed, and an LSTM's gates reordered from ONNX's i, o, f, c
@@ -255,38 +257,43 @@ DirectionWeights direction_weights(const NodeContext& ctx, const RecurrentNode& 
   return w;
 }
 
-// The cell of direction d, with its weights and activations.
-rnn::Cell direction_cell(const NodeContext& ctx, const RecurrentNode& node, int64_t d) {
+// Direction d over the sequence: an LSTM through rnn::lstm (one op where
+// its cell is the plain one), the others as dynamic_rnn over their cells,
+// with the direction's weights and activations.
+rnn::RNNOutput run_direction(const NodeContext& ctx, const RecurrentNode& node, int64_t d,
+                             const std::vector<Tensor>& initial, const rnn::RNNOptions& sequence) {
   const DirectionWeights w = direction_weights(ctx, node, d);
   const size_t per_direction = node.form.default_activations.size();
   auto act = [&](size_t k) { return node.activations[size_t(d) * per_direction + k]; };
   const Tensor summed_bias =
       w.input_bias.defined() ? add(w.input_bias, w.recurrent_bias) : Tensor();
+  rnn::Cell cell;
   switch (node.kind) {
     case RecurrentKind::kLstm: {
-      rnn::LSTMOptions options{act(1), act(0), act(2), node.clip, node.input_forget};
-      rnn::LSTMWeights weights{w.kernel, w.recurrent_kernel, summed_bias, w.peephole};
-      return [weights, options](const Tensor& x, const std::vector<Tensor>& states) {
-        return rnn::lstm_cell(x, states, weights, options, {});
-      };
+      const rnn::LSTMOptions options{act(1), act(0), act(2), node.clip, node.input_forget};
+      const rnn::LSTMWeights weights{w.kernel, w.recurrent_kernel, summed_bias, w.peephole};
+      return rnn::lstm(ctx.input(0), initial, weights, options, sequence, {});
     }
     case RecurrentKind::kGru: {
       rnn::GRUOptions options{act(1), act(0), node.linear_before_reset, node.clip};
       const Tensor bias =
           w.input_bias.defined() ? stack({w.input_bias, w.recurrent_bias}, 0) : Tensor();
       rnn::GRUWeights weights{w.kernel, w.recurrent_kernel, bias};
-      return [weights, options](const Tensor& x, const std::vector<Tensor>& states) {
+      cell = [weights, options](const Tensor& x, const std::vector<Tensor>& states) {
         return rnn::gru_cell(x, states, weights, options, {});
       };
-    }
-    case RecurrentKind::kRnn:
       break;
+    }
+    case RecurrentKind::kRnn: {
+      rnn::SimpleRNNOptions options{act(0), node.clip};
+      rnn::SimpleRNNWeights weights{w.kernel, w.recurrent_kernel, summed_bias};
+      cell = [weights, options](const Tensor& x, const std::vector<Tensor>& states) {
+        return rnn::simple_rnn_cell(x, states, weights, options, {});
+      };
+      break;
+    }
   }
-  rnn::SimpleRNNOptions options{act(0), node.clip};
-  rnn::SimpleRNNWeights weights{w.kernel, w.recurrent_kernel, summed_bias};
-  return [weights, options](const Tensor& x, const std::vector<Tensor>& states) {
-    return rnn::simple_rnn_cell(x, states, weights, options, {});
-  };
+  return rnn::dynamic_rnn(cell, ctx.input(0), initial, sequence, {});
 }
 
 // Input k (initial_h, initial_c) for direction d, or zeros.
@@ -308,8 +315,7 @@ std::vector<Tensor> import_recurrent(NodeContext& ctx, RecurrentKind kind) {
     std::vector<Tensor> initial;
     for (size_t s = 0; s < num_states; ++s)
       initial.push_back(initial_state(ctx, node, 5 + s, int64_t(d)));
-    rnn::RNNOutput out =
-        rnn::dynamic_rnn(direction_cell(ctx, node, int64_t(d)), ctx.input(0), initial, options, {});
+    rnn::RNNOutput out = run_direction(ctx, node, int64_t(d), initial, options);
     y.push_back(out.outputs);
     for (size_t s = 0; s < num_states; ++s) final_states[s].push_back(out.states[s]);
   }

@@ -156,6 +156,19 @@ RNNOutput dynamic_rnn(const Cell& cell, const Tensor& inputs,
                       const std::vector<Tensor>& initial_states, const RNNOptions& options = {},
                       CallSite site = CallSite::current());
 
+// An LSTM layer over a whole sequence: dynamic_rnn(lstm_cell), as one op
+// (lstm_sequence) where the cell is Keras's default one (tanh and sigmoid,
+// no peepholes, clip or coupled input and forget gates) and every sequence
+// runs its full length (no sequence_length): oneDNN's LSTM primitives for
+// float32, forward and backward, where the build has them. Otherwise it is
+// dynamic_rnn over lstm_cell. Either way the results agree to rounding,
+// eagerly and traced; the op's gradient has no gradient of its own (a
+// second derivative is an UnimplementedError saying so). initial_states
+// are {h, c}, each [batch, units]; the outputs have the inputs' layout.
+RNNOutput lstm(const Tensor& inputs, const std::vector<Tensor>& initial_states,
+               const LSTMWeights& weights, const LSTMOptions& options = {},
+               const RNNOptions& sequence = {}, CallSite site = CallSite::current());
+
 // Zeros [batch, units] of the inputs' dtype, the batch read from `inputs`
 // ([batch, time, ...], or [time, batch, ...] when time_major) when the
 // graph runs if it is unknown while tracing: a cell's usual initial state.

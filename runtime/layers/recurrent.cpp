@@ -1,4 +1,5 @@
-// Keras's LSTM and GRU, on ag::rnn's cells and dynamic_rnn.
+// Keras's LSTM and GRU: the LSTM through ag::rnn::lstm (one op where its
+// activations are the defaults), the GRU as dynamic_rnn over gru_cell.
 #include <algorithm>
 
 #include "ag/error.h"
@@ -55,29 +56,25 @@ Tensor LSTM::call(const Tensor& inputs, bool, CallSite site) {
   // Keras's go_backwards reads the sequence from its end, and its outputs
   // follow that order.
   Tensor x = options_.go_backwards ? reverse(inputs, {1}, site) : inputs;
-  Tensor h0 = rnn::zero_state(x, units_, false, site);
-  rnn::Cell cell;
-  std::vector<Tensor> states = {h0};
+  const Tensor h0 = rnn::zero_state(x, units_, false, site);
+  rnn::RNNOutput out;
   if (gates_ == 4) {
     rnn::LSTMOptions lstm;
     lstm.activation = rnn::activation(options_.activation);
     lstm.recurrent_activation = rnn::activation(options_.recurrent_activation);
-    rnn::LSTMWeights w{kernel, recurrent, bias, Tensor()};
-    cell = [w, lstm, site](const Tensor& in, const std::vector<Tensor>& s) {
-      return rnn::lstm_cell(in, s, w, lstm, site);
-    };
-    states.push_back(rnn::zero_state(x, units_, false, site));
+    const Tensor c0 = rnn::zero_state(x, units_, false, site);
+    out = rnn::lstm(x, {h0, c0}, {kernel, recurrent, bias, Tensor()}, lstm, {}, site);
   } else {
     rnn::GRUOptions gru;
     gru.activation = rnn::activation(options_.activation);
     gru.recurrent_activation = rnn::activation(options_.recurrent_activation);
     gru.reset_after = options_.reset_after;
-    rnn::GRUWeights w{kernel, recurrent, bias};
-    cell = [w, gru, site](const Tensor& in, const std::vector<Tensor>& s) {
+    const rnn::GRUWeights w{kernel, recurrent, bias};
+    const rnn::Cell cell = [&w, &gru, site](const Tensor& in, const std::vector<Tensor>& s) {
       return rnn::gru_cell(in, s, w, gru, site);
     };
+    out = rnn::dynamic_rnn(cell, x, {h0}, {}, site);
   }
-  rnn::RNNOutput out = rnn::dynamic_rnn(cell, x, states, {}, site);
   return options_.return_sequences ? out.outputs : out.states[0];
 }
 

@@ -192,34 +192,29 @@ Grads grad_unsorted_segment_sum(const GradContext& c) {
   return {gather(c.grad, c.inputs[1], 0, c.site), Tensor(), Tensor()};
 }
 
-// Zeros around the gradient, axis by axis, back to the input's shape.
+// Zeros around the gradient, back to the input's shape: a pad by the rows
+// before and after the slice on each axis. An axis whose length is unknown
+// while tracing needs none after a slice to its end (size -1).
 Grads grad_slice(const GradContext& c) {
   const Shape& in = c.inputs[0].shape();
-  if (!in.is_fully_defined()) {
-    throw_gradient_error(c, "needs the input's shape known while tracing, got " + in.to_string());
-  }
-  int rank = in.rank();
-  Tensor g = c.grad;
+  const int rank = in.rank();
+  std::vector<std::pair<int64_t, int64_t>> paddings(static_cast<size_t>(rank));
+  bool padded = false;
   for (int d = 0; d < rank; ++d) {
-    int64_t begin = c.attrs.ints[size_t(d)];
-    int64_t size = c.attrs.ints[size_t(rank + d)];
-    if (size == -1) size = in[d] - begin;
-    int64_t after = in[d] - begin - size;
-    if (begin == 0 && after == 0) continue;
-    Shape piece = g.shape();
-    std::vector<Tensor> parts;
-    if (begin > 0) {
-      piece.set_dim(d, begin);
-      parts.push_back(zeros(piece, g.dtype()));
+    const int64_t begin = c.attrs.ints[size_t(d)];
+    const int64_t size = c.attrs.ints[size_t(rank + d)];
+    if (size != -1 && in[d] == kUnknownDim) {
+      throw_gradient_error(c,
+                           "needs the input's shape known while tracing (or slices to the end "
+                           "of its unknown dims), got " +
+                               in.to_string());
     }
-    parts.push_back(g);
-    if (after > 0) {
-      piece.set_dim(d, after);
-      parts.push_back(zeros(piece, g.dtype()));
-    }
-    g = concat(parts, d, c.site);
+    const int64_t after = size == -1 ? 0 : in[d] - begin - size;
+    paddings[size_t(d)] = {begin, after};
+    padded = padded || begin > 0 || after > 0;
   }
-  return {g};
+  if (!padded) return {c.grad};
+  return {pad(c.grad, paddings, "CONSTANT", 0, c.site)};
 }
 
 namespace {

@@ -1,8 +1,11 @@
-// Recurrent cells and dynamic_rnn (ag/rnn.h), composed of ops. The loop is
+// Recurrent cells and dynamic_rnn (ag/rnn.h), composed of ops, and lstm,
+// which runs Keras's default LSTM over a sequence as one op
+// (library/lstm_sequence.cpp) where it can. The loop is
 // ag::while_stmt over a step counter with the states and a TensorArray of
 // outputs as its state: a C++ loop eagerly, one While node when traced.
 #include "ag/rnn.h"
 
+#include <span>
 #include <string>
 #include <utility>
 
@@ -10,6 +13,7 @@
 #include "ag/error.h"
 #include "ag/ops.h"
 #include "ag/tensor_array.h"
+#include "ops/dispatch.h"
 
 namespace ag::rnn {
 
@@ -52,9 +56,9 @@ void rnn_expect_shape(const char* cell, const std::string& what, const Tensor& t
 }
 
 // The cell's units, from recurrent_kernel [units, gates * units], after
-// checking it, the kernel [input_dim, gates * units] and the inputs
-// [batch, input_dim].
-int64_t rnn_units(const char* cell, int64_t gates, const Tensor& inputs, const Tensor& kernel,
+// checking it, the kernel [input_dim, gates * units] and a step's inputs
+// [batch, input_dim] of shape `step`.
+int64_t rnn_units(const char* cell, int64_t gates, const Shape& step, const Tensor& kernel,
                   const Tensor& recurrent_kernel) {
   if (!kernel.defined() || !recurrent_kernel.defined())
     throw InvalidArgumentError(std::string(cell) + ": kernel and recurrent_kernel are required");
@@ -67,26 +71,29 @@ int64_t rnn_units(const char* cell, int64_t gates, const Tensor& inputs, const T
   const int64_t units = recurrent_kernel.shape()[0];
   rnn_expect_shape(cell, "recurrent_kernel", recurrent_kernel, {units, gates * units},
                    "[units, " + g + "]");
-  if (inputs.rank() != 2) {
+  if (step.rank() != 2) {
     throw InvalidArgumentError(std::string(cell) + ": inputs must be [batch, input_dim], got " +
-                               rnn_dims(inputs.shape()));
+                               rnn_dims(step));
   }
-  rnn_expect_shape(cell, "kernel", kernel, {inputs.shape()[1], gates * units},
-                   "[input_dim, " + g + "]");
+  rnn_expect_shape(cell, "kernel", kernel, {step[1], gates * units}, "[input_dim, " + g + "]");
   return units;
+}
+
+int64_t rnn_units(const char* cell, int64_t gates, const Tensor& inputs, const Tensor& kernel,
+                  const Tensor& recurrent_kernel) {
+  return rnn_units(cell, gates, inputs.shape(), kernel, recurrent_kernel);
 }
 
 // Throws unless there are `count` states, each [batch, units].
 void rnn_expect_states(const char* cell, const std::vector<Tensor>& states, size_t count,
-                       const char* names, const Tensor& inputs, int64_t units) {
+                       const char* names, int64_t batch, int64_t units) {
   if (states.size() != count) {
     throw InvalidArgumentError(std::string(cell) + ": expects " + std::to_string(count) +
                                " states " + names + ", got " + std::to_string(states.size()));
   }
-  for (size_t k = 0; k < count; ++k) {
-    rnn_expect_shape(cell, "state " + std::to_string(k), states[k], {inputs.shape()[0], units},
+  for (size_t k = 0; k < count; ++k)
+    rnn_expect_shape(cell, "state " + std::to_string(k), states[k], {batch, units},
                      "[batch, units]");
-  }
 }
 
 // The optional bias or peephole vector [size].
@@ -126,11 +133,11 @@ RNNOutput rnn_no_steps(const Cell& cell, const Tensor& x, const std::vector<Tens
   return {y, initial_states};
 }
 
-}  // namespace
+using NamedActivation = Tensor (*)(const Tensor&, CallSite);
 
-Activation activation(std::string_view name) {
-  using F = Tensor (*)(const Tensor&, CallSite);
-  static const std::pair<std::string_view, F> kByName[] = {
+// Keras's activations by name, for activation().
+std::span<const std::pair<std::string_view, NamedActivation>> rnn_named_activations() {
+  static const std::pair<std::string_view, NamedActivation> kByName[] = {
       {"tanh", [](const Tensor& x, CallSite s) { return ag::tanh(x, s); }},
       {"sigmoid", [](const Tensor& x, CallSite s) { return ag::sigmoid(x, s); }},
       {"hard_sigmoid",
@@ -142,8 +149,46 @@ Activation activation(std::string_view name) {
       {"softplus", [](const Tensor& x, CallSite s) { return ag::softplus(x, s); }},
       {"softsign", [](const Tensor& x, CallSite s) { return ag::softsign(x, s); }},
   };
+  return kByName;
+}
+
+// Whether `a` is activation(name).
+bool rnn_is_activation(const Activation& a, std::string_view name) {
+  const NamedActivation* f = a.target<NamedActivation>();
+  if (f == nullptr) return false;
+  for (const auto& [n, g] : rnn_named_activations())
+    if (n == name) return *f == g;
+  return false;
+}
+
+// Whether lstm() runs as the lstm_sequence op: Keras's default cell, each
+// sequence its full length, floats (float16 and bfloat16 computed as
+// float32, as every op computes them) of the rank the op takes.
+bool lstm_runs_as_one_op(const Tensor& inputs, const LSTMWeights& w, const LSTMOptions& o,
+                         const RNNOptions& sequence) {
+  const bool plain_cell =
+      rnn_is_activation(o.activation, "tanh") &&
+      rnn_is_activation(o.recurrent_activation, "sigmoid") &&
+      (!o.output_activation || rnn_is_activation(o.output_activation, "tanh")) && !o.clip &&
+      !o.input_forget && !w.peephole.defined();
+  return plain_cell && !sequence.sequence_length.defined() && inputs.rank() == 3 &&
+         is_floating(inputs.dtype());
+}
+
+// Throws unless `t` has the inputs' dtype.
+void lstm_expect_dtype(const char* what, const Tensor& t, const Tensor& inputs) {
+  if (t.defined() && t.dtype() != inputs.dtype()) {
+    throw InvalidArgumentError(std::string("lstm: ") + what + " is " +
+                               std::string(dtype_name(t.dtype())) + ", but the inputs are " +
+                               std::string(dtype_name(inputs.dtype())));
+  }
+}
+
+}  // namespace
+
+Activation activation(std::string_view name) {
   std::string known;
-  for (const auto& [n, f] : kByName) {
+  for (const auto& [n, f] : rnn_named_activations()) {
     if (n == name) return f;
     known += (known.empty() ? "" : ", ") + std::string(n);
   }
@@ -158,7 +203,7 @@ CellOutput lstm_cell(const Tensor& inputs, const std::vector<Tensor>& states,
   const int64_t units = rnn_units(cell, 4, inputs, weights.kernel, weights.recurrent_kernel);
   rnn_expect_vector(cell, "bias", weights.bias, 4 * units, "[4 * units]");
   rnn_expect_vector(cell, "peephole", weights.peephole, 3 * units, "[3 * units]");
-  rnn_expect_states(cell, states, 2, "{h, c}", inputs, units);
+  rnn_expect_states(cell, states, 2, "{h, c}", inputs.shape()[0], units);
   const Tensor &h = states[0], &c = states[1];
   Tensor z =
       add(matmul(inputs, weights.kernel, site), matmul(h, weights.recurrent_kernel, site), site);
@@ -188,7 +233,7 @@ CellOutput gru_cell(const Tensor& inputs, const std::vector<Tensor>& states,
                     const GRUWeights& weights, const GRUOptions& options, CallSite site) {
   const char* cell = "gru_cell";
   const int64_t units = rnn_units(cell, 3, inputs, weights.kernel, weights.recurrent_kernel);
-  rnn_expect_states(cell, states, 1, "{h}", inputs, units);
+  rnn_expect_states(cell, states, 1, "{h}", inputs.shape()[0], units);
   Tensor input_bias = weights.bias, recurrent_bias;
   if (input_bias.defined() && input_bias.rank() == 2) {
     rnn_expect_shape(cell, "bias", input_bias, {2, 3 * units}, "[2, 3 * units]");
@@ -240,7 +285,7 @@ CellOutput simple_rnn_cell(const Tensor& inputs, const std::vector<Tensor>& stat
   const char* cell = "simple_rnn_cell";
   const int64_t units = rnn_units(cell, 1, inputs, weights.kernel, weights.recurrent_kernel);
   rnn_expect_vector(cell, "bias", weights.bias, units, "[units]");
-  rnn_expect_states(cell, states, 1, "{h}", inputs, units);
+  rnn_expect_states(cell, states, 1, "{h}", inputs.shape()[0], units);
   Tensor z = add(matmul(inputs, weights.kernel, site),
                  matmul(states[0], weights.recurrent_kernel, site), site);
   if (weights.bias.defined()) z = add(z, weights.bias, site);
@@ -307,6 +352,42 @@ RNNOutput dynamic_rnn(const Cell& cell, const Tensor& inputs,
   if (options.reverse) y = ag::reverse(y, {0}, site);
   if (!options.time_major) y = transpose(y, rnn_swap_time_and_batch(y.rank()), site);
   return {y, states};
+}
+
+RNNOutput lstm(const Tensor& inputs, const std::vector<Tensor>& initial_states,
+               const LSTMWeights& weights, const LSTMOptions& options, const RNNOptions& sequence,
+               CallSite site) {
+  if (!lstm_runs_as_one_op(inputs, weights, options, sequence)) {
+    const Cell cell = [&](const Tensor& x, const std::vector<Tensor>& states) {
+      return lstm_cell(x, states, weights, options, site);
+    };
+    return dynamic_rnn(cell, inputs, initial_states, sequence, site);
+  }
+  // The checks of lstm_cell, on a step's shape.
+  const Shape step{inputs.shape()[sequence.time_major ? 1 : 0], inputs.shape()[2]};
+  const int64_t units = rnn_units("lstm", 4, step, weights.kernel, weights.recurrent_kernel);
+  rnn_expect_vector("lstm", "bias", weights.bias, 4 * units, "[4 * units]");
+  rnn_expect_states("lstm", initial_states, 2, "{h, c}", step[0], units);
+  lstm_expect_dtype("kernel", weights.kernel, inputs);
+  lstm_expect_dtype("recurrent_kernel", weights.recurrent_kernel, inputs);
+  lstm_expect_dtype("bias", weights.bias, inputs);
+  lstm_expect_dtype("state 0", initial_states[0], inputs);
+  lstm_expect_dtype("state 1", initial_states[1], inputs);
+  // The op, on time-major inputs; its output is [2 + time, batch, units]:
+  // the last h, the last c, each step's h.
+  const Tensor x = sequence.time_major ? inputs : transpose(inputs, {1, 0, 2}, site);
+  const Tensor bias = weights.bias.defined() ? weights.bias : zeros({4 * units}, inputs.dtype());
+  ops::Attrs attrs;
+  attrs.ints = {sequence.reverse ? 1 : 0};
+  const Tensor packed = ops::apply(
+      ops::OpId::LstmSequence,
+      {x, initial_states[0], initial_states[1], weights.kernel, weights.recurrent_kernel, bias},
+      attrs, site);
+  Tensor y = slice(packed, {2, 0, 0}, {-1, -1, -1}, site);
+  if (!sequence.time_major) y = transpose(y, {1, 0, 2}, site);
+  // (gather, whose gradient needs no dims known while tracing, as slice's does)
+  auto state = [&](int64_t row) { return gather(packed, Tensor(row), 0, site); };
+  return {y, {state(0), state(1)}};
 }
 
 Tensor zero_state(const Tensor& inputs, int64_t units, bool time_major, CallSite site) {

@@ -3,7 +3,9 @@
 // layout and gate order i, o, f, c), with what ONNX's node tests leave out:
 // both directions, per-sequence lengths, clip, input_forget, layout 1 and
 // activations with alpha and beta. The loaded model saves (its loops as
-// ONNX Loops) and loads again with the same values. Wrong weights and an
+// ONNX Loops) and loads again with the same values. A plain LSTM (ONNX's
+// default activations, full sequences) is one op per direction, saved as
+// an LSTM. Wrong weights and an
 // unknown activation are errors naming the node.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -49,6 +51,9 @@ struct Lstm {
   Vec h0 = wavy_values(directions * kBatch * kHidden, 0.5, 0.6);
   Vec c0 = wavy_values(directions * kBatch * kHidden, 0.8, 0.7);
   std::vector<int32_t> lengths = {3, 1};
+  // Without the inputs sequence_lens and P: every sequence is kTime long
+  // (set lengths so) and there are no peepholes (set p to zeros).
+  bool without_lengths_and_peepholes = false;
   double clip = 0;  // none
   bool input_forget = false;
   // ONNX's activations per direction, their names and the functions.
@@ -145,10 +150,11 @@ std::string lstm_model(const Lstm& m, int64_t layout, const std::vector<int64_t>
            w_dims.empty() ? std::vector<int64_t>{D, 4 * H, kInput} : w_dims);
   set_type(g.add_input(), "R", TensorProto::DOUBLE, {D, 4 * H, H});
   set_type(g.add_input(), "B", TensorProto::DOUBLE, {D, 8 * H});
-  set_type(g.add_input(), "sequence_lens", TensorProto::INT32, {kBatch});
+  const bool all = !m.without_lengths_and_peepholes;
+  if (all) set_type(g.add_input(), "sequence_lens", TensorProto::INT32, {kBatch});
   set_type(g.add_input(), "initial_h", TensorProto::DOUBLE, state);
   set_type(g.add_input(), "initial_c", TensorProto::DOUBLE, state);
-  set_type(g.add_input(), "P", TensorProto::DOUBLE, {D, 3 * H});
+  if (all) set_type(g.add_input(), "P", TensorProto::DOUBLE, {D, 3 * H});
   set_type(
       g.add_output(), "Y", TensorProto::DOUBLE,
       bm ? std::vector<int64_t>{kBatch, kTime, D, H} : std::vector<int64_t>{kTime, D, kBatch, H});
@@ -157,8 +163,10 @@ std::string lstm_model(const Lstm& m, int64_t layout, const std::vector<int64_t>
   onnx::NodeProto* node = g.add_node();
   node->set_op_type("LSTM");
   node->set_name("lstm");
-  for (const char* in : {"X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"})
-    node->add_input(in);
+  for (const char* in : {"X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"}) {
+    const bool left_out = !all && (in == std::string("sequence_lens") || in == std::string("P"));
+    node->add_input(left_out ? "" : in);
+  }
   for (const char* out : {"Y", "Y_h", "Y_c"}) node->add_output(out);
   attribute(node, "hidden_size", onnx::AttributeProto::INT)->set_i(H);
   attribute(node, "layout", onnx::AttributeProto::INT)->set_i(layout);
@@ -183,6 +191,11 @@ std::string lstm_model(const Lstm& m, int64_t layout, const std::vector<int64_t>
 
 std::vector<Tensor> inputs(const Lstm& m) {
   const int64_t D = m.directions, H = kHidden;
+  if (m.without_lengths_and_peepholes) {
+    return {f64(m.x, {kTime, kBatch, kInput}), f64(m.w, {D, 4 * H, kInput}),
+            f64(m.r, {D, 4 * H, H}),           f64(m.b, {D, 8 * H}),
+            f64(m.h0, {D, kBatch, H}),         f64(m.c0, {D, kBatch, H})};
+  }
   return {f64(m.x, {kTime, kBatch, kInput}), f64(m.w, {D, 4 * H, kInput}),
           f64(m.r, {D, 4 * H, H}),           f64(m.b, {D, 8 * H}),
           ag::constant(m.lengths, {kBatch}), f64(m.h0, {D, kBatch, H}),
@@ -224,6 +237,38 @@ TEST(OnnxRnnImport, BidirectionalLstmFollowsOnnxsEquations) {
   expect_near(got[2], want.y_c, "Y_c");
   const std::vector<std::string> ops = model.graph().ops();
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "While"), 2) << "a loop per direction";
+}
+
+// ONNX's default LSTM over full sequences: one lstm_sequence op per
+// direction and no loop; saved, an ONNX LSTM again, loaded with the same
+// values.
+TEST(OnnxRnnImport, APlainLstmIsOneOpPerDirectionAndSavesAsAnLstm) {
+  Lstm m;
+  m.without_lengths_and_peepholes = true;
+  m.lengths = std::vector<int32_t>(kBatch, int32_t(kTime));
+  m.p = Vec(m.p.size(), 0.0);
+  m.f = {sigmoid, sigmoid};
+  m.g = {[](double v) { return std::tanh(v); }, [](double v) { return std::tanh(v); }};
+  m.h = m.g;
+  const Outputs want = reference(m);
+  const ag::onnx::Model model = ag::onnx::load_from_bytes(lstm_model(m, 0), "lstm.onnx");
+  const std::vector<Tensor> got = model(inputs(m));
+  ASSERT_EQ(got.size(), 3u);
+  expect_near(got[0], want.y, "Y");
+  expect_near(got[1], want.y_h, "Y_h");
+  expect_near(got[2], want.y_c, "Y_c");
+  const std::vector<std::string> ops = model.graph().ops();
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "lstm_sequence"), 2) << "an op per direction";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "While"), 0);
+  const std::string saved = ag::onnx::save_to_bytes(model.graph());
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(saved));
+  int lstms = 0;
+  for (const onnx::NodeProto& node : proto.graph().node()) lstms += node.op_type() == "LSTM";
+  EXPECT_EQ(lstms, 2);
+  const std::vector<Tensor> again = ag::onnx::load_from_bytes(saved, "saved.onnx")(inputs(m));
+  for (size_t k = 0; k < got.size(); ++k)
+    EXPECT_EQ(again[k].to_vector<double>(), got[k].to_vector<double>()) << "output " << k;
 }
 
 TEST(OnnxRnnImport, BatchMajorLayoutWithInputForget) {

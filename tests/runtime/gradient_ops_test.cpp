@@ -21,6 +21,7 @@
 #include "ops/op_registry.h"
 
 #include <ag/distribute.h>
+#include <ag/rnn.h>
 
 namespace ag_test {
 void use_single_process_collectives();  // tests/runtime/op_cases.cpp
@@ -303,6 +304,25 @@ std::vector<GradCase> make_cases() {
          const Tensor y = ag::layer_normalization(x[0], x[1], {}, 1, 0.01) * x[2];
          return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
        }});
+  // lstm_sequence (ag::rnn::lstm), in reverse, by the inputs, weights and
+  // initial states; lstm_sequence_grad, by the same: the gradient of a sum
+  // of the outputs' squares by the recurrent kernel.
+  auto lstm = [](const Tensors& x) {
+    ag::rnn::RNNOptions options;
+    options.reverse = true;
+    const ag::rnn::RNNOutput out =
+        ag::rnn::lstm(x[0], {x[4], x[5]}, {x[1], x[2], x[3], Tensor()}, {}, options);
+    return ag::concat({out.outputs, ag::expand_dims(out.states[1], 1)}, 1);
+  };
+  const std::vector<Shape> lstm_shapes = {Shape{2, 3, 2}, Shape{2, 8}, Shape{2, 8},
+                                          Shape{8},       Shape{2, 2}, Shape{2, 2}};
+  c.push_back({"lstm_sequence", lstm_shapes, lstm});
+  c.push_back({"lstm_sequence_grad", lstm_shapes, [lstm](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[2]);
+                 const Tensor y = lstm(x);
+                 return tape.gradient(ag::reduce_sum(y * y), std::vector<Tensor>{x[2]})[0];
+               }});
   unary("relu", [](const Tensor& x) { return ag::relu(x); }, D::AwayFromZero);
   unary("leaky_relu", [](const Tensor& x) { return ag::leaky_relu(x, 0.3); }, D::AwayFromZero);
   // Clipped below -1 and above 1 (random inputs are not at the kinks).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <ag/distribute.h>
+#include <ag/rnn.h>
 
 namespace ag_test {
 
@@ -880,6 +881,29 @@ std::vector<OpCase> make_cases() {
                  tape.watch(x[0]);
                  const Tensor y = ag::layer_normalization(x[0], x[1], {}, -1) * x[2];
                  return tape.gradient(ag::reduce_sum(y), std::vector<Tensor>{x[0]})[0];
+               }});
+  // An LSTM over a sequence (ag::rnn::lstm's op), forwards and in reverse,
+  // and its gradient op through a tape.
+  auto lstm_inputs = [](DType d) {
+    return Tensors{sample(d, {2, 3, 2}, 1), sample(d, {2, 12}, 2) * 0.25,
+                   sample(d, {3, 12}, 3) * 0.25, sample(d, {12}, 4), sample(d, {2, 3}, 5)};
+  };
+  auto lstm_run = [](const Tensors& x, bool reverse) {
+    ag::rnn::RNNOptions options;
+    options.reverse = reverse;
+    const ag::rnn::RNNOutput out =
+        ag::rnn::lstm(x[0], {x[4], x[4] * 0.5}, {x[1], x[2], x[3], Tensor()}, {}, options);
+    return ag::concat({out.outputs, ag::expand_dims(out.states[1], 1)}, 1);
+  };
+  c.push_back({"lstm", kFloating, lstm_inputs,
+               [lstm_run](const Tensors& x) { return lstm_run(x, false); }});
+  c.push_back({"lstm_reverse", kFloating, lstm_inputs,
+               [lstm_run](const Tensors& x) { return lstm_run(x, true); }});
+  c.push_back({"lstm_grad", kDifferentiable, lstm_inputs, [lstm_run](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[1]);
+                 const Tensor y = lstm_run(x, false);
+                 return tape.gradient(ag::reduce_sum(y * y), std::vector<Tensor>{x[1]})[0];
                }});
   // The ops of softmax's gradients, through a tape.
   c.push_back({"softmax_grad", kDifferentiable, samples({{3, 4}, {3, 4}}), [](const Tensors& x) {

@@ -8,8 +8,8 @@
 // Workloads:
 //   lstm_lm_step   an LSTM language model's training step: tokens [16, 32]
 //                  from a vocabulary of 512, embedding 64, one LSTM layer of
-//                  128 units (ag::rnn::dynamic_rnn of lstm_cell: a staged
-//                  While when traced), a dense layer to the vocabulary, mean
+//                  128 units (ag::rnn::lstm: one op, oneDNN's LSTM
+//                  primitives for float32), a dense layer to the vocabulary, mean
 //                  sparse softmax cross-entropy against the next tokens, SGD
 //   encoder_layer  a transformer encoder layer's forward and backward:
 //                  x [8, 64, 128], 4 heads, feed-forward 512, post-norm,

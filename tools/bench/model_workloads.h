@@ -65,13 +65,9 @@ struct LstmLm {
 
   Tensor loss(const Tensor& tokens, const Tensor& targets) const {
     auto w = [this](size_t i) { return weights[i].read(); };
-    const ag::rnn::LSTMWeights cell_weights{w(1), w(2), w(3), {}};
-    ag::rnn::Cell cell = [&](const Tensor& x, const std::vector<Tensor>& states) {
-      return ag::rnn::lstm_cell(x, states, cell_weights);
-    };
     Tensor embedded = ag::gather(w(0), tokens);
     Tensor h0 = ag::zeros({kLmBatch, kLmUnits});
-    Tensor outputs = ag::rnn::dynamic_rnn(cell, embedded, {h0, h0}).outputs;
+    Tensor outputs = ag::rnn::lstm(embedded, {h0, h0}, {w(1), w(2), w(3), {}}).outputs;
     Tensor logits = ag::matmul(outputs, w(4)) + w(5);
     return ag::reduce_mean(ag::sparse_softmax_cross_entropy_with_logits(targets, logits));
   }
