@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ops/isa.h"
+#include "ops/lstm_kernels.h"
 #include "ops/op_registry.h"
 
 namespace ag::ops {
@@ -50,10 +51,17 @@ struct ReductionKernels {
   AG_REDUCTION_KERNELS(AG_KERNEL_TABLE_MEMBER)
 };
 
+// lstm_steps.cpp's step of the LSTM loops.
+struct LstmStepKernels {
+  void (*step_float)(const lstm::Step<float>&);
+  void (*step_double)(const lstm::Step<double>&);
+};
+
 #define AG_DECLARE_KERNEL_TABLES(isa)                  \
   namespace isa {                                      \
   extern const ElementwiseKernels elementwise_kernels; \
   extern const ReductionKernels reduction_kernels;     \
+  extern const LstmStepKernels lstm_step_kernels;      \
   }
 AG_FOR_EACH_ISA(AG_DECLARE_KERNEL_TABLES)
 #undef AG_DECLARE_KERNEL_TABLES

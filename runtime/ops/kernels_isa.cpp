@@ -60,4 +60,14 @@ FlatKernelFn flat_kernel(OpId id, DType input_dtype, DType output_dtype) {
   return elementwise().flat_kernel(id, input_dtype, output_dtype);
 }
 
+void lstm::run_step(const lstm::Step<float>& step) {
+  AG_ISA_SELECT(lstm_step_kernels).step_float(step);
+  elementwise().clear_upper_vector_state();
+}
+
+void lstm::run_step(const lstm::Step<double>& step) {
+  AG_ISA_SELECT(lstm_step_kernels).step_double(step);
+  elementwise().clear_upper_vector_state();
+}
+
 }  // namespace ag::ops

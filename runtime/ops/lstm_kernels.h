@@ -8,8 +8,9 @@
 //   last step's h and c.
 // Two engines: oneDNN's lstm_forward / lstm_backward primitives (float32,
 // AG_GEMM=onednn builds: lstm_onednn.cpp) and loops on the gemm of
-// ops/gemm.h (float32 and float64: library/lstm_sequence.cpp). The op
-// chooses.
+// ops/gemm.h, a step at a time (float32 and float64:
+// library/lstm_sequence.cpp, lstm_steps.cpp). The op chooses: oneDNN for
+// float32 batches above kLoopProductRows.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,30 @@ struct Gradients {
   T *x = nullptr, *h0 = nullptr, *c0 = nullptr;
   T *kernel = nullptr, *recurrent_kernel = nullptr, *bias = nullptr;
 };
+
+// One step of the loops for a batch: gates = activations of zx + h @
+// recurrent_kernel (or of zx + zh, where the product was made with gemm),
+// then c and h updated in place and h written to y too. Compiled for each
+// instruction set (ops/isa.h: lstm_steps.cpp), as the elementwise loops are.
+// Above this many rows (the batch), the loops make a step's h @
+// recurrent_kernel with one gemm call; up to it, in the step's loop, since
+// the call costs more than the product on a small batch (oneDNN's sgemm:
+// about 0.6 us a call). The op runs the loops on such batches.
+constexpr int64_t kLoopProductRows = 4;
+
+template <class T>
+struct Step {
+  const T* zx = nullptr;                // [batch, 4 * units]: x @ kernel + bias
+  const T* zh = nullptr;                // [batch, 4 * units], or null: computed here
+  const T* recurrent_kernel = nullptr;  // [units, 4 * units], read where zh is null
+  T *h = nullptr, *c = nullptr;         // [batch, units], updated
+  T* y = nullptr;                       // [batch, units]
+  T* gates = nullptr;                   // [batch, 4 * units]: the activated gates
+  T* cells = nullptr;                   // [batch, units]: c, or null
+  int64_t batch = 0, units = 0;
+};
+void run_step(const Step<float>& step);
+void run_step(const Step<double>& step);
 
 template <class T>
 void forward_loops(const Problem& p, const Inputs<T>& in, const Outputs<T>& out);

@@ -66,9 +66,9 @@ dnnl::lstm_forward::primitive_desc forward_pd(const Problem& p, dnnl::prop_kind 
   const Descs d = descs(p);
   const auto direction = p.reverse ? dnnl::rnn_direction::unidirectional_right2left
                                    : dnnl::rnn_direction::unidirectional_left2right;
-  const dnnl::lstm_forward::desc desc(kind, direction, d.x, d.state, d.state,
-                                      any_layout(d.kernel), any_layout(d.recurrent_kernel), d.bias,
-                                      d.y, d.state, d.state);
+  const dnnl::lstm_forward::desc desc(kind, direction, d.x, d.state, d.state, any_layout(d.kernel),
+                                      any_layout(d.recurrent_kernel), d.bias, d.y, d.state,
+                                      d.state);
   return {desc, user_scratchpad(), engine()};
 }
 
@@ -95,10 +95,9 @@ Backward make_backward(const Problem& p) {
   const auto direction = p.reverse ? dnnl::rnn_direction::unidirectional_right2left
                                    : dnnl::rnn_direction::unidirectional_left2right;
   const memory::desc kernel = any_layout(d.kernel), recurrent = any_layout(d.recurrent_kernel);
-  const dnnl::lstm_backward::desc desc(dnnl::prop_kind::backward, direction, d.x, d.state, d.state,
-                                       kernel, recurrent, d.bias, d.y, d.state, d.state, d.x,
-                                       d.state, d.state, kernel, recurrent, d.bias, d.y, d.state,
-                                       d.state);
+  const dnnl::lstm_backward::desc desc(
+      dnnl::prop_kind::backward, direction, d.x, d.state, d.state, kernel, recurrent, d.bias, d.y,
+      d.state, d.state, d.x, d.state, d.state, kernel, recurrent, d.bias, d.y, d.state, d.state);
   dnnl::lstm_backward::primitive_desc pd(desc, user_scratchpad(), engine(), forward.pd);
   return {std::move(forward), pd, dnnl::lstm_backward(pd)};
 }
@@ -110,8 +109,7 @@ template <class Primitives, class Make>
 const Primitives& cached(const Problem& p, int64_t kind, Make make) {
   using Key = std::array<int64_t, 7>;
   thread_local std::map<Key, Primitives> cache;
-  const Key key{kind,    p.time, p.batch, p.input, p.units, int64_t(p.reverse),
-                intra_op_threads()};
+  const Key key{kind, p.time, p.batch, p.input, p.units, int64_t(p.reverse), intra_op_threads()};
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   if (cache.size() >= 256) cache.clear();
@@ -174,8 +172,8 @@ void unbind(memory computed, const memory::desc& plain, float* out) {
 void forward_onednn(const Problem& p, const Inputs<float>& in, const Outputs<float>& out) {
   sync_onednn_threads();
   const Descs d = descs(p);
-  const Forward& f = cached<Forward>(
-      p, 0, [&] { return make_forward(p, dnnl::prop_kind::forward_inference); });
+  const Forward& f =
+      cached<Forward>(p, 0, [&] { return make_forward(p, dnnl::prop_kind::forward_inference); });
   Args args = input_args(d, f.pd, in);
   args.insert({{DNNL_ARG_DST_LAYER, wrap(d.y, out.y)},
                {DNNL_ARG_DST_ITER, wrap(d.state, out.h)},
@@ -192,12 +190,13 @@ void backward_onednn(const Problem& p, const Inputs<float>& in, const float* dy,
   dnnl::stream& stream = thread_stream();
   // The forward pass, for its outputs and workspace.
   const size_t state_bytes = d.state.get_size();
-  char* outputs = static_cast<char*>(
-      scratch(onednn::kLstmForwardOutputs, d.y.get_size() + 2 * state_bytes));
+  char* outputs =
+      static_cast<char*>(scratch(onednn::kLstmForwardOutputs, d.y.get_size() + 2 * state_bytes));
   const memory y = wrap(d.y, outputs), h = wrap(d.state, outputs + d.y.get_size()),
                c = wrap(d.state, outputs + d.y.get_size() + state_bytes);
-  const memory workspace = wrap(b.forward.pd.workspace_desc(),
-                                scratch(onednn::kLstmWorkspace, b.forward.pd.workspace_desc().get_size()));
+  const memory workspace =
+      wrap(b.forward.pd.workspace_desc(),
+           scratch(onednn::kLstmWorkspace, b.forward.pd.workspace_desc().get_size()));
   Args forward_args = input_args(d, b.forward.pd, in);
   forward_args.insert({{DNNL_ARG_DST_LAYER, y},
                        {DNNL_ARG_DST_ITER, h},
@@ -207,8 +206,8 @@ void backward_onednn(const Problem& p, const Inputs<float>& in, const float* dy,
   stream.wait();  // before the backward pass's binding reuses the scratch buffers
   // The backward pass.
   Args args = input_args(d, b.pd, in);
-  const memory kernel_grad = zeroed_gradient(d.kernel, b.pd.diff_weights_layer_desc(),
-                                             grads.kernel, onednn::kLstmDiffWeightsLayer);
+  const memory kernel_grad = zeroed_gradient(d.kernel, b.pd.diff_weights_layer_desc(), grads.kernel,
+                                             onednn::kLstmDiffWeightsLayer);
   const memory recurrent_grad =
       zeroed_gradient(d.recurrent_kernel, b.pd.diff_weights_iter_desc(), grads.recurrent_kernel,
                       onednn::kLstmDiffWeightsIter);
@@ -243,8 +242,8 @@ namespace {
 void forward_onednn(const Problem&, const Inputs<float>&, const Outputs<float>&) {
   unavailable();
 }
-void backward_onednn(const Problem&, const Inputs<float>&, const float*, const float*,
-                     const float*, const Gradients<float>&) {
+void backward_onednn(const Problem&, const Inputs<float>&, const float*, const float*, const float*,
+                     const Gradients<float>&) {
   unavailable();
 }
 

@@ -60,12 +60,9 @@ struct Lstm {
 
 Lstm make_lstm(int64_t batch, int64_t time, int64_t input, int64_t units,
                ag::DType dtype = ag::float64) {
-  return {wavy({batch, time, input}, 1.0, 0.1, dtype),
-          wavy({input, 4 * units}, 0.6, 0.2, dtype),
-          wavy({units, 4 * units}, 0.5, 0.3, dtype),
-          wavy({4 * units}, 0.3, 0.4, dtype),
-          wavy({batch, units}, 0.5, 0.5, dtype),
-          wavy({batch, units}, 0.7, 0.6, dtype)};
+  return {wavy({batch, time, input}, 1.0, 0.1, dtype), wavy({input, 4 * units}, 0.6, 0.2, dtype),
+          wavy({units, 4 * units}, 0.5, 0.3, dtype),   wavy({4 * units}, 0.3, 0.4, dtype),
+          wavy({batch, units}, 0.5, 0.5, dtype),       wavy({batch, units}, 0.7, 0.6, dtype)};
 }
 
 // outputs, h, c of rnn::lstm, or of dynamic_rnn over lstm_cell.
@@ -112,18 +109,26 @@ TEST(RnnLstm, Float32MatchesTheFloat64Cell) {
   }
 }
 
+// Batches of 2 (the loops) and 6 (oneDNN's primitives, where the build has them).
 TEST(RnnLstm, TracedIsOneOpWithoutAWhileAndEqualsEager) {
-  const Lstm p = make_lstm(2, 7, 3, 5, ag::float32);
-  auto run = [&](const Tensor& x) {
-    const ag::rnn::RNNOutput out = ag::rnn::lstm(x, {p.h0, p.c0}, p.weights());
-    return Tensors{out.outputs, out.states[0], out.states[1]};
-  };
-  auto traced = ag::function(run);
-  const Tensors eager = run(p.x), graph = traced(p.x);
-  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(values(graph[k]), values(eager[k])) << "result " << k;
-  const ag::Graph& g = traced.get_concrete_function(p.x).graph();
-  EXPECT_EQ(count_ops(g, "lstm_sequence"), 1);
-  EXPECT_EQ(count_ops(g, "While"), 0);
+  for (int64_t batch : {2, 6}) {
+    const Lstm p = make_lstm(batch, 7, 3, 5, ag::float32);
+    auto run = [&](const Tensor& x) {
+      const ag::rnn::RNNOutput out = ag::rnn::lstm(x, {p.h0, p.c0}, p.weights());
+      return Tensors{out.outputs, out.states[0], out.states[1]};
+    };
+    auto traced = ag::function(run);
+    const Tensors eager = run(p.x), graph = traced(p.x);
+    for (size_t k = 0; k < 3; ++k)
+      EXPECT_EQ(values(graph[k]), values(eager[k])) << "batch " << batch << ", result " << k;
+    const ag::Graph& g = traced.get_concrete_function(p.x).graph();
+    EXPECT_EQ(count_ops(g, "lstm_sequence"), 1);
+    EXPECT_EQ(count_ops(g, "While"), 0);
+    const Tensors composed = run_lstm(make_lstm(batch, 7, 3, 5), {}, true);
+    for (size_t k = 0; k < 3; ++k)
+      expect_near(eager[k], composed[k], 2e-6,
+                  "against the float64 cell, result " + std::to_string(k));
+  }
 }
 
 TEST(RnnLstm, OtherCellsAndSequenceLengthsRunAsDynamicRnn) {
@@ -220,8 +225,8 @@ TEST(RnnLstm, GradientsMatchFiniteDifferencesEagerAndTraced) {
     auto traced = ag::function(grads);
     const Tensors eager = grads(p), graph = traced(p), fd = finite_differences(loss, p);
     for (size_t i = 0; i < p.size(); ++i) {
-      const std::string which = std::string(reverse ? "reverse" : "forward") + ", input " +
-                                std::to_string(i);
+      const std::string which =
+          std::string(reverse ? "reverse" : "forward") + ", input " + std::to_string(i);
       expect_near(eager[i], fd[i], 1e-6, which + ": eager vs finite differences");
       expect_near(graph[i], eager[i], 0, which + ": graph vs eager");
     }
@@ -239,8 +244,8 @@ TEST(RnnLstm, GradientsWithTheBatchAndTimeUnknownWhileTracing) {
   };
   const ag::TensorSpec x_spec({ag::kUnknownDim, ag::kUnknownDim, 2}, ag::float64);
   const ag::TensorSpec state_spec({ag::kUnknownDim, 3}, ag::float64);
-  auto relaxed = ag::function(grads, {.input_signature = std::vector<ag::TensorSpec>{
-                                          x_spec, state_spec, state_spec}});
+  auto relaxed = ag::function(
+      grads, {.input_signature = std::vector<ag::TensorSpec>{x_spec, state_spec, state_spec}});
   const Tensors eager = grads(p.x, p.h0, p.c0), graph = relaxed(p.x, p.h0, p.c0);
   ASSERT_EQ(graph.size(), eager.size());
   for (size_t i = 0; i < eager.size(); ++i)
@@ -288,9 +293,8 @@ TEST(RnnLstm, EnginesAgree) {
     const auto bias = random(width), dy = random(y_size), dh = random(state), dc = random(state);
     const lstm::Inputs<float> in{x.data(),      h0.data(),        c0.data(),
                                  kernel.data(), recurrent.data(), bias.data()};
-    const std::string what = "problem [" + std::to_string(p.time) + ", " +
-                             std::to_string(p.batch) + ", " + std::to_string(p.input) + ", " +
-                             std::to_string(p.units) + "]";
+    const std::string what = "problem [" + std::to_string(p.time) + ", " + std::to_string(p.batch) +
+                             ", " + std::to_string(p.input) + ", " + std::to_string(p.units) + "]";
     auto compare = [&](const std::vector<float>& a, const std::vector<float>& b,
                        const std::string& part) {
       float largest = 0;
@@ -328,17 +332,17 @@ TEST(RnnLstm, EnginesAgree) {
 TEST(RnnLstm, ErrorsNameTheWrongInput) {
   const Lstm p = make_lstm(2, 3, 2, 4);
   EXPECT_THROW_CONTAINS(ag::rnn::lstm(p.x, {p.h0}, p.weights()), ag::InvalidArgumentError,
-                   "lstm: expects 2 states {h, c}, got 1");
-  EXPECT_THROW_CONTAINS(ag::rnn::lstm(p.x, {p.h0, p.c0}, {p.recurrent_kernel, p.recurrent_kernel,
-                                                     p.bias, Tensor()}),
-                   ag::InvalidArgumentError,
-                   "lstm: kernel must have shape [input_dim, 4 * units] = [2, 16], got [4, 16]");
+                        "lstm: expects 2 states {h, c}, got 1");
+  EXPECT_THROW_CONTAINS(
+      ag::rnn::lstm(p.x, {p.h0, p.c0}, {p.recurrent_kernel, p.recurrent_kernel, p.bias, Tensor()}),
+      ag::InvalidArgumentError,
+      "lstm: kernel must have shape [input_dim, 4 * units] = [2, 16], got [4, 16]");
   EXPECT_THROW_CONTAINS(
       ag::rnn::lstm(p.x, {p.h0, p.c0},
                     {p.kernel, p.recurrent_kernel, ag::cast(p.bias, ag::float32), Tensor()}),
       ag::InvalidArgumentError, "lstm: bias is float32, but the inputs are float64");
   EXPECT_THROW_CONTAINS(ag::rnn::lstm(p.x, {p.h0, ag::zeros({3, 4}, ag::float64)}, p.weights()),
-                   ag::InvalidArgumentError, "lstm: state 1 must have shape [batch, units]");
+                        ag::InvalidArgumentError, "lstm: state 1 must have shape [batch, units]");
 }
 
 }  // namespace

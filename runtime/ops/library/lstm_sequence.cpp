@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ag/error.h"
@@ -23,6 +23,7 @@
 #include "ag/ops.h"
 #include "ag/rnn.h"
 #include "ops/dispatch.h"
+#include "ops/fast_tanh.h"
 #include "ops/gemm.h"
 #include "ops/kernels.h"
 #include "ops/lstm_kernels.h"
@@ -33,7 +34,9 @@ namespace lstm {
 namespace {
 
 // The step computed s-th: t = s forwards, from the end in reverse.
-int64_t step_at(const Problem& p, int64_t s) { return p.reverse ? p.time - 1 - s : s; }
+int64_t step_at(const Problem& p, int64_t s) {
+  return p.reverse ? p.time - 1 - s : s;
+}
 
 // c[m x n] = op(a) op(b) of ops::gemm, zeros where k is 0.
 template <class T>
@@ -47,44 +50,49 @@ void product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool
   gemm(a, b, c, m, n, k, trans_a, trans_b);
 }
 
+// tanh of the cell state, as the steps (ops/lstm_steps.cpp) compute it.
 template <class T>
-T sigmoid(T z) {
-  return T(1) / (T(1) + std::exp(-z));
+T cell_tanh(T c) {
+  if constexpr (std::is_same_v<T, float>) {
+    return fast_tanh(c);
+  } else {
+    return std::tanh(c);
+  }
 }
 
 // Runs the sequence, keeping each step's activated gates [time, batch,
 // 4 * units] and cell state [time, batch, units] where those are given.
 template <class T>
-void run_steps(const Problem& p, const Inputs<T>& in, const Outputs<T>& out, T* gates, T* cells) {
+void run_steps(const Problem& p, const Inputs<T>& in, const Outputs<T>& out, T* kept_gates,
+               T* cells) {
   const int64_t batch = p.batch, units = p.units, width = 4 * units, rows = p.time * batch;
   // Every step's x @ kernel + bias in one product.
-  std::vector<T> z(size_t(rows * width)), recurrent(size_t(batch * width));
+  std::vector<T> z(static_cast<size_t>(rows * width));
   product(in.x, in.kernel, z.data(), rows, width, p.input);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < width; ++j) z[size_t(r * width + j)] += in.bias[j];
+  const bool gemm_product = batch > kLoopProductRows;
+  std::vector<T> recurrent(static_cast<size_t>(gemm_product ? batch * width : 0));
+  std::vector<T> step_gates(static_cast<size_t>(kept_gates ? 0 : batch * width));
   std::copy(in.h0, in.h0 + batch * units, out.h);
   std::copy(in.c0, in.c0 + batch * units, out.c);
   for (int64_t s = 0; s < p.time; ++s) {
     const int64_t t = step_at(p, s);
-    product(out.h, in.recurrent_kernel, recurrent.data(), batch, width, units);
-    for (int64_t b = 0; b < batch; ++b) {
-      const T* zx = z.data() + (t * batch + b) * width;
-      const T* zh = recurrent.data() + b * width;
-      for (int64_t j = 0; j < units; ++j) {
-        const T i = sigmoid(zx[j] + zh[j]), f = sigmoid(zx[units + j] + zh[units + j]);
-        const T g = std::tanh(zx[2 * units + j] + zh[2 * units + j]);
-        const T o = sigmoid(zx[3 * units + j] + zh[3 * units + j]);
-        const int64_t k = b * units + j;
-        out.c[k] = f * out.c[k] + i * g;
-        out.h[k] = o * std::tanh(out.c[k]);
-        out.y[t * batch * units + k] = out.h[k];
-        if (gates) {
-          T* kept = gates + (t * batch + b) * width;
-          kept[j] = i, kept[units + j] = f, kept[2 * units + j] = g, kept[3 * units + j] = o;
-        }
-        if (cells) cells[t * batch * units + k] = out.c[k];
-      }
+    Step<T> step;
+    step.zx = z.data() + t * batch * width;
+    if (gemm_product) {
+      product(out.h, in.recurrent_kernel, recurrent.data(), batch, width, units);
+      step.zh = recurrent.data();
     }
+    step.recurrent_kernel = in.recurrent_kernel;
+    step.h = out.h;
+    step.c = out.c;
+    step.y = out.y + t * batch * units;
+    step.gates = kept_gates ? kept_gates + t * batch * width : step_gates.data();
+    step.cells = cells ? cells + t * batch * units : nullptr;
+    step.batch = batch;
+    step.units = units;
+    run_step(step);
   }
 }
 
@@ -120,7 +128,7 @@ void backward_loops(const Problem& p, const Inputs<T>& in, const T* dy, const T*
       for (int64_t j = 0; j < units; ++j) {
         const int64_t k = b * units + j;
         const T i = g_t[j], f = g_t[units + j], g = g_t[2 * units + j], o = g_t[3 * units + j];
-        const T tanh_c = std::tanh(cells[size_t(t * state_size + k)]);
+        const T tanh_c = cell_tanh(cells[size_t(t * state_size + k)]);
         const T dh_k = dy[t * state_size + k] + grads.h0[k];
         const T dc_k = grads.c0[k] + dh_k * o * (1 - tanh_c * tanh_c);
         dz_t[j] = dc_k * g * i * (1 - i);
@@ -152,22 +160,30 @@ template void backward_loops<double>(const Problem&, const Inputs<double>&, cons
 
 namespace {
 
-constexpr const char* kLstmInputNames[] = {"x",      "h0",   "c0", "kernel", "recurrent_kernel",
-                                           "bias",   "dpacked"};
+constexpr const char* kLstmInputNames[] = {"x",    "h0",     "c0", "kernel", "recurrent_kernel",
+                                           "bias", "dpacked"};
 
 // The inputs in the order of their gradients in lstm_sequence_grad's vector.
 constexpr size_t kLstmGradientOrder[] = {3, 4, 5, 1, 2, 0};
 
-std::string lstm_dims(const Shape& s) { return s.to_list_string(); }
+std::string lstm_dims(const Shape& s) {
+  return s.to_list_string();
+}
 
 // The problem of a call on these shapes, every dim known.
 lstm::Problem lstm_problem(const Shape& x, const Shape& recurrent_kernel, const Attrs& attrs) {
   return {x[0], x[1], x[2], recurrent_kernel[0], !attrs.ints.empty() && attrs.ints[0] != 0};
 }
 
+// oneDNN's primitives from a batch of more than lstm::kLoopProductRows on:
+// on fewer rows each step is too small to pay their cost per call (measured
+// on an AMD EPYC with AVX-512, one thread, forward / backward in us: batch
+// 1, 8 steps, 32 units: oneDNN 11 / 30, loops 4.7 / 11; 32 steps, 128
+// units: 123 / 282 against 103 / 292; batch 4: 12.6 / 39 against 15.6 / 34;
+// batch 16, 32 steps, 128 units: 509 / 1649 against 1022 / 3046).
 bool lstm_on_onednn(DType dtype, const lstm::Problem& p) {
-  return dtype == DType::float32 && built_with_onednn() && p.time > 0 && p.batch > 0 &&
-         p.input > 0 && p.units > 0;
+  return dtype == DType::float32 && built_with_onednn() && p.time > 0 &&
+         p.batch > lstm::kLoopProductRows && p.input > 0 && p.units > 0;
 }
 
 template <class T>
@@ -226,8 +242,10 @@ ValueType lstm_check_inputs(const InferContext& ctx, size_t count, int64_t& unit
   if (x.has_unknown_rank() || x.rank() != 3)
     throw InvalidArgumentError(op + ": x must be [time, batch, input], got " + lstm_dims(x));
   if (recurrent.has_unknown_rank() || recurrent.rank() != 2 || recurrent[0] == kUnknownDim)
-    throw InvalidArgumentError(op + ": recurrent_kernel must be [units, 4 * units] with known "
-                               "units, got " + lstm_dims(recurrent));
+    throw InvalidArgumentError(op +
+                               ": recurrent_kernel must be [units, 4 * units] with known "
+                               "units, got " +
+                               lstm_dims(recurrent));
   units = recurrent[0];
   const Shape expected[] = {x,
                             Shape{x[1], units},
@@ -339,8 +357,7 @@ std::vector<Tensor> grad_lstm_sequence(const GradContext& c) {
   Tensor start_tensor;
   for (size_t input : kLstmGradientOrder) {
     const Tensor& like = c.inputs[input];
-    if (!like.shape().is_fully_defined() && !start_tensor.defined())
-      start_tensor = Tensor(start);
+    if (!like.shape().is_fully_defined() && !start_tensor.defined()) start_tensor = Tensor(start);
     if (c.needs(input)) grads[input] = lstm_gradient_part(flat, start, start_tensor, like, site);
     if (start_tensor.defined()) {
       start_tensor = api::add(start_tensor, api::size(like, DType::int64, site), site);
@@ -360,8 +377,8 @@ ValueType infer_lstm_sequence_grad(const InferContext& ctx) {
                                lstm_dims(packed) + ", got " + lstm_dims(ctx.inputs[6].shape));
   }
   const Shape& kernel = ctx.inputs[3].shape;  // [input, 4 * units]
-  const int64_t input = x.shape[2] != kUnknownDim || kernel.has_unknown_rank() ? x.shape[2]
-                                                                               : kernel[0];
+  const int64_t input =
+      x.shape[2] != kUnknownDim || kernel.has_unknown_rank() ? x.shape[2] : kernel[0];
   const int64_t weights = lstm_times(lstm_plus(input, units + 1), 4 * units);
   const int64_t states = lstm_times(2, lstm_times(x.shape[1], units));
   const int64_t inputs = lstm_times(x.shape[0], lstm_times(x.shape[1], x.shape[2]));
