@@ -160,8 +160,9 @@ RNNOutput dynamic_rnn(const Cell& cell, const Tensor& inputs,
 // (lstm_sequence) where the cell is Keras's default one (tanh and sigmoid,
 // no peepholes, clip or coupled input and forget gates) and every sequence
 // runs its full length (no sequence_length): oneDNN's LSTM primitives for
-// float32, forward and backward, where the build has them and the batch
-// has more than 4 rows (on fewer, loops that outrun them). Otherwise it is
+// float32, forward and backward, where the build has them and the state
+// (batch x units) has more than 64 elements (on fewer, loops as fast).
+// Otherwise it is
 // dynamic_rnn over lstm_cell. Either way the results agree to rounding,
 // eagerly and traced; the op's gradient has no gradient of its own (a
 // second derivative is an UnimplementedError saying so). initial_states

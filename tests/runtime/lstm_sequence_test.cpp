@@ -12,6 +12,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ag/ag.h>
@@ -109,10 +110,11 @@ TEST(RnnLstm, Float32MatchesTheFloat64Cell) {
   }
 }
 
-// Batches of 2 (the loops) and 6 (oneDNN's primitives, where the build has them).
+// States of 2 x 5 (the loops) and 6 x 12 (oneDNN's primitives, where the
+// build has them).
 TEST(RnnLstm, TracedIsOneOpWithoutAWhileAndEqualsEager) {
-  for (int64_t batch : {2, 6}) {
-    const Lstm p = make_lstm(batch, 7, 3, 5, ag::float32);
+  for (auto [batch, units] : {std::pair<int64_t, int64_t>{2, 5}, {6, 12}}) {
+    const Lstm p = make_lstm(batch, 7, 3, units, ag::float32);
     auto run = [&](const Tensor& x) {
       const ag::rnn::RNNOutput out = ag::rnn::lstm(x, {p.h0, p.c0}, p.weights());
       return Tensors{out.outputs, out.states[0], out.states[1]};
@@ -124,7 +126,7 @@ TEST(RnnLstm, TracedIsOneOpWithoutAWhileAndEqualsEager) {
     const ag::Graph& g = traced.get_concrete_function(p.x).graph();
     EXPECT_EQ(count_ops(g, "lstm_sequence"), 1);
     EXPECT_EQ(count_ops(g, "While"), 0);
-    const Tensors composed = run_lstm(make_lstm(batch, 7, 3, 5), {}, true);
+    const Tensors composed = run_lstm(make_lstm(batch, 7, 3, units), {}, true);
     for (size_t k = 0; k < 3; ++k)
       expect_near(eager[k], composed[k], 2e-6,
                   "against the float64 cell, result " + std::to_string(k));

@@ -175,15 +175,12 @@ lstm::Problem lstm_problem(const Shape& x, const Shape& recurrent_kernel, const 
   return {x[0], x[1], x[2], recurrent_kernel[0], !attrs.ints.empty() && attrs.ints[0] != 0};
 }
 
-// oneDNN's primitives from a batch of more than lstm::kLoopProductRows on:
-// on fewer rows each step is too small to pay their cost per call (measured
-// on an AMD EPYC with AVX-512, one thread, forward / backward in us: batch
-// 1, 8 steps, 32 units: oneDNN 11 / 30, loops 4.7 / 11; 32 steps, 128
-// units: 123 / 282 against 103 / 292; batch 4: 12.6 / 39 against 15.6 / 34;
-// batch 16, 32 steps, 128 units: 509 / 1649 against 1022 / 3046).
+// oneDNN's primitives where the state (batch x units) has more than
+// lstm::kLoopsMaxState elements; on smaller ones, where a step is a few
+// thousand multiply-adds, the loops are as fast or faster (see there).
 bool lstm_on_onednn(DType dtype, const lstm::Problem& p) {
-  return dtype == DType::float32 && built_with_onednn() && p.time > 0 &&
-         p.batch > lstm::kLoopProductRows && p.input > 0 && p.units > 0;
+  return dtype == DType::float32 && built_with_onednn() && p.time > 0 && p.input > 0 &&
+         p.batch * p.units > lstm::kLoopsMaxState;
 }
 
 template <class T>
