@@ -13,7 +13,11 @@
 // float32 states above kLoopsMaxState elements.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
+
+#include "ops/fast_tanh.h"
 
 namespace ag::ops::lstm {
 
@@ -45,6 +49,29 @@ struct Gradients {
 // recurrent_kernel (or of zx + zh, where the product was made with gemm),
 // then c and h updated in place and h written to y too. Compiled for each
 // instruction set (ops/isa.h: lstm_steps.cpp), as the elementwise loops are.
+// The loops' tanh and sigmoid, of the gates and of the cell state: for
+// float32, tanh's vectorisable formula (ops/fast_tanh.h) and sigmoid(z) =
+// (1 + tanh(z / 2)) / 2 on it, so that a step's loops vectorise (a scalar
+// expf per gate element was most of a small LSTM's time); for float64, the
+// library's functions.
+template <class T>
+T loop_tanh(T z) {
+  if constexpr (std::is_same_v<T, float>) {
+    return fast_tanh(z);
+  } else {
+    return std::tanh(z);
+  }
+}
+
+template <class T>
+T loop_sigmoid(T z) {
+  if constexpr (std::is_same_v<T, float>) {
+    return 0.5f + 0.5f * fast_tanh(0.5f * z);
+  } else {
+    return T(1) / (T(1) + std::exp(-z));
+  }
+}
+
 // Above this many rows (the batch), the loops make a step's h @
 // recurrent_kernel with one gemm call; up to it, in the step's loop, since
 // the call costs more than the product on a small batch (oneDNN's sgemm:

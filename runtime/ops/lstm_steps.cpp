@@ -1,14 +1,8 @@
 // A step of the LSTM loops (ops/lstm_kernels.h), compiled once per
-// instruction set (ops/isa.h) so that its loops over the gates vectorise:
-// the gates' activations are tanh's vectorisable formula for float32
-// (ops/fast_tanh.h), sigmoid(z) = (1 + tanh(z / 2)) / 2 on it (a scalar
-// expf per element was most of a small LSTM's time), and the library's
-// functions for float64.
+// instruction set (ops/isa.h) so that its loops over the gates vectorise,
+// through lstm::loop_tanh and loop_sigmoid.
 #include <algorithm>
-#include <cmath>
-#include <type_traits>
 
-#include "ops/fast_tanh.h"
 #include "ops/isa.h"
 #include "ops/kernel_tables.h"
 #include "ops/lstm_kernels.h"
@@ -16,24 +10,6 @@
 AG_ISA_BEGIN
 namespace ag::ops::AG_ISA_NS {
 namespace {
-
-template <class T>
-T gate_tanh(T z) {
-  if constexpr (std::is_same_v<T, float>) {
-    return fast_tanh(z);
-  } else {
-    return std::tanh(z);
-  }
-}
-
-template <class T>
-T gate_sigmoid(T z) {
-  if constexpr (std::is_same_v<T, float>) {
-    return 0.5f + 0.5f * fast_tanh(0.5f * z);
-  } else {
-    return T(1) / (T(1) + std::exp(-z));
-  }
-}
 
 // A batch row's gate inputs: zx + zh, or zx + h @ recurrent_kernel.
 template <class T>
@@ -60,9 +36,9 @@ void step(const lstm::Step<T>& s) {
   for (int64_t b = 0; b < s.batch; ++b) {
     T* __restrict g = s.gates + b * width;
     gate_inputs(s, b, g);
-    for (int64_t j = 0; j < 2 * units; ++j) g[j] = gate_sigmoid(g[j]);  // i, f
-    for (int64_t j = 2 * units; j < 3 * units; ++j) g[j] = gate_tanh(g[j]);
-    for (int64_t j = 3 * units; j < width; ++j) g[j] = gate_sigmoid(g[j]);  // o
+    for (int64_t j = 0; j < 2 * units; ++j) g[j] = lstm::loop_sigmoid(g[j]);  // i, f
+    for (int64_t j = 2 * units; j < 3 * units; ++j) g[j] = lstm::loop_tanh(g[j]);
+    for (int64_t j = 3 * units; j < width; ++j) g[j] = lstm::loop_sigmoid(g[j]);  // o
   }
   for (int64_t b = 0; b < s.batch; ++b) {
     const T* __restrict g = s.gates + b * width;
@@ -71,7 +47,7 @@ void step(const lstm::Step<T>& s) {
     T* __restrict y = s.y + b * units;
     for (int64_t j = 0; j < units; ++j) {
       c[j] = g[units + j] * c[j] + g[j] * g[2 * units + j];
-      h[j] = g[3 * units + j] * gate_tanh(c[j]);
+      h[j] = g[3 * units + j] * lstm::loop_tanh(c[j]);
       y[j] = h[j];
     }
     if (s.cells != nullptr) std::copy(c, c + units, s.cells + b * units);

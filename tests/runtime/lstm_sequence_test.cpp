@@ -193,26 +193,6 @@ Tensors params(const Lstm& p) {
   return {p.x, p.kernel, p.recurrent_kernel, p.bias, p.h0, p.c0};
 }
 
-Tensors finite_differences(const Loss& loss, const Tensors& xs) {
-  const double h = 1e-6;
-  Tensors grads;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    const Vec base = values(xs[i]);
-    Vec g(base.size());
-    for (size_t k = 0; k < base.size(); ++k) {
-      Tensors plus = xs, minus = xs;
-      Vec up = base, down = base;
-      up[k] += h;
-      down[k] -= h;
-      plus[i] = ag_test::doubles(up, xs[i].shape());
-      minus[i] = ag_test::doubles(down, xs[i].shape());
-      g[k] = (loss(plus).item<double>() - loss(minus).item<double>()) / (2 * h);
-    }
-    grads.push_back(ag_test::doubles(g, xs[i].shape()));
-  }
-  return grads;
-}
-
 Tensors gradients(const Loss& loss, const Tensors& xs) {
   ag::GradientTape tape;
   for (const Tensor& x : xs) tape.watch(x);
@@ -225,7 +205,7 @@ TEST(RnnLstm, GradientsMatchFiniteDifferencesEagerAndTraced) {
     const Loss loss = lstm_loss(reverse);
     auto grads = [&](const Tensors& xs) { return gradients(loss, xs); };
     auto traced = ag::function(grads);
-    const Tensors eager = grads(p), graph = traced(p), fd = finite_differences(loss, p);
+    const Tensors eager = grads(p), graph = traced(p), fd = ag_test::finite_differences(loss, p);
     for (size_t i = 0; i < p.size(); ++i) {
       const std::string which =
           std::string(reverse ? "reverse" : "forward") + ", input " + std::to_string(i);
@@ -263,7 +243,7 @@ TEST(RnnLstm, SecondDerivativesMatchFiniteDifferencesOfTheFirst) {
     for (const Tensor& g : gradients(loss, xs)) total = total + ag::reduce_sum(g * g);
     return total;
   };
-  const Tensors second = gradients(first_norm, p), fd = finite_differences(first_norm, p);
+  const Tensors second = gradients(first_norm, p), fd = ag_test::finite_differences(first_norm, p);
   for (size_t i = 0; i < p.size(); ++i)
     expect_near(second[i], fd[i], 1e-5, "input " + std::to_string(i));
 }

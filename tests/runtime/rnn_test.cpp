@@ -411,26 +411,6 @@ Tensor gru_loss(const Tensors& p) {
   return ag::reduce_sum(ag::sin(out.outputs)) + ag::reduce_sum(out.states[0] * out.states[0]);
 }
 
-Tensors finite_differences(const Loss& loss, const Tensors& xs) {
-  const double h = 1e-6;
-  Tensors grads;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    const Vec base = values(xs[i]);
-    Vec g(base.size());
-    for (size_t k = 0; k < base.size(); ++k) {
-      Tensors plus = xs, minus = xs;
-      Vec up = base, down = base;
-      up[k] += h;
-      down[k] -= h;
-      plus[i] = doubles(up, xs[i].shape());
-      minus[i] = doubles(down, xs[i].shape());
-      g[k] = (loss(plus).item<double>() - loss(minus).item<double>()) / (2 * h);
-    }
-    grads.push_back(doubles(g, xs[i].shape()));
-  }
-  return grads;
-}
-
 // The gradients of `loss` at p eagerly and traced (a forward and a backward
 // While) against central finite differences.
 void check_gradients(const Loss& loss, const Tensors& p) {
@@ -441,7 +421,7 @@ void check_gradients(const Loss& loss, const Tensors& p) {
     return tape.gradient(y, xs, ag::UnconnectedGradients::Zero);
   };
   auto traced = ag::function(grads);
-  const Tensors eager = grads(p), graph = traced(p), fd = finite_differences(loss, p);
+  const Tensors eager = grads(p), graph = traced(p), fd = ag_test::finite_differences(loss, p);
   for (size_t i = 0; i < p.size(); ++i) {
     const std::string which = "input " + std::to_string(i);
     expect_near(values(eager[i]), values(fd[i]), 1e-6, which + ": eager vs finite differences");

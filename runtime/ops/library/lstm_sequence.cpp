@@ -23,7 +23,6 @@
 #include "ag/ops.h"
 #include "ag/rnn.h"
 #include "ops/dispatch.h"
-#include "ops/fast_tanh.h"
 #include "ops/gemm.h"
 #include "ops/kernels.h"
 #include "ops/lstm_kernels.h"
@@ -48,16 +47,6 @@ void product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool
     return;
   }
   gemm(a, b, c, m, n, k, trans_a, trans_b);
-}
-
-// tanh of the cell state, as the steps (ops/lstm_steps.cpp) compute it.
-template <class T>
-T cell_tanh(T c) {
-  if constexpr (std::is_same_v<T, float>) {
-    return fast_tanh(c);
-  } else {
-    return std::tanh(c);
-  }
 }
 
 // Runs the sequence, keeping each step's activated gates [time, batch,
@@ -128,7 +117,7 @@ void backward_loops(const Problem& p, const Inputs<T>& in, const T* dy, const T*
       for (int64_t j = 0; j < units; ++j) {
         const int64_t k = b * units + j;
         const T i = g_t[j], f = g_t[units + j], g = g_t[2 * units + j], o = g_t[3 * units + j];
-        const T tanh_c = cell_tanh(cells[size_t(t * state_size + k)]);
+        const T tanh_c = loop_tanh(cells[size_t(t * state_size + k)]);
         const T dh_k = dy[t * state_size + k] + grads.h0[k];
         const T dc_k = grads.c0[k] + dh_k * o * (1 - tanh_c * tanh_c);
         dz_t[j] = dc_k * g * i * (1 - i);
