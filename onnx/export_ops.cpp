@@ -84,6 +84,7 @@
 #include "ag/ops.h"
 #include "exporter.h"
 #include "ops/conv_geometry.h"
+#include "ops/lstm_kernels.h"
 #include "ops/pad_attrs.h"
 
 namespace ag::onnx_io {
@@ -964,7 +965,7 @@ std::vector<std::string> OpExport::lstm_sequence() {
               3);
   ::onnx::NodeProto& node = *e.g.mutable_node(e.g.node_size() - 1);
   set_int(node, "hidden_size", units);
-  if (!attrs.ints.empty() && attrs.ints[0] != 0) set_string(node, "direction", "reverse");
+  if (ops::lstm::is_reverse(attrs)) set_string(node, "direction", "reverse");
   std::string packed;
   set_int(e.with_attrs("Concat", {outs[1], outs[2], e.op("Squeeze", {outs[0], ex.int64s({1})})},
                        packed),

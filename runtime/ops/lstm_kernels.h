@@ -18,8 +18,21 @@
 #include <type_traits>
 
 #include "ops/fast_tanh.h"
+#include "ops/op_registry.h"
 
 namespace ag::ops::lstm {
+
+// lstm_sequence's attrs, {reverse} in ints: what ag::rnn::lstm writes and
+// the op's kernels, gradient and ONNX form read.
+inline Attrs sequence_attrs(bool reverse) {
+  Attrs attrs;
+  attrs.ints = {reverse ? 1 : 0};
+  return attrs;
+}
+
+inline bool is_reverse(const Attrs& attrs) {
+  return !attrs.ints.empty() && attrs.ints[0] != 0;
+}
 
 struct Problem {
   int64_t time = 0, batch = 0, input = 0, units = 0;

@@ -14,6 +14,7 @@
 #include "ag/ops.h"
 #include "ag/tensor_array.h"
 #include "ops/dispatch.h"
+#include "ops/lstm_kernels.h"
 
 namespace ag::rnn {
 
@@ -377,12 +378,10 @@ RNNOutput lstm(const Tensor& inputs, const std::vector<Tensor>& initial_states,
   // the last h, the last c, each step's h.
   const Tensor x = sequence.time_major ? inputs : transpose(inputs, {1, 0, 2}, site);
   const Tensor bias = weights.bias.defined() ? weights.bias : zeros({4 * units}, inputs.dtype());
-  ops::Attrs attrs;
-  attrs.ints = {sequence.reverse ? 1 : 0};
   const Tensor packed = ops::apply(
       ops::OpId::LstmSequence,
       {x, initial_states[0], initial_states[1], weights.kernel, weights.recurrent_kernel, bias},
-      attrs, site);
+      ops::lstm::sequence_attrs(sequence.reverse), site);
   Tensor y = slice(packed, {2, 0, 0}, {-1, -1, -1}, site);
   if (!sequence.time_major) y = transpose(y, {1, 0, 2}, site);
   // (gather, whose gradient needs no dims known while tracing, as slice's does)

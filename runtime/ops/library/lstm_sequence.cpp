@@ -161,7 +161,7 @@ std::string lstm_dims(const Shape& s) {
 
 // The problem of a call on these shapes, every dim known.
 lstm::Problem lstm_problem(const Shape& x, const Shape& recurrent_kernel, const Attrs& attrs) {
-  return {x[0], x[1], x[2], recurrent_kernel[0], !attrs.ints.empty() && attrs.ints[0] != 0};
+  return {x[0], x[1], x[2], recurrent_kernel[0], lstm::is_reverse(attrs)};
 }
 
 // oneDNN's primitives where the state (batch x units) has more than
@@ -284,7 +284,7 @@ Tensor lstm_gradient_part(const Tensor& flat, int64_t start, const Tensor& start
 // While's gradient is not implemented), else dynamic_rnn.
 Tensor lstm_sequence_composed(const std::vector<Tensor>& in, const Attrs& attrs, CallSite site) {
   const rnn::LSTMWeights weights{in[3], in[4], in[5], Tensor()};
-  const bool reverse = !attrs.ints.empty() && attrs.ints[0] != 0;
+  const bool reverse = lstm::is_reverse(attrs);
   const int64_t time = in[0].shape()[0];
   std::vector<Tensor> states{in[1], in[2]};
   Tensor y;
