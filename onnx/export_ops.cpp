@@ -29,9 +29,9 @@
 //     LayerNormalization (opset 17). Where epsilon is not a float (a float64
 //     op's), the formulas, in the input's dtype. fused_batch_norm (by the
 //     batch's statistics): its formula with ReduceMean.
-//   lstm_sequence: LSTM, its weights transposed and its gates reordered
-//     from i, f, c, o to ONNX's i, o, f, c; the packed output a Concat of
-//     Y_h, Y_c and Y.
+//   lstm_sequence, gru_sequence, simple_rnn_sequence: LSTM, GRU and RNN,
+//     their weights transposed (an LSTM's gates reordered from i, f, c, o to
+//     ONNX's i, o, f, c); the packed output a Concat of Y_h (Y_c) and Y.
 //   conv: Conv in ONNX's NCHW layout, by the filter transposed from
 //     [kernel..., in/groups, out] to [out, in/groups, kernel...]; a
 //     channels-last input and output are transposed to and from NCHW. SAME
@@ -84,8 +84,8 @@
 #include "ag/ops.h"
 #include "exporter.h"
 #include "ops/conv_geometry.h"
-#include "ops/lstm_kernels.h"
 #include "ops/pad_attrs.h"
+#include "ops/rnn_kernels.h"
 
 namespace ag::onnx_io {
 
@@ -203,6 +203,13 @@ struct OpExport {
   std::vector<std::string> fused_batch_norm();
   std::vector<std::string> layer_norm();
   std::vector<std::string> lstm_sequence();
+  std::vector<std::string> gru_sequence();
+  std::vector<std::string> simple_rnn_sequence();
+  std::vector<std::string> recurrent_sequence(const char* type,
+                                              const std::vector<int64_t>& gate_order,
+                                              const std::string& bias);
+  std::string onnx_gate_order(const std::string& w, const std::vector<int64_t>& gate_order,
+                              int64_t units);
   std::vector<std::string> along_axis(const char* type) {
     std::string out;
     set_int(e.with_attrs(type, {in[0]}, out), "axis", attrs.axis);
@@ -939,38 +946,78 @@ std::vector<std::string> OpExport::layer_norm() {
   return {e.op("Add", {e.op("Mul", {normalised, in[1]}), in[2]})};
 }
 
-// ONNX's LSTM, its weights from Keras's layout ([input, 4 * units], gates
-// i, f, c, o) to ONNX's ([1, 4 * units, input], gates i, o, f, c), the bias
-// followed by a zero recurrent bias; the packed output is Concat(Y_h, Y_c,
-// Y without its directions axis).
-std::vector<std::string> OpExport::lstm_sequence() {
-  const int64_t units = body.type_of(n.inputs[4]).shape[0];
-  std::vector<int64_t> onnx_gate_rows;  // ONNX's gate order, by our rows
-  for (int64_t gate : {0, 3, 1, 2})
-    for (int64_t k = 0; k < units; ++k) onnx_gate_rows.push_back(gate * units + k);
-  const std::string rows = ex.int64s(onnx_gate_rows), first = ex.int64s({0});
+// ONNX's recurrent node of a sequence op (LSTM, GRU, RNN), from x, the
+// initial states, the weights in Keras's layout ([input, gates * units]) and
+// ONNX's bias ([2 * gates * units], the input then the recurrent one): the
+// weights transposed to ONNX's [1, gates * units, input], and gathered into
+// ONNX's gate order where it differs (`gate_order`, ONNX's gates by ours);
+// the packed output is Concat(Y_h[, Y_c], Y without its directions axis).
+std::vector<std::string> OpExport::recurrent_sequence(const char* type,
+                                                      const std::vector<int64_t>& gate_order,
+                                                      const std::string& bias) {
+  const ops::rnn_kernels::Cell cell = ops::rnn_kernels::cell_of(attrs);
+  const size_t states = cell == ops::rnn_kernels::Cell::lstm ? 2 : 1;
+  const int64_t units = body.type_of(n.inputs[states + 2]).shape[0];
+  const std::string first = ex.int64s({0});
   auto onnx_weights = [&](const std::string& keras) {
     std::string transposed;
     set_ints(e.with_attrs("Transpose", {keras}, transposed), "perm", {1, 0});
-    return e.op("Unsqueeze", {e.op("Gather", {transposed, rows}), first});
+    return e.op("Unsqueeze", {onnx_gate_order(transposed, gate_order, units), first});
   };
-  std::string bias;
-  set_int(e.with_attrs("Concat",
-                       {e.op("Gather", {in[5], rows}), ex.zeros(e.g, {4 * units}, in_dtype)}, bias),
-          "axis", 0);
-  const std::vector<std::string> outs =
-      ex.node(e.g, "LSTM",
-              {in[0], onnx_weights(in[3]), onnx_weights(in[4]), e.op("Unsqueeze", {bias, first}),
-               "", e.op("Unsqueeze", {in[1], first}), e.op("Unsqueeze", {in[2], first})},
-              3);
+  std::vector<std::string> inputs{in[0], onnx_weights(in[states + 1]), onnx_weights(in[states + 2]),
+                                  e.op("Unsqueeze", {bias, first}), ""};
+  for (size_t s = 1; s <= states; ++s) inputs.push_back(e.op("Unsqueeze", {in[s], first}));
+  const std::vector<std::string> outs = ex.node(e.g, type, inputs, int(states) + 1);
   ::onnx::NodeProto& node = *e.g.mutable_node(e.g.node_size() - 1);
   set_int(node, "hidden_size", units);
-  if (ops::lstm::is_reverse(attrs)) set_string(node, "direction", "reverse");
+  if (ops::rnn_kernels::is_reverse(attrs)) set_string(node, "direction", "reverse");
+  if (ops::rnn_kernels::is_gru(cell))
+    set_int(node, "linear_before_reset", cell == ops::rnn_kernels::Cell::gru ? 1 : 0);
+  if (cell == ops::rnn_kernels::Cell::rnn_relu) set_strings(node, "activations", {"Relu"});
+  if (cell == ops::rnn_kernels::Cell::rnn_sigmoid) set_strings(node, "activations", {"Sigmoid"});
+  std::vector<std::string> parts(outs.begin() + 1, outs.end());
+  parts.push_back(e.op("Squeeze", {outs[0], ex.int64s({1})}));
   std::string packed;
-  set_int(e.with_attrs("Concat", {outs[1], outs[2], e.op("Squeeze", {outs[0], ex.int64s({1})})},
-                       packed),
-          "axis", 0);
+  set_int(e.with_attrs("Concat", parts, packed), "axis", 0);
   return {packed};
+}
+
+// `w`'s rows in ONNX's gate order: gate blocks of `units` rows gathered by
+// `gate_order`, or `w` as it is where that is empty.
+std::string OpExport::onnx_gate_order(const std::string& w, const std::vector<int64_t>& gate_order,
+                                      int64_t units) {
+  if (gate_order.empty()) return w;
+  std::vector<int64_t> rows;
+  for (int64_t gate : gate_order)
+    for (int64_t k = 0; k < units; ++k) rows.push_back(gate * units + k);
+  return e.op("Gather", {w, ex.int64s(rows)});
+}
+
+// LSTM: the gates from Keras's i, f, c, o to ONNX's i, o, f, c; the bias
+// followed by a zero recurrent bias.
+std::vector<std::string> OpExport::lstm_sequence() {
+  const int64_t units = body.type_of(n.inputs[4]).shape[0];
+  const std::vector<int64_t> order{0, 3, 1, 2};
+  std::string bias;
+  set_int(e.with_attrs("Concat",
+                       {onnx_gate_order(in[5], order, units), ex.zeros(e.g, {4 * units}, in_dtype)},
+                       bias),
+          "axis", 0);
+  return recurrent_sequence("LSTM", order, bias);
+}
+
+// GRU: gates z, r, h in both; the bias's two rows are ONNX's Wb and Rb, and
+// reset_after is linear_before_reset.
+std::vector<std::string> OpExport::gru_sequence() {
+  return recurrent_sequence("GRU", {}, e.op("Reshape", {in[4], ex.int64s({-1})}));
+}
+
+// RNN: the activation named; the bias followed by a zero recurrent bias.
+std::vector<std::string> OpExport::simple_rnn_sequence() {
+  const int64_t units = body.type_of(n.inputs[3]).shape[0];
+  std::string bias;
+  set_int(e.with_attrs("Concat", {in[4], ex.zeros(e.g, {units}, in_dtype)}, bias), "axis", 0);
+  return recurrent_sequence("RNN", {}, bias);
 }
 
 // export_array_op (onnx/export_sequences.cpp) writes TensorArray writes as

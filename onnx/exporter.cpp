@@ -119,6 +119,14 @@ void set_string(::onnx::NodeProto& node, const std::string& name, const std::str
   a->set_s(v);
 }
 
+void set_strings(::onnx::NodeProto& node, const std::string& name,
+                 const std::vector<std::string>& v) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRINGS);
+  for (const std::string& s : v) a->add_strings(s);
+}
+
 std::string Exporter::fresh(const std::string& base) {
   return base + "__" + std::to_string(next_name_++);
 }

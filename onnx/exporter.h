@@ -116,6 +116,8 @@ void set_float(::onnx::NodeProto& node, const std::string& name, float v);
 void set_int(::onnx::NodeProto& node, const std::string& name, int64_t v);
 void set_ints(::onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& v);
 void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& v);
+void set_strings(::onnx::NodeProto& node, const std::string& name,
+                 const std::vector<std::string>& v);
 ::onnx::TensorProto tensor_to_proto(const Tensor& value, const std::string& name);
 
 // Which outputs of node `n` are TensorArrays, as sequences, when

@@ -1,7 +1,7 @@
-// LSTM, GRU and RNN: each direction is ag::rnn::dynamic_rnn over the cell
-// of ag/rnn.h, one staged While per direction; an LSTM's is ag::rnn::lstm,
-// one op where the cell is the plain one and the sequences run their full
-// length. ONNX's weights
+// LSTM, GRU and RNN: each direction is ag::rnn::lstm, gru or simple_rnn:
+// one op (lstm_sequence, gru_sequence, simple_rnn_sequence) where oneDNN has
+// the cell and the sequences run their full length, else dynamic_rnn over
+// the cell of ag/rnn.h, one staged While per direction. ONNX's weights
 // (W [directions, gates * hidden, input], R [directions, gates * hidden,
 // hidden], B [directions, 2 * gates * hidden]) become the cell's Keras
 // layout: transposed, and an LSTM's gates reordered from ONNX's i, o, f, c
@@ -257,9 +257,9 @@ DirectionWeights direction_weights(const NodeContext& ctx, const RecurrentNode& 
   return w;
 }
 
-// Direction d over the sequence: an LSTM through rnn::lstm (one op where
-// its cell is the plain one), the others as dynamic_rnn over their cells,
-// with the direction's weights and activations.
+// Direction d over the sequence, with the direction's weights and
+// activations: rnn::lstm, gru or simple_rnn, one op where oneDNN has the
+// cell and the sequences run their full length.
 rnn::RNNOutput run_direction(const NodeContext& ctx, const RecurrentNode& node, int64_t d,
                              const std::vector<Tensor>& initial, const rnn::RNNOptions& sequence) {
   const DirectionWeights w = direction_weights(ctx, node, d);
@@ -267,7 +267,6 @@ rnn::RNNOutput run_direction(const NodeContext& ctx, const RecurrentNode& node, 
   auto act = [&](size_t k) { return node.activations[size_t(d) * per_direction + k]; };
   const Tensor summed_bias =
       w.input_bias.defined() ? add(w.input_bias, w.recurrent_bias) : Tensor();
-  rnn::Cell cell;
   switch (node.kind) {
     case RecurrentKind::kLstm: {
       const rnn::LSTMOptions options{act(1), act(0), act(2), node.clip, node.input_forget};
@@ -275,25 +274,18 @@ rnn::RNNOutput run_direction(const NodeContext& ctx, const RecurrentNode& node, 
       return rnn::lstm(ctx.input(0), initial, weights, options, sequence, {});
     }
     case RecurrentKind::kGru: {
-      rnn::GRUOptions options{act(1), act(0), node.linear_before_reset, node.clip};
+      const rnn::GRUOptions options{act(1), act(0), node.linear_before_reset, node.clip};
       const Tensor bias =
           w.input_bias.defined() ? stack({w.input_bias, w.recurrent_bias}, 0) : Tensor();
-      rnn::GRUWeights weights{w.kernel, w.recurrent_kernel, bias};
-      cell = [weights, options](const Tensor& x, const std::vector<Tensor>& states) {
-        return rnn::gru_cell(x, states, weights, options, {});
-      };
-      break;
+      const rnn::GRUWeights weights{w.kernel, w.recurrent_kernel, bias};
+      return rnn::gru(ctx.input(0), initial, weights, options, sequence, {});
     }
-    case RecurrentKind::kRnn: {
-      rnn::SimpleRNNOptions options{act(0), node.clip};
-      rnn::SimpleRNNWeights weights{w.kernel, w.recurrent_kernel, summed_bias};
-      cell = [weights, options](const Tensor& x, const std::vector<Tensor>& states) {
-        return rnn::simple_rnn_cell(x, states, weights, options, {});
-      };
+    case RecurrentKind::kRnn:
       break;
-    }
   }
-  return rnn::dynamic_rnn(cell, ctx.input(0), initial, sequence, {});
+  const rnn::SimpleRNNOptions options{act(0), node.clip};
+  const rnn::SimpleRNNWeights weights{w.kernel, w.recurrent_kernel, summed_bias};
+  return rnn::simple_rnn(ctx.input(0), initial, weights, options, sequence, {});
 }
 
 // Input k (initial_h, initial_c) for direction d, or zeros.

@@ -156,20 +156,32 @@ RNNOutput dynamic_rnn(const Cell& cell, const Tensor& inputs,
                       const std::vector<Tensor>& initial_states, const RNNOptions& options = {},
                       CallSite site = CallSite::current());
 
-// An LSTM layer over a whole sequence: dynamic_rnn(lstm_cell), as one op
-// (lstm_sequence) where the cell is Keras's default one (tanh and sigmoid,
-// no peepholes, clip or coupled input and forget gates) and every sequence
-// runs its full length (no sequence_length): oneDNN's LSTM primitives for
-// float32, forward and backward, where the build has them and the state
-// (batch x units) has more than 64 elements (on fewer, loops as fast).
-// Otherwise it is
-// dynamic_rnn over lstm_cell. Either way the results agree to rounding,
-// eagerly and traced; the op's gradient has no gradient of its own (a
-// second derivative is an UnimplementedError saying so). initial_states
-// are {h, c}, each [batch, units]; the outputs have the inputs' layout.
+// A cell over a whole sequence as one op where oneDNN has the cell:
+// dynamic_rnn over lstm_cell, gru_cell or simple_rnn_cell, with the same
+// arguments, but one op (lstm_sequence, gru_sequence, simple_rnn_sequence)
+// where every sequence runs its full length (no sequence_length), the
+// inputs are [batch, time, input] (or time-major) floats, and the cell is
+//   lstm: Keras's default (tanh and sigmoid; no peepholes, clip or coupled
+//     input and forget gates);
+//   gru: tanh and sigmoid, no clip, either reset_after;
+//   simple_rnn: tanh, relu or sigmoid, no clip.
+// The op runs float32 on oneDNN's RNN primitives (lstm, lbr_gru or gru,
+// vanilla_rnn), forward and backward, where the build has them (an LSTM's
+// states of at most 64 elements, batch x units, on loops as fast), and on
+// loops otherwise. Any other cell or sequence is dynamic_rnn over the cell.
+// Either way the results agree to rounding, eagerly and traced, and so do
+// the gradients; the op's gradient has a gradient too (second derivatives,
+// by a tape over the cells). The initial states are the cell's ({h, c} or
+// {h}, each [batch, units]); the outputs have the inputs' layout.
 RNNOutput lstm(const Tensor& inputs, const std::vector<Tensor>& initial_states,
                const LSTMWeights& weights, const LSTMOptions& options = {},
                const RNNOptions& sequence = {}, CallSite site = CallSite::current());
+RNNOutput gru(const Tensor& inputs, const std::vector<Tensor>& initial_states,
+              const GRUWeights& weights, const GRUOptions& options = {},
+              const RNNOptions& sequence = {}, CallSite site = CallSite::current());
+RNNOutput simple_rnn(const Tensor& inputs, const std::vector<Tensor>& initial_states,
+                     const SimpleRNNWeights& weights, const SimpleRNNOptions& options = {},
+                     const RNNOptions& sequence = {}, CallSite site = CallSite::current());
 
 // Zeros [batch, units] of the inputs' dtype, the batch read from `inputs`
 // ([batch, time, ...], or [time, batch, ...] when time_major) when the

@@ -1,5 +1,5 @@
-// Keras's LSTM and GRU: the LSTM through ag::rnn::lstm (one op where its
-// activations are the defaults), the GRU as dynamic_rnn over gru_cell.
+// Keras's LSTM and GRU, through ag::rnn::lstm and gru: one op each where
+// the activations are the defaults.
 #include <algorithm>
 
 #include "ag/error.h"
@@ -62,18 +62,13 @@ Tensor LSTM::call(const Tensor& inputs, bool, CallSite site) {
     rnn::LSTMOptions lstm;
     lstm.activation = rnn::activation(options_.activation);
     lstm.recurrent_activation = rnn::activation(options_.recurrent_activation);
-    const Tensor c0 = rnn::zero_state(x, units_, false, site);
-    out = rnn::lstm(x, {h0, c0}, {kernel, recurrent, bias, Tensor()}, lstm, {}, site);
+    out = rnn::lstm(x, {h0, h0}, {kernel, recurrent, bias, Tensor()}, lstm, {}, site);
   } else {
     rnn::GRUOptions gru;
     gru.activation = rnn::activation(options_.activation);
     gru.recurrent_activation = rnn::activation(options_.recurrent_activation);
     gru.reset_after = options_.reset_after;
-    const rnn::GRUWeights w{kernel, recurrent, bias};
-    const rnn::Cell cell = [&w, &gru, site](const Tensor& in, const std::vector<Tensor>& s) {
-      return rnn::gru_cell(in, s, w, gru, site);
-    };
-    out = rnn::dynamic_rnn(cell, x, {h0}, {}, site);
+    out = rnn::gru(x, {h0}, {kernel, recurrent, bias}, gru, {}, site);
   }
   return options_.return_sequences ? out.outputs : out.states[0];
 }

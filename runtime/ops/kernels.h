@@ -24,6 +24,7 @@ PreparedKernel prepare_layer_norm(const PrepareContext&);
 PreparedKernel prepare_fused_batch_norm(const PrepareContext&);
 PreparedKernel prepare_fused_batch_norm_grad(const PrepareContext&);
 PreparedKernel prepare_layer_norm_grad(const PrepareContext&);
+PreparedKernel prepare_rnn_sequence(const PrepareContext&);
 
 // Shared by infer functions: the NumPy broadcast of two shapes, or an
 // InvalidArgumentError "Incompatible shapes: [2,3] vs. [4]".

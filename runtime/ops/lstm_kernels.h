@@ -1,16 +1,8 @@
-// An LSTM over a whole sequence (the lstm_sequence op,
-// library/lstm_sequence.cpp), forward and backward, on buffers:
-//   x [time, batch, input], h0 and c0 [batch, units],
-//   kernel [input, 4 * units], recurrent_kernel [units, 4 * units] and
-//   bias [4 * units], the gates i, f, c~, o in that order (Keras's, and
-//   oneDNN's ldigo layout as it is);
-//   y [time, batch, units], each step's h at its input's position, and the
-//   last step's h and c.
-// Two engines: oneDNN's lstm_forward / lstm_backward primitives (float32,
-// AG_GEMM=onednn builds: lstm_onednn.cpp) and loops on the gemm of
-// ops/gemm.h, a step at a time (float32 and float64:
-// library/lstm_sequence.cpp, lstm_steps.cpp). The op chooses: oneDNN for
-// float32 states above kLoopsMaxState elements.
+// The LSTM's loops of the lstm_sequence op (ops/rnn_kernels.h has the op's
+// buffers and its oneDNN engine): the sequence forward and back through
+// time in lstm_loops.cpp, a step compiled per instruction set in
+// lstm_steps.cpp. The op takes them for float64, without oneDNN, and for
+// float32 states of at most kLoopsMaxState elements.
 #pragma once
 
 #include <cmath>
@@ -18,45 +10,17 @@
 #include <type_traits>
 
 #include "ops/fast_tanh.h"
-#include "ops/op_registry.h"
+#include "ops/rnn_kernels.h"
 
 namespace ag::ops::lstm {
 
-// lstm_sequence's attrs, {reverse} in ints: what ag::rnn::lstm writes and
-// the op's kernels, gradient and ONNX form read.
-inline Attrs sequence_attrs(bool reverse) {
-  Attrs attrs;
-  attrs.ints = {reverse ? 1 : 0};
-  return attrs;
-}
-
-inline bool is_reverse(const Attrs& attrs) {
-  return !attrs.ints.empty() && attrs.ints[0] != 0;
-}
-
-struct Problem {
-  int64_t time = 0, batch = 0, input = 0, units = 0;
-  bool reverse = false;  // from the last step to the first
-};
-
+using rnn_kernels::Problem;
 template <class T>
-struct Inputs {
-  const T *x = nullptr, *h0 = nullptr, *c0 = nullptr;
-  const T *kernel = nullptr, *recurrent_kernel = nullptr, *bias = nullptr;
-};
-
+using Inputs = rnn_kernels::Inputs<T>;
 template <class T>
-struct Outputs {
-  T *y = nullptr, *h = nullptr, *c = nullptr;
-};
-
-// The gradients of a loss by the inputs, given its gradients by the
-// outputs (dy, dh, dc of the outputs' shapes).
+using Outputs = rnn_kernels::Outputs<T>;
 template <class T>
-struct Gradients {
-  T *x = nullptr, *h0 = nullptr, *c0 = nullptr;
-  T *kernel = nullptr, *recurrent_kernel = nullptr, *bias = nullptr;
-};
+using Gradients = rnn_kernels::Gradients<T>;
 
 // One step of the loops for a batch: gates = activations of zx + h @
 // recurrent_kernel (or of zx + zh, where the product was made with gemm),
@@ -118,13 +82,5 @@ void forward_loops(const Problem& p, const Inputs<T>& in, const Outputs<T>& out)
 template <class T>
 void backward_loops(const Problem& p, const Inputs<T>& in, const T* dy, const T* dh, const T* dc,
                     const Gradients<T>& grads);
-
-// oneDNN's primitives, made on a geometry's first call on a thread and kept
-// for the next. Both need time and batch above 0; each throws an
-// UnimplementedError in a build without oneDNN.
-void forward_onednn(const Problem& p, const Inputs<float>& in, const Outputs<float>& out);
-// Runs the forward pass again for its workspace, then the backward one.
-void backward_onednn(const Problem& p, const Inputs<float>& in, const float* dy, const float* dh,
-                     const float* dc, const Gradients<float>& grads);
 
 }  // namespace ag::ops::lstm

@@ -1,5 +1,5 @@
 // What the oneDNN engines of the model kernels share (conv_onednn.cpp,
-// pool_onednn.cpp, lstm_onednn.cpp; AG_GEMM=onednn builds only): the CPU engine, memory over
+// pool_onednn.cpp, rnn_onednn.cpp; AG_GEMM=onednn builds only): the CPU engine, memory over
 // a caller's buffer, per-thread scratch buffers, and a per-thread cache of
 // primitives by geometry.
 #pragma once
@@ -33,7 +33,7 @@ inline dnnl::memory wrap(const dnnl::memory::desc& desc, const void* data) {
 
 // The scratch buffers' slots: a convolution's three reordered tensors and a
 // prepared primitive's scratchpad, a max pool backward's forward output and
-// workspace, an LSTM's weights and their gradients in its primitive's
+// workspace, a recurrent sequence's weights and their gradients in its primitive's
 // layouts, its workspace and the outputs of the forward pass its backward
 // pass runs again.
 enum ScratchSlot {
@@ -43,12 +43,12 @@ enum ScratchSlot {
   kConvScratchpad,
   kPoolOutput,
   kPoolWorkspace,
-  kLstmWeightsLayer,
-  kLstmWeightsIter,
-  kLstmDiffWeightsLayer,
-  kLstmDiffWeightsIter,
-  kLstmWorkspace,
-  kLstmForwardOutputs,
+  kRnnWeightsLayer,
+  kRnnWeightsIter,
+  kRnnDiffWeightsLayer,
+  kRnnDiffWeightsIter,
+  kRnnWorkspace,
+  kRnnForwardOutputs,
 };
 inline constexpr int kScratchSlots = 12;
 

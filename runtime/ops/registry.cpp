@@ -78,6 +78,10 @@ PrepareFn prepare_fn(OpId id) {
       return &prepare_fused_batch_norm_grad;
     case OpId::LayerNormGrad:
       return &prepare_layer_norm_grad;
+    case OpId::LstmSequence:
+    case OpId::GruSequence:
+    case OpId::SimpleRnnSequence:
+      return &prepare_rnn_sequence;
     default:
       return nullptr;
   }

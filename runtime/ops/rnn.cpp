@@ -1,10 +1,12 @@
 // Recurrent cells and dynamic_rnn (ag/rnn.h), composed of ops, and lstm,
-// which runs Keras's default LSTM over a sequence as one op
-// (library/lstm_sequence.cpp) where it can. The loop is
+// gru and simple_rnn, which run a cell over a sequence as one op
+// (library/rnn_sequence.cpp) where oneDNN has the cell. The loop is
 // ag::while_stmt over a step counter with the states and a TensorArray of
 // outputs as its state: a C++ loop eagerly, one While node when traced.
 #include "ag/rnn.h"
 
+#include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -14,7 +16,7 @@
 #include "ag/ops.h"
 #include "ag/tensor_array.h"
 #include "ops/dispatch.h"
-#include "ops/lstm_kernels.h"
+#include "ops/rnn_kernels.h"
 
 namespace ag::rnn {
 
@@ -176,13 +178,61 @@ bool lstm_runs_as_one_op(const Tensor& inputs, const LSTMWeights& w, const LSTMO
          is_floating(inputs.dtype());
 }
 
-// Throws unless `t` has the inputs' dtype.
-void lstm_expect_dtype(const char* what, const Tensor& t, const Tensor& inputs) {
-  if (t.defined() && t.dtype() != inputs.dtype()) {
-    throw InvalidArgumentError(std::string("lstm: ") + what + " is " +
-                               std::string(dtype_name(t.dtype())) + ", but the inputs are " +
-                               std::string(dtype_name(inputs.dtype())));
+// Whether gru() runs as the gru_sequence op: Keras's default activations,
+// no clip, each sequence its full length.
+bool gru_runs_as_one_op(const Tensor& inputs, const GRUOptions& o, const RNNOptions& sequence) {
+  return rnn_is_activation(o.activation, "tanh") &&
+         rnn_is_activation(o.recurrent_activation, "sigmoid") && !o.clip &&
+         !sequence.sequence_length.defined() && inputs.rank() == 3 && is_floating(inputs.dtype());
+}
+
+// The simple RNN's cell of the simple_rnn_sequence op for its activation,
+// if oneDNN's vanilla_rnn has it.
+std::optional<ops::rnn_kernels::Cell> simple_rnn_op_cell(const Activation& a) {
+  using ops::rnn_kernels::Cell;
+  if (rnn_is_activation(a, "tanh")) return Cell::rnn_tanh;
+  if (rnn_is_activation(a, "relu")) return Cell::rnn_relu;
+  if (rnn_is_activation(a, "sigmoid")) return Cell::rnn_sigmoid;
+  return std::nullopt;
+}
+
+// Throws unless each of `named` has the inputs' dtype.
+void rnn_expect_dtypes(const char* fn, const Tensor& inputs,
+                       std::initializer_list<std::pair<const char*, const Tensor*>> named) {
+  for (const auto& [what, t] : named) {
+    if (t->defined() && t->dtype() != inputs.dtype()) {
+      throw InvalidArgumentError(std::string(fn) + ": " + what + " is " +
+                                 std::string(dtype_name(t->dtype())) + ", but the inputs are " +
+                                 std::string(dtype_name(inputs.dtype())));
+    }
   }
+}
+
+// A step's shape [batch, input] of the sequence's inputs.
+Shape rnn_step_shape(const Tensor& inputs, const RNNOptions& sequence) {
+  return Shape{inputs.shape()[sequence.time_major ? 1 : 0], inputs.shape()[2]};
+}
+
+// Runs a sequence op (lstm_sequence, gru_sequence, simple_rnn_sequence) on
+// the inputs' time-major form; its output [states + time, batch, units]
+// holds the last states, then each step's h.
+RNNOutput rnn_sequence_op(ops::OpId op, ops::rnn_kernels::Cell cell, const Tensor& inputs,
+                          const std::vector<Tensor>& initial_states,
+                          const std::vector<Tensor>& weights, const RNNOptions& sequence,
+                          CallSite site) {
+  const Tensor x = sequence.time_major ? inputs : transpose(inputs, {1, 0, 2}, site);
+  std::vector<Tensor> operands{x};
+  operands.insert(operands.end(), initial_states.begin(), initial_states.end());
+  operands.insert(operands.end(), weights.begin(), weights.end());
+  const Tensor packed =
+      ops::apply(op, operands, ops::rnn_kernels::sequence_attrs(sequence.reverse, cell), site);
+  const auto num_states = int64_t(initial_states.size());
+  Tensor y = slice(packed, {num_states, 0, 0}, {-1, -1, -1}, site);
+  if (!sequence.time_major) y = transpose(y, {1, 0, 2}, site);
+  // (gather, whose gradient needs no dims known while tracing, as slice's does)
+  std::vector<Tensor> states;
+  for (int64_t k = 0; k < num_states; ++k) states.push_back(gather(packed, Tensor(k), 0, site));
+  return {y, states};
 }
 
 }  // namespace
@@ -365,28 +415,82 @@ RNNOutput lstm(const Tensor& inputs, const std::vector<Tensor>& initial_states,
     return dynamic_rnn(cell, inputs, initial_states, sequence, site);
   }
   // The checks of lstm_cell, on a step's shape.
-  const Shape step{inputs.shape()[sequence.time_major ? 1 : 0], inputs.shape()[2]};
+  const Shape step = rnn_step_shape(inputs, sequence);
   const int64_t units = rnn_units("lstm", 4, step, weights.kernel, weights.recurrent_kernel);
   rnn_expect_vector("lstm", "bias", weights.bias, 4 * units, "[4 * units]");
   rnn_expect_states("lstm", initial_states, 2, "{h, c}", step[0], units);
-  lstm_expect_dtype("kernel", weights.kernel, inputs);
-  lstm_expect_dtype("recurrent_kernel", weights.recurrent_kernel, inputs);
-  lstm_expect_dtype("bias", weights.bias, inputs);
-  lstm_expect_dtype("state 0", initial_states[0], inputs);
-  lstm_expect_dtype("state 1", initial_states[1], inputs);
-  // The op, on time-major inputs; its output is [2 + time, batch, units]:
-  // the last h, the last c, each step's h.
-  const Tensor x = sequence.time_major ? inputs : transpose(inputs, {1, 0, 2}, site);
+  rnn_expect_dtypes("lstm", inputs,
+                    {{"kernel", &weights.kernel},
+                     {"recurrent_kernel", &weights.recurrent_kernel},
+                     {"bias", &weights.bias},
+                     {"state 0", &initial_states[0]},
+                     {"state 1", &initial_states[1]}});
   const Tensor bias = weights.bias.defined() ? weights.bias : zeros({4 * units}, inputs.dtype());
-  const Tensor packed = ops::apply(
-      ops::OpId::LstmSequence,
-      {x, initial_states[0], initial_states[1], weights.kernel, weights.recurrent_kernel, bias},
-      ops::lstm::sequence_attrs(sequence.reverse), site);
-  Tensor y = slice(packed, {2, 0, 0}, {-1, -1, -1}, site);
-  if (!sequence.time_major) y = transpose(y, {1, 0, 2}, site);
-  // (gather, whose gradient needs no dims known while tracing, as slice's does)
-  auto state = [&](int64_t row) { return gather(packed, Tensor(row), 0, site); };
-  return {y, {state(0), state(1)}};
+  return rnn_sequence_op(ops::OpId::LstmSequence, ops::rnn_kernels::Cell::lstm, inputs,
+                         initial_states, {weights.kernel, weights.recurrent_kernel, bias}, sequence,
+                         site);
+}
+
+RNNOutput gru(const Tensor& inputs, const std::vector<Tensor>& initial_states,
+              const GRUWeights& weights, const GRUOptions& options, const RNNOptions& sequence,
+              CallSite site) {
+  if (!gru_runs_as_one_op(inputs, options, sequence)) {
+    const Cell cell = [&](const Tensor& x, const std::vector<Tensor>& states) {
+      return gru_cell(x, states, weights, options, site);
+    };
+    return dynamic_rnn(cell, inputs, initial_states, sequence, site);
+  }
+  // The checks of gru_cell, on a step's shape.
+  const Shape step = rnn_step_shape(inputs, sequence);
+  const int64_t units = rnn_units("gru", 3, step, weights.kernel, weights.recurrent_kernel);
+  Tensor bias = weights.bias;
+  if (bias.defined() && bias.rank() == 2) {
+    rnn_expect_shape("gru", "bias", bias, {2, 3 * units}, "[2, 3 * units]");
+  } else {
+    rnn_expect_vector("gru", "bias", bias, 3 * units, "[3 * units] or [2, 3 * units]");
+  }
+  rnn_expect_states("gru", initial_states, 1, "{h}", step[0], units);
+  rnn_expect_dtypes("gru", inputs,
+                    {{"kernel", &weights.kernel},
+                     {"recurrent_kernel", &weights.recurrent_kernel},
+                     {"bias", &weights.bias},
+                     {"state 0", &initial_states[0]}});
+  // The op's bias is [2, 3 * units]: the input bias, then the recurrent one.
+  if (!bias.defined()) {
+    bias = zeros({2, 3 * units}, inputs.dtype());
+  } else if (bias.rank() == 1) {
+    bias = stack({bias, zeros({3 * units}, inputs.dtype())}, 0, site);
+  }
+  const auto cell =
+      options.reset_after ? ops::rnn_kernels::Cell::gru : ops::rnn_kernels::Cell::gru_reset_before;
+  return rnn_sequence_op(ops::OpId::GruSequence, cell, inputs, initial_states,
+                         {weights.kernel, weights.recurrent_kernel, bias}, sequence, site);
+}
+
+RNNOutput simple_rnn(const Tensor& inputs, const std::vector<Tensor>& initial_states,
+                     const SimpleRNNWeights& weights, const SimpleRNNOptions& options,
+                     const RNNOptions& sequence, CallSite site) {
+  const std::optional<ops::rnn_kernels::Cell> op_cell = simple_rnn_op_cell(options.activation);
+  if (!op_cell || options.clip || sequence.sequence_length.defined() || inputs.rank() != 3 ||
+      !is_floating(inputs.dtype())) {
+    const Cell cell = [&](const Tensor& x, const std::vector<Tensor>& states) {
+      return simple_rnn_cell(x, states, weights, options, site);
+    };
+    return dynamic_rnn(cell, inputs, initial_states, sequence, site);
+  }
+  // The checks of simple_rnn_cell, on a step's shape.
+  const Shape step = rnn_step_shape(inputs, sequence);
+  const int64_t units = rnn_units("simple_rnn", 1, step, weights.kernel, weights.recurrent_kernel);
+  rnn_expect_vector("simple_rnn", "bias", weights.bias, units, "[units]");
+  rnn_expect_states("simple_rnn", initial_states, 1, "{h}", step[0], units);
+  rnn_expect_dtypes("simple_rnn", inputs,
+                    {{"kernel", &weights.kernel},
+                     {"recurrent_kernel", &weights.recurrent_kernel},
+                     {"bias", &weights.bias},
+                     {"state 0", &initial_states[0]}});
+  const Tensor bias = weights.bias.defined() ? weights.bias : zeros({units}, inputs.dtype());
+  return rnn_sequence_op(ops::OpId::SimpleRnnSequence, *op_cell, inputs, initial_states,
+                         {weights.kernel, weights.recurrent_kernel, bias}, sequence, site);
 }
 
 Tensor zero_state(const Tensor& inputs, int64_t units, bool time_major, CallSite site) {

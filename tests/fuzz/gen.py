@@ -88,6 +88,9 @@ FEATURES = {
     "conv": "a convolution block over data laid out as a small image: a convolution, a "
             "per-channel bias, the image as residual, then relu, ReLU6 as ONNX's Clip imports "
             "or nothing (the chain the graph makes one fused_conv of)",
+    "rnn": "a recurrent layer over data laid out as a sequence: a GRU (with and without "
+           "reset_after), a tanh RNN or an LSTM over the whole sequence as one op, its "
+           "outputs scaled and rounded",
     "multi_block": "some functions are also called with an int32 x of %d elements (a cycle of "
                    "%d values), so that fused groups run several blocks and a partial one"
                    % (MULTI_BLOCK_SHAPE[0], MULTI_BLOCK_CYCLE),
@@ -110,6 +113,10 @@ MAX_BOUND = 4096    # largest |value| an expression may reach (float32-exact aft
 # fz_conv of fz_clip'd data, by variant (relu, ReLU6, none): a channel of 16
 # holds at most (3 taps * 16 + 1 residual) * (CLIP + 15) plus a bias of 2.
 CONV_BOUNDS = [(3 * 16 + 1) * (CLIP + 15) + 2, 6, (3 * 16 + 1) * (CLIP + 15) + 2]
+# fz_rnn: round(4 h) of a state h in (-1, 1); its variants (GRU, GRU without
+# reset_after, tanh RNN, LSTM).
+RNN_BOUND = 4
+RNN_VARIANTS = 4
 
 
 class Scope:
@@ -180,6 +187,7 @@ class FunctionGen:
         self.step_rng = random.Random(f"{seed}:{index}:increment")
         self.dataset_rng = random.Random(f"{seed}:{index}:dataset")
         self.conv_rng = random.Random(f"{seed}:{index}:conv")
+        self.rnn_rng = random.Random(f"{seed}:{index}:rnn")
         # Also apart: whether the function starts with a condition that may
         # not be a scalar (not with unknown dims, whose error shows None dims).
         errors_rng = random.Random(f"{seed}:{index}:error_lines")
@@ -208,6 +216,9 @@ class FunctionGen:
             name, _ = self.conv_rng.choice(choices)
             variant = self.conv_rng.randrange(len(CONV_BOUNDS))
             return f"fz_conv(fz_clip({name}), {variant})", CONV_BOUNDS[variant]
+        if self.on("rnn") and self.rnn_rng.random() < 0.04:
+            name, _ = self.rnn_rng.choice(choices)
+            return f"fz_rnn(fz_clip({name}), {self.rnn_rng.randrange(RNN_VARIANTS)})", RNN_BOUND
         if self.has_rows and not self.in_helper and self.rows_rng.random() < 0.2:
             index, _ = self.rows_rng.choice(sc.readable(sc.scalars))
             return f"fz_row(rows, {index})", ROWS_BOUND
@@ -974,6 +985,34 @@ def generate(seed, indices, features):
            "  if (variant == 0) y = ag::relu(y);",
            "  if (variant == 1) y = ag::minimum(ag::maximum(y, 0), 6);",
            "  return ag::cast(ag::reshape(ag::reduce_max(y, {3}), ag::shape(v)), v.dtype());",
+           "}", "",
+           "// v's elements as a sequence [1, n, 1] (v / 8) through a recurrent layer of",
+           "// 4 units, its weights a pattern in [-0.5, 0.5], over the whole sequence (one",
+           "// op): a GRU (variant 0), a GRU without reset_after (1), a tanh RNN (2) or an",
+           "// LSTM (3). Each step's first unit times 4, rounded, in v's shape and dtype:",
+           "// small integers, the same in both builds because the op's values are.",
+           "static ag::Tensor fz_rnn(ag::Tensor v, int variant) {",
+           "  const ag::DType dtype = v.dtype() == ag::float64 ? ag::float64 : ag::float32;",
+           "  ag::Tensor x = ag::reshape(ag::cast(v, dtype), {1, -1, 1}) / 8;",
+           "  const int64_t width = 4 * (variant == 3 ? 4 : variant == 2 ? 1 : 3);",
+           "  auto pattern = [&](int64_t rows, int salt) {",
+           "    ag::Tensor iota = ag::cast(ag::range(ag::Tensor(rows * width)), dtype);",
+           "    return ag::reshape((iota * salt % 11 - 5) / 10, {rows, width});",
+           "  };",
+           "  const ag::Tensor kernel = pattern(1, 3), recurrent = pattern(4, 7);",
+           "  const ag::Tensor h0 = ag::rnn::zero_state(x, 4);",
+           "  ag::rnn::RNNOutput out;",
+           "  if (variant == 3) {",
+           "    out = ag::rnn::lstm(x, {h0, h0}, {kernel, recurrent, {}, {}});",
+           "  } else if (variant == 2) {",
+           "    out = ag::rnn::simple_rnn(x, {h0}, {kernel, recurrent, {}});",
+           "  } else {",
+           "    ag::rnn::GRUOptions options;",
+           "    options.reset_after = variant == 0;",
+           "    out = ag::rnn::gru(x, {h0}, {kernel, recurrent, {}}, options);",
+           "  }",
+           "  ag::Tensor first = ag::gather(out.outputs, ag::Tensor(int64_t{0}), 2);",
+           "  return ag::cast(ag::reshape(ag::round(first * 4), ag::shape(v)), v.dtype());",
            "}", "",
            "// A scalar that any element of t moved or changed changes: t weighted by",
            "// 1..7 along its flat order, summed (exact: t holds small integers). Sizes",

@@ -93,6 +93,12 @@ ALLOWED = {
     **dict.fromkeys(["lstm_float64", "lstm_reverse_float64"],
                     ("ONNX Runtime's LSTM kernel computes float32 only",
                      "LSTM operator does not support double")),
+    **dict.fromkeys(["gru_float64", "gru_reset_before_reverse_float64"],
+                    ("ONNX Runtime's GRU kernel computes float32 only",
+                     "GRU operator does not support double")),
+    **dict.fromkeys(["simple_rnn_float64", "simple_rnn_relu_reverse_float64"],
+                    ("ONNX Runtime's CPU provider has RNN of float32 only",
+                     "Could not find an implementation for RNN")),
     # A dropout's mask is random: another runtime's generator keeps other elements.
     **dict.fromkeys(["dropout_float32", "dropout_float64"],
                     ("a random mask, drawn by ONNX Runtime's generator", "output 0: max |error|")),

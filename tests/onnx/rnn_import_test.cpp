@@ -5,8 +5,9 @@
 // activations with alpha and beta. The loaded model saves (its loops as
 // ONNX Loops) and loads again with the same values. A plain LSTM (ONNX's
 // default activations, full sequences) is one op per direction, saved as
-// an LSTM. Wrong weights and an
-// unknown activation are errors naming the node.
+// an LSTM; a GRU and an RNN made by ag::rnn save as their nodes and load as
+// the same ops. Wrong weights and an unknown activation are errors naming
+// the node.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -301,6 +302,60 @@ TEST(OnnxRnnImport, ALoadedLstmSavesAndLoadsAgain) {
   ASSERT_EQ(second.size(), first.size());
   for (size_t k = 0; k < first.size(); ++k)
     expect_near(second[k], first[k].to_vector<double>(), "output " + std::to_string(k));
+}
+
+// A GRU (reset_after and not) and a relu RNN, as rnn::gru and simple_rnn
+// make them: each one op, saved as ONNX's GRU and RNN nodes with their
+// attributes, and loaded again as the same ops with the same values.
+TEST(OnnxRnnImport, GruAndRnnSequenceOpsSaveAsTheirNodesAndLoadAgain) {
+  auto wave = [](std::vector<int64_t> dims, double phase) {
+    const ag::Shape shape(dims);
+    Vec v(size_t(shape.num_elements()));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 0.5 * std::sin(1.7 * double(i) + phase);
+    return ag::constant(v, shape);
+  };
+  const Tensor x = wave({kBatch, kTime, kInput}, 0.1), h0 = wave({kBatch, kHidden}, 0.2);
+  auto run = [&](const Tensor& in) {
+    ag::rnn::GRUOptions reset_before;
+    reset_before.reset_after = false;
+    ag::rnn::RNNOptions reverse;
+    reverse.reverse = true;
+    ag::rnn::SimpleRNNOptions relu;
+    relu.activation = ag::rnn::activation("relu");
+    const ag::rnn::GRUWeights gru{wave({kInput, 3 * kHidden}, 0.3),
+                                  wave({kHidden, 3 * kHidden}, 0.4), wave({2, 3 * kHidden}, 0.5)};
+    const ag::rnn::SimpleRNNWeights rnn{wave({kInput, kHidden}, 0.6), wave({kHidden, kHidden}, 0.7),
+                                        wave({kHidden}, 0.8)};
+    return std::vector<Tensor>{ag::rnn::gru(in, {h0}, gru).outputs,
+                               ag::rnn::gru(in, {h0}, gru, reset_before, reverse).states[0],
+                               ag::rnn::simple_rnn(in, {h0}, rnn, relu).outputs};
+  };
+  auto traced = ag::function(run);
+  const std::vector<Tensor> want = traced(x);
+  const std::string saved = ag::onnx::save_to_bytes(traced.get_concrete_function(x).graph());
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(saved));
+  std::vector<std::string> recurrent;
+  for (const onnx::NodeProto& node : proto.graph().node()) {
+    if (node.op_type() != "GRU" && node.op_type() != "RNN") continue;
+    std::string form = node.op_type();
+    for (const onnx::AttributeProto& a : node.attribute()) {
+      if (a.name() == "linear_before_reset") form += " lbr=" + std::to_string(a.i());
+      if (a.name() == "direction") form += " " + a.s();
+      if (a.name() == "activations") form += " " + a.strings(0);
+    }
+    recurrent.push_back(form);
+  }
+  EXPECT_EQ(recurrent, (std::vector<std::string>{"GRU lbr=1", "GRU reverse lbr=0", "RNN Relu"}));
+  const ag::onnx::Model loaded = ag::onnx::load_from_bytes(saved, "saved.onnx");
+  const std::vector<Tensor> again = loaded({x});
+  ASSERT_EQ(again.size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k)
+    expect_near(again[k], want[k].to_vector<double>(), "output " + std::to_string(k));
+  const std::vector<std::string> ops = loaded.graph().ops();
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "gru_sequence"), 2);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "simple_rnn_sequence"), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "While"), 0);
 }
 
 TEST(OnnxRnnImport, WrongWeightsAndUnknownActivationsAreErrorsNamingTheNode) {

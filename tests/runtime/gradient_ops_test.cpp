@@ -323,6 +323,37 @@ std::vector<GradCase> make_cases() {
                  const Tensor y = lstm(x);
                  return tape.gradient(ag::reduce_sum(y * y), std::vector<Tensor>{x[2]})[0];
                }});
+  // gru_sequence (ag::rnn::gru) in reverse without reset_after, and
+  // simple_rnn_sequence (ag::rnn::simple_rnn) of tanh, by the inputs,
+  // weights and initial state; their gradient ops by the recurrent kernel.
+  auto gru = [](const Tensors& x) {
+    ag::rnn::RNNOptions options;
+    options.reverse = true;
+    ag::rnn::GRUOptions cell;
+    cell.reset_after = false;
+    const ag::rnn::RNNOutput out = ag::rnn::gru(x[0], {x[4]}, {x[1], x[2], x[3]}, cell, options);
+    return ag::concat({out.outputs, ag::expand_dims(out.states[0], 1)}, 1);
+  };
+  auto simple_rnn = [](const Tensors& x) {
+    const ag::rnn::RNNOutput out = ag::rnn::simple_rnn(x[0], {x[4]}, {x[1], x[2], x[3]});
+    return ag::concat({out.outputs, ag::expand_dims(out.states[0], 1)}, 1);
+  };
+  auto by_recurrent_kernel = [](std::function<Tensor(const Tensors&)> f) {
+    return [f](const Tensors& x) {
+      ag::GradientTape tape;
+      tape.watch(x[2]);
+      const Tensor y = f(x);
+      return tape.gradient(ag::reduce_sum(y * y), std::vector<Tensor>{x[2]})[0];
+    };
+  };
+  const std::vector<Shape> gru_shapes = {Shape{2, 3, 2}, Shape{2, 6}, Shape{2, 6}, Shape{2, 6},
+                                         Shape{2, 2}};
+  const std::vector<Shape> simple_rnn_shapes = {Shape{2, 3, 2}, Shape{2, 2}, Shape{2, 2}, Shape{2},
+                                                Shape{2, 2}};
+  c.push_back({"gru_sequence", gru_shapes, gru});
+  c.push_back({"gru_sequence_grad", gru_shapes, by_recurrent_kernel(gru)});
+  c.push_back({"simple_rnn_sequence", simple_rnn_shapes, simple_rnn});
+  c.push_back({"simple_rnn_sequence_grad", simple_rnn_shapes, by_recurrent_kernel(simple_rnn)});
   unary("relu", [](const Tensor& x) { return ag::relu(x); }, D::AwayFromZero);
   unary("leaky_relu", [](const Tensor& x) { return ag::leaky_relu(x, 0.3); }, D::AwayFromZero);
   // Clipped below -1 and above 1 (random inputs are not at the kinks).

@@ -253,6 +253,7 @@ TEST(RnnLstm, SecondDerivativesMatchFiniteDifferencesOfTheFirst) {
 TEST(RnnLstm, EnginesAgree) {
   if (!ag::ops::built_with_onednn()) GTEST_SKIP() << "this build has no oneDNN (AG_GEMM=openblas)";
   namespace lstm = ag::ops::lstm;
+  namespace rnn_kernels = ag::ops::rnn_kernels;
   // (time, batch, input, units, reverse): small, the ONNX language model's
   // layers, and model_bench's training step.
   const std::vector<lstm::Problem> problems = {
@@ -289,7 +290,7 @@ TEST(RnnLstm, EnginesAgree) {
     for (int e = 0; e < 2; ++e) {
       y[e].resize(size_t(y_size)), h[e].resize(size_t(state)), c[e].resize(size_t(state));
       const lstm::Outputs<float> out{y[e].data(), h[e].data(), c[e].data()};
-      e == 0 ? lstm::forward_onednn(p, in, out) : lstm::forward_loops<float>(p, in, out);
+      e == 0 ? rnn_kernels::forward_onednn(p, in, out) : lstm::forward_loops<float>(p, in, out);
     }
     compare(y[0], y[1], "y");
     compare(h[0], h[1], "h");
@@ -301,7 +302,7 @@ TEST(RnnLstm, EnginesAgree) {
       for (int k = 0; k < 6; ++k) grads[e][k].assign(size_t(sizes[k]), 0.0f);
       const lstm::Gradients<float> g{grads[e][0].data(), grads[e][1].data(), grads[e][2].data(),
                                      grads[e][3].data(), grads[e][4].data(), grads[e][5].data()};
-      e == 0 ? lstm::backward_onednn(p, in, dy.data(), dh.data(), dc.data(), g)
+      e == 0 ? rnn_kernels::backward_onednn(p, in, dy.data(), dh.data(), dc.data(), g)
              : lstm::backward_loops<float>(p, in, dy.data(), dh.data(), dc.data(), g);
     }
     const char* names[6] = {"dx", "dh0", "dc0", "dkernel", "drecurrent_kernel", "dbias"};

@@ -905,6 +905,54 @@ std::vector<OpCase> make_cases() {
                  const Tensor y = lstm_run(x, false);
                  return tape.gradient(ag::reduce_sum(y * y), std::vector<Tensor>{x[1]})[0];
                }});
+  // A GRU (both reset_after forms) and a simple RNN (tanh, relu) over a
+  // sequence (ag::rnn::gru's and simple_rnn's ops), and their gradient ops.
+  auto gru_inputs = [](DType d) {
+    return Tensors{sample(d, {2, 3, 2}, 1), sample(d, {2, 9}, 2) * 0.25,
+                   sample(d, {3, 9}, 3) * 0.25, sample(d, {2, 9}, 4), sample(d, {2, 3}, 5)};
+  };
+  auto gru_run = [](const Tensors& x, bool reset_after, bool reverse) {
+    ag::rnn::RNNOptions options;
+    options.reverse = reverse;
+    ag::rnn::GRUOptions cell;
+    cell.reset_after = reset_after;
+    const ag::rnn::RNNOutput out = ag::rnn::gru(x[0], {x[4]}, {x[1], x[2], x[3]}, cell, options);
+    return ag::concat({out.outputs, ag::expand_dims(out.states[0], 1)}, 1);
+  };
+  c.push_back({"gru", kFloating, gru_inputs,
+               [gru_run](const Tensors& x) { return gru_run(x, true, false); }});
+  c.push_back({"gru_reset_before_reverse", kFloating, gru_inputs,
+               [gru_run](const Tensors& x) { return gru_run(x, false, true); }});
+  c.push_back({"gru_grad", kDifferentiable, gru_inputs, [gru_run](const Tensors& x) {
+                 ag::GradientTape tape;
+                 tape.watch(x[1]);
+                 const Tensor y = gru_run(x, true, false);
+                 return tape.gradient(ag::reduce_sum(y * y), std::vector<Tensor>{x[1]})[0];
+               }});
+  auto simple_rnn_inputs = [](DType d) {
+    return Tensors{sample(d, {2, 3, 2}, 1), sample(d, {2, 3}, 2) * 0.25,
+                   sample(d, {3, 3}, 3) * 0.25, sample(d, {3}, 4), sample(d, {2, 3}, 5)};
+  };
+  auto simple_rnn_run = [](const Tensors& x, const char* activation, bool reverse) {
+    ag::rnn::RNNOptions options;
+    options.reverse = reverse;
+    ag::rnn::SimpleRNNOptions cell;
+    cell.activation = ag::rnn::activation(activation);
+    const ag::rnn::RNNOutput out =
+        ag::rnn::simple_rnn(x[0], {x[4]}, {x[1], x[2], x[3]}, cell, options);
+    return ag::concat({out.outputs, ag::expand_dims(out.states[0], 1)}, 1);
+  };
+  c.push_back({"simple_rnn", kFloating, simple_rnn_inputs,
+               [simple_rnn_run](const Tensors& x) { return simple_rnn_run(x, "tanh", false); }});
+  c.push_back({"simple_rnn_relu_reverse", kFloating, simple_rnn_inputs,
+               [simple_rnn_run](const Tensors& x) { return simple_rnn_run(x, "relu", true); }});
+  c.push_back(
+      {"simple_rnn_grad", kDifferentiable, simple_rnn_inputs, [simple_rnn_run](const Tensors& x) {
+         ag::GradientTape tape;
+         tape.watch(x[1]);
+         const Tensor y = simple_rnn_run(x, "sigmoid", false);
+         return tape.gradient(ag::reduce_sum(y * y), std::vector<Tensor>{x[1]})[0];
+       }});
   // The ops of softmax's gradients, through a tape.
   c.push_back({"softmax_grad", kDifferentiable, samples({{3, 4}, {3, 4}}), [](const Tensors& x) {
                  ag::GradientTape tape;
