@@ -14,15 +14,16 @@
 // The loaded results are checked against the traced ones before timing.
 // With AG_BENCH_TORCH_MODELS=<folder> (run.sh exports resnet18 and
 // mobilenet_v2 there with tests/onnx/torch_models.py, 224x224 images, batch 1,
-// and its LSTM language model on 8 tokens, where Debian's python3-torch and
+// its LSTM language model on 8 tokens and its bidirectional GRU (8 steps,
+// batch 1, 24 units), where Debian's python3-torch and
 // python3-torchvision are installed), each
 // model of the folder is also a workload, <name>/loaded, its output checked
 // against PyTorch's within 1e-3 of its largest value. Where the folder also
 // holds the model as TorchScript (model.pt, torch_models.py --torchscript)
 // and CMake found LibTorch (AG_BENCH_TORCH), <name>/torch runs it in
 // LibTorch (torch_peer.h: torch::jit::load, eval, optimize_for_inference,
-// torch::InferenceMode, one intra-op thread) on the same input, its output
-// first checked against the loaded model's the same way; a model that does
+// torch::InferenceMode, one intra-op thread) on the same input, its (first)
+// output first checked against the loaded model's the same way; a model that does
 // not load or disagrees is reported as the row's error, never timed.
 // Times are CPU time per call. Run it through tools/bench/run.sh.
 //

@@ -6,8 +6,8 @@
 # an LSTM language model, a transformer encoder layer), memory_bench (peak heap
 # bytes of one call, graph against eager against hand), then onnx_bench (loaded
 # ONNX models against their traces; built only with AG_BUILD_ONNX,
-# skipped otherwise; with PyTorch's resnet18, mobilenet_v2 and an LSTM
-# language model where Debian's python3-torch is installed, and LibTorch's run
+# skipped otherwise; with PyTorch's resnet18, mobilenet_v2, an LSTM
+# language model and a bidirectional GRU where Debian's python3-torch is installed, and LibTorch's run
 # of each), then distribute_bench (a data-parallel training step under mpirun
 # on 1 and 2 ranks; built only where MPI is found).
 # Each binary writes its results as JSON to build-bench/results
@@ -71,7 +71,7 @@ if [ $has_onnxruntime = 1 ] || [ $has_pytorch = 1 ]; then
   rm -rf "$AG_BENCH_MODELS"
   mkdir -p "$AG_BENCH_MODELS"
 fi
-# resnet18 and mobilenet_v2 at 224x224, and the LSTM language model, for
+# resnet18 and mobilenet_v2 at 224x224, the LSTM language model and the GRU, for
 # onnx_bench (and resnet18 for memory_bench), from Debian's python3-torch and
 # python3-torchvision where one of these Pythons has them, as ONNX and as
 # TorchScript (for onnx_bench's LibTorch rows).
@@ -80,7 +80,7 @@ if [[ " ${binaries[*]} " == *" onnx_bench "* || " ${binaries[*]} " == *" memory_
     if "$python" -c "import torch, torchvision, onnx" 2>/dev/null; then
       export AG_BENCH_TORCH_MODELS="$results/torch_models"
       "$python" "$repo/tests/onnx/torch_models.py" "$AG_BENCH_TORCH_MODELS" \
-        --only resnet18,mobilenet_v2,lstm_lm --image-size 224 --torchscript >/dev/null
+        --only resnet18,mobilenet_v2,lstm_lm,bigru --image-size 224 --torchscript >/dev/null
       break
     fi
   done

@@ -7,7 +7,7 @@ the ratio or per-iteration figure, the target, and "met" or "missed by N%"
 The LibTorch peer rows of train_bench, conv_bench, model_bench and onnx_bench
 (mlp_step/torch, lenet_step/torch, rnn/torch_forward_backward,
 conv_guide/torch, lstm_lm_step/torch, encoder_layer/torch,
-digits_step/torch, resnet18/torch, mobilenet_v2/torch, lstm_lm/torch; built only where
+digits_step/torch, resnet18/torch, mobilenet_v2/torch, lstm_lm/torch, bigru/torch; built only where
 LibTorch is found) add a torch column to the table, and the row's figure
 says graph over torch too; a workload with no hand row (lenet_step,
 lstm_lm_step, encoder_layer, digits_step, and the models from PyTorch, whose
@@ -409,6 +409,8 @@ def other_rows(res):
                            "mobilenet_v2", 1.0),
         deployed_model_row(res, "LSTM language model from PyTorch, 8 tokens, batch 1, loaded "
                            "from ONNX", "lstm_lm", 1.0),
+        deployed_model_row(res, "bidirectional GRU from PyTorch, 8 steps, batch 1, 24 units, "
+                           "loaded from ONNX", "bigru", 1.0),
     ]
     return [r for r in rows if r]
 

@@ -48,10 +48,13 @@ TorchScriptModel::TorchScriptModel(const std::string& path, const void* input,
 
 TorchScriptModel::~TorchScriptModel() = default;
 
+// The model's first output (a recurrent module's also gives its final state).
 void TorchScriptModel::run() {
   c10::InferenceMode inference;
-  state_->output =
-      without_backtrace([&] { return state_->module.forward({state_->input}).toTensor(); });
+  state_->output = without_backtrace([&] {
+    const c10::IValue out = state_->module.forward({state_->input});
+    return out.isTuple() ? out.toTupleRef().elements()[0].toTensor() : out.toTensor();
+  });
 }
 
 std::vector<float> TorchScriptModel::output() const {
