@@ -17,9 +17,9 @@
 
 #include <ag/ag.h>
 
-#include "error_test_util.h"
 #include "ops/gemm.h"
 #include "ops/lstm_kernels.h"
+#include "sequence_test_util.h"
 
 namespace {
 
@@ -27,30 +27,11 @@ using ag::Shape;
 using ag::Tensor;
 using Tensors = std::vector<Tensor>;
 using Vec = std::vector<double>;
-
-// Deterministic values in [-scale, scale] of `dtype`.
-Tensor wavy(const Shape& shape, double scale, double phase, ag::DType dtype = ag::float64) {
-  Vec v(size_t(shape.num_elements()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = scale * std::sin(1.3 * double(i) + phase);
-  return ag::cast(ag_test::doubles(v, shape), dtype);
-}
-
-Vec values(const Tensor& t) {
-  return ag::cast(t, ag::float64).to_vector<double>();
-}
-
-void expect_near(const Tensor& actual, const Tensor& expected, double tolerance,
-                 const std::string& what) {
-  ASSERT_EQ(actual.shape(), expected.shape()) << what;
-  const Vec a = values(actual), e = values(expected);
-  for (size_t k = 0; k < a.size(); ++k)
-    EXPECT_NEAR(a[k], e[k], tolerance * (1 + std::abs(e[k]))) << what << ", element " << k;
-}
-
-int count_ops(const ag::Graph& g, const std::string& op) {
-  const std::vector<std::string> ops = g.ops();
-  return int(std::count(ops.begin(), ops.end(), op));
-}
+using ag_test::count_ops;
+using ag_test::expect_near;
+using ag_test::Loss;
+using ag_test::values;
+using ag_test::wavy;
 
 // An LSTM's parameters: batch-major inputs [batch, time, input], the
 // weights, the initial h and c.
@@ -174,8 +155,6 @@ TEST(RnnLstm, OtherCellsAndSequenceLengthsRunAsDynamicRnn) {
 
 // ---- Gradients --------------------------------------------------------------------
 
-using Loss = std::function<Tensor(const Tensors&)>;
-
 // A loss of every output of rnn::lstm on (x, kernel, recurrent_kernel,
 // bias, h0, c0).
 Loss lstm_loss(bool reverse) {
@@ -193,17 +172,11 @@ Tensors params(const Lstm& p) {
   return {p.x, p.kernel, p.recurrent_kernel, p.bias, p.h0, p.c0};
 }
 
-Tensors gradients(const Loss& loss, const Tensors& xs) {
-  ag::GradientTape tape;
-  for (const Tensor& x : xs) tape.watch(x);
-  return tape.gradient(loss(xs), xs, ag::UnconnectedGradients::Zero);
-}
-
 TEST(RnnLstm, GradientsMatchFiniteDifferencesEagerAndTraced) {
   const Tensors p = params(make_lstm(2, 3, 3, 2));
   for (bool reverse : {false, true}) {
     const Loss loss = lstm_loss(reverse);
-    auto grads = [&](const Tensors& xs) { return gradients(loss, xs); };
+    auto grads = [&](const Tensors& xs) { return ag_test::tape_gradients(loss, xs); };
     auto traced = ag::function(grads);
     const Tensors eager = grads(p), graph = traced(p), fd = ag_test::finite_differences(loss, p);
     for (size_t i = 0; i < p.size(); ++i) {
@@ -222,7 +195,7 @@ TEST(RnnLstm, GradientsWithTheBatchAndTimeUnknownWhileTracing) {
   const Lstm p = make_lstm(3, 4, 2, 3);
   const Loss loss = lstm_loss(false);
   auto grads = [&](const Tensor& x, const Tensor& h0, const Tensor& c0) {
-    return gradients(loss, {x, p.kernel, p.recurrent_kernel, p.bias, h0, c0});
+    return ag_test::tape_gradients(loss, {x, p.kernel, p.recurrent_kernel, p.bias, h0, c0});
   };
   const ag::TensorSpec x_spec({ag::kUnknownDim, ag::kUnknownDim, 2}, ag::float64);
   const ag::TensorSpec state_spec({ag::kUnknownDim, 3}, ag::float64);
@@ -240,10 +213,11 @@ TEST(RnnLstm, SecondDerivativesMatchFiniteDifferencesOfTheFirst) {
   // The first derivatives' sum of squares, as a function of the parameters.
   const Loss first_norm = [&](const Tensors& xs) {
     Tensor total = ag::zeros({}, ag::float64);
-    for (const Tensor& g : gradients(loss, xs)) total = total + ag::reduce_sum(g * g);
+    for (const Tensor& g : ag_test::tape_gradients(loss, xs)) total = total + ag::reduce_sum(g * g);
     return total;
   };
-  const Tensors second = gradients(first_norm, p), fd = ag_test::finite_differences(first_norm, p);
+  const Tensors second = ag_test::tape_gradients(first_norm, p),
+                fd = ag_test::finite_differences(first_norm, p);
   for (size_t i = 0; i < p.size(); ++i)
     expect_near(second[i], fd[i], 1e-5, "input " + std::to_string(i));
 }
