@@ -83,10 +83,11 @@ std::vector<T> candidate_kernel(const Problem& p, const T* recurrent_kernel) {
 }
 
 // One GRU step on h (updated in place) from its input share zx and the
-// recurrent product zh = h @ U, keeping its gates and candidate's hidden part.
+// recurrent product zh = h @ U, keeping its gates and candidate's hidden part
+// (reset_product: the caller's buffer [batch, units] for (r * h) @ U_h).
 template <class T>
 void gru_step(const Problem& p, const Inputs<T>& in, const T* zx, const T* zh,
-              const std::vector<T>& u_h, T* h, T* gates, T* hidden) {
+              const std::vector<T>& u_h, T* h, T* gates, T* hidden, T* reset_product) {
   const int64_t units = p.units, width = 3 * units, batch = p.batch;
   const bool reset_after = p.cell == Cell::gru;
   const T* recurrent_bias = in.bias + width;
@@ -100,15 +101,11 @@ void gru_step(const Problem& p, const Inputs<T>& in, const T* zx, const T* zh,
     }
   }
   // Without reset_after, the candidate's recurrent part is (r * h) @ U_h.
-  std::vector<T> reset_product;
-  if (!reset_after) {
-    reset_product = buffer<T>(batch * units);
-    product(hidden, u_h.data(), reset_product.data(), batch, units, units);
-  }
+  if (!reset_after) product(hidden, u_h.data(), reset_product, batch, units, units);
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t j = 0; j < units; ++j) {
       const int64_t g = b * width + j, k = b * units + j;
-      const T recurrent = reset_after ? gates[g + units] * hidden[k] : reset_product[size_t(k)];
+      const T recurrent = reset_after ? gates[g + units] * hidden[k] : reset_product[k];
       const T candidate = std::tanh(zx[g + 2 * units] + recurrent);
       gates[g + 2 * units] = candidate;
       const T z = gates[g];
@@ -126,7 +123,7 @@ void run_steps(const Problem& p, const Inputs<T>& in, const Outputs<T>& out, Kep
                                  ? candidate_kernel(p, in.recurrent_kernel)
                                  : std::vector<T>{};
   std::vector<T> zh = buffer<T>(p.batch * width), gates = buffer<T>(p.batch * width);
-  std::vector<T> hidden = buffer<T>(state);
+  std::vector<T> hidden = buffer<T>(state), reset_product = buffer<T>(state);
   std::copy(in.h0, in.h0 + state, out.h);
   for (int64_t s = 0; s < p.time; ++s) {
     const int64_t t = step_at(p, s);
@@ -135,7 +132,7 @@ void run_steps(const Problem& p, const Inputs<T>& in, const Outputs<T>& out, Kep
     if (is_gru(p.cell)) {
       T* g = kept ? kept->gates.data() + t * p.batch * width : gates.data();
       T* k = kept ? kept->hidden.data() + t * state : hidden.data();
-      gru_step(p, in, zx_t, zh.data(), u_h, out.h, g, k);
+      gru_step(p, in, zx_t, zh.data(), u_h, out.h, g, k, reset_product.data());
     } else {
       for (int64_t k = 0; k < state; ++k) out.h[k] = activate(p.cell, zx_t[k] + zh[size_t(k)]);
     }

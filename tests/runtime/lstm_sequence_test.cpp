@@ -232,15 +232,9 @@ TEST(RnnLstm, EnginesAgree) {
   // layers, and model_bench's training step.
   const std::vector<lstm::Problem> problems = {
       {3, 2, 5, 4, false}, {6, 3, 7, 9, true}, {8, 1, 32, 32, false}, {32, 16, 64, 128, false}};
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> u(-1, 1);
   // Weights of a layer's usual scale, 1 / sqrt(fan-in): larger ones make the
   // recurrence chaotic, and float32's rounding grows without bound.
-  auto random = [&](int64_t n, float scale = 1) {
-    std::vector<float> v(static_cast<size_t>(n));
-    for (float& e : v) e = scale * u(rng);
-    return v;
-  };
+  ag_test::UniformFloats random(7);
   for (const lstm::Problem& p : problems) {
     const int64_t state = p.batch * p.units, width = 4 * p.units;
     const int64_t y_size = p.time * state, x_size = p.time * p.batch * p.input;
@@ -254,10 +248,7 @@ TEST(RnnLstm, EnginesAgree) {
                              ", " + std::to_string(p.input) + ", " + std::to_string(p.units) + "]";
     auto compare = [&](const std::vector<float>& a, const std::vector<float>& b,
                        const std::string& part) {
-      float largest = 0;
-      for (float v : b) largest = std::max(largest, std::abs(v));
-      for (size_t k = 0; k < a.size(); ++k)
-        ASSERT_NEAR(a[k], b[k], 2e-5f * (1 + largest)) << what << ", " << part << " " << k;
+      ag_test::expect_engines_agree(a, b, what + ", " + part);
     };
     // Forward.
     std::vector<float> y[2], h[2], c[2];

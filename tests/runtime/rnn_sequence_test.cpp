@@ -294,14 +294,8 @@ TEST(RnnSequence, SecondDerivativesMatchFiniteDifferencesOfTheFirst) {
 TEST(RnnSequence, EnginesAgree) {
   if (!ag::ops::built_with_onednn()) GTEST_SKIP() << "this build has no oneDNN (AG_GEMM=openblas)";
   namespace kernels = ag::ops::rnn_kernels;
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> u(-1, 1);
   // Weights of a layer's usual scale, 1 / sqrt(fan-in).
-  auto random = [&](int64_t n, float scale = 1) {
-    std::vector<float> values(static_cast<size_t>(n));
-    for (float& e : values) e = scale * u(rng);
-    return values;
-  };
+  ag_test::UniformFloats random(7);
   for (const Variant& v : kVariants) {
     // (time, batch, input, units, reverse)
     for (kernels::Problem p : {kernels::Problem{3, 2, 5, 4, false},
@@ -323,10 +317,7 @@ TEST(RnnSequence, EnginesAgree) {
                                std::to_string(p.units) + "]";
       auto compare = [&](const std::vector<float>& a, const std::vector<float>& b,
                          const std::string& part) {
-        float largest = 0;
-        for (float e : b) largest = std::max(largest, std::abs(e));
-        for (size_t k = 0; k < a.size(); ++k)
-          ASSERT_NEAR(a[k], b[k], 2e-5f * (1 + largest)) << what << ", " << part << " " << k;
+        ag_test::expect_engines_agree(a, b, what + ", " + part);
       };
       std::vector<float> y[2], h[2];
       for (int e = 0; e < 2; ++e) {

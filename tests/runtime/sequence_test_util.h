@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,29 @@ inline std::vector<ag::Tensor> tape_gradients(const Loss& loss, const std::vecto
   ag::GradientTape tape;
   for (const ag::Tensor& x : xs) tape.watch(x);
   return tape.gradient(loss(xs), xs, ag::UnconnectedGradients::Zero);
+}
+
+// Uniform values in [-scale, scale], the same sequence on every run.
+struct UniformFloats {
+  std::mt19937 rng;
+  std::uniform_real_distribution<float> u{-1, 1};
+  explicit UniformFloats(unsigned seed) : rng(seed) {}
+  std::vector<float> operator()(int64_t n, float scale = 1) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& e : v) e = scale * u(rng);
+    return v;
+  }
+};
+
+// Two engines' results on one problem: each element of `a` within
+// 2e-5 * (1 + the largest |b|) of b's.
+inline void expect_engines_agree(const std::vector<float>& a, const std::vector<float>& b,
+                                 const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  float largest = 0;
+  for (float e : b) largest = std::max(largest, std::abs(e));
+  for (size_t k = 0; k < a.size(); ++k)
+    ASSERT_NEAR(a[k], b[k], 2e-5f * (1 + largest)) << what << " " << k;
 }
 
 }  // namespace ag_test
