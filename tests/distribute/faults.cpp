@@ -9,7 +9,12 @@
 //   mismatch  the ranks call collectives with other shapes, dtypes, and in
 //             another order: every rank gets an error naming each rank's call,
 //             and the job goes on
+//   killed    rank 1 is killed (SIGKILL) mid-step, while the ranks train:
+//             mpirun ends the others at once
+//   exit      rank 1 calls std::exit(0) mid-step, its Context never ending:
+//             mpirun ends the others at once
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -117,12 +122,45 @@ int mismatches() {
   return failures;
 }
 
+// Data-parallel steps (a matmul, then an all_reduce of 1.8 M floats) for
+// up to a minute. Rank 1 dies during one: killed by SIGKILL from a second
+// thread, at no particular point of the step, or calling std::exit(0)
+// between the step's matmul and its all_reduce (status 0, its Context never
+// ended).
+int dying_rank(bool killed) {
+  std::thread killer;
+  if (killed && dist::rank() == 1) {
+    killer = std::thread([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(700));
+      std::printf("rank 1 is killed (SIGKILL) mid-step\n");
+      std::fflush(stdout);
+      std::raise(SIGKILL);
+    });
+  }
+  const Tensor weights = ag::ones({1024, 1792});
+  const auto start = std::chrono::steady_clock::now();
+  for (int step = 0; std::chrono::steady_clock::now() - start < std::chrono::seconds(60); ++step) {
+    const Tensor activations = ag::matmul(ag::ones({8, 1024}), weights) + float(step);
+    if (!killed && dist::rank() == 1 && step == 20) {
+      std::printf("rank 1 calls std::exit(0) mid-step\n");
+      std::fflush(stdout);
+      std::exit(0);
+    }
+    dist::all_reduce(activations);
+  }
+  std::printf("FAIL: rank %d trained for a minute after rank 1 died\n", dist::rank());
+  if (killer.joinable()) killer.join();
+  return 1;
+}
+
 int run(const std::string& mode) {
   dist::Context context({.timeout = kTimeout});
   if (mode == "stuck" || mode == "finalize") return missing_rank(mode == "stuck");
   if (mode == "throw") return throwing_rank();
   if (mode == "mismatch") return mismatches();
-  std::printf("unknown mode %s: use stuck, finalize, throw or mismatch\n", mode.c_str());
+  if (mode == "killed" || mode == "exit") return dying_rank(mode == "killed");
+  std::printf("unknown mode %s: use stuck, finalize, throw, mismatch, killed or exit\n",
+              mode.c_str());
   return 2;
 }
 
@@ -130,7 +168,7 @@ int run(const std::string& mode) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::printf("usage: %s stuck|finalize|throw|mismatch\n", argv[0]);
+    std::printf("usage: %s stuck|finalize|throw|mismatch|killed|exit\n", argv[0]);
     return 2;
   }
   try {
