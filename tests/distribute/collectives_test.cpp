@@ -1,8 +1,9 @@
 // The collectives across ranks, run under mpirun (-np 2 and -np 3): each
 // eagerly and in a traced ag::function against values computed here; the
 // gradients of traced functions through them against finite differences of
-// the total loss (the sum of the ranks' losses); and N ranks training an
-// MLP on 1/N of the batch each against one model trained on the whole batch.
+// the total loss (the sum of the ranks' losses); and N ranks training on
+// 1/N of the batch each against one model trained on the whole batch (an
+// MLP of ops, and Keras layers on a sharded dataset in a staged loop).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <ag/ag.h>
@@ -172,9 +174,10 @@ void expect_gradient_matches_differences(const std::function<Tensor(const Tensor
   for (int p = 0; p < ranks(); ++p) {
     for (int64_t k = 0; k < x.num_elements(); ++k) {
       const double difference = (total_loss(f, x, p, k, h) - total_loss(f, x, p, k, -h)) / (2 * h);
-      if (rank() == p)
+      if (rank() == p) {
         EXPECT_NEAR(gradient[size_t(k)], difference, 1e-6 * (1 + std::abs(difference)))
             << what << ": rank " << p << " element " << k;
+      }
     }
   }
 }
@@ -313,6 +316,93 @@ TEST(DistributedTraining, OverlappedShardsMatchOneProcessOnTheWholeBatch) {
   ag::optimizers::Adam adam_shards({.learning_rate = 0.01});
   expect_training_matches_one_process(adam_local, adam_shards, true, Combine::Overlapped,
                                       "Adam, traced step, minimize");
+}
+
+// ---- Keras layers on a sharded dataset, an epoch as one staged loop ----------------
+
+using Batches = ag::data::Dataset<std::tuple<Tensor, Tensor>>;
+
+constexpr int64_t kExamples = 48, kGlobalBatch = 12, kClasses = 3;
+
+// A 4-8-3 classifier; its initial weights come from `seed`.
+ag::layers::Sequential classifier(uint64_t seed) {
+  ag::layers::Sequential model;
+  model.add(
+      ag::layers::Dense(8, {.activation = "tanh", .kernel_initializer = {"glorot_uniform", seed}}));
+  model.add(ag::layers::Dense(kClasses, {.kernel_initializer = {"glorot_uniform", seed + 1}}));
+  model.build({ag::kUnknownDim, 4});
+  return model;
+}
+
+Tensors values_of(const std::vector<ag::Variable>& variables) {
+  Tensors out;
+  for (const ag::Variable& v : variables) out.push_back(v.read());
+  return out;
+}
+
+// The examples shuffled the same way on every rank (one seed, anew on each
+// pass), then every ranks()-th of them, batched: a rank's k-th batch is its
+// share of the whole data set's k-th batch of kGlobalBatch.
+Batches examples(int64_t shards, int64_t index) {
+  const Tensor x = pseudo_random({kExamples, 4}, 21, 1.0);
+  const Tensor labels = ag::cast(ag::abs(pseudo_random({kExamples}, 22, 2.99)), ag::int32);
+  return ag::data::from_tensor_slices(std::tuple{x, labels})
+      .shuffle(kExamples, /*seed=*/5)
+      .shard(shards, index)
+      .batch(kGlobalBatch / shards);
+}
+
+TEST(DistributedTraining, LayersOnDatasetShardsMatchOneProcessOnTheWholeBatches) {
+  ag::layers::Sequential whole = classifier(40);
+  ag::layers::Sequential shard = classifier(40 + 10 * uint64_t(rank()));  // differs by rank
+  ag::distribute::broadcast_variables(shard.variables(), 0);
+  EXPECT_EQ(largest_difference(values_of(shard.variables()), values_of(whole.variables())), 0.0);
+
+  ag::losses::SparseCategoricalCrossentropy cross_entropy(/*from_logits=*/true);
+  ag::optimizers::Adam adam_whole({.learning_rate = 0.05}), adam_shard({.learning_rate = 0.05});
+  ag::distribute::DistributedOptimizer distributed(adam_shard);
+  // One pass over this rank's shard, a step per batch, in one While loop;
+  // the mean of the ranks' losses over the pass.
+  auto epoch = ag::function([&](const Batches& dataset) {
+    Tensor total = ag::constant(0.0f);
+    ag::for_stmt(
+        dataset, ag::no_extra_test,
+        [&](std::tuple<Tensor, Tensor> batch) {
+          auto [x, labels] = batch;
+          ag::GradientTape tape;
+          const Tensor loss = cross_entropy(labels, shard(x, true));
+          const std::vector<ag::Variable> variables = shard.trainable_variables();
+          distributed.apply_gradients(tape.gradient(loss, variables), variables);
+          total = total + ag::distribute::all_reduce(loss, ReduceOp::Mean);
+        },
+        ag::state({"total"}, total));
+    return total;
+  });
+  const Batches shards = examples(ranks(), rank()), batches = examples(1, 0);
+  for (int pass = 0; pass < 5; ++pass) {
+    Tensor whole_total = ag::constant(0.0f);
+    for (const auto& [x, labels] : batches) {
+      ag::GradientTape tape;
+      const Tensor loss = cross_entropy(labels, whole(x, true));
+      const std::vector<ag::Variable> variables = whole.trainable_variables();
+      adam_whole.apply_gradients(tape.gradient(loss, variables), variables);
+      whole_total = whole_total + loss;
+    }
+    const Tensor shard_total = epoch(shards);
+    EXPECT_NEAR(shard_total.item<float>(), whole_total.item<float>(), 1e-5) << "pass " << pass;
+  }
+  EXPECT_EQ(epoch.tracing_count(), 1);
+  const double difference =
+      largest_difference(values_of(shard.variables()), values_of(whole.variables()));
+  EXPECT_LE(difference, kTrainingTolerance);
+  EXPECT_GT(largest_difference(values_of(whole.variables()), values_of(classifier(40).variables())),
+            1e-2)
+      << "the weights moved";
+  // Every rank holds the same weights, bit for bit.
+  for (const Tensor& w : values_of(shard.variables()))
+    EXPECT_EQ(ag::reduce_max(ag::abs(w - ag::distribute::broadcast(w, 0))).item<float>(), 0.0f);
+  if (rank() == 0)
+    std::printf("layers on dataset shards: largest relative difference %.3g\n", difference);
 }
 
 // A 3-layer MLP's gradients, this rank's own, combined by `options`.
