@@ -3,22 +3,18 @@
 // The images come from the digits.csv.gz that Debian's python3-sklearn ships
 // (1797 images, 64 pixels from 0 to 16 and a label per row); without it, or
 // with --synthetic, from a synthetic set of noisy class templates, with a
-// note. A layers::Sequential (Conv2D, MaxPool2D, Conv2D, MaxPool2D, Flatten,
-// Dense) trains on a shuffled, batched ag::data dataset: `train_epoch` is
-// marked, and agc stages its `for (auto [x, y] : dataset)` as one loop, so an
-// epoch is one call of one graph. A Checkpoint saves the model and the
-// optimizer halfway; a second model restored from it and trained on for the
-// same epochs ends with the same weights. The classifier is exported as a
-// SavedModel and loaded back, its predictions those of the model.
+// note (examples/common/digits_data.h). A layers::Sequential (Conv2D, MaxPool2D, Conv2D, MaxPool2D,
+// Flatten, Dense) trains on a shuffled, batched ag::data dataset: `train_epoch` is marked, and agc
+// stages its `for (auto [x, y] : dataset)` as one loop, so an epoch is one call of one graph. A
+// Checkpoint saves the model and the optimizer halfway; a second model restored from it and trained
+// on for the same epochs ends with the same weights. The classifier is exported as a SavedModel and
+// loaded back, its predictions those of the model.
 //
 //   digits [--synthetic] [--digits FILE] [--out DIR]
-#include <zlib.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -26,54 +22,14 @@
 #include <ag/ag.h>
 #include <ag/saved_model.h>
 
+#include "digits_data.h"
+
 namespace {
 
+using example::Digits;
 using Batches = ag::data::Dataset<std::tuple<ag::Tensor, ag::Tensor>>;
 
-constexpr const char* kSklearnDigits =
-    "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz";
 constexpr int kEpochs = 6;
-
-struct Digits {
-  ag::Tensor images;  // float32 [n, 8, 8, 1], pixels scaled to [0, 1]
-  ag::Tensor labels;  // int32 [n]
-};
-
-// The rows of scikit-learn's digits.csv.gz, or nothing when the file cannot
-// be read.
-std::optional<Digits> read_digits(const std::string& path) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr) return std::nullopt;
-  std::vector<float> pixels;
-  std::vector<int32_t> labels;
-  std::string text;
-  char buffer[1 << 14];
-  for (int n; (n = gzread(file, buffer, sizeof buffer)) > 0;) text.append(buffer, size_t(n));
-  gzclose(file);
-  size_t at = 0;
-  while (at < text.size()) {
-    for (int column = 0; column < 65; ++column) {
-      size_t end = text.find_first_of(",\n", at);
-      if (end == std::string::npos) end = text.size();
-      const int value = std::stoi(text.substr(at, end - at));
-      if (column < 64)
-        pixels.push_back(float(value) / 16.0f);
-      else
-        labels.push_back(value);
-      at = end + 1;
-    }
-  }
-  const auto n = int64_t(labels.size());
-  return Digits{ag::constant(pixels, {n, 8, 8, 1}), ag::constant(labels, {n})};
-}
-
-// Ten random 8x8 templates, each image one of them plus noise.
-Digits synthetic_digits(int64_t n) {
-  const ag::Tensor templates = ag::random_uniform({10, 8, 8, 1}, 0.0, 1.0, ag::float32, 1);
-  const ag::Tensor labels = ag::cast(ag::random_uniform({n}, 0.0, 10.0, ag::float32, 2), ag::int32);
-  const ag::Tensor noise = ag::random_normal({n, 8, 8, 1}, 0.0, 0.3, ag::float32, 3);
-  return {ag::gather(templates, labels) + noise, labels};
-}
 
 class Classifier : public ag::Module {
  public:
@@ -147,27 +103,16 @@ bool same_weights(const ag::layers::Layer& a, const ag::layers::Layer& b) {
 
 int main(int argc, char** argv) {
   bool synthetic = false;
-  std::string path = kSklearnDigits, out = "digits_out";
+  std::string path = example::kSklearnDigits, out = "digits_out";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--synthetic") synthetic = true;
     if (arg == "--digits" && i + 1 < argc) path = argv[++i];
     if (arg == "--out" && i + 1 < argc) out = argv[++i];
   }
-  std::optional<Digits> data = synthetic ? std::nullopt : read_digits(path);
-  if (!data) {
-    if (!synthetic)
-      std::cout << "note: " << path << " is missing (apt-get install python3-sklearn)\n";
-    std::cout << "data: 1797 synthetic 8x8 images of 10 noisy templates\n";
-    data = synthetic_digits(1797);
-  } else {
-    std::cout << "data: " << data->labels.shape()[0] << " 8x8 digits from scikit-learn\n";
-  }
-  const int64_t n = data->labels.shape()[0], n_train = 1440;
-  const Digits train{ag::slice(data->images, {0, 0, 0, 0}, {n_train, 8, 8, 1}),
-                     ag::slice(data->labels, {0}, {n_train})};
-  const Digits test{ag::slice(data->images, {n_train, 0, 0, 0}, {n - n_train, 8, 8, 1}),
-                    ag::slice(data->labels, {n_train}, {n - n_train})};
+  const Digits data = example::load_digits(path, synthetic, std::cout);
+  const int64_t n = data.labels.shape()[0], n_train = 1440;
+  const auto [train, test] = example::split_digits(data, n_train);
   std::cout << "train " << n_train << ", test " << n - n_train << "\n";
   // Shuffled anew on each pass, from one seed: the k-th pass's order is the
   // same for every dataset made so.
