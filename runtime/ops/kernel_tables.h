@@ -7,6 +7,7 @@
 #include "ops/isa.h"
 #include "ops/lstm_kernels.h"
 #include "ops/op_registry.h"
+#include "ops/pool_kernels.h"
 
 namespace ag::ops {
 
@@ -57,11 +58,18 @@ struct LstmStepKernels {
   void (*step_double)(const lstm::Step<double>&);
 };
 
+// pool_steps.cpp's tile of max_pool_grad's channels-last loop.
+struct PoolStepKernels {
+  void (*max_pool_grad_tile_float)(const pool_loops::MaxPoolGradTile<float>&);
+  void (*max_pool_grad_tile_double)(const pool_loops::MaxPoolGradTile<double>&);
+};
+
 #define AG_DECLARE_KERNEL_TABLES(isa)                  \
   namespace isa {                                      \
   extern const ElementwiseKernels elementwise_kernels; \
   extern const ReductionKernels reduction_kernels;     \
   extern const LstmStepKernels lstm_step_kernels;      \
+  extern const PoolStepKernels pool_step_kernels;      \
   }
 AG_FOR_EACH_ISA(AG_DECLARE_KERNEL_TABLES)
 #undef AG_DECLARE_KERNEL_TABLES

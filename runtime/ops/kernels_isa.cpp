@@ -70,4 +70,14 @@ void lstm::run_step(const lstm::Step<double>& step) {
   elementwise().clear_upper_vector_state();
 }
 
+void pool_loops::max_pool_grad_tile(const MaxPoolGradTile<float>& tile) {
+  AG_ISA_SELECT(pool_step_kernels).max_pool_grad_tile_float(tile);
+  elementwise().clear_upper_vector_state();
+}
+
+void pool_loops::max_pool_grad_tile(const MaxPoolGradTile<double>& tile) {
+  AG_ISA_SELECT(pool_step_kernels).max_pool_grad_tile_double(tile);
+  elementwise().clear_upper_vector_state();
+}
+
 }  // namespace ag::ops

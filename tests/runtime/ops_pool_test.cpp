@@ -11,6 +11,7 @@
 #include <ag/ag.h>
 
 #include "ops/gemm.h"
+#include "ops/isa.h"
 #include "ops/pool_kernels.h"
 #include "ops_test_util.h"
 
@@ -150,37 +151,52 @@ TEST(Pool, EnginesAgree) {
   }
 }
 
-// max_pool_grad's channels-last loop (each window found once per position)
-// against the per-element search of channels first on the same values:
-// ties, NaNs, windows wholly in the padding; many channels in float64, and
-// few in float32, where the op takes the loop over oneDNN.
+// max_pool_grad's channels-last loop (windows found once per position, then
+// searched on vectors of channels) against the per-element search of
+// channels first on the same values: ties, NaNs, overlapping windows,
+// windows wholly in the padding; under every instruction set of this CPU.
+// The loop's code differs for each channel count up to 16 (whole vectors
+// and the rest), then repeats in blocks of 16; float32 runs on the loop
+// even where oneDNN could take it, since the values hold NaNs.
 void expect_channels_last_gradient_matches_channels_first(ag::DType dtype, int64_t channels) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   Tensor x = ag::floor(ag::random_uniform({2, 5, 6, channels}, -2.0, 2.0, ag::float64, 7));
   std::vector<double> values = x.to_vector<double>();
-  values[3] = nan;
-  values[size_t(channels * 7 + 5)] = nan;
+  values[3 % size_t(channels)] = nan;
+  values[size_t(channels * 7 + 5 % channels)] = nan;
   x = ag::cast(ag::constant(values, x.shape()), dtype);
   const ag::Padding padding({{3, 1}, {0, 2}});
   const Tensor last = ag::max_pool(x, {2, 3}, {1, 2}, padding);
   const Tensor dy = ag::cast(ag::random_normal(last.shape(), 0.0, 1.0, ag::float64, 8), dtype);
-  const Tensor dx_last = ag::max_pool_grad(x, dy, {2, 3}, {1, 2}, padding);
   const Tensor dx_first =
       ag::max_pool_grad(ag::transpose(x, {0, 3, 1, 2}), ag::transpose(dy, {0, 3, 1, 2}), {2, 3},
                         {1, 2}, padding, "NCHW");
-  const Tensor dx_first_as_last = ag::transpose(dx_first, {0, 2, 3, 1});
-  EXPECT_EQ(ag::cast(dx_last, ag::float64).to_vector<double>(),
-            ag::cast(dx_first_as_last, ag::float64).to_vector<double>());
+  const std::vector<double> expected =
+      ag::cast(ag::transpose(dx_first, {0, 2, 3, 1}), ag::float64).to_vector<double>();
   // Every gradient arrives, once: the rows wholly in the padding have none.
   const double dy_in_input =
       ag::reduce_sum(ag::cast(ag::slice(dy, {0, 2, 0, 0}, {-1, -1, -1, -1}), ag::float64))
           .item<double>();
-  EXPECT_NEAR(ag::reduce_sum(ag::cast(dx_last, ag::float64)).item<double>(), dy_in_input, 1e-4);
+  const ag::ops::Isa saved = ag::ops::kernel_isa();
+  for (ag::ops::Isa isa : ag::ops::supported_isas()) {
+    ag::ops::set_kernel_isa(isa);
+    const Tensor dx_last = ag::max_pool_grad(x, dy, {2, 3}, {1, 2}, padding);
+    const std::string what = std::string(ag::dtype_name(dtype)) + ", " + std::to_string(channels) +
+                             " channels, " + ag::ops::isa_name(isa);
+    EXPECT_EQ(ag::cast(dx_last, ag::float64).to_vector<double>(), expected) << what;
+    EXPECT_NEAR(ag::reduce_sum(ag::cast(dx_last, ag::float64)).item<double>(), dy_in_input, 1e-4)
+        << what;
+  }
+  ag::ops::set_kernel_isa(saved);
 }
 
 TEST(Pool, ChannelsLastGradientMatchesChannelsFirst) {
+  for (int64_t channels = 1; channels <= 20; ++channels) {
+    expect_channels_last_gradient_matches_channels_first(ag::float32, channels);
+    expect_channels_last_gradient_matches_channels_first(ag::float64, channels);
+  }
+  expect_channels_last_gradient_matches_channels_first(ag::float32, 37);
   expect_channels_last_gradient_matches_channels_first(ag::float64, 70);
-  expect_channels_last_gradient_matches_channels_first(ag::float32, 6);
 }
 
 // LeNet's pools in a graph and eagerly, and the graph's gradient of

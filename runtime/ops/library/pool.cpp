@@ -10,11 +10,9 @@
 // where the build has oneDNN, the loops here otherwise (and for
 // max_pool_grad_grad, which oneDNN has no primitive for).
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "ag/error.h"
@@ -128,52 +126,41 @@ void avg_pool(const ConvGeometry& g, const T* x, T* y) {
 
 namespace {
 
-// Adds dy[c] at the maximum of channel c over the `n` window offsets, for
-// the `channels` channels of a position. A maximum and its offset are chosen
-// by bit masks, with no branch: the maxima of random data would mispredict
-// every other compare, which cost more than the search.
-template <class T>
-void add_at_window_maxima(const T* x, const T* dy, T* dx, const int64_t* window, int64_t n,
-                          int64_t channels) {
-  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-  for (int64_t c = 0; c < channels; ++c) {
-    Bits best = std::bit_cast<Bits>(x[window[0] + c]);
-    int64_t best_at = window[0] + c;
-    for (int64_t k = 1; k < n; ++k) {
-      const int64_t at = window[k] + c;
-      const T v = x[at], b = std::bit_cast<T>(best);
-      const bool take = (v > b) | ((v != v) & (b == b));
-      best ^= (best ^ std::bit_cast<Bits>(v)) & -Bits(take);
-      best_at ^= (best_at ^ at) & -int64_t(take);
-    }
-    dx[best_at] += dy[c];
-  }
-}
-
-// max_pool_grad on channels-last buffers: each output position's window is
-// found once (window_sources, in tiles as for_each_window) and searched for
-// each of its channels, in every batch item.
+// max_pool_grad on channels-last buffers: each tile's windows are found
+// once (window_sources, in tiles as for_each_window), then searched on
+// vectors of channels in every batch item (max_pool_grad_tile).
 template <class T>
 void max_pool_grad_channels_last(const ConvGeometry& g, const T* x, const T* dy, T* dx) {
   const int64_t channels = g.in_channels, window = g.kernel_positions();
   const int64_t positions = g.out_positions();
-  const int64_t in_batch = g.in_positions() * channels, out_batch = positions * channels;
-  // A window's input offsets, the padding left out.
-  std::vector<int64_t> offsets(static_cast<size_t>(window));
+  MaxPoolGradTile<T> tile{x,
+                          dy,
+                          dx,
+                          nullptr,
+                          nullptr,
+                          0,
+                          window,
+                          channels,
+                          g.batch,
+                          g.in_positions() * channels,
+                          positions * channels};
+  std::vector<int64_t> offsets(static_cast<size_t>(kWindowTile * window));
+  std::vector<int64_t> counts(static_cast<size_t>(kWindowTile));
   for (int64_t p0 = 0; p0 < positions; p0 += kWindowTile) {
-    const int64_t rows = std::min(kWindowTile, positions - p0);
-    const std::vector<int64_t> sources = window_sources(g, p0, rows);
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t n = 0;
+    tile.rows = std::min(kWindowTile, positions - p0);
+    const std::vector<int64_t> sources = window_sources(g, p0, tile.rows);
+    for (int64_t r = 0; r < tile.rows; ++r) {
+      int64_t& n = counts[size_t(r)];
+      n = 0;
       for (int64_t k = 0; k < window; ++k) {
         const int64_t source = sources[size_t(r * window + k)];
-        if (source >= 0) offsets[size_t(n++)] = source * channels;
+        if (source >= 0) offsets[size_t(r * window + n++)] = source * channels;
       }
-      if (n == 0) continue;
-      for (int64_t b = 0; b < g.batch; ++b)
-        add_at_window_maxima(x + b * in_batch, dy + b * out_batch + (p0 + r) * channels,
-                             dx + b * in_batch, offsets.data(), n, channels);
     }
+    tile.dy = dy + p0 * channels;
+    tile.offsets = offsets.data();
+    tile.counts = counts.data();
+    max_pool_grad_tile(tile);
   }
 }
 
@@ -337,11 +324,12 @@ ValueType infer_max_pool_grad(const InferContext& ctx) {
   return {dtype, ctx.inputs[0].shape};
 }
 
-// oneDNN's pair loses to the channels-last loops on few channels: on
-// LeNet's pools (2x2 at stride 2, batch 64, NHWC) 0.57 ms against 1.18 on six
-// channels, 0.15 against 0.18 on sixteen; on 32 it wins (0.24 against 0.29),
-// and on resnet's first pool (64) by far (1.4 against 5.0). conv_bench's
-// max_pool_grad rows measure both.
+// oneDNN's pair loses to the channels-last loops on few channels. On an AMD
+// EPYC with AVX-512, LeNet's pools (2x2 at stride 2, batch 64, NHWC): 0.085
+// ms against 0.22 on six channels, 0.022 against 0.015 (the op's oneDNN path
+// adds its NaN scan) on sixteen; on 32 oneDNN wins (0.036 against 0.051),
+// and on resnet's first pool (64 channels, 3x3 windows that overlap) by far
+// (0.20 against 1.1). conv_bench's max_pool_grad rows measure both.
 bool max_pool_grad_on_onednn(const KernelContext& ctx, const ConvGeometry& g) {
   constexpr int64_t kMostLoopChannels = 16;
   if (!g.channels_first && g.in_channels <= kMostLoopChannels) return false;
