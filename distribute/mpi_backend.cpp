@@ -227,7 +227,10 @@ void MpiBackend::exchange_descriptors(const Descriptor& mine, std::string_view n
     calls += (calls.empty() ? "" : "; ") + rank_list(ranks) + " called " + call;
   const std::string message = std::string(name) + ": the ranks disagree: " + calls +
                               ". Every rank must call the same collectives in the same order, "
-                              "with the same dtype, shape, op and root";
+                              "with the same dtype, shape, op and root (a rank whose data ran "
+                              "out early, such as a shard of a dataset the ranks do not divide "
+                              "evenly, goes on to the collectives after its loop: give every "
+                              "rank the same number of steps)";
   // A rank that left takes no part in collectives any more: the job is over.
   if (std::any_of(all.begin(), all.end(),
                   [](const Descriptor& d) { return d.collective == kFinish; })) {

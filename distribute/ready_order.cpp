@@ -14,26 +14,27 @@ int64_t static_bytes(const Tensor& gradient) {
 }
 
 void all_reduce_fused(const std::vector<Tensor>& grads, const std::vector<size_t>& members,
-                      ReduceOp op, std::vector<Tensor>& reduced) {
+                      ReduceOp op, std::vector<Tensor>& reduced, CallSite site) {
   if (members.size() == 1) {
-    reduced[members[0]] = all_reduce(grads[members[0]], op);
+    reduced[members[0]] = all_reduce(grads[members[0]], op, site);
     return;
   }
   std::vector<Tensor> flat;
-  for (size_t i : members) flat.push_back(reshape(grads[i], {-1}));
-  const Tensor combined = all_reduce(concat(flat, 0), op);
+  for (size_t i : members) flat.push_back(reshape(grads[i], {-1}, site));
+  const Tensor combined = all_reduce(concat(flat, 0, site), op, site);
   int64_t offset = 0;
   for (size_t i : members) {
     const Shape& shape = grads[i].shape();
     const int64_t n = shape.num_elements();
-    reduced[i] =
-        reshape(slice(combined, {offset}, {n}), std::vector<int64_t>(shape.begin(), shape.end()));
+    reduced[i] = reshape(slice(combined, {offset}, {n}, site),
+                         std::vector<int64_t>(shape.begin(), shape.end()), site);
     offset += n;
   }
 }
 
-ReadyOrderReducer::ReadyOrderReducer(size_t count, const DistributedOptions& options)
+ReadyOrderReducer::ReadyOrderReducer(size_t count, const DistributedOptions& options, CallSite site)
     : options_(options),
+      site_(site),
       backend_(current_backend()),
       gradients_(count),
       reduced_(count),
@@ -101,7 +102,7 @@ void ReadyOrderReducer::dispatch(Job job) {
 void ReadyOrderReducer::reduce_symbolic(const Job& job) {
   std::vector<size_t> members;
   for (const Member& m : job.members) members.push_back(m.index);
-  all_reduce_fused(gradients_, members, options_.op, reduced_);
+  all_reduce_fused(gradients_, members, options_.op, reduced_, site_);
 }
 
 // The backend's all_reduce of one job, on raw buffers (no op runs here, so

@@ -26,13 +26,15 @@ namespace ag::distribute {
 int64_t static_bytes(const Tensor& gradient);
 
 // One all_reduce of the gradients `members` (indices into grads), flattened
-// and concatenated when there are several, cut back apart into `reduced`.
+// and concatenated when there are several, cut back apart into `reduced`;
+// its ops at `site`.
 void all_reduce_fused(const std::vector<Tensor>& grads, const std::vector<size_t>& members,
-                      ReduceOp op, std::vector<Tensor>& reduced);
+                      ReduceOp op, std::vector<Tensor>& reduced, CallSite site);
 
 class ReadyOrderReducer {
  public:
-  ReadyOrderReducer(size_t count, const DistributedOptions& options);
+  // A traced step's all_reduce ops are at `site`.
+  ReadyOrderReducer(size_t count, const DistributedOptions& options, CallSite site);
   // Stops the communication thread; collectives not started are dropped.
   ~ReadyOrderReducer();
   ReadyOrderReducer(const ReadyOrderReducer&) = delete;
@@ -67,6 +69,7 @@ class ReadyOrderReducer {
   void work();
 
   DistributedOptions options_;
+  CallSite site_;
   std::shared_ptr<Backend> backend_;
   std::vector<Tensor> gradients_;
   std::vector<Tensor> reduced_;

@@ -56,17 +56,19 @@ DistributedOptimizer::DistributedOptimizer(optimizers::Optimizer& optimizer,
   }
 }
 
-std::vector<Tensor> DistributedOptimizer::reduce_gradients(const std::vector<Tensor>& grads) const {
+std::vector<Tensor> DistributedOptimizer::reduce_gradients(const std::vector<Tensor>& grads,
+                                                           CallSite site) const {
   std::vector<Tensor> reduced(grads.size());
   for (const FusionBuffer& buffer : plan_fusion(grads, options_.fusion_threshold_bytes)) {
-    all_reduce_fused(grads, buffer.members, options_.op, reduced);
+    all_reduce_fused(grads, buffer.members, options_.op, reduced, site);
   }
   return reduced;
 }
 
 std::vector<Tensor> DistributedOptimizer::gradient(GradientTape& tape, const Tensor& loss,
-                                                   const std::vector<Variable>& variables) const {
-  ReadyOrderReducer reducer(variables.size(), options_);
+                                                   const std::vector<Variable>& variables,
+                                                   CallSite site) const {
+  ReadyOrderReducer reducer(variables.size(), options_, site);
   tape.on_gradient_ready([&](size_t index, const Tensor& g) { reducer.ready(index, g); });
   try {
     tape.gradient(loss, variables);
@@ -78,28 +80,28 @@ std::vector<Tensor> DistributedOptimizer::gradient(GradientTape& tape, const Ten
 }
 
 void DistributedOptimizer::minimize(GradientTape& tape, const Tensor& loss,
-                                    const std::vector<Variable>& variables) {
-  optimizer_.apply_gradients(gradient(tape, loss, variables), variables);
+                                    const std::vector<Variable>& variables, CallSite site) {
+  optimizer_.apply_gradients(gradient(tape, loss, variables, site), variables);
 }
 
 void DistributedOptimizer::apply_gradients(const std::vector<Tensor>& grads,
-                                           const std::vector<Variable>& variables) {
-  optimizer_.apply_gradients(reduce_gradients(grads), variables);
+                                           const std::vector<Variable>& variables, CallSite site) {
+  optimizer_.apply_gradients(reduce_gradients(grads, site), variables);
 }
 
 void DistributedOptimizer::apply_gradients(
-    const std::vector<std::pair<Tensor, Variable>>& grads_and_vars) {
+    const std::vector<std::pair<Tensor, Variable>>& grads_and_vars, CallSite site) {
   std::vector<Tensor> grads;
   std::vector<Variable> variables;
   for (const auto& [grad, variable] : grads_and_vars) {
     grads.push_back(grad);
     variables.push_back(variable);
   }
-  apply_gradients(grads, variables);
+  apply_gradients(grads, variables, site);
 }
 
-void broadcast_variables(const std::vector<Variable>& variables, int root) {
-  for (Variable variable : variables) variable.assign(broadcast(variable.read(), root));
+void broadcast_variables(const std::vector<Variable>& variables, int root, CallSite site) {
+  for (Variable variable : variables) variable.assign(broadcast(variable.read(), root, site));
 }
 
 }  // namespace ag::distribute

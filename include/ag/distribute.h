@@ -165,15 +165,20 @@ struct DistributedOptions {
 // averages the gradients over the ranks, then applies them with the wrapped
 // optimizer, which must outlive this one. Eager or traced, as the wrapped
 // optimizer. Every rank must pass gradients of the same dtypes and shapes;
-// an undefined gradient must be undefined on every rank.
+// an undefined gradient must be undefined on every rank. The collectives
+// it adds are the caller's: a traced step's errors in them name the line of
+// the call.
 class DistributedOptimizer {
  public:
   explicit DistributedOptimizer(optimizers::Optimizer& optimizer, DistributedOptions options = {});
 
-  void apply_gradients(const std::vector<Tensor>& grads, const std::vector<Variable>& variables);
-  void apply_gradients(const std::vector<std::pair<Tensor, Variable>>& grads_and_vars);
+  void apply_gradients(const std::vector<Tensor>& grads, const std::vector<Variable>& variables,
+                       CallSite site = CallSite::current());
+  void apply_gradients(const std::vector<std::pair<Tensor, Variable>>& grads_and_vars,
+                       CallSite site = CallSite::current());
   // The gradients combined over the ranks (what apply_gradients applies).
-  std::vector<Tensor> reduce_gradients(const std::vector<Tensor>& grads) const;
+  std::vector<Tensor> reduce_gradients(const std::vector<Tensor>& grads,
+                                       CallSite site = CallSite::current()) const;
 
   // tape.gradient(loss, variables) combined over the ranks, each gradient
   // sent as soon as the backward has completed it (GradientTape::
@@ -182,9 +187,11 @@ class DistributedOptimizer {
   // `grads`). With options().overlap their all_reduces run while the
   // backward goes on.
   std::vector<Tensor> gradient(GradientTape& tape, const Tensor& loss,
-                               const std::vector<Variable>& variables) const;
+                               const std::vector<Variable>& variables,
+                               CallSite site = CallSite::current()) const;
   // gradient(), then the wrapped optimizer applies the combined gradients.
-  void minimize(GradientTape& tape, const Tensor& loss, const std::vector<Variable>& variables);
+  void minimize(GradientTape& tape, const Tensor& loss, const std::vector<Variable>& variables,
+                CallSite site = CallSite::current());
 
   optimizers::Optimizer& optimizer() const { return optimizer_; }
   const DistributedOptions& options() const { return options_; }
@@ -196,6 +203,7 @@ class DistributedOptimizer {
 
 // Sets every variable to its value on rank `root` (Horovod's
 // broadcast_variables), so that all ranks start from the same weights.
-void broadcast_variables(const std::vector<Variable>& variables, int root = 0);
+void broadcast_variables(const std::vector<Variable>& variables, int root = 0,
+                         CallSite site = CallSite::current());
 
 }  // namespace ag::distribute

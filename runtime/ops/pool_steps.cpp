@@ -71,7 +71,8 @@ template <class T, int C>
 void add_at_window_maxima(const T* x, const T* dy, T* dx, const int64_t* window, int64_t n) {
   constexpr int kPerVector = 16 / int(sizeof(T));
   int c = 0;
-  for (; c + kPerVector <= C; c += kPerVector) add_at_maxima<T, 16>(x + c, dy + c, dx + c, window, n);
+  for (; c + kPerVector <= C; c += kPerVector)
+    add_at_maxima<T, 16>(x + c, dy + c, dx + c, window, n);
   if constexpr (C % kPerVector * sizeof(T) >= 8) {
     add_at_maxima<T, 8>(x + c, dy + c, dx + c, window, n);
     c += 8 / int(sizeof(T));

@@ -405,6 +405,61 @@ TEST(DistributedTraining, LayersOnDatasetShardsMatchOneProcessOnTheWholeBatches)
     std::printf("layers on dataset shards: largest relative difference %.3g\n", difference);
 }
 
+// 50 examples do not shard evenly over 3 ranks (17, 17, 16): the last rank
+// runs out of batches a step early and goes on to the epoch's last
+// all_reduce while the others are in a step's. Every rank's error names both
+// calls and, as its place, the line of the user's call that made its own
+// collective (apply_gradients, or the epoch's all_reduce).
+TEST(DistributedTraining, UnevenShardsAreAnErrorThatNamesEachRanksCall) {
+  if (ranks() != 3) GTEST_SKIP() << "needs 3 ranks";
+  const Tensor x = pseudo_random({50, 4}, 31, 1.0);
+  const Batches shard = ag::data::from_tensor_slices(std::tuple{x, ag::zeros({50}, ag::int32)})
+                            .shard(3, rank())
+                            .batch(4);
+  ag::layers::Sequential model = classifier(60);
+  ag::optimizers::SGD sgd({.learning_rate = 0.1});
+  ag::distribute::DistributedOptimizer distributed(sgd);
+  ag::losses::SparseCategoricalCrossentropy cross_entropy(/*from_logits=*/true);
+  static int step_line = 0, epoch_line = 0;
+  auto epoch = ag::function(
+      [&](const Batches& dataset) {
+        Tensor total = ag::constant(0.0f);
+        ag::for_stmt(
+            dataset, ag::no_extra_test,
+            [&](std::tuple<Tensor, Tensor> batch) {
+              auto [xs, labels] = batch;
+              ag::GradientTape tape;
+              const Tensor loss = cross_entropy(labels, model(xs, true));
+              const std::vector<ag::Variable> variables = model.trainable_variables();
+              step_line = __LINE__ + 1;
+              distributed.apply_gradients(tape.gradient(loss, variables), variables);
+              total = total + loss;
+            },
+            ag::state({"total"}, total));
+        epoch_line = __LINE__ + 1;
+        return ag::distribute::all_reduce(total, ReduceOp::Mean);
+      },
+      {.name = "epoch"});
+  try {
+    epoch(shard);
+    ADD_FAILURE() << "no error";
+  } catch (const ag::InvalidArgumentError& e) {
+    const std::string message = e.what();
+    // The collectives' numbers depend on the tests run before.
+    for (const char* part : {"all_reduce: the ranks disagree: ranks 0, 1 called all_reduce(mean) "
+                             "of float32 [67] (collective #",
+                             "; rank 2 called all_reduce(mean) of float32 [] (collective #"})
+      EXPECT_NE(message.find(part), std::string::npos) << message;
+    EXPECT_NE(message.find("give every rank the same number of steps"), std::string::npos)
+        << message;
+    const int line = rank() == 2 ? epoch_line : step_line;
+    EXPECT_NE(message.find("in op all_reduce (node 'all_reduce') of function 'epoch', defined at " +
+                           std::string(__FILE__) + ":" + std::to_string(line)),
+              std::string::npos)
+        << message;
+  }
+}
+
 // A 3-layer MLP's gradients, this rank's own, combined by `options`.
 Tensors combined_mlp_gradients(const ag::distribute::DistributedOptions& options) {
   const std::vector<Shape> shapes = {{6, 40}, {40}, {40, 30}, {30}, {30, 2}, {2}};
