@@ -352,6 +352,37 @@ Batches examples(int64_t shards, int64_t index) {
       .batch(kGlobalBatch / shards);
 }
 
+// The lines of staged_epoch's apply_gradients and all_reduce, which a
+// collective's error names.
+int epoch_step_line = 0, epoch_reduce_line = 0;
+
+// One pass over a rank's dataset as one staged loop, a step per batch
+// (softmax cross-entropy, gradients combined by `distributed`): the mean over
+// the ranks of the sum of the batches' losses.
+auto staged_epoch(ag::layers::Sequential& model,
+                  ag::distribute::DistributedOptimizer& distributed) {
+  return ag::function(
+      [&model, &distributed](const Batches& dataset) {
+        const ag::losses::SparseCategoricalCrossentropy cross_entropy(/*from_logits=*/true);
+        Tensor total = ag::constant(0.0f);
+        ag::for_stmt(
+            dataset, ag::no_extra_test,
+            [&](std::tuple<Tensor, Tensor> batch) {
+              auto [x, labels] = batch;
+              ag::GradientTape tape;
+              const Tensor loss = cross_entropy(labels, model(x, true));
+              const std::vector<ag::Variable> variables = model.trainable_variables();
+              epoch_step_line = __LINE__ + 1;
+              distributed.apply_gradients(tape.gradient(loss, variables), variables);
+              total = total + loss;
+            },
+            ag::state({"total"}, total));
+        epoch_reduce_line = __LINE__ + 1;
+        return ag::distribute::all_reduce(total, ReduceOp::Mean);
+      },
+      {.name = "epoch"});
+}
+
 TEST(DistributedTraining, LayersOnDatasetShardsMatchOneProcessOnTheWholeBatches) {
   ag::layers::Sequential whole = classifier(40);
   ag::layers::Sequential shard = classifier(40 + 10 * uint64_t(rank()));  // differs by rank
@@ -361,23 +392,7 @@ TEST(DistributedTraining, LayersOnDatasetShardsMatchOneProcessOnTheWholeBatches)
   ag::losses::SparseCategoricalCrossentropy cross_entropy(/*from_logits=*/true);
   ag::optimizers::Adam adam_whole({.learning_rate = 0.05}), adam_shard({.learning_rate = 0.05});
   ag::distribute::DistributedOptimizer distributed(adam_shard);
-  // One pass over this rank's shard, a step per batch, in one While loop;
-  // the mean of the ranks' losses over the pass.
-  auto epoch = ag::function([&](const Batches& dataset) {
-    Tensor total = ag::constant(0.0f);
-    ag::for_stmt(
-        dataset, ag::no_extra_test,
-        [&](std::tuple<Tensor, Tensor> batch) {
-          auto [x, labels] = batch;
-          ag::GradientTape tape;
-          const Tensor loss = cross_entropy(labels, shard(x, true));
-          const std::vector<ag::Variable> variables = shard.trainable_variables();
-          distributed.apply_gradients(tape.gradient(loss, variables), variables);
-          total = total + ag::distribute::all_reduce(loss, ReduceOp::Mean);
-        },
-        ag::state({"total"}, total));
-    return total;
-  });
+  auto epoch = staged_epoch(shard, distributed);
   const Batches shards = examples(ranks(), rank()), batches = examples(1, 0);
   for (int pass = 0; pass < 5; ++pass) {
     Tensor whole_total = ag::constant(0.0f);
@@ -409,7 +424,7 @@ TEST(DistributedTraining, LayersOnDatasetShardsMatchOneProcessOnTheWholeBatches)
 // runs out of batches a step early and goes on to the epoch's last
 // all_reduce while the others are in a step's. Every rank's error names both
 // calls and, as its place, the line of the user's call that made its own
-// collective (apply_gradients, or the epoch's all_reduce).
+// collective (staged_epoch's apply_gradients, or its all_reduce).
 TEST(DistributedTraining, UnevenShardsAreAnErrorThatNamesEachRanksCall) {
   if (ranks() != 3) GTEST_SKIP() << "needs 3 ranks";
   const Tensor x = pseudo_random({50, 4}, 31, 1.0);
@@ -419,27 +434,7 @@ TEST(DistributedTraining, UnevenShardsAreAnErrorThatNamesEachRanksCall) {
   ag::layers::Sequential model = classifier(60);
   ag::optimizers::SGD sgd({.learning_rate = 0.1});
   ag::distribute::DistributedOptimizer distributed(sgd);
-  ag::losses::SparseCategoricalCrossentropy cross_entropy(/*from_logits=*/true);
-  static int step_line = 0, epoch_line = 0;
-  auto epoch = ag::function(
-      [&](const Batches& dataset) {
-        Tensor total = ag::constant(0.0f);
-        ag::for_stmt(
-            dataset, ag::no_extra_test,
-            [&](std::tuple<Tensor, Tensor> batch) {
-              auto [xs, labels] = batch;
-              ag::GradientTape tape;
-              const Tensor loss = cross_entropy(labels, model(xs, true));
-              const std::vector<ag::Variable> variables = model.trainable_variables();
-              step_line = __LINE__ + 1;
-              distributed.apply_gradients(tape.gradient(loss, variables), variables);
-              total = total + loss;
-            },
-            ag::state({"total"}, total));
-        epoch_line = __LINE__ + 1;
-        return ag::distribute::all_reduce(total, ReduceOp::Mean);
-      },
-      {.name = "epoch"});
+  auto epoch = staged_epoch(model, distributed);
   try {
     epoch(shard);
     ADD_FAILURE() << "no error";
@@ -452,7 +447,7 @@ TEST(DistributedTraining, UnevenShardsAreAnErrorThatNamesEachRanksCall) {
       EXPECT_NE(message.find(part), std::string::npos) << message;
     EXPECT_NE(message.find("give every rank the same number of steps"), std::string::npos)
         << message;
-    const int line = rank() == 2 ? epoch_line : step_line;
+    const int line = rank() == 2 ? epoch_reduce_line : epoch_step_line;
     EXPECT_NE(message.find("in op all_reduce (node 'all_reduce') of function 'epoch', defined at " +
                            std::string(__FILE__) + ":" + std::to_string(line)),
               std::string::npos)

@@ -133,17 +133,17 @@ template <class T>
 void max_pool_grad_channels_last(const ConvGeometry& g, const T* x, const T* dy, T* dx) {
   const int64_t channels = g.in_channels, window = g.kernel_positions();
   const int64_t positions = g.out_positions();
-  MaxPoolGradTile<T> tile{x,
-                          dy,
-                          dx,
-                          nullptr,
-                          nullptr,
-                          0,
-                          window,
-                          channels,
-                          g.batch,
-                          g.in_positions() * channels,
-                          positions * channels};
+  MaxPoolGradTile<T> tile{.x = x,
+                          .dy = dy,
+                          .dx = dx,
+                          .offsets = nullptr,
+                          .counts = nullptr,
+                          .rows = 0,
+                          .window = window,
+                          .channels = channels,
+                          .batch = g.batch,
+                          .in_batch = g.in_positions() * channels,
+                          .out_batch = positions * channels};
   std::vector<int64_t> offsets(static_cast<size_t>(kWindowTile * window));
   std::vector<int64_t> counts(static_cast<size_t>(kWindowTile));
   for (int64_t p0 = 0; p0 < positions; p0 += kWindowTile) {
@@ -329,7 +329,8 @@ ValueType infer_max_pool_grad(const InferContext& ctx) {
 // ms against 0.22 on six channels, 0.022 against 0.015 (the op's oneDNN path
 // adds its NaN scan) on sixteen; on 32 oneDNN wins (0.036 against 0.051),
 // and on resnet's first pool (64 channels, 3x3 windows that overlap) by far
-// (0.20 against 1.1). conv_bench's max_pool_grad rows measure both.
+// (0.20 against 1.1). conv_bench's max_pool_grad rows measure both (the
+// loops' times on 32 and 64 channels with kMostLoopChannels raised to 64).
 bool max_pool_grad_on_onednn(const KernelContext& ctx, const ConvGeometry& g) {
   constexpr int64_t kMostLoopChannels = 16;
   if (!g.channels_first && g.in_channels <= kMostLoopChannels) return false;
