@@ -38,13 +38,14 @@ Tensor read_variable(const std::shared_ptr<VariableState>& variable) {
 
 namespace {
 
-std::vector<Tensor> replay_if(const graph::Node& node, std::span<const Tensor> in) {
+std::vector<Tensor> replay_if(const graph::Node& node, std::span<const Tensor> in,
+                              ReplayPurpose purpose) {
   if (!in[0].is_symbolic())
-    return replay_body(*node.subgraphs[in[0].item<bool>() ? 0 : 1], in.subspan(1));
+    return replay_body(*node.subgraphs[in[0].item<bool>() ? 0 : 1], in.subspan(1), purpose);
   std::vector<Tensor> outputs(node.outputs.size());
   auto branch = [&](size_t which) {
     return [&, which] {
-      std::vector<Tensor> values = replay_body(*node.subgraphs[which], in.subspan(1));
+      std::vector<Tensor> values = replay_body(*node.subgraphs[which], in.subspan(1), purpose);
       for (size_t k = 0; k < outputs.size(); ++k) outputs[k] = values[k];
     };
   };
@@ -54,7 +55,8 @@ std::vector<Tensor> replay_if(const graph::Node& node, std::span<const Tensor> i
 
 // While tracing, the loop is staged again (and so, under a tape, made
 // differentiable: control/while_gradient.h).
-std::vector<Tensor> stage_while_again(const graph::Node& node, std::span<const Tensor> in) {
+std::vector<Tensor> stage_while_again(const graph::Node& node, std::span<const Tensor> in,
+                                      ReplayPurpose purpose) {
   size_t num_vars = node.outputs.size();
   std::vector<Tensor> vars(in.begin(), in.begin() + long(num_vars));
   std::vector<Tensor> args(in.begin(), in.end());
@@ -64,14 +66,15 @@ std::vector<Tensor> stage_while_again(const graph::Node& node, std::span<const T
     std::copy(vars.begin(), vars.end(), args.begin());
     return args;
   };
-  while_stmt([&] { return replay_body(*node.subgraphs[0], current_args())[0]; },
-             [&] { vars = replay_body(*node.subgraphs[1], current_args()); },
+  while_stmt([&] { return replay_body(*node.subgraphs[0], current_args(), purpose)[0]; },
+             [&] { vars = replay_body(*node.subgraphs[1], current_args(), purpose); },
              state({"loop_vars"}, vars), options);
   return vars;
 }
 
-std::vector<Tensor> replay_while(const graph::Node& node, std::span<const Tensor> in) {
-  if (trace::current()) return stage_while_again(node, in);
+std::vector<Tensor> replay_while(const graph::Node& node, std::span<const Tensor> in,
+                                 ReplayPurpose purpose) {
+  if (trace::current()) return stage_while_again(node, in, purpose);
   size_t num_vars = node.outputs.size();
   std::vector<Tensor> args(in.begin(), in.end());
   int64_t maximum = node.attrs.ints.empty() ? -1 : node.attrs.ints[0];
@@ -85,35 +88,54 @@ std::vector<Tensor> replay_while(const graph::Node& node, std::span<const Tensor
   return args;
 }
 
-std::vector<Tensor> replay_node(const graph::Node& node, std::span<const Tensor> in) {
-  using graph::NodeKind;
+// An effect or variable assignment staged again on the values `in`, as its
+// trace recorded it.
+std::vector<Tensor> stage_again(const graph::Node& node, std::span<const Tensor> in) {
+  graph::Node copy = node;
+  copy.name = trace::current()->body->unique_name(node.name);
+  copy.inputs.clear();
+  for (const Tensor& t : in) copy.inputs.push_back(trace::resolve(t));
+  return trace::add_node(std::move(copy));
+}
+
+// A side effect, run (eagerly) or staged again (ReplayPurpose::Restage).
+std::vector<Tensor> replay_effect(const graph::Node& node, std::span<const Tensor> in,
+                                  ReplayPurpose purpose) {
   bool tracing = trace::current() != nullptr;
+  if (tracing && purpose == ReplayPurpose::Recompute) throw_not_replayable(node, "a side effect");
+  std::vector<Tensor> results =
+      tracing ? stage_again(node, in) : (*node.effect)({in.begin(), in.end()});
+  // A host function's C++ is opaque to the tapes (as in ag::host_function).
+  if (!results.empty())
+    autodiff::on_staged_construct("the host function '" + node.name + "'", in, results);
+  return results;
+}
+
+std::vector<Tensor> replay_node(const graph::Node& node, std::span<const Tensor> in,
+                                ReplayPurpose purpose) {
+  using graph::NodeKind;
+  bool recomputing_trace = trace::current() != nullptr && purpose == ReplayPurpose::Recompute;
   switch (node.kind) {
     case NodeKind::Const:
       return {node.value};
     case NodeKind::Op:
-      if (tracing && (ops::op_def(node.op).flags & ops::kStateful))
-        throw_not_replayable(node, "a random op");
+      if (recomputing_trace && (ops::op_def(node.op).flags & ops::kStateful))
+        throw_not_replayable(node, "a stateful op (random, or a collective)");
       return {ops::apply(node.op, in, node.attrs, node.site)};
     case NodeKind::ReadVariable:
       return {read_variable(node.variable)};
     case NodeKind::AssignVariable:
     case NodeKind::AssignAddVariable:
     case NodeKind::AssignSubVariable:
-      if (tracing) throw_not_replayable(node, "a variable assignment");
+      if (recomputing_trace) throw_not_replayable(node, "a variable assignment");
+      if (trace::current()) return stage_again(node, in);
       return {node.variable->update(node.kind, in[0])};
-    case NodeKind::Effect: {
-      if (tracing) throw_not_replayable(node, "a side effect");
-      std::vector<Tensor> results = (*node.effect)({in.begin(), in.end()});
-      // A host function's C++ is opaque to the tapes (as in ag::host_function).
-      if (!results.empty())
-        autodiff::on_staged_construct("the host function '" + node.name + "'", in, results);
-      return results;
-    }
+    case NodeKind::Effect:
+      return replay_effect(node, in, purpose);
     case NodeKind::If:
-      return replay_if(node, in);
+      return replay_if(node, in, purpose);
     case NodeKind::While:
-      return replay_while(node, in);
+      return replay_while(node, in, purpose);
     case NodeKind::Placeholder:
     case NodeKind::Fused:  // only optimised graphs hold them; replay reads traced bodies
       break;
@@ -123,7 +145,8 @@ std::vector<Tensor> replay_node(const graph::Node& node, std::span<const Tensor>
 
 }  // namespace
 
-std::vector<Tensor> replay_body(const graph::Body& body, std::span<const Tensor> inputs) {
+std::vector<Tensor> replay_body(const graph::Body& body, std::span<const Tensor> inputs,
+                                ReplayPurpose purpose) {
   std::vector<std::vector<Tensor>> values(body.nodes.size());
   for (size_t i = 0; i < body.placeholders.size(); ++i)
     values[size_t(body.placeholders[i])] = {inputs[i]};
@@ -134,7 +157,7 @@ std::vector<Tensor> replay_body(const graph::Body& body, std::span<const Tensor>
     in.clear();
     for (const graph::ValueRef& v : node.inputs)
       in.push_back(values[size_t(v.node)][size_t(v.output)]);
-    values[n] = replay_node(node, in);
+    values[n] = replay_node(node, in, purpose);
   }
   std::vector<Tensor> outputs;
   outputs.reserve(body.outputs.size());

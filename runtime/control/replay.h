@@ -13,12 +13,25 @@
 
 namespace ag::detail {
 
+// What a replay while tracing makes of the body's side effects (variable
+// assignments, effects, stateful ops such as random ops and collectives).
+enum class ReplayPurpose {
+  // The replay recomputes values beside the body, which still runs (an If's
+  // gradient runs its branch again): they would run twice, and are an
+  // UnimplementedError.
+  Recompute,
+  // The replay becomes the body, replacing it (a differentiable While's new
+  // forward body): they are staged again, in program order, and still run
+  // once per iteration.
+  Restage,
+};
+
 // The outputs of `body` for these inputs (one per placeholder). Eagerly an
-// If runs its taken branch and a While its iterations. While tracing a
-// nested If or While is staged again, and side effects (variable
-// assignments, effects, random ops) are an UnimplementedError: running them
-// again would change the program.
-std::vector<Tensor> replay_body(const graph::Body& body, std::span<const Tensor> inputs);
+// If runs its taken branch and a While its iterations, side effects
+// included. While tracing a nested If or While is staged again, and side
+// effects are as `purpose` says.
+std::vector<Tensor> replay_body(const graph::Body& body, std::span<const Tensor> inputs,
+                                ReplayPurpose purpose = ReplayPurpose::Recompute);
 
 // Reads `variable` as a ReadVariable node does (a node of the current trace,
 // or its value eagerly), telling the tapes.

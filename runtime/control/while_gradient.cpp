@@ -12,7 +12,10 @@
 // are the ones stacked, and G's forward part, plus the pushes, becomes the
 // loop's new body. Loop-invariant values the backward uses (captures,
 // constants, ops on them only) and pure ops on scalars are recomputed in the
-// backward body instead.
+// backward body instead. The body's side effects (effects, variable
+// assignments, random ops) are staged again in G and stay in the forward,
+// which replaces the loop's body, so they still run once per iteration; the
+// backward reads their values from the stacks, never runs them again.
 // A nested If or While in the body is staged again in G, with its own
 // gradient, so the backward body holds their gradients. A value whose row
 // count may change between iterations (varying_rows.h: a nested loop's
@@ -190,7 +193,8 @@ void BodySplitter::trace_gradients(const trace::TraceState& state,
     sources.push_back({inputs[k], 0, inputs[k].dtype(), inputs[k].shape()});
     watched.push_back(k);
   }
-  std::vector<Tensor> outputs = replay_body(body, inputs);
+  // The replay becomes the loop's body: its side effects are staged again.
+  std::vector<Tensor> outputs = replay_body(body, inputs, ReplayPurpose::Restage);
   // Each floating output seeded by its gradient (no product with the output,
   // whose gradient would need the output, or its shape, in the backward).
   std::vector<Tensor> targets;
@@ -271,6 +275,9 @@ void BodySplitter::partition(const Body& g) {
   backward_nodes = needed(g, backward_out, in_backward, &saved);
   std::vector<ValueRef> forward_roots = forward_out;
   forward_roots.insert(forward_roots.end(), saved.begin(), saved.end());
+  // Side effects run every iteration, whether or not a value of theirs is used.
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (!backward[n] && g.nodes[n].is_stateful()) forward_roots.push_back({int32_t(n), 0});
   std::vector<char> not_backward(g.nodes.size());
   for (size_t n = 0; n < g.nodes.size(); ++n) not_backward[n] = !backward[n];
   forward_nodes = needed(g, forward_roots, not_backward, nullptr);

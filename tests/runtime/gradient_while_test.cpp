@@ -3,13 +3,15 @@
 // emits them; run eagerly it is a C++ loop under the tape, traced
 // (ag::function) it is a While node whose gradient is a backward While. Both
 // gradients must agree with each other and with central finite differences
-// in float64. Also: loops without a tape carry no stacks, and a body that
-// cannot run again for its gradient is a clear error.
+// in float64. Also: loops without a tape carry no stacks, a body's side
+// effects run once per iteration, and a body that cannot be differentiated
+// is a clear error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -656,32 +658,116 @@ TEST(WhileGradient, RnnStacksOnlyWhatItsBackwardNeeds) {
                                               "int64(None,)"}));
 }
 
-// Running the body again for its gradient would change the program: an
-// error naming the loop and the node, never a zero gradient.
-TEST(WhileGradient, BodyThatCannotRunAgainIsAClearError) {
-  auto gradient_of = [](std::function<Tensor(const Tensor&)> step) {
-    return ag::function([step](const Tensor& x) {
-      ag::GradientTape tape;
-      tape.watch(x);
-      Tensor y = ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v) < 10.0; }, step, x);
-      return tape.gradient(ag::reduce_sum(y), x);
-    });
-  };
-  Tensor x = doubles({1, 2}, {2});
-  auto random = gradient_of(
-      [](const Tensor& v) { return v * 2.0 + ag::random_uniform({2}, 0.0, 0.1, ag::float64, 3); });
-  EXPECT_THROW_CONTAINS(random(x), ag::UnimplementedError, "the staged while 'While' in function");
-  EXPECT_THROW_CONTAINS(random(x), ag::UnimplementedError, "holds a random op ('random_uniform')");
-  auto printing = gradient_of([](const Tensor& v) {
+// The loop's body with its side effects is the forward of the
+// differentiated loop: each effect runs once per iteration, as eagerly, and
+// the backward reads the values it needs from the stacks.
+auto gradient_of_loop(std::function<Tensor(const Tensor&)> step) {
+  return ag::function([step](const Tensor& x) {
+    ag::GradientTape tape;
+    tape.watch(x);
+    Tensor y = ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v) < 10.0; }, step, x);
+    return tape.gradient(ag::reduce_sum(y), x);
+  });
+}
+
+TEST(WhileGradient, BodyWithAPrintPrintsOncePerIteration) {
+  auto step = [](const Tensor& v) {
     ag::print("v:", v);
     return v * 2.0;
-  });
-  EXPECT_THROW_CONTAINS(printing(x), ag::UnimplementedError, "holds a side effect ('print')");
-  auto host = gradient_of([](const Tensor& v) {
+  };
+  std::ostringstream printed;
+  ag::set_print_stream(&printed);
+  Tensor graph = gradient_of_loop(step)(doubles({1, 2}, {2}));
+  std::string graph_lines = printed.str();
+  printed.str("");
+  ag::GradientTape tape;
+  Tensor x = doubles({1, 2}, {2});
+  tape.watch(x);
+  Tensor eager =
+      tape.gradient(ag::reduce_sum(ag::while_loop(
+                        [](const Tensor& v) { return ag::reduce_sum(v) < 10.0; }, step, x)),
+                    x);
+  ag::set_print_stream(nullptr);
+  EXPECT_EQ(graph_lines, "v: [1. 2.]\nv: [2. 4.]\n");
+  EXPECT_EQ(graph_lines, printed.str());
+  expect_close(graph, eager, 0, "graph vs eager");
+  expect_close(graph, doubles({4, 4}, {2}), 0, "two doublings");
+}
+
+TEST(WhileGradient, BodyWithARandomOpIsDifferentiable) {
+  // Noise below 0.1 leaves the iteration count (two) and the slope alone.
+  Tensor g = gradient_of_loop([](const Tensor& v) {
+    return v * 2.0 + ag::random_uniform({2}, 0.0, 0.1, ag::float64, 3);
+  })(doubles({1, 2}, {2}));
+  expect_close(g, doubles({4, 4}, {2}), 0, "two doublings");
+}
+
+// A variable read and assigned in the body: the backward must use the
+// value each iteration read (2, then 3), not the one left after the loop,
+// and the assignments run once per iteration.
+TEST(WhileGradient, BodyAssigningAVariableUsesEachIterationsValue) {
+  ag::Variable w(ag::constant(2.0), "w");
+  auto step = [&w](const Tensor& v) {
+    Tensor next = v * w.read();
+    w.assign_add(ag::constant(1.0));
+    return next;
+  };
+  Tensor graph = gradient_of_loop(step)(doubles({1, 2}, {2}));
+  EXPECT_EQ(w.read().item<double>(), 4.0);
+  expect_close(graph, doubles({6, 6}, {2}), 0, "x * 2 * 3");
+  w.assign(ag::constant(2.0));
+  ag::GradientTape tape;
+  Tensor x = doubles({1, 2}, {2});
+  tape.watch(x);
+  Tensor y = ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v) < 10.0; }, step, x);
+  expect_close(graph, tape.gradient(ag::reduce_sum(y), x), 0, "graph vs eager");
+  EXPECT_EQ(w.read().item<double>(), 4.0);
+}
+
+// Summed over a dataset's elements in a staged loop (each iteration pulls
+// an element through the iterator's effect): the gradient with respect to
+// the weights is eager code's and the finite differences'.
+Tensor dataset_loss(const Tensors& p, const Tensor&) {
+  auto rows = ag::data::from_tensor_slices(
+      doubles({0.5, -1.0, 1.5, 0.25, -0.75, 2.0, 1.0, -0.5, 0.125}, {3, 3}));
+  Tensor total = ag::zeros({}, ag::float64);
+  ag::for_stmt(
+      rows, ag::no_extra_test,
+      [&](const Tensor& row) { total = total + ag::reduce_sum(ag::tanh(row * p[0] + p[1])); },
+      ag::state({"total"}, total));
+  return total * total;
+}
+
+TEST(WhileGradient, DatasetLoop) {
+  ag::Graph g = check_gradients(dataset_loss, {doubles({0.3, -0.2, 0.7}, {3}), doubles({0.1}, {1})},
+                                steps(0));
+  EXPECT_NE(g.to_string().find("IteratorGetNext"), std::string::npos) << g.to_string();
+}
+
+// What cannot be differentiated stays a clear error naming the loop and the
+// node, never a zero gradient: a host function's C++, and a side effect in
+// an if in the body, whose gradient runs its branch again.
+TEST(WhileGradient, BodyThatCannotBeDifferentiatedIsAClearError) {
+  Tensor x = doubles({1, 2}, {2});
+  auto host = gradient_of_loop([](const Tensor& v) {
     return ag::host_function([](const Tensors& in) { return Tensors{in[0] * 2.0}; }, {v},
                              {ag::TensorSpec({2}, ag::float64)}, "double_it")[0];
   });
-  EXPECT_THROW_CONTAINS(host(x), ag::UnimplementedError, "holds a side effect ('double_it')");
+  EXPECT_THROW_CONTAINS(host(x), ag::UnimplementedError, "the staged while 'While' in function");
+  EXPECT_THROW_CONTAINS(host(x), ag::UnimplementedError,
+                        "the host function 'double_it' has no gradient");
+  auto printing_if = gradient_of_loop([](const Tensor& v) {
+    Tensor next = v;
+    ag::if_stmt(
+        ag::reduce_sum(v) > 2.0,
+        [&] {
+          ag::print("big:", v);
+          next = v * 2.0;
+        },
+        [&] { next = v * 3.0; }, ag::state({"next"}, next));
+    return next;
+  });
+  EXPECT_THROW_CONTAINS(printing_if(x), ag::UnimplementedError, "holds a side effect ('print')");
 }
 
 }  // namespace
