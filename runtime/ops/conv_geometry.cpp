@@ -291,6 +291,19 @@ ConvGeometry avg_pool_grad_geometry(std::string_view op, const ConvAttrs& attrs,
   return g;
 }
 
+ConvAttrs with_spatial_dims_of(std::string_view op, ConvAttrs attrs, const Shape& like) {
+  const int r = attrs.rank;
+  require_rank(op, "the input whose spatial dims the result takes", like, r + 2);
+  if (attrs.given_dims.size() < size_t(r)) fail(op, "has no spatial dims to take");
+  const size_t first_given = attrs.given_dims.size() - size_t(r);
+  const int first_spatial = attrs.channels_first ? 2 : 1;
+  for (int i = 0; i < r; ++i) {
+    int64_t& d = attrs.given_dims[first_given + size_t(i)];
+    if (d == kUnknown) d = like[first_spatial + i];
+  }
+  return attrs;
+}
+
 std::vector<int64_t> window_sources(const ConvGeometry& g, int64_t first, int64_t count) {
   const int64_t kernel_positions = g.kernel_positions();
   std::vector<int64_t> sources(size_t(count * kernel_positions));

@@ -466,6 +466,33 @@ TEST(OnnxSave, SumToAShape) {
                    .empty());
 }
 
+// A convolution's gradient by an input of unknown spatial dims reads them
+// from the input when the graph runs; ONNX's ConvTranspose needs them as
+// numbers (its output_padding), so it is an error, never a wrong padding.
+TEST(OnnxSave, AConvolutionGradientOfUnknownSpatialDimsIsAnError) {
+  const ag::Tensor filter = ag::ones({3, 3, 2, 2});
+  auto f = ag::function([&filter](ag::Tensor x) {
+    ag::GradientTape tape;
+    tape.watch(x);
+    ag::Tensor y = ag::conv2d(x, filter, {2}, "SAME");
+    return tape.gradient(ag::reduce_sum(y * y), x);
+  });
+  auto unknown = ag::TensorSpec({1, ag::kUnknownDim, ag::kUnknownDim, 2}, ag::float32);
+  try {
+    ag::onnx::save_to_bytes(f.get_concrete_function(unknown).graph());
+    FAIL() << "expected an UnimplementedError";
+  } catch (const ag::UnimplementedError& e) {
+    EXPECT_NE(e.message().find("(conv_backprop_input) has a result whose spatial dims are "
+                               "unknown while tracing; it is not exported"),
+              std::string::npos)
+        << e.message();
+  }
+  // With the dims known, the same gradient exports as a ConvTranspose.
+  EXPECT_FALSE(ag::onnx::save_to_bytes(
+                   f.get_concrete_function(ag::TensorSpec({1, 5, 6, 2}, ag::float32)).graph())
+                   .empty());
+}
+
 TEST(OnnxSave, PrintIsAnErrorNamingTheNode) {
   auto f = ag::function([](ag::Tensor x) {
     ag::print("x =", x);

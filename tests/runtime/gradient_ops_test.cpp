@@ -787,6 +787,48 @@ TEST(DynamicShapeGradient, ReshapeAndTileByShapesReadWhenTheGraphRuns) {
                      ag::TensorSpec({8, 3}, ag::float64)});
 }
 
+// A convolution's and an average pool's gradients by an input whose spatial
+// dims are unknown while tracing (once an UnimplementedError): the gradient
+// ops read them from the input when the graph runs. Stride 2 with SAME
+// padding maps 5 and 6 rows to the same 3, so they cannot come from the
+// output gradient's dims.
+TEST(ConvGradient, SpatialDimsUnknownWhileTracing) {
+  std::mt19937 rng(5);
+  const Tensor filter = random_input({3, 2, 3, 4}, Domain::Any, rng);
+  GradCase conv{"conv", {Shape{2, 5, 4, 3}}, [filter](const Tensors& x) {
+                  return ag::conv2d(x[0], filter, {2}, "SAME");
+                }};
+  GradCase pool{"avg_pool", {Shape{2, 5, 4, 3}}, [](const Tensors& x) {
+                  return ag::avg_pool2d(x[0], {3}, {2}, "SAME");
+                }};
+  auto signature = [](int64_t channels_out) {
+    return std::vector<ag::TensorSpec>{
+        ag::TensorSpec({2, ag::kUnknownDim, ag::kUnknownDim, 3}, ag::float64),
+        ag::TensorSpec({2, ag::kUnknownDim, ag::kUnknownDim, channels_out}, ag::float64)};
+  };
+  for (const Shape& shape : {Shape{2, 5, 4, 3}, Shape{2, 6, 3, 3}}) {
+    Tensor x = random_input(shape, Domain::Any, rng);
+    checked_gradients(conv, {x}, weights_like(conv.f({x}), rng), signature(4));
+    checked_gradients(pool, {x}, weights_like(pool.f({x}), rng), signature(3));
+  }
+  // The second derivative goes through conv_backprop_input with the input
+  // whose dims it took, which gets no gradient of its own.
+  auto second = [filter](const Tensor& x) {
+    ag::GradientTape outer, inner;
+    outer.watch(x);
+    inner.watch(x);
+    Tensor y = ag::conv2d(x, filter, {2}, "SAME");
+    Tensor g = inner.gradient(ag::reduce_sum(y * y), x);
+    return outer.gradient(ag::reduce_sum(g * g), x);
+  };
+  auto traced = ag::function(second, {.input_signature = std::vector{ag::TensorSpec(
+                                          {2, ag::kUnknownDim, ag::kUnknownDim, 3}, ag::float64)}});
+  Tensor x = random_input({2, 6, 3, 3}, Domain::Any, rng);
+  expect_close(traced(x), second(x), 1e-12, "second derivative, graph vs eager");
+  std::vector<std::string> ops = traced.get_concrete_function(x).graph().ops();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "conv_backprop_input"), ops.end());
+}
+
 TEST(UnsortedSegmentSum, SumsRowsIntoSegments) {
   Tensor data = ag::constant({{1, 2}, {3, 4}, {5, 6}});
   EXPECT_EQ(ag::unsorted_segment_sum(data, ag::constant({2, 0, 2}), Tensor(4)).to_vector<int32_t>(),

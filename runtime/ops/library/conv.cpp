@@ -4,6 +4,8 @@
 // with its bias, a residual and an activation, which the graph optimiser makes
 // (passes/conv_epilogues.cpp). Their geometry is ops/conv_geometry.h's;
 // their kernels ops/conv_kernels.h's.
+#include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,16 +59,17 @@ void run_engine(const KernelContext& ctx, const ConvGeometry& g, Onednn onednn, 
   }
 }
 
-// The gradient ops of a convolution of attrs `a`, geometry `g`.
+// The gradient ops of a convolution of attrs `a`, geometry `g`, whose
+// result has the dims `dims` (some of which may be unknown when
+// `unknown_read_when_run`).
 ConvAttrs with_result(ConvAttrs a, const ConvGeometry& g, const std::vector<int64_t>& dims,
-                      std::string_view what) {
-  for (int64_t d : dims) {
-    if (d == kUnknownDim || g.groups == kUnknownDim) {
-      throw UnimplementedError("conv: the gradient of a convolution needs the " +
-                               std::string(what) + " known when the function is traced, got " +
-                               g.input_shape().to_list_string() + " and a filter of " +
-                               g.filter_shape().to_list_string());
-    }
+                      std::string_view what, bool unknown_read_when_run = false) {
+  const bool dims_known = std::find(dims.begin(), dims.end(), kUnknownDim) == dims.end();
+  if ((!dims_known && !unknown_read_when_run) || g.groups == kUnknownDim) {
+    throw UnimplementedError("conv: the gradient of a convolution needs the " + std::string(what) +
+                             " known when the function is traced, got " +
+                             g.input_shape().to_list_string() + " and a filter of " +
+                             g.filter_shape().to_list_string());
   }
   a.given_dims = dims;
   a.groups = g.groups;
@@ -79,10 +82,15 @@ Tensor conv_of(ConvAttrs a, const Tensor& x, const Tensor& w, CallSite site) {
   return apply(OpId::Conv, {x, w}, a.encode(), site);
 }
 
+// dx of the convolution of x: its spatial dims given when known while
+// tracing, else read from x (a third input) when the op runs.
 Tensor backprop_input_of(const ConvAttrs& a, const ConvGeometry& g, const Tensor& dy,
-                         const Tensor& w, CallSite site) {
-  return apply(OpId::ConvBackpropInput, {dy, w},
-               with_result(a, g, g.in, "input's spatial dims").encode(), site);
+                         const Tensor& w, const Tensor& x, CallSite site) {
+  const Attrs attrs =
+      with_result(a, g, g.in, "input's spatial dims", /*unknown_read_when_run=*/true).encode();
+  if (std::find(g.in.begin(), g.in.end(), kUnknownDim) == g.in.end())
+    return apply(OpId::ConvBackpropInput, {dy, w}, attrs, site);
+  return apply(OpId::ConvBackpropInput, {dy, w, x}, attrs, site);
 }
 
 Tensor backprop_filter_of(const ConvAttrs& a, const ConvGeometry& g, const Tensor& x,
@@ -135,22 +143,45 @@ std::vector<Tensor> grad_conv(const GradContext& c) {
   const ConvAttrs a = ConvAttrs::decode(c.attrs);
   const Tensor &x = c.inputs[0], &w = c.inputs[1];
   const ConvGeometry g = conv_geometry(c.op_name, a, x.shape(), w.shape());
-  return {c.needs(0) ? backprop_input_of(a, g, c.grad, w, c.site) : Tensor(),
+  return {c.needs(0) ? backprop_input_of(a, g, c.grad, w, x, c.site) : Tensor(),
           c.needs(1) ? backprop_filter_of(a, g, x, c.grad, c.site) : Tensor()};
 }
 
 // ---- conv_backprop_input: dx from (dy, w) -----------------------------------------------
+// A third input, when the convolution's input had spatial dims unknown while
+// tracing, is that input: the result takes its spatial dims.
+
+namespace {
+
+ConvAttrs backprop_input_attrs(std::string_view op, const Attrs& attrs,
+                               std::span<const Shape* const> shapes) {
+  if (shapes.size() != 2 && shapes.size() != 3) {
+    throw InvalidArgumentError(std::string(op) + ": takes 2 or 3 inputs, got " +
+                               std::to_string(shapes.size()));
+  }
+  const ConvAttrs a = ConvAttrs::decode(attrs);
+  return shapes.size() == 3 ? with_spatial_dims_of(op, a, *shapes[2]) : a;
+}
+
+}  // namespace
 
 ValueType infer_conv_backprop_input(const InferContext& ctx) {
+  std::vector<const Shape*> shapes;
+  for (const ValueType& in : ctx.inputs) shapes.push_back(&in.shape);
+  const ConvAttrs a = backprop_input_attrs(ctx.op_name, ctx.attrs, shapes);
   const DType dtype = require_float_operands(ctx);
-  return {dtype, conv_backprop_input_geometry(ctx.op_name, ConvAttrs::decode(ctx.attrs),
-                                              ctx.inputs[1].shape, ctx.inputs[0].shape)
-                     .input_shape()};
+  return {dtype,
+          conv_backprop_input_geometry(ctx.op_name, a, ctx.inputs[1].shape, ctx.inputs[0].shape)
+              .input_shape()};
 }
 
 void kernel_conv_backprop_input(const KernelContext& ctx) {
-  const ConvGeometry g = conv_backprop_input_geometry(ctx.op_name, ConvAttrs::decode(*ctx.attrs),
-                                                      *ctx.inputs[1].shape, *ctx.inputs[0].shape);
+  const Shape* shapes[3] = {};
+  for (size_t i = 0; i < ctx.inputs.size() && i < 3; ++i) shapes[i] = ctx.inputs[i].shape;
+  const ConvGeometry g = conv_backprop_input_geometry(
+      ctx.op_name,
+      backprop_input_attrs(ctx.op_name, *ctx.attrs, std::span(shapes, ctx.inputs.size())),
+      *ctx.inputs[1].shape, *ctx.inputs[0].shape);
   run_engine(
       ctx, g,
       [&] {
@@ -169,8 +200,11 @@ std::vector<Tensor> grad_conv_backprop_input(const GradContext& c) {
   const ConvAttrs a = ConvAttrs::decode(c.attrs);
   const Tensor &dy = c.inputs[0], &w = c.inputs[1];
   const ConvGeometry g = conv_backprop_input_geometry(c.op_name, a, w.shape(), dy.shape());
-  return {c.needs(0) ? conv_of(a, c.grad, w, c.site) : Tensor(),
-          c.needs(1) ? backprop_filter_of(a, g, c.grad, dy, c.site) : Tensor()};
+  std::vector<Tensor> grads = {
+      c.needs(0) ? conv_of(a, c.grad, w, c.site) : Tensor(),
+      c.needs(1) ? backprop_filter_of(a, g, c.grad, dy, c.site) : Tensor()};
+  grads.resize(c.inputs.size());  // the input whose dims the result took gets none
+  return grads;
 }
 
 // ---- conv_backprop_filter: dw from (x, dy) ----------------------------------------------
@@ -203,7 +237,7 @@ std::vector<Tensor> grad_conv_backprop_filter(const GradContext& c) {
   const ConvAttrs a = ConvAttrs::decode(c.attrs);
   const Tensor &x = c.inputs[0], &dy = c.inputs[1];
   const ConvGeometry g = conv_backprop_filter_geometry(c.op_name, a, x.shape(), dy.shape());
-  return {c.needs(0) ? backprop_input_of(a, g, dy, c.grad, c.site) : Tensor(),
+  return {c.needs(0) ? backprop_input_of(a, g, dy, c.grad, x, c.site) : Tensor(),
           c.needs(1) ? conv_of(a, x, c.grad, c.site) : Tensor()};
 }
 
@@ -311,8 +345,9 @@ std::vector<Tensor> grad_fused_conv(const GradContext& c) {
   const Tensor &x = c.inputs[0], &w = c.inputs[1];
   const ConvGeometry g = conv_geometry(c.op_name, a.conv, x.shape(), w.shape());
   const Tensor d = activation_gradient(e, c);
-  std::vector<Tensor> grads = {c.needs(0) ? backprop_input_of(a.conv, g, d, w, c.site) : Tensor(),
-                               c.needs(1) ? backprop_filter_of(a.conv, g, x, d, c.site) : Tensor()};
+  std::vector<Tensor> grads = {
+      c.needs(0) ? backprop_input_of(a.conv, g, d, w, x, c.site) : Tensor(),
+      c.needs(1) ? backprop_filter_of(a.conv, g, x, d, c.site) : Tensor()};
   if (e.bias) grads.push_back(c.needs(e.kBiasInput) ? unbroadcast(c, d, e.kBiasInput) : Tensor());
   if (e.residual) grads.push_back(c.needs(e.residual_input()) ? d : Tensor());
   return grads;

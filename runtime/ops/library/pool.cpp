@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -257,18 +258,23 @@ ConvGeometry geometry_of(const KernelContext& ctx) {
   return pool_geometry(ctx.op_name, ConvAttrs::decode(*ctx.attrs), *ctx.inputs[0].shape);
 }
 
-// avg_pool_grad's attrs: the pool's, with the input's spatial dims after the window.
-Attrs avg_pool_grad_attrs(const std::string_view op, ConvAttrs a, const ConvGeometry& g) {
-  for (int64_t d : g.in) {
-    if (d == kUnknownDim) {
-      throw UnimplementedError(std::string(op) +
-                               ": the gradient of an average pool needs the input's spatial "
-                               "dims known when the function is traced, got " +
-                               g.input_shape().to_list_string());
-    }
-  }
+// avg_pool_grad's attrs: the pool's, with the input's spatial dims after the
+// window (unknown ones read from the input, a second input, when it runs).
+Attrs avg_pool_grad_attrs(ConvAttrs a, const ConvGeometry& g) {
   a.given_dims.insert(a.given_dims.end(), g.in.begin(), g.in.end());
   return a.encode();
+}
+
+// avg_pool_grad's attrs, its spatial dims taken from its second input where
+// it has one.
+ConvAttrs avg_pool_grad_attrs_of(std::string_view op, const Attrs& attrs,
+                                 std::span<const Shape* const> shapes) {
+  if (shapes.size() != 1 && shapes.size() != 2) {
+    throw InvalidArgumentError(std::string(op) + ": takes 1 or 2 inputs, got " +
+                               std::to_string(shapes.size()));
+  }
+  const ConvAttrs a = ConvAttrs::decode(attrs);
+  return shapes.size() == 2 ? with_spatial_dims_of(op, a, *shapes[1]) : a;
 }
 
 Attrs pool_attrs_of(const Attrs& avg_pool_grad, int rank) {
@@ -311,7 +317,10 @@ void kernel_avg_pool(const KernelContext& ctx) {
 std::vector<Tensor> grad_avg_pool(const GradContext& c) {
   const ConvAttrs a = ConvAttrs::decode(c.attrs);
   const ConvGeometry g = pool_geometry(c.op_name, a, c.inputs[0].shape());
-  return {apply(OpId::AvgPoolGrad, {c.grad}, avg_pool_grad_attrs(c.op_name, a, g), c.site)};
+  const Attrs attrs = avg_pool_grad_attrs(a, g);
+  if (std::find(g.in.begin(), g.in.end(), kUnknownDim) == g.in.end())
+    return {apply(OpId::AvgPoolGrad, {c.grad}, attrs, c.site)};
+  return {apply(OpId::AvgPoolGrad, {c.grad, c.inputs[0]}, attrs, c.site)};
 }
 
 // ---- max_pool_grad: dx from (x, dy) ------------------------------------------------------
@@ -382,15 +391,20 @@ std::vector<Tensor> grad_max_pool_grad_grad(const GradContext& c) {
 // ---- avg_pool_grad: dx from dy ------------------------------------------------------------
 
 ValueType infer_avg_pool_grad(const InferContext& ctx) {
+  std::vector<const Shape*> shapes;
+  for (const ValueType& in : ctx.inputs) shapes.push_back(&in.shape);
+  const ConvAttrs a = avg_pool_grad_attrs_of(ctx.op_name, ctx.attrs, shapes);
   const DType dtype = require_float(ctx);
-  return {dtype,
-          avg_pool_grad_geometry(ctx.op_name, ConvAttrs::decode(ctx.attrs), ctx.inputs[0].shape)
-              .input_shape()};
+  return {dtype, avg_pool_grad_geometry(ctx.op_name, a, ctx.inputs[0].shape).input_shape()};
 }
 
 void kernel_avg_pool_grad(const KernelContext& ctx) {
-  const ConvGeometry g =
-      avg_pool_grad_geometry(ctx.op_name, ConvAttrs::decode(*ctx.attrs), *ctx.inputs[0].shape);
+  const Shape* shapes[2] = {};
+  for (size_t i = 0; i < ctx.inputs.size() && i < 2; ++i) shapes[i] = ctx.inputs[i].shape;
+  const ConvGeometry g = avg_pool_grad_geometry(
+      ctx.op_name,
+      avg_pool_grad_attrs_of(ctx.op_name, *ctx.attrs, std::span(shapes, ctx.inputs.size())),
+      *ctx.inputs[0].shape);
   pool_run(
       ctx, pool_on_onednn(ctx, g),
       [&] {
@@ -404,7 +418,10 @@ void kernel_avg_pool_grad(const KernelContext& ctx) {
 // Linear in dy: its adjoint is the pool itself.
 std::vector<Tensor> grad_avg_pool_grad(const GradContext& c) {
   const int rank = ConvAttrs::decode(c.attrs).rank;
-  return {apply(OpId::AvgPool, {c.grad}, pool_attrs_of(c.attrs, rank), c.site)};
+  std::vector<Tensor> grads = {
+      apply(OpId::AvgPool, {c.grad}, pool_attrs_of(c.attrs, rank), c.site)};
+  grads.resize(c.inputs.size());  // the input whose dims the result took gets none
+  return grads;
 }
 
 }  // namespace ag::ops
