@@ -2,7 +2,9 @@
 // (TensorFlow's cond gradient): on the same predicate, each branch runs its
 // forward body again under a tape (control/replay.h) and differentiates
 // sum_k <output_k, output gradient_k> with respect to the captured values.
-// The branches recompute their forward ops rather than export them.
+// The branches recompute their forward ops rather than export them (a
+// print or an assert in a branch is not run again; other side effects make
+// the If not differentiable).
 #include "control/if_gradient.h"
 
 #include "ag/control_flow.h"
@@ -27,7 +29,7 @@ std::vector<Tensor> branch_gradients(const graph::Body& body, const std::vector<
       sources.push_back(inputs.back());
     }
   }
-  std::vector<Tensor> outputs = replay_body(body, inputs);
+  std::vector<Tensor> outputs = replay_body(body, inputs, ReplayPurpose::RecomputeValues);
   Tensor target;
   for (size_t k = 0; k < outputs.size(); ++k) {
     if (!output_grads[k].defined() || !is_floating(outputs[k].dtype())) continue;

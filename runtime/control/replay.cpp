@@ -98,11 +98,13 @@ std::vector<Tensor> stage_again(const graph::Node& node, std::span<const Tensor>
   return trace::add_node(std::move(copy));
 }
 
-// A side effect, run (eagerly) or staged again (ReplayPurpose::Restage).
+// A side effect: run (eagerly), staged again (ReplayPurpose::Restage) or,
+// without results, left out of a recomputation.
 std::vector<Tensor> replay_effect(const graph::Node& node, std::span<const Tensor> in,
                                   ReplayPurpose purpose) {
   bool tracing = trace::current() != nullptr;
-  if (tracing && purpose == ReplayPurpose::Recompute) throw_not_replayable(node, "a side effect");
+  if (tracing && purpose == ReplayPurpose::RecomputeValues && node.outputs.empty()) return {};
+  if (tracing && purpose != ReplayPurpose::Restage) throw_not_replayable(node, "a side effect");
   std::vector<Tensor> results =
       tracing ? stage_again(node, in) : (*node.effect)({in.begin(), in.end()});
   // A host function's C++ is opaque to the tapes (as in ag::host_function).
@@ -114,20 +116,21 @@ std::vector<Tensor> replay_effect(const graph::Node& node, std::span<const Tenso
 std::vector<Tensor> replay_node(const graph::Node& node, std::span<const Tensor> in,
                                 ReplayPurpose purpose) {
   using graph::NodeKind;
-  bool recomputing_trace = trace::current() != nullptr && purpose == ReplayPurpose::Recompute;
+  // Side effects are staged again only for ReplayPurpose::Restage.
+  bool tracing_without_restaging = trace::current() != nullptr && purpose != ReplayPurpose::Restage;
   switch (node.kind) {
     case NodeKind::Const:
       return {node.value};
     case NodeKind::Op:
-      if (recomputing_trace && (ops::op_def(node.op).flags & ops::kStateful))
-        throw_not_replayable(node, "a stateful op (random, or a collective)");
+      if (tracing_without_restaging && (ops::op_def(node.op).flags & ops::kStateful))
+        throw_not_replayable(node, "a stateful op");
       return {ops::apply(node.op, in, node.attrs, node.site)};
     case NodeKind::ReadVariable:
       return {read_variable(node.variable)};
     case NodeKind::AssignVariable:
     case NodeKind::AssignAddVariable:
     case NodeKind::AssignSubVariable:
-      if (recomputing_trace) throw_not_replayable(node, "a variable assignment");
+      if (tracing_without_restaging) throw_not_replayable(node, "a variable assignment");
       if (trace::current()) return stage_again(node, in);
       return {node.variable->update(node.kind, in[0])};
     case NodeKind::Effect:

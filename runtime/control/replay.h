@@ -16,10 +16,14 @@ namespace ag::detail {
 // What a replay while tracing makes of the body's side effects (variable
 // assignments, effects, stateful ops such as random ops and collectives).
 enum class ReplayPurpose {
-  // The replay recomputes values beside the body, which still runs (an If's
-  // gradient runs its branch again): they would run twice, and are an
-  // UnimplementedError.
-  Recompute,
+  // They are an UnimplementedError (a graph that may stand in for the body's
+  // would lose them or run them twice).
+  NoSideEffects,
+  // The replay recomputes the values of a body that has run (an If's
+  // gradient runs the taken branch again): an effect without results (a
+  // print, an assert) is left out, since the body's run did it; any other
+  // would change the program and is an UnimplementedError.
+  RecomputeValues,
   // The replay becomes the body, replacing it (a differentiable While's new
   // forward body): they are staged again, in program order, and still run
   // once per iteration.
@@ -31,7 +35,7 @@ enum class ReplayPurpose {
 // included. While tracing a nested If or While is staged again, and side
 // effects are as `purpose` says.
 std::vector<Tensor> replay_body(const graph::Body& body, std::span<const Tensor> inputs,
-                                ReplayPurpose purpose = ReplayPurpose::Recompute);
+                                ReplayPurpose purpose = ReplayPurpose::NoSideEffects);
 
 // Reads `variable` as a ReadVariable node does (a node of the current trace,
 // or its value eagerly), telling the tapes.

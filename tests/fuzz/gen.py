@@ -91,6 +91,9 @@ FEATURES = {
     "rnn": "a recurrent layer over data laid out as a sequence: a GRU (with and without "
            "reset_after), a tanh RNN or an LSTM over the whole sequence as one op, its "
            "outputs scaled and rounded",
+    "print": "ag::print of a data variable as a statement, in straight-line code, branches "
+             "and loop bodies: both builds must print the same lines, once per iteration and "
+             "per taken branch (also under a tape, whose gradient must not print again)",
     "multi_block": "some functions are also called with an int32 x of %d elements (a cycle of "
                    "%d values), so that fused groups run several blocks and a partial one"
                    % (MULTI_BLOCK_SHAPE[0], MULTI_BLOCK_CYCLE),
@@ -188,6 +191,7 @@ class FunctionGen:
         self.dataset_rng = random.Random(f"{seed}:{index}:dataset")
         self.conv_rng = random.Random(f"{seed}:{index}:conv")
         self.rnn_rng = random.Random(f"{seed}:{index}:rnn")
+        self.print_rng = random.Random(f"{seed}:{index}:print")
         # Also apart: whether the function starts with a condition that may
         # not be a scalar (not with unknown dims, whose error shows None dims).
         errors_rng = random.Random(f"{seed}:{index}:error_lines")
@@ -513,6 +517,9 @@ class FunctionGen:
             kinds = [k for k in kinds if k[0] != "ta_write"]
         if self.on("bindings") and self.bind_rng.random() < 0.06:
             return self.binding(sc, ind)
+        if self.on("print") and sc.readable(sc.data) and self.print_rng.random() < 0.05:
+            name, _ = self.print_rng.choice(sc.readable(sc.data))
+            return [f'{ind}ag::print("{name}:", {name});']
         kind = r.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
         inner = ind + "  "
 

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -389,6 +390,35 @@ TEST(GradientTape, GradientOfAStagedIfIsAnIfOfTheBranchGradients) {
   expect_values(g[0], {20 * -1 * (5 + 0.25), 20 * -2 * (20 + 2.25)});
   std::vector<std::string> ops = traced.get_concrete_function(f64({1, 2}), c).graph().ops();
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "If"), 2);  // forward and gradient
+}
+
+// The branch's print runs once, in the forward If; the gradient If runs the
+// branch again for its values only.
+TEST(GradientTape, AStagedIfWithAPrintPrintsOnceAndIsDifferentiated) {
+  auto dscaled = [](const Tensor& x) {
+    ag::GradientTape tape;
+    tape.watch(x);
+    Tensor y = x;
+    ag::if_stmt(
+        ag::reduce_sum(x) > 0.0,
+        [&] {
+          ag::print("scaling", x);
+          y = x * x * 3.0;
+        },
+        [&] { y = x * 2.0; }, ag::state({"y"}, y));
+    return tape.gradient(ag::reduce_sum(y), x);
+  };
+  std::ostringstream printed;
+  ag::set_print_stream(&printed);
+  Tensor graph = ag::function(dscaled)(f64({1, 2}));
+  std::string graph_printed = printed.str();
+  printed.str("");
+  Tensor eager = dscaled(f64({1, 2}));
+  ag::set_print_stream(nullptr);
+  EXPECT_EQ(graph_printed, "scaling [1. 2.]\n");
+  EXPECT_EQ(printed.str(), graph_printed);
+  expect_values(graph, eager.to_vector<double>());
+  expect_values(graph, {6, 12});
 }
 
 TEST(GradientTape, BroadcastAlongADimUnknownWhileTracing) {

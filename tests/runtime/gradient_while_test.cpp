@@ -744,9 +744,32 @@ TEST(WhileGradient, DatasetLoop) {
   EXPECT_NE(g.to_string().find("IteratorGetNext"), std::string::npos) << g.to_string();
 }
 
+// A print in an if in the body: the if's gradient runs its branch again
+// for the values, without the print, which the forward ran.
+TEST(WhileGradient, BodyWithAPrintInAnIfPrintsOncePerIteration) {
+  auto step = [](const Tensor& v) {
+    Tensor next = v;
+    ag::if_stmt(
+        ag::reduce_sum(v) > 4.0,
+        [&] {
+          ag::print("big:", v);
+          next = v * 3.0;
+        },
+        [&] { next = v * 2.0; }, ag::state({"next"}, next));
+    return next;
+  };
+  std::ostringstream printed;
+  ag::set_print_stream(&printed);
+  Tensor graph = gradient_of_loop(step)(doubles({1, 2}, {2}));
+  ag::set_print_stream(nullptr);
+  // (1, 2) doubled, then (2, 4) tripled: one print, a slope of 6.
+  EXPECT_EQ(printed.str(), "big: [2. 4.]\n");
+  expect_close(graph, doubles({6, 6}, {2}), 0, "doubled, then tripled");
+}
+
 // What cannot be differentiated stays a clear error naming the loop and the
-// node, never a zero gradient: a host function's C++, and a side effect in
-// an if in the body, whose gradient runs its branch again.
+// node, never a zero gradient: a host function's C++, and a random op in an
+// if in the body, whose gradient would draw again when it runs its branch.
 TEST(WhileGradient, BodyThatCannotBeDifferentiatedIsAClearError) {
   Tensor x = doubles({1, 2}, {2});
   auto host = gradient_of_loop([](const Tensor& v) {
@@ -756,18 +779,16 @@ TEST(WhileGradient, BodyThatCannotBeDifferentiatedIsAClearError) {
   EXPECT_THROW_CONTAINS(host(x), ag::UnimplementedError, "the staged while 'While' in function");
   EXPECT_THROW_CONTAINS(host(x), ag::UnimplementedError,
                         "the host function 'double_it' has no gradient");
-  auto printing_if = gradient_of_loop([](const Tensor& v) {
+  auto random_in_if = gradient_of_loop([](const Tensor& v) {
     Tensor next = v;
     ag::if_stmt(
         ag::reduce_sum(v) > 2.0,
-        [&] {
-          ag::print("big:", v);
-          next = v * 2.0;
-        },
+        [&] { next = v * 2.0 + ag::random_uniform({2}, 0.0, 0.1, ag::float64, 3); },
         [&] { next = v * 3.0; }, ag::state({"next"}, next));
     return next;
   });
-  EXPECT_THROW_CONTAINS(printing_if(x), ag::UnimplementedError, "holds a side effect ('print')");
+  EXPECT_THROW_CONTAINS(random_in_if(x), ag::UnimplementedError,
+                        "holds a stateful op ('random_uniform')");
 }
 
 }  // namespace
