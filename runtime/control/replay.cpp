@@ -88,8 +88,7 @@ std::vector<Tensor> replay_while(const graph::Node& node, std::span<const Tensor
   return args;
 }
 
-// An effect or variable assignment staged again on the values `in`, as its
-// trace recorded it.
+// An effect staged again on the values `in`, as its trace recorded it.
 std::vector<Tensor> stage_again(const graph::Node& node, std::span<const Tensor> in) {
   graph::Node copy = node;
   copy.name = trace::current()->body->unique_name(node.name);
@@ -130,8 +129,9 @@ std::vector<Tensor> replay_node(const graph::Node& node, std::span<const Tensor>
     case NodeKind::AssignVariable:
     case NodeKind::AssignAddVariable:
     case NodeKind::AssignSubVariable:
-      if (tracing_without_restaging) throw_not_replayable(node, "a variable assignment");
-      if (trace::current()) return stage_again(node, in);
+      // Not even restaged: the construct's reads of the variable are not
+      // hoisted where the tapes see them (control/variable_reads.h).
+      if (trace::current()) throw_not_replayable(node, "a variable assignment");
       return {node.variable->update(node.kind, in[0])};
     case NodeKind::Effect:
       return replay_effect(node, in, purpose);

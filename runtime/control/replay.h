@@ -26,7 +26,8 @@ enum class ReplayPurpose {
   RecomputeValues,
   // The replay becomes the body, replacing it (a differentiable While's new
   // forward body): they are staged again, in program order, and still run
-  // once per iteration.
+  // once per iteration. Variable assignments stay an UnimplementedError: the
+  // tapes would not see the construct's reads of the variables.
   Restage,
 };
 

@@ -15,11 +15,13 @@ using graph::Node;
 using graph::NodeKind;
 using graph::ValueRef;
 
-bool has_stateful_node(const Body& body) {
+bool assigns_a_variable(const Body& body) {
   for (const Node& node : body.nodes) {
-    if (node.is_stateful()) return true;
+    if (node.kind == NodeKind::AssignVariable || node.kind == NodeKind::AssignAddVariable ||
+        node.kind == NodeKind::AssignSubVariable)
+      return true;
     for (const auto& sub : node.subgraphs)
-      if (has_stateful_node(*sub)) return true;
+      if (assigns_a_variable(*sub)) return true;
   }
   return false;
 }
@@ -80,7 +82,7 @@ std::shared_ptr<Body> with_reads_as_inputs(const Body& body,
 void hoist_variable_reads(graph::Node& node, std::vector<Tensor>& captures) {
   std::vector<const Node*> reads;
   for (const auto& body : node.subgraphs) {
-    if (has_stateful_node(*body)) return;
+    if (assigns_a_variable(*body)) return;
     collect_reads(*body, reads);
   }
   if (reads.empty()) return;

@@ -13,8 +13,8 @@ namespace ag::detail {
 // appended to `node`'s inputs and to `captures` (and threaded through the
 // nested If and While nodes as captures of theirs), so that the tapes see the
 // reads and the gradient reaches the variables. The construct reads the same
-// values, as it assigns nothing: one with a stateful node is left as it is
-// (its gradient is an error anyway).
+// values, as it assigns no variable: one that does is left as it is (its
+// gradient is an error anyway: replay.h).
 void hoist_variable_reads(graph::Node& node, std::vector<Tensor>& captures);
 
 }  // namespace ag::detail

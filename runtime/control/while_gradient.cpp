@@ -12,8 +12,8 @@
 // are the ones stacked, and G's forward part, plus the pushes, becomes the
 // loop's new body. Loop-invariant values the backward uses (captures,
 // constants, ops on them only) and pure ops on scalars are recomputed in the
-// backward body instead. The body's side effects (effects, variable
-// assignments, random ops) are staged again in G and stay in the forward,
+// backward body instead. The body's side effects (prints, a dataset's next
+// element, random ops) are staged again in G and stay in the forward,
 // which replaces the loop's body, so they still run once per iteration; the
 // backward reads their values from the stacks, never runs them again.
 // A nested If or While in the body is staged again in G, with its own
