@@ -44,10 +44,10 @@ void collect_reads(const Body& body, std::vector<const Node*>& reads) {
 }
 
 // `body` with one placeholder per read variable appended to its inputs, its
-// reads of them replaced by those, and the nested If and While nodes given
-// them as captures the same way.
-std::shared_ptr<Body> with_reads_as_inputs(const Body& body,
-                                           const std::vector<const Node*>& reads) {
+// reads of them replaced by those where `replace_reads`, and the nested If
+// and While nodes given them as captures the same way.
+std::shared_ptr<Body> with_reads_as_inputs(const Body& body, const std::vector<const Node*>& reads,
+                                           bool replace_reads) {
   BodyCopy copy(body);
   for (int32_t p : body.placeholders) copy.give({p, 0}, body.nodes[size_t(p)].name);
   std::vector<ValueRef> given;
@@ -56,7 +56,7 @@ std::shared_ptr<Body> with_reads_as_inputs(const Body& body,
   for (size_t n = 0; n < body.nodes.size(); ++n) {
     const Node& node = body.nodes[n];
     if (node.kind == NodeKind::Placeholder) continue;
-    if (node.kind == NodeKind::ReadVariable) {
+    if (node.kind == NodeKind::ReadVariable && replace_reads) {
       for (size_t k = 0; k < reads.size(); ++k)
         if (reads[k]->variable == node.variable) copy.alias({int32_t(n), 0}, given[k]);
       continue;
@@ -66,7 +66,7 @@ std::shared_ptr<Body> with_reads_as_inputs(const Body& body,
       continue;
     }
     Node nested = node;
-    for (auto& sub : nested.subgraphs) sub = with_reads_as_inputs(*sub, reads);
+    for (auto& sub : nested.subgraphs) sub = with_reads_as_inputs(*sub, reads, replace_reads);
     for (ValueRef& in : nested.inputs) in = copy.map(in);
     nested.inputs.insert(nested.inputs.end(), given.begin(), given.end());
     ValueRef added = copy.add(std::move(nested));
@@ -81,13 +81,15 @@ std::shared_ptr<Body> with_reads_as_inputs(const Body& body,
 
 void hoist_variable_reads(graph::Node& node, std::vector<Tensor>& captures) {
   std::vector<const Node*> reads;
+  bool assigns = false;
   for (const auto& body : node.subgraphs) {
-    if (assigns_a_variable(*body)) return;
+    assigns = assigns || assigns_a_variable(*body);
     collect_reads(*body, reads);
   }
   if (reads.empty()) return;
   std::vector<std::shared_ptr<Body>> bodies;
-  for (const auto& body : node.subgraphs) bodies.push_back(with_reads_as_inputs(*body, reads));
+  for (const auto& body : node.subgraphs)
+    bodies.push_back(with_reads_as_inputs(*body, reads, /*replace_reads=*/!assigns));
   for (const Node* read : reads) {
     Tensor value = read_variable(read->variable);
     node.inputs.push_back(trace::resolve(value));

@@ -13,8 +13,11 @@ namespace ag::detail {
 // appended to `node`'s inputs and to `captures` (and threaded through the
 // nested If and While nodes as captures of theirs), so that the tapes see the
 // reads and the gradient reaches the variables. The construct reads the same
-// values, as it assigns no variable: one that does is left as it is (its
-// gradient is an error anyway: replay.h).
+// values, as it assigns no variable. One that does keeps its reads (they see
+// its assignments) and gets the values read before it as unused captures:
+// the tapes then know that it depends on the variables, and a gradient that
+// reaches them through it is its gradient's error (replay.h), never a
+// missing term.
 void hoist_variable_reads(graph::Node& node, std::vector<Tensor>& captures);
 
 }  // namespace ag::detail

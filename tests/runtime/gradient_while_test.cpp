@@ -780,6 +780,21 @@ TEST(WhileGradient, BodyThatCannotBeDifferentiatedIsAClearError) {
   });
   EXPECT_THROW_CONTAINS(assigning(x), ag::UnimplementedError,
                         "holds a variable assignment ('AssignAddVariableOp')");
+  // The gradient by the variable itself, which eager code would sum over the
+  // loop's reads: an error too, not a missing gradient.
+  auto by_variable = ag::function([&w](const Tensor& x) {
+    ag::GradientTape tape;
+    Tensor y = ag::while_loop([](const Tensor& v) { return ag::reduce_sum(v) < 10.0; },
+                              [&w](const Tensor& v) {
+                                Tensor next = v * w.read();
+                                w.assign_add(ag::constant(1.0));
+                                return next;
+                              },
+                              x);
+    return tape.gradient(ag::reduce_sum(y), std::vector<ag::Variable>{w})[0];
+  });
+  EXPECT_THROW_CONTAINS(by_variable(x), ag::UnimplementedError,
+                        "holds a variable assignment ('AssignAddVariableOp')");
   auto host = gradient_of_loop([](const Tensor& v) {
     return ag::host_function([](const Tensors& in) { return Tensors{in[0] * 2.0}; }, {v},
                              {ag::TensorSpec({2}, ag::float64)}, "double_it")[0];
