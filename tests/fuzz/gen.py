@@ -518,8 +518,11 @@ class FunctionGen:
         if self.on("bindings") and self.bind_rng.random() < 0.06:
             return self.binding(sc, ind)
         if self.on("print") and sc.readable(sc.data) and self.print_rng.random() < 0.05:
+            # Zeros unsigned, as harness.h prints results: a graph may
+            # simplify x + 0 to x, which keeps a -0.
             name, _ = self.print_rng.choice(sc.readable(sc.data))
-            return [f'{ind}ag::print("{name}:", {name});']
+            unsigned = f"ag::where({name} == 0, ag::zeros_like({name}), {name})"
+            return [f'{ind}ag::print("{name}:", {unsigned});']
         kind = r.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
         inner = ind + "  "
 
