@@ -1,14 +1,13 @@
 // function_gradient (function/function_gradient.h): the joint trace and its
 // split into a forward that exports intermediates and a backward.
 //
-// Joint trace: the function's traced body replayed (control/replay.h) into a
-// new graph under a tape of its own that watches every floating input and
-// every variable read; placeholders seed the floating outputs' gradients. A
-// node belongs to the backward iff it depends on one of those placeholders
-// (graph/partition.h); every other node is the forward's. A forward value a backward node (or a
-// gradient) uses becomes a forward output and a backward placeholder,
-// except a constant (copied) and an input of the function (the backward
-// reads the call's own input). The passes then optimise both graphs.
+// Joint trace: the function's traced body replayed (control/replay.h), its
+// effects staged again, into a new graph under a tape of its own that watches every floating input
+// and every variable read; placeholders seed the floating outputs' gradients. A node belongs to the
+// backward iff it depends on one of those placeholders (graph/partition.h); every other node is the
+// forward's. A forward value a backward node (or a gradient) uses becomes a forward output and a
+// backward placeholder, except a constant (copied) and an input of the function (the backward reads
+// the call's own input). The passes then optimise both graphs.
 #include "function/function_gradient.h"
 
 #include <algorithm>
@@ -50,6 +49,20 @@ void collect_variables(const Body& body, bool nested,
           " ('" + n.name + "') is not traced as one op");
     }
     if (std::find(out.begin(), out.end(), n.variable) == out.end()) out.push_back(n.variable);
+  }
+}
+
+// A stateful op (a random op, a collective) anywhere in `body` is an
+// UnimplementedError: the gradient's forward would hold a second copy of it,
+// whose random state would start anew beside the function's own plan.
+// (Effects, such as prints and a dataset's pulls, are staged again in it.)
+void reject_stateful_ops(const Body& body) {
+  for (const Node& n : body.nodes) {
+    for (const auto& sub : n.subgraphs) reject_stateful_ops(*sub);
+    if (n.kind == NodeKind::Op && n.is_stateful()) {
+      throw UnimplementedError("the gradient of a traced function that holds a stateful op ('" +
+                               n.name + "') is not traced as one op");
+    }
   }
 }
 
@@ -97,7 +110,9 @@ JointTrace trace_joint(const ConcreteCore& core,
     sources.push_back({Tensor(), v->id, v->dtype, v->shape});
   }
 
-  std::vector<Tensor> outputs = replay_body(traced, inputs);
+  // The joint forward replaces the function's plan under a tape: effects
+  // are staged again in it, to run once per call.
+  std::vector<Tensor> outputs = replay_body(traced, inputs, ReplayPurpose::Restage);
   std::vector<Tensor> targets, seeds;
   for (size_t k = 0; k < outputs.size(); ++k) {
     joint.outputs.push_back(trace::resolve(outputs[k]));
@@ -217,6 +232,7 @@ std::shared_ptr<const graph::Body> optimized(const Body& body) {
 std::shared_ptr<const FunctionGradient> build(const ConcreteCore& core) {
   auto gradient = std::make_shared<FunctionGradient>();
   collect_variables(*core.traced, false, gradient->variables);
+  reject_stateful_ops(*core.traced);
   split(trace_joint(core, gradient->variables), *gradient);
   gradient->forward_optimized = optimized(*gradient->forward_traced);
   gradient->forward = std::make_unique<exec::Plan>(gradient->forward_optimized);

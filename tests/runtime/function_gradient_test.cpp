@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -317,6 +318,37 @@ TEST(FunctionGradient, AStagedWhileInsideGivesTheEagerGradient) {
   std::vector<std::string> fw = forward.ops(), bw = backward.ops();
   EXPECT_NE(std::find(fw.begin(), fw.end(), "While"), fw.end()) << forward.to_string();
   EXPECT_NE(std::find(bw.begin(), bw.end(), "While"), bw.end()) << backward.to_string();
+}
+
+// A function that prints and sums over a dataset in a staged loop is one op
+// under a tape too: its gradient's forward holds the print and the pulls,
+// which run once per call.
+TEST(FunctionGradient, AFunctionWithEffectsIsOneOpUnderATape) {
+  auto weighted = [](const Tensor& x) {
+    Tensor total = ag::zeros({}, ag::float64);
+    ag::for_stmt(
+        ag::data::from_tensor_slices(f64({0.5, -1.0, 2.0})), ag::no_extra_test,
+        [&](const Tensor& e) { total = total + ag::reduce_sum(ag::tanh(x * e)); },
+        ag::state({"total"}, total));
+    ag::print("total:", total);
+    return total * total;
+  };
+  auto traced = ag::function(weighted);
+  Tensor x = f64({0.3, -0.4});
+  std::ostringstream printed;
+  ag::set_print_stream(&printed);
+  std::vector<Tensor> graph = gradients(traced, x);
+  std::string graph_printed = printed.str();
+  printed.str("");
+  std::vector<Tensor> eager = gradients(weighted, x);
+  ag::set_print_stream(nullptr);
+  expect_close(graph[0], eager[0], 1e-12, "graph vs eager");
+  EXPECT_EQ(graph_printed, printed.str());
+  EXPECT_EQ(std::count(graph_printed.begin(), graph_printed.end(), '\n'), 1) << graph_printed;
+  auto [forward, backward] = traced.get_concrete_function(x).gradient_graphs();
+  std::vector<std::string> fw = forward.ops(), bw = backward.ops();
+  EXPECT_NE(std::find(fw.begin(), fw.end(), "print"), fw.end()) << forward.to_string();
+  EXPECT_EQ(std::find(bw.begin(), bw.end(), "print"), bw.end()) << backward.to_string();
 }
 
 TEST(FunctionGradient, AFunctionThatAssignsRunsOpByOpUnderATape) {
