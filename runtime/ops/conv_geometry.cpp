@@ -291,17 +291,40 @@ ConvGeometry avg_pool_grad_geometry(std::string_view op, const ConvAttrs& attrs,
   return g;
 }
 
-ConvAttrs with_spatial_dims_of(std::string_view op, ConvAttrs attrs, const Shape& like) {
-  const int r = attrs.rank;
-  require_rank(op, "the input whose spatial dims the result takes", like, r + 2);
-  if (attrs.given_dims.size() < size_t(r)) fail(op, "has no spatial dims to take");
-  const size_t first_given = attrs.given_dims.size() - size_t(r);
-  const int first_spatial = attrs.channels_first ? 2 : 1;
-  for (int i = 0; i < r; ++i) {
-    int64_t& d = attrs.given_dims[first_given + size_t(i)];
-    if (d == kUnknown) d = like[first_spatial + i];
+namespace {
+
+// gradient_op_attrs of an op given `count` inputs, the last `last`.
+ConvAttrs gradient_op_attrs(std::string_view op, const Attrs& attrs, size_t arity, size_t count,
+                            const Shape& last) {
+  if (count != arity && count != arity + 1) {
+    fail(op, "takes " + std::to_string(arity) + " or " + std::to_string(arity + 1) +
+                 " inputs, got " + std::to_string(count));
   }
-  return attrs;
+  ConvAttrs a = ConvAttrs::decode(attrs);
+  if (count == arity) return a;
+  const int r = a.rank;
+  require_rank(op, "the input whose spatial dims the result takes", last, r + 2);
+  if (a.given_dims.size() < size_t(r)) fail(op, "has no spatial dims to take");
+  const size_t first_given = a.given_dims.size() - size_t(r);
+  const int first_spatial = a.channels_first ? 2 : 1;
+  for (int i = 0; i < r; ++i) {
+    int64_t& d = a.given_dims[first_given + size_t(i)];
+    if (d == kUnknown) d = last[first_spatial + i];
+  }
+  return a;
+}
+
+}  // namespace
+
+ConvAttrs gradient_op_attrs(const InferContext& ctx, size_t arity) {
+  if (ctx.inputs.empty()) fail(ctx.op_name, "takes " + std::to_string(arity) + " inputs, got 0");
+  return gradient_op_attrs(ctx.op_name, ctx.attrs, arity, ctx.inputs.size(),
+                           ctx.inputs.back().shape);
+}
+
+ConvAttrs gradient_op_attrs(const KernelContext& ctx, size_t arity) {
+  return gradient_op_attrs(ctx.op_name, *ctx.attrs, arity, ctx.inputs.size(),
+                           *ctx.inputs.back().shape);
 }
 
 std::vector<int64_t> window_sources(const ConvGeometry& g, int64_t first, int64_t count) {

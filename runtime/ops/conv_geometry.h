@@ -130,11 +130,12 @@ ConvGeometry conv_backprop_input_geometry(std::string_view op, const ConvAttrs& 
 ConvGeometry conv_backprop_filter_geometry(std::string_view op, const ConvAttrs& attrs,
                                            const Shape& input, const Shape& out_backprop);
 
-// The attrs of a gradient op traced with some of its result's spatial dims
-// unknown (the last attrs.rank given dims of conv_backprop_input and
-// avg_pool_grad): those taken from `like`, the tensor whose gradient it
-// computes (the op's last input then), when the op runs.
-ConvAttrs with_spatial_dims_of(std::string_view op, ConvAttrs attrs, const Shape& like);
+// The attrs of conv_backprop_input or avg_pool_grad, which take `arity`
+// inputs, or one more when their result's spatial dims (the last attrs.rank
+// given dims) were unknown while tracing: the tensor whose gradient they
+// compute, whose spatial dims they then take when they run.
+ConvAttrs gradient_op_attrs(const InferContext& ctx, size_t arity);
+ConvAttrs gradient_op_attrs(const KernelContext& ctx, size_t arity);
 
 // The attrs of a convolution of spatial rank `rank` from TensorFlow's
 // arguments: strides and dilations of 1 (all), rank or rank + 2 entries (the

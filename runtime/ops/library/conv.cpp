@@ -5,7 +5,6 @@
 // (passes/conv_epilogues.cpp). Their geometry is ops/conv_geometry.h's;
 // their kernels ops/conv_kernels.h's.
 #include <algorithm>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -151,24 +150,8 @@ std::vector<Tensor> grad_conv(const GradContext& c) {
 // A third input, when the convolution's input had spatial dims unknown while
 // tracing, is that input: the result takes its spatial dims.
 
-namespace {
-
-ConvAttrs backprop_input_attrs(std::string_view op, const Attrs& attrs,
-                               std::span<const Shape* const> shapes) {
-  if (shapes.size() != 2 && shapes.size() != 3) {
-    throw InvalidArgumentError(std::string(op) + ": takes 2 or 3 inputs, got " +
-                               std::to_string(shapes.size()));
-  }
-  const ConvAttrs a = ConvAttrs::decode(attrs);
-  return shapes.size() == 3 ? with_spatial_dims_of(op, a, *shapes[2]) : a;
-}
-
-}  // namespace
-
 ValueType infer_conv_backprop_input(const InferContext& ctx) {
-  std::vector<const Shape*> shapes;
-  for (const ValueType& in : ctx.inputs) shapes.push_back(&in.shape);
-  const ConvAttrs a = backprop_input_attrs(ctx.op_name, ctx.attrs, shapes);
+  const ConvAttrs a = gradient_op_attrs(ctx, 2);
   const DType dtype = require_float_operands(ctx);
   return {dtype,
           conv_backprop_input_geometry(ctx.op_name, a, ctx.inputs[1].shape, ctx.inputs[0].shape)
@@ -176,12 +159,8 @@ ValueType infer_conv_backprop_input(const InferContext& ctx) {
 }
 
 void kernel_conv_backprop_input(const KernelContext& ctx) {
-  const Shape* shapes[3] = {};
-  for (size_t i = 0; i < ctx.inputs.size() && i < 3; ++i) shapes[i] = ctx.inputs[i].shape;
-  const ConvGeometry g = conv_backprop_input_geometry(
-      ctx.op_name,
-      backprop_input_attrs(ctx.op_name, *ctx.attrs, std::span(shapes, ctx.inputs.size())),
-      *ctx.inputs[1].shape, *ctx.inputs[0].shape);
+  const ConvGeometry g = conv_backprop_input_geometry(ctx.op_name, gradient_op_attrs(ctx, 2),
+                                                      *ctx.inputs[1].shape, *ctx.inputs[0].shape);
   run_engine(
       ctx, g,
       [&] {

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -265,18 +264,6 @@ Attrs avg_pool_grad_attrs(ConvAttrs a, const ConvGeometry& g) {
   return a.encode();
 }
 
-// avg_pool_grad's attrs, its spatial dims taken from its second input where
-// it has one.
-ConvAttrs avg_pool_grad_attrs_of(std::string_view op, const Attrs& attrs,
-                                 std::span<const Shape* const> shapes) {
-  if (shapes.size() != 1 && shapes.size() != 2) {
-    throw InvalidArgumentError(std::string(op) + ": takes 1 or 2 inputs, got " +
-                               std::to_string(shapes.size()));
-  }
-  const ConvAttrs a = ConvAttrs::decode(attrs);
-  return shapes.size() == 2 ? with_spatial_dims_of(op, a, *shapes[1]) : a;
-}
-
 Attrs pool_attrs_of(const Attrs& avg_pool_grad, int rank) {
   ConvAttrs a = ConvAttrs::decode(avg_pool_grad);
   a.given_dims.resize(size_t(rank));
@@ -391,20 +378,14 @@ std::vector<Tensor> grad_max_pool_grad_grad(const GradContext& c) {
 // ---- avg_pool_grad: dx from dy ------------------------------------------------------------
 
 ValueType infer_avg_pool_grad(const InferContext& ctx) {
-  std::vector<const Shape*> shapes;
-  for (const ValueType& in : ctx.inputs) shapes.push_back(&in.shape);
-  const ConvAttrs a = avg_pool_grad_attrs_of(ctx.op_name, ctx.attrs, shapes);
+  const ConvAttrs a = gradient_op_attrs(ctx, 1);
   const DType dtype = require_float(ctx);
   return {dtype, avg_pool_grad_geometry(ctx.op_name, a, ctx.inputs[0].shape).input_shape()};
 }
 
 void kernel_avg_pool_grad(const KernelContext& ctx) {
-  const Shape* shapes[2] = {};
-  for (size_t i = 0; i < ctx.inputs.size() && i < 2; ++i) shapes[i] = ctx.inputs[i].shape;
-  const ConvGeometry g = avg_pool_grad_geometry(
-      ctx.op_name,
-      avg_pool_grad_attrs_of(ctx.op_name, *ctx.attrs, std::span(shapes, ctx.inputs.size())),
-      *ctx.inputs[0].shape);
+  const ConvGeometry g =
+      avg_pool_grad_geometry(ctx.op_name, gradient_op_attrs(ctx, 1), *ctx.inputs[0].shape);
   pool_run(
       ctx, pool_on_onednn(ctx, g),
       [&] {
