@@ -107,7 +107,9 @@ AG_FUNCTION ag::Tensor f_2303_76(ag::Tensor x, ag::Tensor n, int m) {
     ar2_a = ar2_a.write(ar2_i, ar2_s);
   }
   const ag::Tensor ar2_d = fz_digest(ag::transpose(ar2_a.stack(), {1, 0, 2, 3}));
-  ag::Tensor c3 = fz_clip(ag::cast(~ag::cast(ag::cast((ag::cast(x, ag::int32) | 3), (x).dtype()), ag::int32), (ag::cast((ag::cast(x, ag::int32) | 3), (x).dtype())).dtype()));
+  ag::Tensor c3 =
+      fz_clip(ag::cast(~ag::cast(ag::cast((ag::cast(x, ag::int32) | 3), (x).dtype()), ag::int32),
+                       (ag::cast((ag::cast(x, ag::int32) | 3), (x).dtype())).dtype()));
   if (n > 1) {
     c3 = fz_clip(v1);
     x = fz_clip(((n != 3) ? f_2303_76_h0(x0, n) : ((v0 * v0) - ag::maximum(x0, n))));
@@ -124,8 +126,10 @@ AG_FUNCTION ag::Tensor f_2303_76(ag::Tensor x, ag::Tensor n, int m) {
     v0++;
     x = fz_clip(f_2303_76_h0(x, n));
   } else if ((n == 2) | (ag::reduce_min((f_2303_76_h0(x, n) + v2)) != 5)) {
-    std::tie(v1) = std::tuple<ag::Tensor>{fz_clip(ag::where(x >= (x0 - m), f_2303_76_h0(v2, n), fz_conv(fz_clip(x), 1)))};
-    v2 = fz_clip(ag::abs(-(f_2303_76_h0(v2, n))) * (ag::reduce_sum(fz_rnn(fz_clip(x0), 1)) < 0 ? -2 : 1));
+    std::tie(v1) = std::tuple<ag::Tensor>{
+        fz_clip(ag::where(x >= (x0 - m), f_2303_76_h0(v2, n), fz_conv(fz_clip(x), 1)))};
+    v2 = fz_clip(ag::abs(-(f_2303_76_h0(v2, n))) *
+                 (ag::reduce_sum(fz_rnn(fz_clip(x0), 1)) < 0 ? -2 : 1));
     v0 = fz_clip(f_2303_76_h0(v1, n));
   } else {
     ag::Tensor t8 = fz_clip((ag::floordiv(v2, 3) - n));
@@ -135,7 +139,22 @@ AG_FUNCTION ag::Tensor f_2303_76(ag::Tensor x, ag::Tensor n, int m) {
 // fz-end f_2303_76
 
 static const FzCase fz_cases[] = {
-    {"f_2303_76", &f_2303_76, 5, {{ag::int32, {}, {1}, 2, 0}, {ag::float32, {}, {0}, 0, 1}, {ag::float32, {3}, {-1, -1, 0}, 1, 1}, {ag::int32, {}, {-3}, 2, 1}, {ag::int32, {2500}, {4, 4, -1, 4, 0, 0, -2, 0, 2, -1, 3, -2, 1, 4, -4, 0, -3, 3, 4, 4, -2, 1, 1, -1, 0, -3, 2, -4, -1, 1, -4, 0, -2, 2, -4, -3, -1}, 1, 1}}, true},
+    {"f_2303_76",
+     &f_2303_76,
+     5,
+     {{ag::int32, {}, {1}, 2, 0},
+      {ag::float32, {}, {0}, 0, 1},
+      {ag::float32, {3}, {-1, -1, 0}, 1, 1},
+      {ag::int32, {}, {-3}, 2, 1},
+      {ag::int32,
+       {2500},
+       {4, 4,  -1, 4, 0,  0, -2, 0, 2,  -1, 3, -2, 1, 4,  -4, 0,  -3, 3, 4,
+        4, -2, 1,  1, -1, 0, -3, 2, -4, -1, 1, -4, 0, -2, 2,  -4, -3, -1},
+       1,
+       1}},
+     true},
 };
 
-int main(int argc, char** argv) { return fz_run(fz_cases, argc, argv); }
+int main(int argc, char** argv) {
+  return fz_run(fz_cases, argc, argv);
+}

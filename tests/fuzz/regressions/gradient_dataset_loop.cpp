@@ -57,20 +57,42 @@ AG_FUNCTION ag::Tensor f_113011_269(ag::Tensor x, ag::Tensor n, int m) {
   ag::TensorArray ta(x.dtype(), 0, /*dynamic_size=*/true);
   ta = ta.write(0, x);
   v2 = fz_clip(x * (ag::reduce_max(v0) < 1 ? 0 : -2));
-  v1 = fz_clip(ag::cast(~ag::cast((n - ta.read(ta.size() - 1)), ag::int32), ((n - ta.read(ta.size() - 1))).dtype()));
+  v1 = fz_clip(ag::cast(~ag::cast((n - ta.read(ta.size() - 1)), ag::int32),
+                        ((n - ta.read(ta.size() - 1))).dtype()));
   for (auto i1 : ag::data::range(2).map([](ag::Tensor v) { return ag::cast(v, ag::int32); })) {
     for (int k2 = 0; k2 < m + 1; ++k2) {
-      v0 = fz_clip(-(fz_spread(ag::reduce_min(v2), x)) * ((ag::reduce_max((n + x0)) == 3) && (ag::reduce_all(fz_rnn(fz_clip(x), 0) > (x0 * n))) ? -1 : 0));
-      v1 = fz_clip((ag::where(fz_rnn(fz_clip(x), 0) >= fz_spread(ag::reduce_min(v2), x), fz_spread(ag::reduce_max(v1), x), x0) * i1));
+      v0 = fz_clip(
+          -(fz_spread(ag::reduce_min(v2), x)) *
+          ((ag::reduce_max((n + x0)) == 3) && (ag::reduce_all(fz_rnn(fz_clip(x), 0) > (x0 * n)))
+               ? -1
+               : 0));
+      v1 = fz_clip((ag::where(fz_rnn(fz_clip(x), 0) >= fz_spread(ag::reduce_min(v2), x),
+                              fz_spread(ag::reduce_max(v1), x), x0) *
+                    i1));
     }
-    [[maybe_unused]] auto [p3, p4] = std::pair{fz_clip(ag::cast(~ag::cast(ag::maximum(x, v0), ag::int32), (ag::maximum(x, v0)).dtype())), fz_clip(v1)};
+    [[maybe_unused]] auto [p3, p4] = std::pair{
+        fz_clip(ag::cast(~ag::cast(ag::maximum(x, v0), ag::int32), (ag::maximum(x, v0)).dtype())),
+        fz_clip(v1)};
   }
   return v0 + v1 * 3 - v2 * 5 + ag::reduce_sum(ta.stack()) + ta.size() * 7;
 }
 // fz-end f_113011_269
 
 static const FzCase fz_cases[] = {
-    {"f_113011_269", &f_113011_269, 4, {{ag::float32, {}, {-2}, 4, 0}, {ag::float64, {2, 3}, {3, -3, 1, 1, 0, 1}, 4, 2}, {ag::int32, {24}, {-2, 4, -4, -1, -3, -1, -1, -3, -3, -2, 3, 1, 0, -1, -1, 2, 3, -4, 0, -3, 4, 4, 1, -2}, 1, 2}, {ag::float32, {}, {-2}, 2, 1}}, true},
+    {"f_113011_269",
+     &f_113011_269,
+     4,
+     {{ag::float32, {}, {-2}, 4, 0},
+      {ag::float64, {2, 3}, {3, -3, 1, 1, 0, 1}, 4, 2},
+      {ag::int32,
+       {24},
+       {-2, 4, -4, -1, -3, -1, -1, -3, -3, -2, 3, 1, 0, -1, -1, 2, 3, -4, 0, -3, 4, 4, 1, -2},
+       1,
+       2},
+      {ag::float32, {}, {-2}, 2, 1}},
+     true},
 };
 
-int main(int argc, char** argv) { return fz_run(fz_cases, argc, argv); }
+int main(int argc, char** argv) {
+  return fz_run(fz_cases, argc, argv);
+}
