@@ -682,7 +682,7 @@ std::vector<std::string> OpExport::conv_transpose() {
   const ops::ConvAttrs a = ops::ConvAttrs::decode(attrs);
   const ops::ConvGeometry g = ops::conv_backprop_input_geometry(
       n.op_name(), a, body.type_of(n.inputs[1]).shape, body.type_of(n.inputs[0]).shape);
-  if (std::find(g.in.begin(), g.in.end(), kUnknownDim) != g.in.end())
+  if (!g.input_spatial_dims_known())
     return not_exported("has a result whose spatial dims are unknown while tracing");
   std::vector<int64_t> output_padding;
   for (size_t i = 0; i < size_t(a.rank); ++i) {

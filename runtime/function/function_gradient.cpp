@@ -2,12 +2,14 @@
 // split into a forward that exports intermediates and a backward.
 //
 // Joint trace: the function's traced body replayed (control/replay.h), its
-// effects staged again, into a new graph under a tape of its own that watches every floating input
-// and every variable read; placeholders seed the floating outputs' gradients. A node belongs to the
-// backward iff it depends on one of those placeholders (graph/partition.h); every other node is the
-// forward's. A forward value a backward node (or a gradient) uses becomes a forward output and a
-// backward placeholder, except a constant (copied) and an input of the function (the backward reads
-// the call's own input). The passes then optimise both graphs.
+// effects staged again, into a new graph under a tape of its own that
+// watches every floating input and every variable read; placeholders seed
+// the floating outputs' gradients. A node belongs to the backward iff it
+// depends on one of those placeholders (graph/partition.h); every other node
+// is the forward's. A forward value a backward node (or a gradient) uses
+// becomes a forward output and a backward placeholder, except a constant
+// (copied) and an input of the function (the backward reads the call's own
+// input). The passes then optimise both graphs.
 #include "function/function_gradient.h"
 
 #include <algorithm>

@@ -238,6 +238,10 @@ int64_t ConvGeometry::kernel_positions() const {
   return product(kernel);
 }
 
+bool ConvGeometry::input_spatial_dims_known() const {
+  return std::all_of(in.begin(), in.end(), known);
+}
+
 ConvGeometry conv_geometry(std::string_view op, const ConvAttrs& attrs, const Shape& input,
                            const Shape& filter) {
   const int r = attrs.rank;
@@ -320,6 +324,12 @@ ConvAttrs gradient_op_attrs(const InferContext& ctx, size_t arity) {
   if (ctx.inputs.empty()) fail(ctx.op_name, "takes " + std::to_string(arity) + " inputs, got 0");
   return gradient_op_attrs(ctx.op_name, ctx.attrs, arity, ctx.inputs.size(),
                            ctx.inputs.back().shape);
+}
+
+std::vector<Tensor> gradient_op_inputs(std::vector<Tensor> operands, const ConvGeometry& g,
+                                       const Tensor& input) {
+  if (!g.input_spatial_dims_known()) operands.push_back(input);
+  return operands;
 }
 
 ConvAttrs gradient_op_attrs(const KernelContext& ctx, size_t arity) {

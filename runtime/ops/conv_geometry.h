@@ -95,6 +95,8 @@ struct ConvGeometry {
   int64_t in_positions() const;
   int64_t out_positions() const;
   int64_t kernel_positions() const;
+  // Whether every spatial dim of the input is known (while tracing).
+  bool input_spatial_dims_known() const;
 };
 
 // The geometry of a convolution of `input` by `filter` with `attrs`, or an
@@ -136,6 +138,10 @@ ConvGeometry conv_backprop_filter_geometry(std::string_view op, const ConvAttrs&
 // compute, whose spatial dims they then take when they run.
 ConvAttrs gradient_op_attrs(const InferContext& ctx, size_t arity);
 ConvAttrs gradient_op_attrs(const KernelContext& ctx, size_t arity);
+// Such an op's inputs: `operands`, then `input` (the tensor of geometry g
+// whose gradient it computes) when g's input spatial dims are unknown.
+std::vector<Tensor> gradient_op_inputs(std::vector<Tensor> operands, const ConvGeometry& g,
+                                       const Tensor& input);
 
 // The attrs of a convolution of spatial rank `rank` from TensorFlow's
 // arguments: strides and dilations of 1 (all), rank or rank + 2 entries (the

@@ -85,11 +85,10 @@ Tensor conv_of(ConvAttrs a, const Tensor& x, const Tensor& w, CallSite site) {
 // tracing, else read from x (a third input) when the op runs.
 Tensor backprop_input_of(const ConvAttrs& a, const ConvGeometry& g, const Tensor& dy,
                          const Tensor& w, const Tensor& x, CallSite site) {
-  const Attrs attrs =
-      with_result(a, g, g.in, "input's spatial dims", /*unknown_read_when_run=*/true).encode();
-  if (std::find(g.in.begin(), g.in.end(), kUnknownDim) == g.in.end())
-    return apply(OpId::ConvBackpropInput, {dy, w}, attrs, site);
-  return apply(OpId::ConvBackpropInput, {dy, w, x}, attrs, site);
+  return apply(
+      OpId::ConvBackpropInput, gradient_op_inputs({dy, w}, g, x),
+      with_result(a, g, g.in, "input's spatial dims", /*unknown_read_when_run=*/true).encode(),
+      site);
 }
 
 Tensor backprop_filter_of(const ConvAttrs& a, const ConvGeometry& g, const Tensor& x,

@@ -304,10 +304,8 @@ void kernel_avg_pool(const KernelContext& ctx) {
 std::vector<Tensor> grad_avg_pool(const GradContext& c) {
   const ConvAttrs a = ConvAttrs::decode(c.attrs);
   const ConvGeometry g = pool_geometry(c.op_name, a, c.inputs[0].shape());
-  const Attrs attrs = avg_pool_grad_attrs(a, g);
-  if (std::find(g.in.begin(), g.in.end(), kUnknownDim) == g.in.end())
-    return {apply(OpId::AvgPoolGrad, {c.grad}, attrs, c.site)};
-  return {apply(OpId::AvgPoolGrad, {c.grad, c.inputs[0]}, attrs, c.site)};
+  return {apply(OpId::AvgPoolGrad, gradient_op_inputs({c.grad}, g, c.inputs[0]),
+                avg_pool_grad_attrs(a, g), c.site)};
 }
 
 // ---- max_pool_grad: dx from (x, dy) ------------------------------------------------------
